@@ -1,0 +1,73 @@
+import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { newObjectId } from '@/lib/events/object-id';
+import type { ApiKeyRecord, EventStore, OrgRole } from '@/lib/store/types';
+
+export type DigestAlgorithm = 'MD5' | 'SHA-256';
+
+/** HA1 = H(username:realm:password), the only secret material we keep. */
+export function computeHa1(
+  algorithm: DigestAlgorithm,
+  publicKey: string,
+  realm: string,
+  privateKey: string,
+): string {
+  const hash = algorithm === 'MD5' ? 'md5' : 'sha256';
+  return createHash(hash).update(`${publicKey}:${realm}:${privateKey}`, 'utf8').digest('hex');
+}
+
+/** Public keys look like the real service's: eight lowercase letters. */
+export function generatePublicKey(): string {
+  let key = '';
+  for (let i = 0; i < 8; i++) key += String.fromCharCode(97 + randomInt(26));
+  return key;
+}
+
+export type IssuedApiKey = { record: ApiKeyRecord; privateKey: string };
+
+/**
+ * Creates a key and grants it a role in an organization. The private key is
+ * returned once and never stored: only its HA1 values for the realm are.
+ */
+export async function issueApiKey(
+  store: EventStore,
+  options: { orgId: string; role: OrgRole; description: string; realm: string },
+): Promise<IssuedApiKey> {
+  const privateKey = randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    const publicKey = generatePublicKey();
+    if (await store.getApiKeyByPublicKey(publicKey)) {
+      if (attempt > 20) throw new Error('Could not allocate a unique public key');
+      continue;
+    }
+    const record: ApiKeyRecord = {
+      id: newObjectId(),
+      publicKey,
+      description: options.description,
+      created: Date.now(),
+      disabled: false,
+      realm: options.realm,
+      ha1Md5: computeHa1('MD5', publicKey, options.realm, privateKey),
+      ha1Sha256: computeHa1('SHA-256', publicKey, options.realm, privateKey),
+    };
+    await store.createApiKey(record);
+    await store.grantRole({
+      orgId: options.orgId,
+      apiKeyId: record.id,
+      role: options.role,
+      created: record.created,
+    });
+    return { record, privateKey };
+  }
+}
+
+/** Constant-time check of a private key against the stored HA1 (dashboard sign-in). */
+export function privateKeyMatches(
+  record: ApiKeyRecord,
+  privateKey: string,
+  realm: string,
+): boolean {
+  if (record.realm !== realm) return false;
+  const expected = Buffer.from(record.ha1Sha256, 'hex');
+  const actual = Buffer.from(computeHa1('SHA-256', record.publicKey, realm, privateKey), 'hex');
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}

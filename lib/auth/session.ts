@@ -1,0 +1,71 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Principal } from './principal';
+
+/** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. */
+export const SESSION_COOKIE = 'org_events_session';
+
+type SessionPayload = { k: string; p: string; exp: number };
+
+/** Seals a principal into an opaque cookie value. No private key ever goes in. */
+export function sealSession(
+  key: Buffer,
+  principal: Pick<Principal, 'apiKeyId' | 'publicKey'>,
+  ttlSeconds: number,
+  now = Date.now(),
+): string {
+  const payload: SessionPayload = {
+    k: principal.apiKeyId,
+    p: principal.publicKey,
+    exp: Math.floor(now / 1000) + ttlSeconds,
+  };
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** Opens a cookie value; null when forged, tampered with, malformed or expired. */
+export function openSession(
+  key: Buffer,
+  sealed: string,
+  now = Date.now(),
+): Pick<Principal, 'apiKeyId' | 'publicKey'> | null {
+  try {
+    const bytes = Buffer.from(sealed, 'base64url');
+    if (bytes.length < 12 + 16 + 2 || bytes.length > 4096) return null;
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    const json = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString(
+      'utf8',
+    );
+    const payload = JSON.parse(json) as Partial<SessionPayload>;
+    if (typeof payload.k !== 'string' || typeof payload.p !== 'string') return null;
+    if (typeof payload.exp !== 'number' || payload.exp * 1000 <= now) return null;
+    return { apiKeyId: payload.k, publicKey: payload.p };
+  } catch {
+    return null;
+  }
+}
+
+/** The Set-Cookie value for a session (Secure when served over HTTPS). */
+export function sessionCookieHeader(value: string, ttlSeconds: number, secure: boolean): string {
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    'Path=/',
+    `Max-Age=${ttlSeconds}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
+}
+
+export function clearSessionCookieHeader(secure: boolean): string {
+  return [
+    `${SESSION_COOKIE}=`,
+    'Path=/',
+    'Max-Age=0',
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
+}

@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+
+/** 24 lowercase hex digits, the id shape of orgs, events, keys and projects. */
+export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
+
+export function isObjectId(value: string): boolean {
+  return OBJECT_ID_PATTERN.test(value);
+}
+
+/**
+ * An ObjectId-style id whose leading 4 bytes are the given second, like the
+ * real service's ids. `tail` (16 hex digits) makes it deterministic when given.
+ */
+export function objectIdAt(millis: number, tail?: string): string {
+  const seconds = Math.max(0, Math.floor(millis / 1000)) >>> 0;
+  const suffix = tail ?? randomBytes(8).toString('hex');
+  return seconds.toString(16).padStart(8, '0') + suffix.padStart(16, '0').slice(-16);
+}
+
+export function newObjectId(): string {
+  return objectIdAt(Date.now());
+}
+
+/** The creation second encoded in an ObjectId, in milliseconds. */
+export function objectIdTime(id: string): number {
+  return parseInt(id.slice(0, 8), 16) * 1000;
+}

@@ -1,0 +1,14 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_create_schema';
+
+/**
+ * Versioned migrations, applied in name order. Listed statically (not read
+ * from disk) so they survive bundling into the Next server build.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_create_schema': m0001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(MIGRATIONS),
+};

@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { encodeEvent } from '@/lib/events/event';
+import { objectIdAt } from '@/lib/events/object-id';
+import { HOUR_MS } from './schema';
+import type { EventStore, NewEvent } from './types';
+
+/**
+ * The store contract, run unchanged against every engine: whatever passes
+ * here can sit behind the API.
+ */
+export function storeContract(
+  name: string,
+  open: () => Promise<{ store: EventStore; cleanup: () => Promise<void> }>,
+) {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    let cleanup: () => Promise<void>;
+    const orgA = objectIdAt(Date.UTC(2024, 0, 1), 'aaaaaaaaaaaaaaaa');
+    const orgB = objectIdAt(Date.UTC(2024, 0, 1), 'bbbbbbbbbbbbbbbb');
+    const base = Date.UTC(2026, 0, 1, 0, 0, 0);
+    const TYPES = ['JOINED_ORG', 'API_KEY_CREATED', 'ORG_RENAMED'];
+
+    function makeEvent(orgId: string, i: number, created: number, type: string): NewEvent {
+      return encodeEvent(orgId, {
+        id: objectIdAt(created, i.toString(16).padStart(16, '0')),
+        created: new Date(created).toISOString(),
+        eventTypeName: type,
+        username: `user${i % 7}@example.com`,
+        userId: objectIdAt(base, 'f'.repeat(15) + (i % 7).toString(16)),
+        isGlobalAdmin: false,
+        raw: { _t: 'ORG_AUDIT', seq: i },
+      });
+    }
+
+    // 1,000 events in org A spread over ~83 hours, several per second at times
+    // (ties on `created` must still page stably), plus 50 in org B.
+    const eventsA: NewEvent[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const created = base + Math.floor(i / 3) * 1000 * 1000; // 3 events share each second
+      eventsA.push(makeEvent(orgA, i, created, TYPES[i % TYPES.length]!));
+    }
+    const eventsB = Array.from({ length: 50 }, (_, i) =>
+      makeEvent(orgB, 5000 + i, base + i * 60_000, 'JOINED_ORG'),
+    );
+    const newestFirst = [...eventsA].sort(
+      (a, b) => b.created - a.created || (a.id < b.id ? 1 : -1),
+    );
+
+    before(async () => {
+      ({ store, cleanup } = await open());
+      await store.createOrg({ id: orgA, name: 'Org A', created: base });
+      await store.createOrg({ id: orgB, name: 'Org B', created: base });
+      const result = await store.insertEvents(orgA, eventsA.slice(0, 600));
+      assert.deepEqual(result, { inserted: 600, skipped: 0 });
+      await store.insertEvents(orgA, eventsA.slice(400)); // overlaps 200: idempotent
+      await store.insertEvents(orgB, eventsB);
+    });
+    after(async () => {
+      await cleanup();
+    });
+
+    test('insert is idempotent by id and counts what it skipped', async () => {
+      const again = await store.insertEvents(orgA, eventsA.slice(0, 10));
+      assert.deepEqual(again, { inserted: 0, skipped: 10 });
+      assert.equal(await store.countEvents({ orgId: orgA }), 1000);
+    });
+
+    test('lists newest first with id as tie-break, with the total count', async () => {
+      const page = await store.listEvents({
+        orgId: orgA,
+        offset: 0,
+        limit: 100,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.equal(page.totalCount, 1000);
+      assert.equal(page.hasMore, true);
+      assert.deepEqual(
+        page.events.map((e) => e.id),
+        newestFirst.slice(0, 100).map((e) => e.id),
+      );
+      assert.equal(page.events[0]!.raw, null);
+    });
+
+    test('a page walk with an odd page size sees every event exactly once', async () => {
+      const seen: string[] = [];
+      for (let offset = 0; ; offset += 37) {
+        const page = await store.listEvents({
+          orgId: orgA,
+          offset,
+          limit: 37,
+          includeCount: false,
+          includeRaw: false,
+        });
+        assert.equal(page.totalCount, null);
+        seen.push(...page.events.map((e) => e.id));
+        if (!page.hasMore) break;
+      }
+      assert.equal(seen.length, 1000);
+      assert.deepEqual(
+        seen,
+        newestFirst.map((e) => e.id),
+      );
+    });
+
+    test('deep pages match the plain order exactly', async () => {
+      for (const offset of [0, 1, 299, 500, 899, 990, 999]) {
+        const page = await store.listEvents({
+          orgId: orgA,
+          offset,
+          limit: 25,
+          includeCount: true,
+          includeRaw: false,
+        });
+        assert.deepEqual(
+          page.events.map((e) => e.id),
+          newestFirst.slice(offset, offset + 25).map((e) => e.id),
+          `offset ${offset}`,
+        );
+      }
+      const beyond = await store.listEvents({
+        orgId: orgA,
+        offset: 1000,
+        limit: 25,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.deepEqual(beyond.events, []);
+      assert.equal(beyond.hasMore, false);
+      assert.equal(beyond.totalCount, 1000);
+    });
+
+    test('filters by one or several event types', async () => {
+      const one = await store.listEvents({
+        orgId: orgA,
+        eventTypes: ['ORG_RENAMED'],
+        offset: 0,
+        limit: 500,
+        includeCount: true,
+        includeRaw: false,
+      });
+      const expected = newestFirst.filter((e) => e.eventTypeName === 'ORG_RENAMED');
+      assert.equal(one.totalCount, expected.length);
+      assert.deepEqual(
+        one.events.map((e) => e.id),
+        expected.map((e) => e.id),
+      );
+
+      const two = ['JOINED_ORG', 'ORG_RENAMED'];
+      const expectedTwo = newestFirst.filter((e) => two.includes(e.eventTypeName));
+      const ids: string[] = [];
+      for (let offset = 0; offset < expectedTwo.length; offset += 50) {
+        const page = await store.listEvents({
+          orgId: orgA,
+          eventTypes: two,
+          offset,
+          limit: 50,
+          includeCount: true,
+          includeRaw: false,
+        });
+        assert.equal(page.totalCount, expectedTwo.length);
+        ids.push(...page.events.map((e) => e.id));
+      }
+      assert.deepEqual(
+        ids,
+        expectedTwo.map((e) => e.id),
+      );
+
+      const none = await store.listEvents({
+        orgId: orgA,
+        eventTypes: ['GROUP_CREATED'],
+        offset: 0,
+        limit: 10,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.equal(none.totalCount, 0);
+      assert.deepEqual(none.events, []);
+    });
+
+    test('inclusive date bounds, cutting through hours, agree with a plain filter', async () => {
+      const ranges: [number, number][] = [
+        [base + 10 * HOUR_MS + 123_000, base + 20 * HOUR_MS + 5_000],
+        [base + 5 * HOUR_MS, base + 6 * HOUR_MS - 1],
+        [newestFirst[10]!.created, newestFirst[10]!.created],
+        [base - HOUR_MS, base + 1_000_000],
+      ];
+      for (const [min, max] of ranges) {
+        for (const types of [undefined, ['API_KEY_CREATED', 'JOINED_ORG']]) {
+          const expected = newestFirst.filter(
+            (e) =>
+              e.created >= min && e.created <= max && (!types || types.includes(e.eventTypeName)),
+          );
+          const count = await store.countEvents({
+            orgId: orgA,
+            eventTypes: types,
+            minCreated: min,
+            maxCreated: max,
+          });
+          assert.equal(count, expected.length, `count ${min}..${max} ${types}`);
+          const offset = Math.floor(expected.length / 2);
+          const page = await store.listEvents({
+            orgId: orgA,
+            eventTypes: types,
+            minCreated: min,
+            maxCreated: max,
+            offset,
+            limit: 20,
+            includeCount: true,
+            includeRaw: false,
+          });
+          assert.equal(page.totalCount, expected.length);
+          assert.deepEqual(
+            page.events.map((e) => e.id),
+            expected.slice(offset, offset + 20).map((e) => e.id),
+          );
+        }
+      }
+      const inverted = await store.listEvents({
+        orgId: orgA,
+        minCreated: base + 10,
+        maxCreated: base,
+        offset: 0,
+        limit: 10,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.equal(inverted.totalCount, 0);
+    });
+
+    test('gets one event by id, raw only when asked, never across orgs', async () => {
+      const target = eventsA[123]!;
+      const plain = await store.getEvent(orgA, target.id, false);
+      assert.equal(plain?.id, target.id);
+      assert.equal(plain?.raw, null);
+      assert.equal(plain?.doc, target.doc);
+      const withRaw = await store.getEvent(orgA, target.id, true);
+      assert.deepEqual(JSON.parse(withRaw!.raw!), { _t: 'ORG_AUDIT', seq: 123 });
+      assert.equal(await store.getEvent(orgB, target.id, true), null);
+      assert.equal(await store.getEvent(orgA, '000000000000000000000000', false), null);
+    });
+
+    test('organizations are isolated in lists and counts', async () => {
+      const page = await store.listEvents({
+        orgId: orgB,
+        offset: 0,
+        limit: 500,
+        includeCount: true,
+        includeRaw: true,
+      });
+      assert.equal(page.totalCount, 50);
+      assert.ok(page.events.every((e) => e.orgId === orgB));
+      const unknown = await store.listEvents({
+        orgId: '0123456789abcdef01234567',
+        offset: 0,
+        limit: 5,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.equal(unknown.totalCount, 0);
+    });
+
+    test('event type counts per org', async () => {
+      const counts = await store.eventTypeCounts(orgA);
+      assert.equal(
+        counts.reduce((s, c) => s + c.count, 0),
+        1000,
+      );
+      assert.deepEqual(new Set(counts.map((c) => c.eventTypeName)), new Set(TYPES));
+    });
+
+    test('orgs, keys, roles and settings', async () => {
+      assert.equal((await store.getOrg(orgA))?.name, 'Org A');
+      assert.equal(await store.getOrg('ffffffffffffffffffffffff'), null);
+      assert.deepEqual(
+        (await store.listOrgs()).map((o) => o.id),
+        [orgA, orgB],
+      );
+      await store.createApiKey({
+        id: objectIdAt(base, '1'),
+        publicKey: 'abcdefgh',
+        description: 'test',
+        created: base,
+        disabled: false,
+        realm: 'R',
+        ha1Md5: '0'.repeat(32),
+        ha1Sha256: '0'.repeat(64),
+      });
+      const key = await store.getApiKeyByPublicKey('abcdefgh');
+      assert.equal(key?.disabled, false);
+      await store.grantRole({ orgId: orgA, apiKeyId: key!.id, role: 'ORG_MEMBER', created: base });
+      await store.grantRole({ orgId: orgA, apiKeyId: key!.id, role: 'ORG_MEMBER', created: base });
+      assert.deepEqual(await store.getRoles(orgA, key!.id), ['ORG_MEMBER']);
+      assert.deepEqual(await store.getRoles(orgB, key!.id), []);
+      assert.equal((await store.listApiKeys(orgA)).length, 1);
+      assert.equal((await store.listApiKeys(orgB)).length, 0);
+      assert.equal(await store.setApiKeyDisabled('abcdefgh', true), true);
+      assert.equal((await store.getApiKeyByPublicKey('abcdefgh'))?.disabled, true);
+      assert.equal(await store.setApiKeyDisabled('zzzzzzzz', true), false);
+      const first = await store.getOrCreateSetting('s', () => 'one');
+      const second = await store.getOrCreateSetting('s', () => 'two');
+      assert.equal(first, 'one');
+      assert.equal(second, 'one');
+    });
+  });
+}

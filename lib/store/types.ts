@@ -1,0 +1,112 @@
+/**
+ * The storage contract. Every read is scoped to one organization; the API,
+ * the dashboard and the CLI depend on this interface only, never on an engine.
+ */
+
+export const ORG_ROLES = [
+  'ORG_OWNER',
+  'ORG_MEMBER',
+  'ORG_GROUP_CREATOR',
+  'ORG_BILLING_ADMIN',
+  'ORG_BILLING_READ_ONLY',
+  'ORG_READ_ONLY',
+] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+/** One event as stored: the indexed columns plus the serialized documents. */
+export type StoredEvent = {
+  orgId: string;
+  id: string;
+  /** Milliseconds since the epoch, UTC. */
+  created: number;
+  eventTypeName: string;
+  /**
+   * The event's public fields (everything but `links` and `raw`) as compact
+   * JSON with sorted keys, so responses are spliced, not re-serialized.
+   */
+  doc: string;
+  /** The raw document, verbatim JSON text, or null when the event has none. */
+  raw: string | null;
+};
+
+export type NewEvent = Omit<StoredEvent, 'orgId'>;
+
+export type EventFilter = {
+  orgId: string;
+  /** Empty or undefined: every type. */
+  eventTypes?: readonly string[];
+  /** Inclusive bounds, milliseconds since the epoch. */
+  minCreated?: number;
+  maxCreated?: number;
+};
+
+export type EventPageQuery = EventFilter & {
+  offset: number;
+  limit: number;
+  includeCount: boolean;
+  includeRaw: boolean;
+};
+
+export type EventPage = {
+  events: StoredEvent[];
+  /** Exact size of the filtered set, or null when includeCount was false. */
+  totalCount: number | null;
+  /** Whether rows exist after this page. */
+  hasMore: boolean;
+};
+
+export type InsertResult = { inserted: number; skipped: number };
+
+export type Org = { id: string; name: string; created: number };
+
+export type ApiKeyRecord = {
+  id: string;
+  publicKey: string;
+  description: string;
+  created: number;
+  disabled: boolean;
+  /** The realm the HA1 values were computed for. */
+  realm: string;
+  /** MD5(publicKey:realm:privateKey), hex. Never the private key itself. */
+  ha1Md5: string;
+  /** SHA-256(publicKey:realm:privateKey), hex. */
+  ha1Sha256: string;
+};
+
+export type Membership = { orgId: string; apiKeyId: string; role: OrgRole; created: number };
+
+export interface EventStore {
+  readonly dialect: 'sqlite' | 'postgres';
+
+  // Events
+  listEvents(query: EventPageQuery): Promise<EventPage>;
+  getEvent(orgId: string, id: string, includeRaw: boolean): Promise<StoredEvent | null>;
+  countEvents(filter: EventFilter): Promise<number>;
+  /** The event types present in an organization with their counts, most frequent first. */
+  eventTypeCounts(orgId: string): Promise<{ eventTypeName: string; count: number }[]>;
+  /**
+   * Inserts a batch atomically: either every new event of the batch is
+   * written (with its counters) or none is. Existing ids are skipped.
+   */
+  insertEvents(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
+
+  // Organizations
+  createOrg(org: Org): Promise<Org>;
+  getOrg(id: string): Promise<Org | null>;
+  listOrgs(): Promise<Org[]>;
+
+  // API keys and memberships
+  createApiKey(key: ApiKeyRecord): Promise<ApiKeyRecord>;
+  getApiKeyByPublicKey(publicKey: string): Promise<ApiKeyRecord | null>;
+  listApiKeys(orgId?: string): Promise<ApiKeyRecord[]>;
+  setApiKeyDisabled(publicKey: string, disabled: boolean): Promise<boolean>;
+  grantRole(membership: Membership): Promise<void>;
+  listMemberships(apiKeyId: string): Promise<Membership[]>;
+  /** The roles an API key holds in one organization (empty when none). */
+  getRoles(orgId: string, apiKeyId: string): Promise<OrgRole[]>;
+
+  // Settings (secrets generated on first start, shared by every instance)
+  getOrCreateSetting(key: string, create: () => string): Promise<string>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The PostgreSQL server the tests use; CI and every dev machine run one locally. */
+export const PG_ADMIN_URL =
+  process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * Creates a throwaway database and returns its URL and a dropper. Refuses a
+ * non-local server so a test run can never touch a real deployment.
+ */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = new URL(PG_ADMIN_URL);
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(admin.hostname)) {
+    throw new Error(`Refusing to create test databases on non-local host ${admin.hostname}`);
+  }
+  const name = `org_events_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
