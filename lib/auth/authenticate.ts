@@ -1,0 +1,173 @@
+import { getConfig } from '@/lib/config';
+import type { EventStore } from '@/lib/store/types';
+import {
+  buildChallenge,
+  digestUriMatches,
+  parseAuthorization,
+  verifyDigestResponse,
+  type DigestCredentials,
+} from './digest';
+import { checkNonce, getNonceCounterTable, issueNonce } from './nonce';
+import type { Principal } from './principal';
+import { deriveKey, loadServerSecret } from './secrets';
+import { openSession, SESSION_COOKIE } from './session';
+import { addressThrottleKey, getAuthThrottle } from './throttle';
+
+/** What authentication needs to know about a request; the API's request shape satisfies it. */
+export type AuthRequest = {
+  method: string;
+  /** The request-target: path and query, exactly as received. */
+  url: string;
+  headers: { get(name: string): string | null };
+  /** The TCP peer's address. */
+  remoteAddress?: string;
+};
+
+export type AuthResult =
+  | { principal: Principal }
+  /** Answer 401 with this WWW-Authenticate value. `reason` is for logs and tests only. */
+  | { challenge: { wwwAuthenticate: string; stale: boolean; reason: string } }
+  | { throttled: { retryAfterSeconds: number } };
+
+type Keys = { nonce: Buffer; session: Buffer };
+
+// Derived keys, cached per store for the life of the process (on globalThis,
+// shared with Next's bundled copy of this module).
+const KEYS_KEY = Symbol.for('org-events.auth-keys');
+type KeysHolder = { [KEYS_KEY]?: WeakMap<EventStore, Promise<Keys>> };
+
+function authKeys(store: EventStore): Promise<Keys> {
+  const holder = globalThis as KeysHolder;
+  const cache = (holder[KEYS_KEY] ??= new WeakMap());
+  let keys = cache.get(store);
+  if (!keys) {
+    keys = loadServerSecret(store).then((secret) => ({
+      nonce: deriveKey(secret, 'digest-nonce'),
+      session: deriveKey(secret, 'session'),
+    }));
+    keys.catch(() => cache.delete(store));
+    cache.set(store, keys);
+  }
+  return keys;
+}
+
+/** A fresh nonce for a challenge (the dashboard's sign-in may want one too). */
+export async function issueChallenge(
+  store: EventStore,
+  stale: boolean,
+  now: number = Date.now(),
+): Promise<string> {
+  const keys = await authKeys(store);
+  return buildChallenge(getConfig().DIGEST_REALM, issueNonce(keys.nonce, now), stale);
+}
+
+/**
+ * The client's address for throttling. With TRUST_PROXY the right-most
+ * X-Forwarded-For entry is used: the one our (single) proxy appended; the
+ * entries left of it are whatever the client claimed.
+ */
+export function clientAddress(request: Pick<AuthRequest, 'headers' | 'remoteAddress'>): string {
+  if (getConfig().TRUST_PROXY) {
+    const forwarded = request.headers.get('x-forwarded-for');
+    const last = forwarded?.split(',').pop()?.trim();
+    if (last) return last;
+  }
+  return request.remoteAddress ?? 'unknown';
+}
+
+function readCookie(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The dashboard's session, if the cookie opens and its key is still usable. */
+async function sessionPrincipal(
+  request: AuthRequest,
+  store: EventStore,
+  keys: Keys,
+  now: number,
+): Promise<Principal | null> {
+  const sealed = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
+  if (!sealed) return null;
+  const session = openSession(keys.session, sealed, now);
+  if (!session) return null;
+  const record = await store.getApiKeyByPublicKey(session.publicKey);
+  if (!record || record.disabled || record.id !== session.apiKeyId) return null;
+  return { apiKeyId: record.id, publicKey: record.publicKey, via: 'session' };
+}
+
+/**
+ * Who is calling: the dashboard session cookie first, then HTTP Digest.
+ *
+ * Only wrong credentials count as failures for the throttle: a request
+ * without credentials is the first leg of every Digest handshake, and a stale
+ * or replayed nonce with a correct response proves the key.
+ */
+export async function authenticate(
+  request: AuthRequest,
+  store: EventStore,
+  now: number = Date.now(),
+): Promise<AuthResult> {
+  const config = getConfig();
+  const keys = await authKeys(store);
+  const challenge = (reason: string, stale = false): AuthResult => ({
+    challenge: {
+      wwwAuthenticate: buildChallenge(config.DIGEST_REALM, issueNonce(keys.nonce, now), stale),
+      stale,
+      reason,
+    },
+  });
+
+  const fromSession = await sessionPrincipal(request, store, keys, now);
+  if (fromSession) return { principal: fromSession };
+
+  const parsed = parseAuthorization(request.headers.get('authorization'));
+  if (parsed.scheme === 'none') return challenge('no credentials');
+  if (parsed.scheme === 'basic') return challenge('basic authentication is not accepted');
+  if (parsed.scheme === 'other') return challenge('unsupported scheme');
+  if (!parsed.credentials) return challenge(`invalid digest: ${parsed.problem}`);
+  const credentials: DigestCredentials = parsed.credentials;
+
+  if (credentials.realm !== config.DIGEST_REALM) return challenge('wrong realm');
+  if (!digestUriMatches(credentials.uri, request.url)) return challenge('uri mismatch');
+  const nonce = checkNonce(keys.nonce, credentials.nonce, config.NONCE_TTL_SECONDS, now);
+  if (nonce.status === 'invalid') return challenge('nonce not issued by us');
+
+  const throttle = getAuthThrottle();
+  const throttleKeys = [`key:${credentials.username}`, addressThrottleKey(clientAddress(request))];
+  const decision = throttle.check(throttleKeys, now);
+  if (decision.blocked) return { throttled: { retryAfterSeconds: decision.retryAfterSeconds } };
+
+  const record = await store.getApiKeyByPublicKey(credentials.username);
+  const usable = record !== null && !record.disabled && record.realm === config.DIGEST_REALM;
+  const ha1 = !usable
+    ? '0'.repeat(credentials.algorithm.startsWith('MD5') ? 32 : 64) // same work, no oracle
+    : credentials.algorithm.startsWith('MD5')
+      ? record.ha1Md5
+      : record.ha1Sha256;
+  const correct = verifyDigestResponse(credentials, request.method, ha1) && usable;
+  if (!correct || record === null) {
+    throttle.recordFailure(throttleKeys, now);
+    return challenge(usable ? 'wrong response' : 'unknown or disabled key');
+  }
+
+  if (nonce.status === 'stale') return challenge('stale nonce', true);
+  const counted = getNonceCounterTable().accept(
+    credentials.nonce,
+    nonce.issuedAt,
+    credentials.ncValue,
+    config.NONCE_TTL_SECONDS,
+    now,
+  );
+  // A replayed (nonce, nc) is refused. stale=true lets a client whose
+  // concurrent requests arrived out of order retry with a fresh nonce instead
+  // of prompting; a replayer gains nothing, it cannot answer a new nonce.
+  if (counted === 'replay') return challenge('nonce count did not increase', true);
+  if (counted === 'unknown') return challenge('nonce count history evicted', true);
+
+  return { principal: { apiKeyId: record.id, publicKey: record.publicKey, via: 'digest' } };
+}

@@ -1,0 +1,263 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * HTTP Digest authentication (RFC 7616, compatible with RFC 2617 clients) as
+ * pure functions: parse the Authorization header, compute and verify the
+ * response, build the challenge. No I/O here; nonces live in nonce.ts and the
+ * policy (which key, which realm, throttling) in authenticate.ts.
+ */
+
+export type DigestAlgorithmName = 'MD5' | 'MD5-sess' | 'SHA-256' | 'SHA-256-sess';
+
+export type DigestCredentials = {
+  username: string;
+  realm: string;
+  nonce: string;
+  uri: string;
+  /** Lowercase hex. */
+  response: string;
+  algorithm: DigestAlgorithmName;
+  qop: 'auth';
+  /** The nonce count as sent (8 hex digits) and its value. */
+  nc: string;
+  ncValue: number;
+  cnonce: string;
+};
+
+export type ParsedAuthorization =
+  | { scheme: 'none' }
+  | { scheme: 'basic' }
+  | { scheme: 'other' }
+  | { scheme: 'digest'; credentials: DigestCredentials }
+  | { scheme: 'digest'; credentials: null; problem: string };
+
+/** Longest Authorization header we bother parsing; real ones are ~300 bytes. */
+const MAX_HEADER_LENGTH = 4096;
+
+const TOKEN = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+const HEX = /^[0-9a-f]+$/;
+
+/**
+ * Splits `name=value, name="quoted, value"` auth-params (RFC 9110 §11.2).
+ * Names are case-insensitive; a repeated name makes the header invalid
+ * (a client must not send two different `uri`s and let us pick one).
+ * Returns null on any syntax error.
+ */
+export function parseAuthParams(input: string): Map<string, string> | null {
+  const params = new Map<string, string>();
+  let i = 0;
+  const n = input.length;
+  const skipSpace = () => {
+    while (i < n && (input[i] === ' ' || input[i] === '\t')) i++;
+  };
+  while (i < n) {
+    // Leading and empty list elements (",,") are allowed by the list syntax.
+    while (i < n && (input[i] === ' ' || input[i] === '\t' || input[i] === ',')) i++;
+    if (i >= n) break;
+    const nameStart = i;
+    while (i < n && TOKEN.test(input[i]!)) i++;
+    if (i === nameStart) return null;
+    const name = input.slice(nameStart, i).toLowerCase();
+    skipSpace();
+    if (input[i] !== '=') return null;
+    i++;
+    skipSpace();
+    let value = '';
+    if (input[i] === '"') {
+      i++;
+      let closed = false;
+      while (i < n) {
+        const ch = input[i]!;
+        if (ch === '\\' && i + 1 < n) {
+          value += input[i + 1];
+          i += 2;
+        } else if (ch === '"') {
+          i++;
+          closed = true;
+          break;
+        } else {
+          value += ch;
+          i++;
+        }
+      }
+      if (!closed) return null;
+    } else {
+      // Unquoted values should be tokens, but be lenient with '/', '=' or ':'
+      // (some clients send an unquoted uri or a base64 nonce): read up to the
+      // list separator or whitespace.
+      const valueStart = i;
+      while (i < n && input[i] !== ',' && input[i] !== ' ' && input[i] !== '\t') i++;
+      value = input.slice(valueStart, i);
+      if (value === '') return null;
+    }
+    if (params.has(name)) return null;
+    params.set(name, value);
+    skipSpace();
+    if (i < n && input[i] !== ',') return null;
+  }
+  return params;
+}
+
+const ALGORITHMS: Record<string, DigestAlgorithmName> = {
+  md5: 'MD5',
+  'md5-sess': 'MD5-sess',
+  'sha-256': 'SHA-256',
+  'sha-256-sess': 'SHA-256-sess',
+};
+
+/**
+ * Reads the Authorization header. Only `qop=auth` responses are accepted:
+ * the legacy RFC 2069 form (no qop) carries no nonce count, so a captured
+ * request could be replayed for the nonce's whole lifetime; every client that
+ * understands our challenge (which offers qop="auth") uses qop anyway.
+ * `userhash=true` is refused too: our challenge never offers it.
+ */
+export function parseAuthorization(header: string | null | undefined): ParsedAuthorization {
+  if (header === null || header === undefined || header.trim() === '') return { scheme: 'none' };
+  const trimmed = header.trim();
+  const space = trimmed.search(/\s/);
+  const scheme = (space === -1 ? trimmed : trimmed.slice(0, space)).toLowerCase();
+  if (scheme === 'basic') return { scheme: 'basic' };
+  if (scheme !== 'digest') return { scheme: 'other' };
+  const invalid = (problem: string): ParsedAuthorization => ({
+    scheme: 'digest',
+    credentials: null,
+    problem,
+  });
+  if (trimmed.length > MAX_HEADER_LENGTH) return invalid('header too long');
+  if (space === -1) return invalid('no parameters');
+
+  const params = parseAuthParams(trimmed.slice(space + 1));
+  if (!params) return invalid('malformed parameters');
+
+  const username = params.get('username');
+  const realm = params.get('realm');
+  const nonce = params.get('nonce');
+  const uri = params.get('uri');
+  const response = params.get('response')?.toLowerCase();
+  if (!username || realm === undefined || !nonce || !uri || !response) {
+    return invalid('missing username, realm, nonce, uri or response');
+  }
+  if (params.get('userhash')?.toLowerCase() === 'true') return invalid('userhash unsupported');
+
+  const algorithm = ALGORITHMS[(params.get('algorithm') ?? 'MD5').toLowerCase()];
+  if (!algorithm) return invalid('unsupported algorithm');
+  const expectedLength = algorithm.startsWith('MD5') ? 32 : 64;
+  if (response.length !== expectedLength || !HEX.test(response)) return invalid('bad response');
+
+  const qop = params.get('qop')?.toLowerCase();
+  if (qop === undefined) return invalid('qop missing (RFC 2069 responses are not accepted)');
+  if (qop !== 'auth') return invalid('unsupported qop');
+  const nc = params.get('nc');
+  const cnonce = params.get('cnonce');
+  if (!nc || !/^[0-9a-fA-F]{8}$/.test(nc)) return invalid('bad nc');
+  if (!cnonce) return invalid('missing cnonce');
+
+  return {
+    scheme: 'digest',
+    credentials: {
+      username,
+      realm,
+      nonce,
+      uri,
+      response,
+      algorithm,
+      qop: 'auth',
+      nc,
+      ncValue: parseInt(nc, 16),
+      cnonce,
+    },
+  };
+}
+
+function hashHex(algorithm: DigestAlgorithmName, data: string): string {
+  return createHash(algorithm.startsWith('MD5') ? 'md5' : 'sha256')
+    .update(data, 'utf8')
+    .digest('hex');
+}
+
+/**
+ * The response a client holding HA1 = H(username:realm:password) must send
+ * (RFC 7616 §3.4.1, qop=auth). For the -sess variants HA1 is re-keyed with
+ * the nonce and cnonce first (§3.4.2).
+ */
+export function computeDigestResponse(input: {
+  algorithm: DigestAlgorithmName;
+  ha1: string;
+  nonce: string;
+  nc: string;
+  cnonce: string;
+  qop: 'auth';
+  method: string;
+  uri: string;
+}): string {
+  const { algorithm, nonce, nc, cnonce, qop, method, uri } = input;
+  const ha1 = algorithm.endsWith('-sess')
+    ? hashHex(algorithm, `${input.ha1}:${nonce}:${cnonce}`)
+    : input.ha1;
+  const ha2 = hashHex(algorithm, `${method}:${uri}`);
+  return hashHex(algorithm, `${ha1}:${nonce}:${nc}:${cnonce}:${qop}:${ha2}`);
+}
+
+/** Constant-time comparison of two hex digests. */
+export function digestsEqual(expected: string, actual: string): boolean {
+  const a = Buffer.from(expected.toLowerCase(), 'utf8');
+  const b = Buffer.from(actual.toLowerCase(), 'utf8');
+  if (a.length !== b.length) {
+    // Still spend a comparison so the length mismatch is not a faster path.
+    timingSafeEqual(a, a);
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}
+
+/** Checks a client's response against the stored HA1 for its algorithm. */
+export function verifyDigestResponse(
+  credentials: DigestCredentials,
+  method: string,
+  ha1: string,
+): boolean {
+  const expected = computeDigestResponse({
+    algorithm: credentials.algorithm,
+    ha1,
+    nonce: credentials.nonce,
+    nc: credentials.nc,
+    cnonce: credentials.cnonce,
+    qop: credentials.qop,
+    method,
+    uri: credentials.uri,
+  });
+  return digestsEqual(expected, credentials.response);
+}
+
+/**
+ * Whether the digest `uri` names the request being made. The request-target
+ * must match exactly; a client may also send the absolute-URI form, whose
+ * path and query must then match exactly.
+ */
+export function digestUriMatches(digestUri: string, requestTarget: string): boolean {
+  if (digestUri === requestTarget) return true;
+  if (!/^https?:\/\//i.test(digestUri)) return false;
+  const afterScheme = digestUri.indexOf('//') + 2;
+  const pathStart = digestUri.indexOf('/', afterScheme);
+  const queryStart = digestUri.indexOf('?', afterScheme);
+  let target: string;
+  if (pathStart === -1 || (queryStart !== -1 && queryStart < pathStart)) {
+    target = '/' + (queryStart === -1 ? '' : digestUri.slice(queryStart));
+  } else {
+    target = digestUri.slice(pathStart);
+  }
+  return target === requestTarget;
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/["\\]/g, (ch) => `\\${ch}`)}"`;
+}
+
+/**
+ * The challenge exactly as the real service sends it: parameter order
+ * realm, domain, nonce, algorithm, qop, stale; algorithm and stale unquoted.
+ */
+export function buildChallenge(realm: string, nonce: string, stale: boolean): string {
+  return `Digest realm=${quote(realm)}, domain="", nonce=${quote(nonce)}, algorithm=MD5, qop="auth", stale=${stale}`;
+}
