@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  ApiError,
+  CHALLENGE_BODY,
+  errorObject,
+  eventNotFound,
+  invalidQueryParameter,
+  orgNotFound,
+  rateLimited,
+  toApiError,
+} from './errors';
+
+test('error bodies are the real shape, keys alphabetical', () => {
+  assert.equal(
+    JSON.stringify(errorObject(orgNotFound('5f0000000000000000000001'))),
+    '{"detail":"No organization with ID 5f0000000000000000000001 exists.","error":404,"errorCode":"ORG_NOT_FOUND","parameters":["5f0000000000000000000001"],"reason":"Not Found"}',
+  );
+  const notFound = errorObject(eventNotFound('6a0000000000000000000001'));
+  assert.equal(notFound.errorCode, 'RESOURCE_NOT_FOUND');
+  assert.equal(notFound.detail, 'Cannot find resource Event with id 6a0000000000000000000001.');
+  const bad = invalidQueryParameter('itemsPerPage', '501', 'must be an integer from 1 to 500');
+  assert.equal(bad.status, 400);
+  assert.deepEqual(errorObject(bad).parameters, ['itemsPerPage', '501']);
+  assert.deepEqual(rateLimited(42).headers, [['Retry-After', '42']]);
+  assert.equal(rateLimited(42).status, 429);
+});
+
+test('the challenge body is the real one, byte for byte (142 bytes)', () => {
+  assert.equal(Buffer.byteLength(CHALLENGE_BODY), 142);
+  assert.deepEqual(JSON.parse(CHALLENGE_BODY), {
+    error: 401,
+    reason: 'Unauthorized',
+    detail: 'You are not authorized for this resource.',
+    errorCode: 'UNEXPECTED_ERROR',
+  });
+});
+
+test('unexpected errors become a bare 500 and one log line without secrets leaking', (t) => {
+  const lines: string[] = [];
+  t.mock.method(console, 'error', (line: string) => lines.push(line));
+  const error = toApiError(new Error('connection refused\nat somewhere'), 'GET /x');
+  assert.equal(error.status, 500);
+  assert.equal(error.code, 'UNEXPECTED_ERROR');
+  assert.equal(error.detail, 'Unexpected error.');
+  assert.equal(lines.length, 1);
+  assert.match(lines[0]!, /GET \/x failed: Error: connection refused at somewhere/);
+  assert.doesNotMatch(lines[0]!, /\n/);
+  const known = orgNotFound('x');
+  assert.equal(toApiError(known, 'ctx'), known, 'API errors pass through');
+  assert.ok(toApiError('weird', 'ctx') instanceof ApiError);
+});

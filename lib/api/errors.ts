@@ -1,0 +1,160 @@
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * The one error model of the API. Every failure becomes the real service's
+ * body `{detail, error, errorCode, parameters, reason}` (compact, keys in
+ * alphabetical order) with an `X-Error-Code` header. Codes are the real
+ * service's where one exists for the situation.
+ */
+export const ERROR_STATUS = {
+  /** A query parameter has a value of the wrong type, syntax or range. */
+  INVALID_QUERY_PARAMETER: 400,
+  /** An eventType value that names no event type of this service. */
+  INVALID_ENUM_VALUE: 400,
+  /** A malformed orgId or eventId in the path. */
+  PATH_PARAM_PARSE_ERROR: 400,
+  /** Authenticated, but the key holds no reader role in the organization. */
+  USER_UNAUTHORIZED: 401,
+  ORG_NOT_FOUND: 404,
+  RESOURCE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  /** Too many failed sign-in attempts for the key or the client address. */
+  RATE_LIMITED: 429,
+  UNEXPECTED_ERROR: 500,
+} as const;
+
+export type ApiErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ApiErrorCode,
+    readonly detail: string,
+    readonly parameters: readonly string[] = [],
+    readonly headers: readonly [string, string][] = [],
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function reasonPhrase(status: number): string {
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+/** The error body object, keys in the real service's (alphabetical) order. */
+export function errorObject(error: ApiError): Record<string, unknown> {
+  return {
+    detail: error.detail,
+    error: error.status,
+    errorCode: error.code,
+    parameters: error.parameters,
+    reason: reasonPhrase(error.status),
+  };
+}
+
+// ---- the failures, one constructor each ------------------------------------
+
+export function invalidQueryParameter(name: string, value: string, rule: string): ApiError {
+  return new ApiError(
+    'INVALID_QUERY_PARAMETER',
+    `Invalid value ${JSON.stringify(value)} for query parameter ${name}: ${rule}.`,
+    [name, value],
+  );
+}
+
+export function invalidEventType(value: string): ApiError {
+  return new ApiError(
+    'INVALID_ENUM_VALUE',
+    `An invalid enumeration value ${value} was specified for eventType.`,
+    [value],
+  );
+}
+
+export function malformedPath(path: string): ApiError {
+  return new ApiError(
+    'PATH_PARAM_PARSE_ERROR',
+    `One or more path parameter in the request URI ${path} is malformed.`,
+    [path],
+  );
+}
+
+export function orgNotFound(orgId: string): ApiError {
+  return new ApiError('ORG_NOT_FOUND', `No organization with ID ${orgId} exists.`, [orgId]);
+}
+
+export function eventNotFound(eventId: string): ApiError {
+  const resource = `Event with id ${eventId}`;
+  return new ApiError('RESOURCE_NOT_FOUND', `Cannot find resource ${resource}.`, [resource]);
+}
+
+export function routeNotFound(path: string): ApiError {
+  return new ApiError('RESOURCE_NOT_FOUND', `Cannot find resource ${path}.`, [path]);
+}
+
+export function userUnauthorized(): ApiError {
+  return new ApiError(
+    'USER_UNAUTHORIZED',
+    'Current user is not authorized to perform this action.',
+  );
+}
+
+export function methodNotAllowed(method: string): ApiError {
+  return new ApiError(
+    'METHOD_NOT_ALLOWED',
+    `HTTP method ${method} is not allowed; this API is read-only (GET, HEAD).`,
+    [method],
+    [['Allow', 'GET, HEAD']],
+  );
+}
+
+export function rateLimited(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    `Too many failed authentication attempts. Retry in ${retryAfterSeconds} seconds.`,
+    [String(retryAfterSeconds)],
+    [['Retry-After', String(retryAfterSeconds)]],
+  );
+}
+
+export function unexpectedError(): ApiError {
+  return new ApiError('UNEXPECTED_ERROR', 'Unexpected error.');
+}
+
+/**
+ * Any thrown value as an ApiError. Anything that is not one already is a bug
+ * or an outage: it is logged (one line, never sent) and becomes a bare 500.
+ */
+export function toApiError(error: unknown, context: string): ApiError {
+  if (error instanceof ApiError) return error;
+  const message =
+    error instanceof Error
+      ? `${error.name}: ${error.message}`
+      : `non-error thrown: ${String(error)}`;
+  const where =
+    error instanceof Error ? (error.stack?.split('\n')[1]?.trim() ?? 'no stack') : 'no stack';
+  console.error(
+    `[org-events api] ${context} failed: ${message} (${where})`.replace(/\s*\n\s*/g, ' '),
+  );
+  return unexpectedError();
+}
+
+// ---- the 401 challenge body ---------------------------------------------------
+
+/**
+ * The body of the Digest challenge, byte for byte as the real service sends
+ * it: Jackson's pretty printer (`"key" : value`), keys not sorted, no
+ * trailing newline, errorCode UNEXPECTED_ERROR (sic).
+ */
+export const CHALLENGE_BODY = [
+  '{',
+  '  "error" : 401,',
+  '  "reason" : "Unauthorized",',
+  '  "detail" : "You are not authorized for this resource.",',
+  '  "errorCode" : "UNEXPECTED_ERROR"',
+  '}',
+].join('\n');
+
+export const CHALLENGE_CONTENT_TYPE = 'application/json;charset=ISO-8859-1';

@@ -1,0 +1,67 @@
+import { isCatalogedEventType } from '@/lib/events/catalog';
+import { isObjectId } from '@/lib/events/object-id';
+import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
+import { eventNotFound, invalidEventType, malformedPath } from './errors';
+import { pageLinks } from './links';
+import { parseBooleanParam, parseListEventsParams } from './params';
+import { eventJson, listJson } from './serialize';
+import { API_PREFIX } from './types';
+
+/**
+ * Every requested type must be one this variant knows, or one present in the
+ * org's data (imports may carry newer types than our catalogue). The
+ * per-type counts are only read when some type is not catalogued.
+ */
+async function checkEventTypes(ctx: RouteContext, orgId: string, types: readonly string[]) {
+  const variant = ctx.config.EVENTS_VARIANT;
+  const unknown = types.filter((type) => !isCatalogedEventType(type, variant));
+  if (unknown.length === 0) return;
+  const present = new Set((await ctx.store.eventTypeCounts(orgId)).map((c) => c.eventTypeName));
+  const missing = unknown.find((type) => !present.has(type));
+  if (missing !== undefined) throw invalidEventType(missing);
+}
+
+// GET /orgs/{orgId}/events – the org's events, newest first, paginated.
+export async function listEvents(ctx: RouteContext, orgId: string): Promise<RouteResult> {
+  await requireReadableOrg(ctx, orgId);
+  const query = parseListEventsParams(ctx.params);
+  await checkEventTypes(ctx, orgId, query.eventTypes);
+
+  const page = await ctx.store.listEvents({
+    orgId,
+    eventTypes: query.eventTypes,
+    minCreated: query.minCreated,
+    maxCreated: query.maxCreated,
+    offset: (query.pageNum - 1) * query.itemsPerPage,
+    limit: query.itemsPerPage,
+    includeCount: query.includeCount,
+    includeRaw: query.includeRaw,
+  });
+  const options = { includeRaw: query.includeRaw, variant: ctx.config.EVENTS_VARIANT };
+  const items = page.events.map((event) => eventJson(event, ctx.base, options));
+  const links = pageLinks(`${ctx.base}${API_PREFIX}/orgs/${orgId}/events`, ctx.params, {
+    pageNum: query.pageNum,
+    itemsPerPage: query.itemsPerPage,
+    hasNext: page.hasMore,
+  });
+  // includeCount=false: the real service still sends totalCount, as 0.
+  return { json: listJson(links, items, page.totalCount ?? 0), shape: 'list' };
+}
+
+// GET /orgs/{orgId}/events/{eventId} – one event of the org.
+export async function getEvent(
+  ctx: RouteContext,
+  orgId: string,
+  eventId: string,
+): Promise<RouteResult> {
+  await requireReadableOrg(ctx, orgId);
+  if (!isObjectId(eventId)) throw malformedPath(ctx.path);
+  const includeRaw = parseBooleanParam(ctx.params, 'includeRaw', false);
+  // Always scoped by orgId: another org's event id is simply not found.
+  const event = await ctx.store.getEvent(orgId, eventId, includeRaw);
+  if (!event) throw eventNotFound(eventId);
+  return {
+    json: eventJson(event, ctx.base, { includeRaw, variant: ctx.config.EVENTS_VARIANT }),
+    shape: 'object',
+  };
+}
