@@ -1,0 +1,97 @@
+import {
+  dashboardErrorBody,
+  isSameOriginRequest,
+  isSecureRequest,
+  safeNextPath,
+  signIn,
+  signOutCookie,
+} from '@/lib/auth/dashboard-session';
+import { clientAddress, readBodyText } from '@/lib/dashboard/request';
+import { getConfig } from '@/lib/config';
+import { getStore } from '@/lib/store';
+
+/**
+ * POST /api/session – sign in to the dashboard with an API key (JSON, or a
+ * plain form post without JavaScript); sets the sealed session cookie.
+ * DELETE /api/session – sign out; clears it.
+ */
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export async function POST(request: Request): Promise<Response> {
+  const { TRUST_PROXY } = getConfig();
+  const isForm = (request.headers.get('content-type') ?? '').includes(
+    'application/x-www-form-urlencoded',
+  );
+  if (!isSameOriginRequest(request.url, request.headers, TRUST_PROXY)) {
+    const error = {
+      status: 403 as const,
+      errorCode: 'CROSS_SITE_REQUEST',
+      detail: 'Sign-in must come from this site.',
+    };
+    return new Response(dashboardErrorBody(error), {
+      status: 403,
+      headers: { 'Content-Type': 'application/json', ...NO_STORE },
+    });
+  }
+
+  const fields = await readFields(request, isForm);
+  const outcome = await signIn(await getStore(), {
+    publicKey: fields.publicKey,
+    privateKey: fields.privateKey,
+    remoteAddress: clientAddress(request.headers),
+    secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
+  });
+  const next = safeNextPath(fields.next);
+
+  if (isForm) {
+    // Without JavaScript: back to the page asked for, or to the form with the reason.
+    const location = outcome.ok
+      ? next
+      : `/sign-in?error=${encodeURIComponent(outcome.errorCode)}&next=${encodeURIComponent(next)}`;
+    const headers = new Headers({ Location: location, ...NO_STORE });
+    if (outcome.ok) headers.append('Set-Cookie', outcome.cookie);
+    return new Response(null, { status: 303, headers });
+  }
+
+  if (!outcome.ok) {
+    const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
+    if (outcome.retryAfterSeconds !== undefined) {
+      headers.set('Retry-After', String(outcome.retryAfterSeconds));
+    }
+    return new Response(dashboardErrorBody(outcome), { status: outcome.status, headers });
+  }
+  const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
+  headers.append('Set-Cookie', outcome.cookie);
+  return new Response(JSON.stringify({ publicKey: outcome.principal.publicKey, next }), {
+    status: 200,
+    headers,
+  });
+}
+
+export async function DELETE(request: Request): Promise<Response> {
+  const { TRUST_PROXY } = getConfig();
+  const headers = new Headers(NO_STORE);
+  headers.append(
+    'Set-Cookie',
+    signOutCookie(isSecureRequest(request.url, request.headers, TRUST_PROXY)),
+  );
+  return new Response(null, { status: 204, headers });
+}
+
+/** Sign-in bodies are tiny; anything large or malformed reads as empty fields (a 400). */
+const MAX_BODY_BYTES = 8 * 1024;
+
+async function readFields(request: Request, isForm: boolean): Promise<Record<string, unknown>> {
+  try {
+    const text = await readBodyText(request, MAX_BODY_BYTES);
+    if (!text) return {};
+    if (isForm) return Object.fromEntries(new URLSearchParams(text));
+    const body: unknown = JSON.parse(text);
+    return body && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}

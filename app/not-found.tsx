@@ -1,0 +1,17 @@
+import Link from 'next/link';
+
+export default function NotFound() {
+  return (
+    <main id="main" className="page narrow">
+      <div className="notice">
+        <h2>Page not found</h2>
+        <p>There is nothing at this address.</p>
+        <div className="actions">
+          <Link className="button primary" href="/">
+            Go to your events
+          </Link>
+        </div>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,54 @@
+import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { AppHeader } from '@/components/app-header';
+import { EventPage } from '@/components/events/event-page';
+import { NoAccessNotice } from '@/components/notices';
+import { readableOrg } from '@/lib/dashboard/org-access';
+import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
+import type { ApiEvent } from '@/lib/events/present';
+import { eventQueryKey } from '@/lib/events/query-options';
+import { apiEventPath, eventPath } from '@/lib/events/search-params';
+import { makeQueryClient } from '@/lib/query-client';
+
+export const metadata: Metadata = { title: 'Event' };
+
+type Props = {
+  params: Promise<{ orgId: string; eventId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
+
+/** `/orgs/[orgId]/events/[eventId]`: one event on its own page, rendered on the server. */
+export default async function EventDetailPage({ params, searchParams }: Props) {
+  const { orgId, eventId } = await params;
+  const tz = (await searchParams).tz === 'local' ? 'local' : 'utc';
+  const zone = await localZoneHint();
+  const principal = await requireSession(
+    `${eventPath(orgId, eventId)}${tz === 'local' ? '?tz=local' : ''}`,
+  );
+
+  const org = await readableOrg(orgId);
+  if (!org) {
+    return (
+      <>
+        <AppHeader publicKey={principal.publicKey} />
+        <main id="main" className="page narrow">
+          <NoAccessNotice orgId={orgId} />
+        </main>
+      </>
+    );
+  }
+
+  const queryClient = makeQueryClient();
+  const event = await callApi<ApiEvent>(apiEventPath(orgId, eventId, false));
+  // Not found (or a malformed id) is shown by the client from the same query.
+  if (event.ok) queryClient.setQueryData(eventQueryKey(orgId, eventId, false), event.body);
+
+  return (
+    <>
+      <AppHeader publicKey={principal.publicKey} org={{ id: org.id, name: org.name }} />
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <EventPage orgId={org.id} eventId={eventId} tz={tz} serverZone={zone} />
+      </HydrationBoundary>
+    </>
+  );
+}

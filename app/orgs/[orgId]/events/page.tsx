@@ -1,0 +1,69 @@
+import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { AppHeader } from '@/components/app-header';
+import { EventsExplorer } from '@/components/events/events-explorer';
+import { NoAccessNotice } from '@/components/notices';
+import { readableOrg } from '@/lib/dashboard/org-access';
+import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
+import type { ApiEvent } from '@/lib/events/present';
+import { type EventList, eventQueryKey, eventsListQueryKey } from '@/lib/events/query-options';
+import {
+  apiEventPath,
+  apiListPath,
+  eventsViewHref,
+  listParams,
+  parseEventsView,
+} from '@/lib/events/search-params';
+import { makeQueryClient } from '@/lib/query-client';
+
+export const metadata: Metadata = { title: 'Events' };
+
+type Props = {
+  params: Promise<{ orgId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
+
+/**
+ * `/orgs/[orgId]/events`: the first page is fetched in-process through the
+ * public API as the signed-in key and handed to react-query, so the first
+ * paint already has rows; everything after runs in the browser.
+ */
+export default async function EventsPage({ params, searchParams }: Props) {
+  const { orgId } = await params;
+  const zone = await localZoneHint();
+  const view = parseEventsView(await searchParams, zone);
+  const principal = await requireSession(eventsViewHref(orgId, view, zone));
+
+  const org = await readableOrg(orgId);
+  if (!org) {
+    return (
+      <>
+        <AppHeader publicKey={principal.publicKey} />
+        <main id="main" className="page narrow">
+          <NoAccessNotice orgId={orgId} />
+        </main>
+      </>
+    );
+  }
+
+  const queryClient = makeQueryClient();
+  const list = listParams(orgId, view);
+  const [page, openEvent] = await Promise.all([
+    callApi<EventList>(apiListPath(list)),
+    view.event ? callApi<ApiEvent>(apiEventPath(orgId, view.event, false)) : null,
+  ]);
+  // A failed first page is left to the browser, which shows the error with a retry.
+  if (page.ok) queryClient.setQueryData(eventsListQueryKey(list), page.body);
+  if (view.event && openEvent?.ok) {
+    queryClient.setQueryData(eventQueryKey(orgId, view.event, false), openEvent.body);
+  }
+
+  return (
+    <>
+      <AppHeader publicKey={principal.publicKey} org={{ id: org.id, name: org.name }} />
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <EventsExplorer orgId={org.id} orgName={org.name} serverZone={zone} />
+      </HydrationBoundary>
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { AppHeader } from '@/components/app-header';
+import { ErrorNotice } from '@/components/notices';
+import { callApi, requireSession } from '@/lib/dashboard/server';
+import type { OrgList } from '@/lib/events/query-options';
+import { API_ORGS_PATH, eventsPath } from '@/lib/events/search-params';
+
+export const metadata: Metadata = { title: 'Organizations' };
+
+/** The organizations this key can read (the API's `GET /orgs` extension). */
+export default async function OrgsPage() {
+  const principal = await requireSession('/orgs');
+  const orgs = await callApi<OrgList>(API_ORGS_PATH);
+  return (
+    <>
+      <AppHeader publicKey={principal.publicKey} />
+      <main id="main" className="page narrow">
+        <h1>Organizations</h1>
+        {!orgs.ok ? (
+          <ErrorNotice
+            title="Organizations could not be loaded"
+            detail={orgs.body?.detail ?? `The server answered ${orgs.status}.`}
+            retryHref="/orgs"
+          />
+        ) : orgs.body.results.length === 0 ? (
+          <div className="notice">
+            <h2>No organizations</h2>
+            <p>This API key cannot read the events of any organization.</p>
+          </div>
+        ) : (
+          <>
+            <p className="muted">
+              {orgs.body.results.length === 1
+                ? 'Your key can read one organization.'
+                : `Your key can read ${orgs.body.results.length} organizations.`}
+            </p>
+            <ul className="org-list" aria-label="Organizations">
+              {orgs.body.results.map((org) => (
+                <li key={org.id}>
+                  <Link href={eventsPath(org.id)}>
+                    <span className="org-name">{org.name}</span>
+                    <span className="org-id">{org.id}</span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </main>
+    </>
+  );
+}

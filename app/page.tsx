@@ -1,0 +1,12 @@
+import { redirect } from 'next/navigation';
+import { callApi, currentSession } from '@/lib/dashboard/server';
+import type { OrgList } from '@/lib/events/query-options';
+import { API_ORGS_PATH, eventsPath } from '@/lib/events/search-params';
+
+/** `/`: straight to the only organization, else the picker; sign-in when signed out. */
+export default async function HomePage() {
+  if (!(await currentSession())) redirect('/sign-in');
+  const orgs = await callApi<OrgList>(API_ORGS_PATH);
+  const only = orgs.ok && orgs.body.results.length === 1 ? orgs.body.results[0] : undefined;
+  redirect(only ? eventsPath(only.id) : '/orgs');
+}

@@ -1,0 +1,33 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { SignInForm } from '@/components/sign-in-form';
+import { safeNextPath } from '@/lib/auth/dashboard-session';
+import { currentSession } from '@/lib/dashboard/server';
+
+export const metadata: Metadata = { title: 'Sign in' };
+
+/** Messages for errors that come back from a no-JavaScript form post. */
+const FORM_ERRORS: Record<string, string> = {
+  INVALID_CREDENTIALS: 'The public key or private key is not correct.',
+  MISSING_CREDENTIALS: 'Enter both the public key and the private key.',
+  RATE_LIMITED: 'Too many failed sign-in attempts. Wait a minute and try again.',
+};
+
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const params = await searchParams;
+  const next = safeNextPath(typeof params.next === 'string' ? params.next : undefined);
+  if (await currentSession()) redirect(next);
+  const errorCode = typeof params.error === 'string' ? params.error : undefined;
+  return (
+    <main id="main" className="sign-in">
+      <SignInForm
+        next={next}
+        initialError={errorCode ? (FORM_ERRORS[errorCode] ?? 'Sign-in failed.') : null}
+      />
+    </main>
+  );
+}

@@ -1,0 +1,286 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { Fragment, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { CopyButton } from '@/components/copy-button';
+import { useNow } from '@/components/use-now';
+import { JsonTree } from '@/components/json-tree';
+import {
+  type ApiEvent,
+  eventActor,
+  eventDetailSections,
+  eventLabel,
+  eventSummary,
+} from '@/lib/events/present';
+import { ApiRequestError, eventQueryOptions } from '@/lib/events/query-options';
+import { UTC_ZONE, formatLongTimestamp, formatRelative, parseApiDateTime } from '@/lib/format/date';
+
+type Props = {
+  orgId: string;
+  eventId: string;
+  zone: string;
+  localZone: string;
+  /** h1 on the event's own page, h2 inside the side panel. */
+  headingLevel: 'h1' | 'h2';
+  titleId: string;
+  /** The event as the list already has it, so the panel paints at once. */
+  initialEvent?: ApiEvent;
+  /** The link that reopens exactly this view. */
+  permalink: () => string;
+  fullPageHref?: string;
+};
+
+type Tab = 'details' | 'raw';
+
+function DetailSkeleton() {
+  return (
+    <div aria-hidden="true">
+      {[70, 45, 90, 60, 80, 50].map((width, index) => (
+        <span key={index} className="skeleton-line" style={{ width: `${width}%` }} />
+      ))}
+    </div>
+  );
+}
+
+function LoadError({ error, onRetry }: { error: Error; onRetry: () => void }) {
+  const notFound = error instanceof ApiRequestError && error.status === 404;
+  return (
+    <div className="notice error" role="alert">
+      <h2>{notFound ? 'Event not found' : 'The event could not be loaded'}</h2>
+      <p>
+        {notFound
+          ? 'No event with this id exists in this organization.'
+          : (error.message ?? 'Something went wrong.')}
+      </p>
+      {notFound ? null : (
+        <div className="actions">
+          <button type="button" className="button" onClick={onRetry}>
+            Retry
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Moment({ iso, zone, localZone }: { iso: string; zone: string; localZone: string }) {
+  const now = useNow();
+  const millis = parseApiDateTime(iso);
+  if (millis === null) return <>{iso}</>;
+  const other = zone === UTC_ZONE ? localZone : UTC_ZONE;
+  return (
+    <>
+      <time dateTime={iso}>{formatLongTimestamp(millis, zone)}</time>
+      <span className="hint">
+        {' '}
+        {now !== null ? `· ${formatRelative(millis, now)}` : ''}
+        {other !== zone ? ` · ${formatLongTimestamp(millis, other)}` : ''}
+      </span>
+    </>
+  );
+}
+
+function DetailsTab({
+  event,
+  zone,
+  localZone,
+}: {
+  event: ApiEvent;
+  zone: string;
+  localZone: string;
+}) {
+  const summary = eventSummary(event);
+  const actor = eventActor(event);
+  const links = Array.isArray(event.links) ? event.links : [];
+  return (
+    <>
+      <section>
+        <h3>Overview</h3>
+        <dl>
+          <dt>Time</dt>
+          <dd className="plain">
+            <Moment iso={event.created} zone={zone} localZone={localZone} />
+          </dd>
+          <dt>Event ID</dt>
+          <dd>{event.id}</dd>
+          <dt>Actor</dt>
+          <dd className="plain">
+            {actor.kind === 'none'
+              ? 'System'
+              : `${actor.label} (${actor.kind === 'user' ? 'user' : 'API key'})`}
+          </dd>
+          {summary ? (
+            <>
+              <dt>Summary</dt>
+              <dd className="plain">{summary}</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      {eventDetailSections(event).map((section) => (
+        <section key={section.title}>
+          <h3>{section.title}</h3>
+          <dl>
+            {section.fields.map((field) => (
+              <Fragment key={field.field}>
+                <dt title={field.field}>{field.label}</dt>
+                <dd>{field.value}</dd>
+              </Fragment>
+            ))}
+          </dl>
+        </section>
+      ))}
+      {links.length ? (
+        <section>
+          <h3>Related links</h3>
+          <ul className="links">
+            {links.map((link) => (
+              <li key={`${link.rel}-${link.href}`}>
+                <span className="muted">{link.rel}: </span>
+                <a href={link.href} target="_blank" rel="noreferrer">
+                  {link.href}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+function RawTab({ orgId, eventId }: { orgId: string; eventId: string }) {
+  const raw = useQuery(eventQueryOptions(orgId, eventId, true));
+  if (raw.isPending) {
+    return (
+      <div role="status" aria-label="Loading raw document">
+        <DetailSkeleton />
+      </div>
+    );
+  }
+  if (raw.isError) return <LoadError error={raw.error} onRetry={() => void raw.refetch()} />;
+  const document = raw.data.raw;
+  if (document === undefined || document === null) {
+    return <p className="muted">This event has no raw document.</p>;
+  }
+  return (
+    <>
+      <p className="hint">
+        The raw document as recorded. Its fields vary by event and are not a stable interface.
+      </p>
+      <JsonTree
+        value={document}
+        label="Raw document"
+        actions={
+          <CopyButton text={() => JSON.stringify(document, null, 2)} label="Copy raw JSON" />
+        }
+      />
+    </>
+  );
+}
+
+/** Every field in readable form, related links, and a Raw tab fetched with includeRaw=true. */
+export function EventDetail({
+  orgId,
+  eventId,
+  zone,
+  localZone,
+  headingLevel,
+  titleId,
+  initialEvent,
+  permalink,
+  fullPageHref,
+}: Props) {
+  const [tab, setTab] = useState<Tab>('details');
+  const query = useQuery({
+    ...eventQueryOptions(orgId, eventId, false),
+    initialData: initialEvent,
+  });
+  const tabsId = useId();
+  const detailsTabRef = useRef<HTMLButtonElement>(null);
+  const rawTabRef = useRef<HTMLButtonElement>(null);
+  const Heading = headingLevel;
+
+  if (query.isPending) {
+    return (
+      <div className="detail" role="status" aria-label="Loading event">
+        <Heading id={titleId} className="detail-title">
+          Event {eventId}
+        </Heading>
+        <DetailSkeleton />
+      </div>
+    );
+  }
+  if (query.isError) {
+    return (
+      <div className="detail">
+        <Heading id={titleId} className="detail-title visually-hidden">
+          Event {eventId}
+        </Heading>
+        <LoadError error={query.error} onRetry={() => void query.refetch()} />
+      </div>
+    );
+  }
+
+  const event = query.data;
+  const onTabKey = (keyEvent: KeyboardEvent<HTMLDivElement>) => {
+    if (keyEvent.key !== 'ArrowLeft' && keyEvent.key !== 'ArrowRight') return;
+    keyEvent.preventDefault();
+    const next: Tab = tab === 'details' ? 'raw' : 'details';
+    setTab(next);
+    (next === 'raw' ? rawTabRef : detailsTabRef).current?.focus();
+  };
+
+  return (
+    <div className="detail">
+      <Heading id={titleId} className="detail-title">
+        {eventLabel(event)}
+      </Heading>
+      <div className="type-code">{event.eventTypeName}</div>
+      <div className="detail-actions">
+        <CopyButton text={permalink} label="Copy permalink" />
+        {fullPageHref ? (
+          <Link className="button small" href={fullPageHref}>
+            Open full page
+          </Link>
+        ) : null}
+      </div>
+      <div className="tabs" role="tablist" aria-label="Event views" onKeyDown={onTabKey}>
+        <button
+          ref={detailsTabRef}
+          type="button"
+          role="tab"
+          id={`${tabsId}-details-tab`}
+          aria-selected={tab === 'details'}
+          aria-controls={`${tabsId}-details`}
+          tabIndex={tab === 'details' ? 0 : -1}
+          onClick={() => setTab('details')}
+        >
+          Details
+        </button>
+        <button
+          ref={rawTabRef}
+          type="button"
+          role="tab"
+          id={`${tabsId}-raw-tab`}
+          aria-selected={tab === 'raw'}
+          aria-controls={`${tabsId}-raw`}
+          tabIndex={tab === 'raw' ? 0 : -1}
+          onClick={() => setTab('raw')}
+        >
+          Raw
+        </button>
+      </div>
+      {tab === 'details' ? (
+        <div role="tabpanel" id={`${tabsId}-details`} aria-labelledby={`${tabsId}-details-tab`}>
+          <DetailsTab event={event} zone={zone} localZone={localZone} />
+        </div>
+      ) : (
+        <div role="tabpanel" id={`${tabsId}-raw`} aria-labelledby={`${tabsId}-raw-tab`}>
+          <RawTab orgId={orgId} eventId={eventId} />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+'use client';
+
+import Link from 'next/link';
+import { useId } from 'react';
+import { type TimeZoneMode, zoneFor } from '@/lib/format/date';
+import { eventsPath } from '@/lib/events/search-params';
+import { EventDetail } from './event-detail';
+import { useLocalZone } from './use-events-view';
+
+type Props = { orgId: string; eventId: string; tz: TimeZoneMode; serverZone: string };
+
+/** The full-page form of the event detail, reachable by permalink. */
+export function EventPage({ orgId, eventId, tz, serverZone }: Props) {
+  const localZone = useLocalZone(serverZone);
+  const titleId = useId();
+  const listHref = `${eventsPath(orgId)}${tz === 'local' ? '?tz=local' : ''}`;
+  return (
+    <main id="main" className="page narrow" aria-labelledby={titleId}>
+      <p>
+        <Link href={listHref}>← All events</Link>
+      </p>
+      <EventDetail
+        orgId={orgId}
+        eventId={eventId}
+        zone={zoneFor(tz, localZone)}
+        localZone={localZone}
+        headingLevel="h1"
+        titleId={titleId}
+        permalink={() => window.location.href}
+      />
+    </main>
+  );
+}

@@ -1,0 +1,69 @@
+'use client';
+
+import { type ReactNode, useEffect, useRef } from 'react';
+
+type Props = {
+  titleId: string;
+  children: ReactNode;
+  onClose: () => void;
+  onPrevious: (() => void) | null;
+  onNext: (() => void) | null;
+};
+
+/**
+ * The side panel over the table: a labelled dialog that takes focus when it
+ * opens. It is not modal, so the table stays usable beside it; Esc (handled
+ * by the page) closes it and returns focus to the row.
+ */
+export function EventPanel({ titleId, children, onClose, onPrevious, onNext }: Props) {
+  const ref = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+
+  return (
+    <div
+      ref={ref}
+      className="panel"
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby={titleId}
+      tabIndex={-1}
+      data-testid="event-panel"
+    >
+      <header>
+        <span className="hint" style={{ flex: 1, alignSelf: 'center' }}>
+          Event details · <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>Esc</kbd> close
+        </span>
+        <button
+          type="button"
+          className="button small"
+          onClick={onPrevious ?? undefined}
+          disabled={!onPrevious}
+          aria-label="Previous event"
+        >
+          ↑
+        </button>
+        <button
+          type="button"
+          className="button small"
+          onClick={onNext ?? undefined}
+          disabled={!onNext}
+          aria-label="Next event"
+        >
+          ↓
+        </button>
+        <button
+          type="button"
+          className="button small"
+          onClick={onClose}
+          aria-label="Close event details"
+        >
+          ✕
+        </button>
+      </header>
+      <div className="panel-body">{children}</div>
+    </div>
+  );
+}

@@ -1,0 +1,242 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { categoryOf, eventTypeLabel } from '@/lib/events/catalog';
+import { type EventTypeSummary, eventTypesQueryOptions } from '@/lib/events/query-options';
+
+type Props = {
+  orgId: string;
+  selected: readonly string[];
+  onApply: (types: string[]) => void;
+};
+
+const NUMBER = new Intl.NumberFormat('en-US');
+
+type Group = { name: string; types: EventTypeSummary[] };
+
+/** The org's event types grouped by category, plus any selected type it lacks. */
+function groupTypes(
+  results: EventTypeSummary[],
+  selected: readonly string[],
+  search: string,
+  includeEmpty: boolean,
+): Group[] {
+  const known = new Set(results.map((type) => type.eventTypeName));
+  const chosen = new Set(selected);
+  const all = [
+    // The catalogue has hundreds of types; by default only those with events (or chosen).
+    ...results.filter((type) => includeEmpty || type.count > 0 || chosen.has(type.eventTypeName)),
+    ...selected
+      .filter((type) => !known.has(type))
+      .map((type) => ({
+        eventTypeName: type,
+        label: eventTypeLabel(type),
+        category: categoryOf(type)?.name ?? 'Other',
+        count: 0,
+      })),
+  ];
+  const needle = search.trim().toLowerCase();
+  const groups = new Map<string, EventTypeSummary[]>();
+  for (const type of all) {
+    if (
+      needle &&
+      !type.eventTypeName.toLowerCase().includes(needle) &&
+      !type.label.toLowerCase().includes(needle) &&
+      !type.category.toLowerCase().includes(needle)
+    ) {
+      continue;
+    }
+    const list = groups.get(type.category) ?? [];
+    list.push(type);
+    groups.set(type.category, list);
+  }
+  return [...groups.entries()]
+    .map(([name, types]) => ({
+      name,
+      types: types.sort((a, b) => a.label.localeCompare(b.label)),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * Multi-select of event types: grouped by category, searchable, with counts.
+ * Choices are staged and applied together, so picking five types makes one
+ * history entry and one request, not five.
+ */
+export function EventTypePicker({ orgId, selected, onApply }: Props) {
+  const [open, setOpen] = useState(false);
+  const [draft, setDraft] = useState<Set<string>>(() => new Set(selected));
+  const [search, setSearch] = useState('');
+  const [includeEmpty, setIncludeEmpty] = useState(false);
+  const queryClient = useQueryClient();
+  const types = useQuery({ ...eventTypesQueryOptions(orgId), enabled: open });
+  const popoverId = useId();
+  const searchId = useId();
+  const anchorRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  const groups = useMemo(
+    () => groupTypes(types.data?.results ?? [], selected, search, includeEmpty),
+    [types.data, selected, search, includeEmpty],
+  );
+
+  const show = () => {
+    setDraft(new Set(selected));
+    setSearch('');
+    setOpen(true);
+  };
+  const close = (restoreFocus = true) => {
+    setOpen(false);
+    if (restoreFocus) buttonRef.current?.focus();
+  };
+
+  useEffect(() => {
+    if (!open) return;
+    searchRef.current?.focus();
+    const onPointerDown = (event: PointerEvent) => {
+      if (!anchorRef.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => document.removeEventListener('pointerdown', onPointerDown);
+  }, [open]);
+
+  const toggle = (type: string) =>
+    setDraft((current) => {
+      const next = new Set(current);
+      if (next.has(type)) next.delete(type);
+      else next.add(type);
+      return next;
+    });
+
+  const apply = () => {
+    onApply([...draft].sort());
+    close();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape') {
+      // Closes the picker only, not the event panel behind it.
+      event.stopPropagation();
+      event.nativeEvent.stopImmediatePropagation();
+      close();
+    }
+  };
+
+  const label =
+    selected.length === 0
+      ? 'All event types'
+      : selected.length === 1
+        ? eventTypeLabel(selected[0]!)
+        : `${selected.length} event types`;
+
+  return (
+    <div className="popover-anchor" ref={anchorRef}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="button"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        aria-controls={open ? popoverId : undefined}
+        onClick={() => (open ? close() : show())}
+        onPointerEnter={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId))}
+        onFocus={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId))}
+      >
+        {label} ▾
+      </button>
+      {open ? (
+        <div
+          id={popoverId}
+          className="popover"
+          role="dialog"
+          aria-label="Filter by event type"
+          onKeyDown={onKeyDown}
+        >
+          <header>
+            <label htmlFor={searchId} className="label">
+              Search event types
+            </label>
+            <input
+              id={searchId}
+              ref={searchRef}
+              className="input"
+              type="search"
+              placeholder="Name, code or category"
+              value={search}
+              onChange={(event) => setSearch(event.target.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') {
+                  event.preventDefault();
+                  apply();
+                }
+              }}
+            />
+            <label className="hint">
+              <input
+                type="checkbox"
+                checked={includeEmpty}
+                onChange={(event) => setIncludeEmpty(event.target.checked)}
+              />{' '}
+              Include catalogued types with no events
+            </label>
+          </header>
+          <div className="popover-body">
+            {types.isPending ? (
+              <p className="muted" role="status">
+                Loading event types…
+              </p>
+            ) : types.isError ? (
+              <p className="alert" role="alert">
+                Event types could not be loaded.{' '}
+                <button type="button" className="button small" onClick={() => types.refetch()}>
+                  Retry
+                </button>
+              </p>
+            ) : groups.length === 0 ? (
+              <p className="muted">No event type matches “{search}”.</p>
+            ) : (
+              groups.map((group) => (
+                <fieldset key={group.name} className="type-group">
+                  <legend>{group.name}</legend>
+                  {group.types.map((type) => (
+                    <label key={type.eventTypeName} className="type-option">
+                      <input
+                        type="checkbox"
+                        checked={draft.has(type.eventTypeName)}
+                        onChange={() => toggle(type.eventTypeName)}
+                        aria-describedby={`${popoverId}-${type.eventTypeName}`}
+                      />
+                      <span>{type.label}</span>
+                      <span className="type-count" aria-label={`${type.count} events`}>
+                        {NUMBER.format(type.count)}
+                      </span>
+                      <span className="type-code" id={`${popoverId}-${type.eventTypeName}`}>
+                        {type.eventTypeName}
+                      </span>
+                    </label>
+                  ))}
+                </fieldset>
+              ))
+            )}
+          </div>
+          <footer>
+            <span className="count" aria-live="polite">
+              {draft.size === 0 ? 'All types' : `${draft.size} selected`}
+            </span>
+            <button type="button" className="button small" onClick={() => setDraft(new Set())}>
+              Clear
+            </button>
+            <button type="button" className="button small" onClick={() => close()}>
+              Cancel
+            </button>
+            <button type="button" className="button small primary" onClick={apply}>
+              Apply
+            </button>
+          </footer>
+        </div>
+      ) : null}
+    </div>
+  );
+}

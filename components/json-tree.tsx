@@ -1,0 +1,142 @@
+'use client';
+
+import { type ReactNode, useState } from 'react';
+
+/**
+ * A collapsible, highlighted JSON tree built on <details>/<summary>, so every
+ * node opens and closes with the keyboard and screen readers announce it
+ * without extra ARIA. `expandDepth` decides how much starts open; changing
+ * `generation` re-mounts the tree to apply "expand all" / "collapse all".
+ */
+
+type JsonValue = unknown;
+
+function Scalar({ value }: { value: JsonValue }) {
+  if (value === null) return <span className="json-literal">null</span>;
+  switch (typeof value) {
+    case 'string':
+      return <span className="json-string">{JSON.stringify(value)}</span>;
+    case 'number':
+      return <span className="json-number">{String(value)}</span>;
+    case 'boolean':
+      return <span className="json-literal">{String(value)}</span>;
+    default:
+      return <span className="json-meta">{String(value)}</span>;
+  }
+}
+
+function Key({ name }: { name: string | number | null }) {
+  if (name === null) return null;
+  return (
+    <>
+      {typeof name === 'number' ? (
+        <span className="json-meta">{name}</span>
+      ) : (
+        <span className="json-key">{JSON.stringify(name)}</span>
+      )}
+      <span className="json-punct">: </span>
+    </>
+  );
+}
+
+function Node({
+  name,
+  value,
+  depth,
+  expandDepth,
+  last,
+}: {
+  name: string | number | null;
+  value: JsonValue;
+  depth: number;
+  expandDepth: number;
+  last: boolean;
+}): ReactNode {
+  const comma = last ? null : <span className="json-punct">,</span>;
+  if (value === null || typeof value !== 'object') {
+    return (
+      <div className="json-leaf">
+        <Key name={name} />
+        <Scalar value={value} />
+        {comma}
+      </div>
+    );
+  }
+  const isArray = Array.isArray(value);
+  const entries: [string | number, JsonValue][] = isArray
+    ? value.map((item, index) => [index, item])
+    : Object.entries(value as Record<string, JsonValue>);
+  const [open, close] = isArray ? ['[', ']'] : ['{', '}'];
+  if (entries.length === 0) {
+    return (
+      <div className="json-leaf">
+        <Key name={name} />
+        <span className="json-punct">
+          {open}
+          {close}
+        </span>
+        {comma}
+      </div>
+    );
+  }
+  const size = `${entries.length} ${isArray ? (entries.length === 1 ? 'item' : 'items') : entries.length === 1 ? 'key' : 'keys'}`;
+  return (
+    <details open={depth < expandDepth}>
+      <summary>
+        <Key name={name} />
+        <span className="json-punct">{open}</span>
+        <span className="json-meta"> {size} </span>
+      </summary>
+      <div className="json-children">
+        {entries.map(([key, child], index) => (
+          <Node
+            key={key}
+            name={key}
+            value={child}
+            depth={depth + 1}
+            expandDepth={expandDepth}
+            last={index === entries.length - 1}
+          />
+        ))}
+      </div>
+      <div>
+        <span className="json-punct">{close}</span>
+        {comma}
+      </div>
+    </details>
+  );
+}
+
+export function JsonTree({
+  value,
+  label,
+  actions,
+}: {
+  value: JsonValue;
+  label: string;
+  /** Extra buttons for the toolbar (e.g. copy). */
+  actions?: ReactNode;
+}) {
+  const [expandDepth, setExpandDepth] = useState(2);
+  const [generation, setGeneration] = useState(0);
+  const expandTo = (depth: number) => {
+    setExpandDepth(depth);
+    setGeneration((g) => g + 1);
+  };
+  return (
+    <div>
+      <div className="json-toolbar">
+        {actions}
+        <button type="button" className="button small" onClick={() => expandTo(Infinity)}>
+          Expand all
+        </button>
+        <button type="button" className="button small" onClick={() => expandTo(1)}>
+          Collapse all
+        </button>
+      </div>
+      <div className="json-tree" role="group" aria-label={label} key={generation}>
+        <Node name={null} value={value} depth={0} expandDepth={expandDepth} last />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+
+export function SignOutButton() {
+  const queryClient = useQueryClient();
+  const [pending, setPending] = useState(false);
+
+  async function signOut() {
+    setPending(true);
+    try {
+      await fetch('/api/session', { method: 'DELETE', credentials: 'same-origin' });
+    } finally {
+      // Nothing read under this key may outlive the session in memory.
+      queryClient.clear();
+      window.location.assign('/sign-in');
+    }
+  }
+
+  return (
+    <button type="button" className="button small" onClick={signOut} disabled={pending}>
+      Sign out
+    </button>
+  );
+}

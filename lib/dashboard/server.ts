@@ -1,0 +1,71 @@
+import { cookies, headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { handleApiRequest } from '@/lib/api/handler';
+import { readDashboardSession } from '@/lib/auth/dashboard-session';
+import type { Principal } from '@/lib/auth/principal';
+import { SESSION_COOKIE } from '@/lib/auth/session';
+import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/events/query-options';
+import type { ApiErrorBody } from '@/lib/events/query-options';
+import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/format/date';
+import { getStore } from '@/lib/store';
+
+/**
+ * Server-component glue for dashboard pages: who is signed in, which zone the
+ * browser said it is in, and in-process calls to the public API (never an HTTP
+ * round trip to our own route handlers) made as the signed-in principal.
+ */
+
+/** The signed-in principal, or a redirect to sign-in that comes back to `returnTo`. */
+export async function requireSession(returnTo: string): Promise<Principal> {
+  const cookieStore = await cookies();
+  const principal = await readDashboardSession(
+    await getStore(),
+    cookieStore.get(SESSION_COOKIE)?.value,
+  );
+  if (!principal) redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
+  return principal;
+}
+
+export async function currentSession(): Promise<Principal | null> {
+  const cookieStore = await cookies();
+  return readDashboardSession(await getStore(), cookieStore.get(SESSION_COOKIE)?.value);
+}
+
+/** The zone the browser last reported, so local times render the same on both sides. */
+export async function localZoneHint(): Promise<string> {
+  const zone = (await cookies()).get(LOCAL_ZONE_COOKIE)?.value;
+  return zone && isKnownZone(zone) ? zone : UTC_ZONE;
+}
+
+export type ApiCallResult<T> =
+  | { ok: true; status: number; body: T }
+  | { ok: false; status: number; body: ApiErrorBody | null };
+
+/**
+ * GETs a public API path in-process with the incoming request's headers (its
+ * session cookie, host and forwarding headers), marked as the dashboard.
+ */
+export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
+  const incoming = await headers();
+  const forwarded = new Headers();
+  incoming.forEach((value, name) => forwarded.set(name, value));
+  forwarded.set(DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE);
+  forwarded.set('accept', 'application/json');
+  forwarded.delete('authorization');
+  const response = await handleApiRequest({
+    method: 'GET',
+    url: path,
+    headers: forwarded,
+    remoteAddress: incoming.get('x-forwarded-for')?.split(',')[0]?.trim() || undefined,
+  });
+  let body: unknown = null;
+  try {
+    body = response.body ? JSON.parse(response.body) : null;
+  } catch {
+    body = null;
+  }
+  if (response.status >= 200 && response.status < 300) {
+    return { ok: true, status: response.status, body: body as T };
+  }
+  return { ok: false, status: response.status, body: body as ApiErrorBody | null };
+}

@@ -1,0 +1,148 @@
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import type { ApiEvent, ApiLink, ApiList } from './present';
+import {
+  API_ORGS_PATH,
+  type EventsListParams,
+  apiEventPath,
+  apiEventTypesPath,
+  apiListPath,
+} from './search-params';
+
+/**
+ * Every react-query definition the dashboard uses. The browser talks to the
+ * same public API routes as any client, authenticated by the session cookie;
+ * the server renders first pages through the same paths in-process.
+ */
+
+/** Marks dashboard fetches: the API then answers 401 without a Digest challenge. */
+export const DASHBOARD_CLIENT_HEADER = 'X-Org-Events-Client';
+export const DASHBOARD_CLIENT_VALUE = 'dashboard';
+
+/** The API's error body: `{ detail, error, errorCode, parameters, reason }`. */
+export type ApiErrorBody = {
+  detail?: string | null;
+  error?: number;
+  errorCode?: string;
+  parameters?: unknown[];
+  reason?: string | null;
+};
+
+export class ApiRequestError extends Error {
+  readonly status: number;
+  readonly errorCode: string;
+  readonly detail: string | null;
+  readonly retryAfterSeconds: number | null;
+
+  constructor(status: number, body: ApiErrorBody | null, retryAfterSeconds: number | null = null) {
+    const detail = body?.detail ?? null;
+    super(detail ?? `Request failed with status ${status}`);
+    this.name = 'ApiRequestError';
+    this.status = status;
+    this.errorCode = body?.errorCode ?? (status === 0 ? 'NETWORK_ERROR' : 'UNEXPECTED_ERROR');
+    this.detail = detail;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Parses a `Retry-After` header (seconds form); null when absent or malformed. */
+export function parseRetryAfter(value: string | null): number | null {
+  if (!value || !/^\d{1,6}$/.test(value.trim())) return null;
+  return Number(value.trim());
+}
+
+/** GET an API path from the browser and decode it, or throw ApiRequestError. */
+export async function fetchApi<T>(path: string, signal?: AbortSignal): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      headers: { Accept: 'application/json', [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE },
+      credentials: 'same-origin',
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiRequestError(0, { detail: 'The server could not be reached.' });
+  }
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!response.ok) {
+    throw new ApiRequestError(
+      response.status,
+      body && typeof body === 'object' ? (body as ApiErrorBody) : null,
+      parseRetryAfter(response.headers.get('Retry-After')),
+    );
+  }
+  return body as T;
+}
+
+export type EventList = ApiList<ApiEvent>;
+
+export type EventTypeSummary = {
+  eventTypeName: string;
+  label: string;
+  category: string;
+  count: number;
+};
+export type EventTypesResponse = {
+  links: ApiLink[];
+  results: EventTypeSummary[];
+  categories: { name: string; types: string[] }[];
+  totalCount: number;
+};
+
+export type OrgSummary = { id: string; name: string; links?: ApiLink[] };
+export type OrgList = ApiList<OrgSummary>;
+
+/** The normalized key of one list page: same view, same key, wherever it is built. */
+export function eventsListQueryKey(params: EventsListParams) {
+  const { orgId, types, range, from, to, page, size } = params;
+  return [
+    'orgs',
+    orgId,
+    'events',
+    'list',
+    { types: [...types].sort().join(','), range, from, to, page, size },
+  ] as const;
+}
+
+export function eventsListQueryOptions(params: EventsListParams) {
+  return queryOptions({
+    queryKey: eventsListQueryKey(params),
+    queryFn: ({ signal }) => fetchApi<EventList>(apiListPath(params), signal),
+    // The previous page stays on screen while the next one loads.
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function eventQueryKey(orgId: string, eventId: string, includeRaw: boolean) {
+  return ['orgs', orgId, 'events', 'one', eventId, includeRaw ? 'raw' : 'plain'] as const;
+}
+
+export function eventQueryOptions(orgId: string, eventId: string, includeRaw: boolean) {
+  return queryOptions({
+    queryKey: eventQueryKey(orgId, eventId, includeRaw),
+    queryFn: ({ signal }) => fetchApi<ApiEvent>(apiEventPath(orgId, eventId, includeRaw), signal),
+    // An event never changes once recorded.
+    staleTime: Infinity,
+  });
+}
+
+export function eventTypesQueryOptions(orgId: string) {
+  return queryOptions({
+    queryKey: ['orgs', orgId, 'eventTypes'] as const,
+    queryFn: ({ signal }) => fetchApi<EventTypesResponse>(apiEventTypesPath(orgId), signal),
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function orgsQueryOptions() {
+  return queryOptions({
+    queryKey: ['orgs'] as const,
+    queryFn: ({ signal }) => fetchApi<OrgList>(API_ORGS_PATH, signal),
+  });
+}

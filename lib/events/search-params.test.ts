@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_VIEW,
+  apiListPath,
+  eventsViewHref,
+  listParams,
+  pageCount,
+  parseEventsView,
+  presetStart,
+  serializeEventsView,
+} from './search-params';
+
+const ORG = '5f0000000000000000000001';
+const EVENT = '6a793fbd2c88faeba59bd3b5';
+
+describe('lib/events/search-params', () => {
+  it('reads every field of a view from the URL', () => {
+    const view = parseEventsView(
+      new URLSearchParams(
+        `types=JOINED_ORG,API_KEY_CREATED&from=2026-01-02T10:00Z&to=2026-01-03T00:00Z&page=3&size=25&tz=local&event=${EVENT}`,
+      ),
+      'Europe/Paris',
+    );
+    assert.deepEqual(view, {
+      types: ['API_KEY_CREATED', 'JOINED_ORG'],
+      range: null,
+      from: Date.UTC(2026, 0, 2, 10),
+      to: Date.UTC(2026, 0, 3),
+      page: 3,
+      size: 25,
+      tz: 'local',
+      event: EVENT,
+    });
+  });
+
+  it('falls back to defaults for every bad value instead of failing', () => {
+    const view = parseEventsView(
+      {
+        types: 'lower_case,,JOINED_ORG,JOINED_ORG',
+        range: '2y',
+        from: 'soon',
+        page: '-4',
+        size: '501',
+        tz: 'mars',
+        event: 'not-an-id',
+      },
+      'UTC',
+    );
+    assert.deepEqual(view, { ...DEFAULT_VIEW, types: ['JOINED_ORG'] });
+    assert.equal(parseEventsView({ page: '1e3', size: '0' }, 'UTC').page, 1);
+    assert.equal(parseEventsView({ size: '0' }, 'UTC').size, DEFAULT_PAGE_SIZE);
+  });
+
+  it('lets explicit bounds win over a preset and orders swapped bounds', () => {
+    const view = parseEventsView(
+      { range: '24h', from: '2026-01-03T00:00Z', to: '2026-01-02T00:00Z' },
+      'UTC',
+    );
+    assert.equal(view.range, null);
+    assert.equal(view.from, Date.UTC(2026, 0, 2));
+    assert.equal(view.to, Date.UTC(2026, 0, 3));
+  });
+
+  it('reads offset-less bounds in the chosen zone', () => {
+    const local = parseEventsView({ from: '2026-01-02T11:00', tz: 'local' }, 'Europe/Paris');
+    assert.equal(local.from, Date.UTC(2026, 0, 2, 10));
+    const utc = parseEventsView({ from: '2026-01-02T11:00' }, 'Europe/Paris');
+    assert.equal(utc.from, Date.UTC(2026, 0, 2, 11));
+  });
+
+  it('leaves defaults out of the URL and round-trips every view', () => {
+    assert.equal(serializeEventsView(DEFAULT_VIEW, 'UTC'), '');
+    assert.equal(eventsViewHref(ORG, DEFAULT_VIEW, 'UTC'), `/orgs/${ORG}/events`);
+    const views = [
+      { ...DEFAULT_VIEW, types: ['A_TYPE', 'B_TYPE'], range: '7d' as const, page: 4 },
+      {
+        ...DEFAULT_VIEW,
+        from: Date.UTC(2026, 0, 2, 10, 30),
+        to: Date.UTC(2026, 0, 2, 12, 0, 15),
+        size: 500,
+        tz: 'local' as const,
+        event: EVENT,
+      },
+    ];
+    for (const view of views) {
+      const query = serializeEventsView(view, 'America/New_York');
+      assert.deepEqual(parseEventsView(new URLSearchParams(query), 'America/New_York'), view);
+    }
+    assert.equal(
+      serializeEventsView(views[1]!, 'America/New_York'),
+      `from=2026-01-02T05:30-05:00&to=2026-01-02T07:00:15-05:00&size=500&tz=local&event=${EVENT}`,
+    );
+  });
+
+  it('maps a view to exactly one API query', () => {
+    const view = parseEventsView(
+      {
+        types: 'JOINED_ORG,API_KEY_CREATED',
+        from: '2026-01-02T10:00Z',
+        to: '2026-01-03T00:00Z',
+        page: '2',
+        size: '25',
+      },
+      'UTC',
+    );
+    assert.equal(
+      apiListPath(listParams(ORG, view)),
+      `/api/public/v1.0/orgs/${ORG}/events?eventType=API_KEY_CREATED&eventType=JOINED_ORG` +
+        '&minDate=2026-01-02T10%3A00%3A00Z&maxDate=2026-01-03T00%3A00%3A00Z&pageNum=2&itemsPerPage=25&includeCount=true',
+    );
+  });
+
+  it('anchors presets to the minute so one view asks for one window', () => {
+    const now = Date.UTC(2026, 0, 2, 10, 4, 59, 999);
+    assert.equal(presetStart('1h', now), Date.UTC(2026, 0, 2, 9, 4));
+    const params = listParams(ORG, { ...DEFAULT_VIEW, range: '24h' });
+    assert.equal(apiListPath(params, now), apiListPath(params, Date.UTC(2026, 0, 2, 10, 4, 1)));
+    assert.match(apiListPath(params, now), /minDate=2026-01-01T10%3A04%3A00Z/);
+  });
+
+  it('counts pages, never fewer than one', () => {
+    assert.equal(pageCount(0, 25), 1);
+    assert.equal(pageCount(25, 25), 1);
+    assert.equal(pageCount(26, 25), 2);
+    assert.equal(pageCount(1_000_000, 500), 2000);
+  });
+});

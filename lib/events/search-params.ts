@@ -1,0 +1,245 @@
+import {
+  DAY_MS,
+  HOUR_MS,
+  type TimeZoneMode,
+  parseDateTime,
+  toApiDateTime,
+  toUrlDateTime,
+  zoneFor,
+} from '@/lib/format/date';
+import { EVENT_TYPE_PATTERN } from './catalog';
+
+/**
+ * The events page's state lives in its URL, so a view can be bookmarked,
+ * shared and walked with back/forward. This module is the one place that
+ * reads it (leniently: a bad value falls back to its default, never an
+ * error page), writes it (defaults left out), and maps it to the API's query.
+ *
+ *   types=A,B         event types (comma list)
+ *   range=24h         a preset window ending now: 1h, 24h, 7d, 30d
+ *   from=…&to=…       custom bounds, ISO 8601 in the chosen zone with its offset
+ *   page=3&size=25    1-based page and page size (≤ 500)
+ *   tz=local          times in the browser's zone (default: UTC)
+ *   event=<id>        the event open in the side panel
+ */
+
+export const RANGE_PRESETS = ['1h', '24h', '7d', '30d'] as const;
+export type RangePreset = (typeof RANGE_PRESETS)[number];
+
+export const RANGE_PRESET_MS: Record<RangePreset, number> = {
+  '1h': HOUR_MS,
+  '24h': DAY_MS,
+  '7d': 7 * DAY_MS,
+  '30d': 30 * DAY_MS,
+};
+
+export const RANGE_PRESET_LABELS: Record<RangePreset, string> = {
+  '1h': 'Last hour',
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+};
+
+export const PAGE_SIZE_OPTIONS = [25, 50, 100, 200, 500] as const;
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+/** Far beyond any real page count; keeps a typo'd page number a plain number. */
+export const MAX_PAGE = 10_000_000;
+const MAX_TYPES = 100;
+const EVENT_ID = /^[0-9a-f]{24}$/;
+
+export type EventsView = {
+  /** Sorted, unique, each a well-formed type name. Empty: every type. */
+  types: readonly string[];
+  /** A preset window ending now; null when custom bounds (or none) apply. */
+  range: RangePreset | null;
+  /** Custom inclusive bounds in epoch milliseconds; used only when range is null. */
+  from: number | null;
+  to: number | null;
+  page: number;
+  size: number;
+  tz: TimeZoneMode;
+  /** The event open in the side panel. */
+  event: string | null;
+};
+
+export const DEFAULT_VIEW: EventsView = {
+  types: [],
+  range: null,
+  from: null,
+  to: null,
+  page: 1,
+  size: DEFAULT_PAGE_SIZE,
+  tz: 'utc',
+  event: null,
+};
+
+/** What Next hands a page as `searchParams`, or the browser's URLSearchParams. */
+export type SearchParamsInput =
+  | URLSearchParams
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+function first(input: SearchParamsInput, name: string): string | undefined {
+  if (input instanceof URLSearchParams) return input.get(name) ?? undefined;
+  const value = input[name];
+  return typeof value === 'string' ? value : value?.[0];
+}
+
+function parseIntInRange(value: string | undefined, min: number, max: number): number | null {
+  if (value === undefined || !/^\d{1,9}$/.test(value.trim())) return null;
+  const number = Number(value.trim());
+  return number >= min && number <= max ? number : null;
+}
+
+export function parseTypes(value: string | undefined): string[] {
+  if (!value) return [];
+  const types = value
+    .split(',')
+    .map((type) => type.trim())
+    .filter((type) => EVENT_TYPE_PATTERN.test(type));
+  return [...new Set(types)].sort().slice(0, MAX_TYPES);
+}
+
+/** Reads a view from a URL. Never throws: each bad value becomes its default. */
+export function parseEventsView(input: SearchParamsInput, localZone: string): EventsView {
+  const tz: TimeZoneMode = first(input, 'tz') === 'local' ? 'local' : 'utc';
+  const zone = zoneFor(tz, localZone);
+  const rangeValue = first(input, 'range');
+  let range = RANGE_PRESETS.find((preset) => preset === rangeValue) ?? null;
+  const fromValue = first(input, 'from');
+  const toValue = first(input, 'to');
+  let from = fromValue ? parseDateTime(fromValue, zone) : null;
+  let to = toValue ? parseDateTime(toValue, zone) : null;
+  if (from !== null && to !== null && from > to) [from, to] = [to, from];
+  // Explicit bounds are the more specific request, so they win over a preset.
+  if (from !== null || to !== null) range = null;
+  const size = parseIntInRange(first(input, 'size'), 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  const page = parseIntInRange(first(input, 'page'), 1, MAX_PAGE) ?? 1;
+  const event = first(input, 'event')?.trim().toLowerCase();
+  return {
+    types: parseTypes(first(input, 'types')),
+    range,
+    from,
+    to,
+    page,
+    size,
+    tz,
+    event: event && EVENT_ID.test(event) ? event : null,
+  };
+}
+
+// Query values stay readable in the address bar: ':' and ',' are legal there.
+function encodeValue(value: string): string {
+  return encodeURIComponent(value).replace(/%3A/gi, ':').replace(/%2C/gi, ',');
+}
+
+/** Writes a view as a query string (no leading '?'); defaults are left out. */
+export function serializeEventsView(view: EventsView, localZone: string): string {
+  const zone = zoneFor(view.tz, localZone);
+  const pairs: [string, string][] = [];
+  if (view.types.length) pairs.push(['types', [...view.types].sort().join(',')]);
+  if (view.range) pairs.push(['range', view.range]);
+  else {
+    if (view.from !== null) pairs.push(['from', toUrlDateTime(view.from, zone)]);
+    if (view.to !== null) pairs.push(['to', toUrlDateTime(view.to, zone)]);
+  }
+  if (view.page !== DEFAULT_VIEW.page) pairs.push(['page', String(view.page)]);
+  if (view.size !== DEFAULT_VIEW.size) pairs.push(['size', String(view.size)]);
+  if (view.tz !== DEFAULT_VIEW.tz) pairs.push(['tz', view.tz]);
+  if (view.event) pairs.push(['event', view.event]);
+  return pairs.map(([name, value]) => `${name}=${encodeValue(value)}`).join('&');
+}
+
+export function eventsPath(orgId: string): string {
+  return `/orgs/${encodeURIComponent(orgId)}/events`;
+}
+
+export function eventPath(orgId: string, eventId: string): string {
+  return `${eventsPath(orgId)}/${encodeURIComponent(eventId)}`;
+}
+
+/** The page URL of a view: `/orgs/<id>/events?…`. */
+export function eventsViewHref(orgId: string, view: EventsView, localZone: string): string {
+  const query = serializeEventsView(view, localZone);
+  return query ? `${eventsPath(orgId)}?${query}` : eventsPath(orgId);
+}
+
+/** True when any server-side filter narrows the list. */
+export function hasFilters(view: EventsView): boolean {
+  return view.types.length > 0 || view.range !== null || view.from !== null || view.to !== null;
+}
+
+/** The part of a view that decides which rows the API returns: the query key. */
+export type EventsListParams = {
+  orgId: string;
+  types: readonly string[];
+  range: RangePreset | null;
+  from: number | null;
+  to: number | null;
+  page: number;
+  size: number;
+};
+
+export function listParams(orgId: string, view: EventsView): EventsListParams {
+  return {
+    orgId,
+    types: [...view.types].sort(),
+    range: view.range,
+    from: view.range ? null : view.from,
+    to: view.range ? null : view.to,
+    page: view.page,
+    size: view.size,
+  };
+}
+
+/**
+ * The instant a preset window starts. `now` is cut to the minute so every
+ * request for the same view within that minute (the page, the prefetched next
+ * page, the server's first render) asks for the same window.
+ */
+export function presetStart(range: RangePreset, now: number): number {
+  return Math.floor(now / 60_000) * 60_000 - RANGE_PRESET_MS[range];
+}
+
+/** The effective inclusive bounds of a list request, in epoch milliseconds. */
+export function listBounds(
+  params: Pick<EventsListParams, 'range' | 'from' | 'to'>,
+  now: number,
+): { min: number | null; max: number | null } {
+  if (params.range) return { min: presetStart(params.range, now), max: null };
+  return { min: params.from, max: params.to };
+}
+
+/** The API path and query for one list page: the only URL → API mapping. */
+export function apiListPath(params: EventsListParams, now: number = Date.now()): string {
+  const query = new URLSearchParams();
+  for (const type of params.types) query.append('eventType', type);
+  const { min, max } = listBounds(params, now);
+  if (min !== null) query.set('minDate', toApiDateTime(min));
+  if (max !== null) query.set('maxDate', toApiDateTime(max));
+  query.set('pageNum', String(params.page));
+  query.set('itemsPerPage', String(params.size));
+  query.set('includeCount', 'true');
+  return `/api/public/v1.0/orgs/${encodeURIComponent(params.orgId)}/events?${query.toString()}`;
+}
+
+export function apiEventPath(orgId: string, eventId: string, includeRaw: boolean): string {
+  const base = `/api/public/v1.0/orgs/${encodeURIComponent(orgId)}/events/${encodeURIComponent(eventId)}`;
+  return includeRaw ? `${base}?includeRaw=true` : base;
+}
+
+export function apiEventTypesPath(orgId: string): string {
+  return `/api/public/v1.0/orgs/${encodeURIComponent(orgId)}/eventTypes`;
+}
+
+/** Every organization the key can read, in one page (the API's maximum). */
+export const API_ORGS_PATH = '/api/public/v1.0/orgs?itemsPerPage=500';
+
+export function apiOrgPath(orgId: string): string {
+  return `/api/public/v1.0/orgs/${encodeURIComponent(orgId)}`;
+}
+
+/** The last page number for a total, at least 1. */
+export function pageCount(totalCount: number, size: number): number {
+  return Math.max(1, Math.ceil(totalCount / size));
+}

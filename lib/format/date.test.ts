@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  formatLongTimestamp,
+  formatTimestamp,
+  formatZoneOffset,
+  isKnownZone,
+  parseApiDateTime,
+  parseDateTime,
+  toApiDateTime,
+  toDateTimeInputValue,
+  toUrlDateTime,
+} from './date';
+
+const INSTANT = Date.UTC(2026, 0, 2, 10, 4, 5); // 2026-01-02T10:04:05Z
+
+describe('lib/format/date', () => {
+  it('formats one instant in UTC and in a named zone', () => {
+    assert.equal(formatTimestamp(INSTANT, 'UTC'), '2026-01-02 10:04:05');
+    assert.equal(formatTimestamp(INSTANT, 'Europe/Paris'), '2026-01-02 11:04:05');
+    assert.equal(formatTimestamp(INSTANT, 'Asia/Kolkata'), '2026-01-02 15:34:05');
+    assert.equal(
+      formatLongTimestamp(INSTANT, 'Europe/Paris'),
+      'Fri, 2 Jan 2026, 11:04:05 UTC+01:00',
+    );
+    assert.equal(formatZoneOffset(INSTANT, 'UTC'), 'UTC');
+    assert.equal(formatZoneOffset(INSTANT, 'America/New_York'), 'UTC-05:00');
+  });
+
+  it('writes the API form in UTC with a Z and reads it back', () => {
+    assert.equal(toApiDateTime(INSTANT), '2026-01-02T10:04:05Z');
+    assert.equal(parseApiDateTime('2026-01-02T10:04:05Z'), INSTANT);
+    assert.equal(parseApiDateTime('not a date'), null);
+  });
+
+  it('writes URL instants in the chosen zone with their offset', () => {
+    assert.equal(toUrlDateTime(INSTANT, 'UTC'), '2026-01-02T10:04:05Z');
+    assert.equal(toUrlDateTime(Date.UTC(2026, 0, 2, 10, 4), 'UTC'), '2026-01-02T10:04Z');
+    assert.equal(toUrlDateTime(INSTANT, 'Europe/Paris'), '2026-01-02T11:04:05+01:00');
+  });
+
+  it('reads date-times with an offset as instants and without one as wall-clock in the zone', () => {
+    assert.equal(parseDateTime('2026-01-02T11:04:05+01:00', 'Asia/Tokyo'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02T11:04:05+0100', 'UTC'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02T10:04:05Z', 'Europe/Paris'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02T11:04:05', 'Europe/Paris'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02 10:04:05', 'UTC'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02', 'UTC'), Date.UTC(2026, 0, 2));
+  });
+
+  it('refuses impossible dates instead of rolling them over', () => {
+    assert.equal(parseDateTime('2026-02-30', 'UTC'), null);
+    assert.equal(parseDateTime('2026-13-01', 'UTC'), null);
+    assert.equal(parseDateTime('2026-01-01T24:00', 'UTC'), null);
+    assert.equal(parseDateTime('yesterday', 'UTC'), null);
+  });
+
+  it('fills datetime-local inputs in the zone and round-trips them', () => {
+    const value = toDateTimeInputValue(INSTANT, 'Asia/Tokyo');
+    assert.equal(value, '2026-01-02T19:04:05');
+    assert.equal(parseDateTime(value, 'Asia/Tokyo'), INSTANT);
+  });
+
+  it('knows real zone names only', () => {
+    assert.equal(isKnownZone('Europe/Paris'), true);
+    assert.equal(isKnownZone('Mars/Olympus'), false);
+    assert.equal(isKnownZone(''), false);
+  });
+});

@@ -1,0 +1,155 @@
+import { TZDate } from '@date-fns/tz';
+import { format, formatDistanceStrict, formatISO, isValid, parseISO } from 'date-fns';
+
+/**
+ * Every date the dashboard shows, reads or writes goes through this module,
+ * so the table, the date inputs and the URL always agree on one time zone.
+ * The API itself only ever sees UTC (`toApiDateTime`).
+ */
+
+/** The one explicit choice the user makes: UTC, or the browser's own zone. */
+export type TimeZoneMode = 'utc' | 'local';
+
+export const UTC_ZONE = 'UTC';
+
+/**
+ * The browser's zone, remembered in a plain cookie (a display preference, not
+ * a secret) so the server can render local times the way the browser will.
+ */
+export const LOCAL_ZONE_COOKIE = 'org_events_tz';
+
+/** The IANA zone a mode stands for; `localZone` is the browser's (or the server's guess). */
+export function zoneFor(mode: TimeZoneMode, localZone: string): string {
+  return mode === 'utc' ? UTC_ZONE : localZone;
+}
+
+/** The browser's IANA zone, or UTC where the runtime cannot say. */
+export function detectLocalZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || UTC_ZONE;
+  } catch {
+    return UTC_ZONE;
+  }
+}
+
+/** True when the runtime knows the zone name (a cookie value is only a hint). */
+export function isKnownZone(zone: string): boolean {
+  if (zone.length === 0 || zone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function inZone(millis: number, zone: string): TZDate {
+  return new TZDate(millis, zone);
+}
+
+/** "2026-01-02 10:04:05", the absolute time shown in the table. */
+export function formatTimestamp(millis: number, zone: string): string {
+  return format(inZone(millis, zone), 'yyyy-MM-dd HH:mm:ss');
+}
+
+/** "Fri, 2 Jan 2026, 10:04:05 UTC+01:00", the long form shown in the detail view. */
+export function formatLongTimestamp(millis: number, zone: string): string {
+  return `${format(inZone(millis, zone), 'EEE, d MMM yyyy, HH:mm:ss')} ${formatZoneOffset(millis, zone)}`;
+}
+
+/** The zone as people name it: "UTC", or its IANA name ("Europe/Paris"). */
+export function zoneName(zone: string): string {
+  return zone === UTC_ZONE ? 'UTC' : zone;
+}
+
+/** "UTC" or "UTC+01:00": the offset in force in a zone at a given instant. */
+export function formatZoneOffset(millis: number, zone: string): string {
+  if (zone === UTC_ZONE) return 'UTC';
+  const offset = format(inZone(millis, zone), 'xxx');
+  return offset === '+00:00' ? 'UTC' : `UTC${offset}`;
+}
+
+/** "5 minutes ago" / "in 2 hours", relative to `now`. */
+export function formatRelative(millis: number, now: number): string {
+  return formatDistanceStrict(millis, now, { addSuffix: true });
+}
+
+/** Parses an ISO 8601 timestamp from the API ("2026-01-02T10:04:05Z"); null when invalid. */
+export function parseApiDateTime(value: string): number | null {
+  const date = parseISO(value);
+  return isValid(date) ? date.getTime() : null;
+}
+
+/** The API's form: ISO 8601 in UTC with a Z, second precision ("2026-01-02T10:04:05Z"). */
+export function toApiDateTime(millis: number): string {
+  return formatISO(inZone(millis, UTC_ZONE)).replace(/\+00:00$/, 'Z');
+}
+
+const WALL_CLOCK =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Reads a date-time from the URL or a date input. With an offset (Z, +02:00)
+ * it is an exact instant; without one it is wall-clock time in `zone`. A bare
+ * date means its midnight. Null for anything that is not a real date-time.
+ */
+export function parseDateTime(value: string, zone: string): number | null {
+  const match = WALL_CLOCK.exec(value.trim());
+  if (!match) return null;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', offset] = match;
+  const fields = [y, mo, d, h, mi, s].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [year, month, day, hour, minute, second] = fields;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
+    return null;
+  }
+  const date = new TZDate(
+    year,
+    month - 1,
+    day,
+    hour,
+    minute,
+    second,
+    offset ? normalizeOffset(offset) : zone,
+  );
+  // Reject dates that rolled over (Feb 30 -> Mar 2) rather than silently moving them.
+  if (date.getDate() !== day || date.getMonth() !== month - 1) return null;
+  const millis = date.getTime();
+  return Number.isFinite(millis) ? millis : null;
+}
+
+function normalizeOffset(offset: string): string {
+  if (offset.toUpperCase() === 'Z') return '+00:00';
+  return offset.includes(':') ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
+}
+
+/**
+ * The URL's form of an instant, written in the chosen zone with its offset so
+ * a shared link names the same instant anywhere: "2026-01-02T10:00Z" in UTC,
+ * "2026-01-02T11:00+01:00" in local time. Seconds only when not zero.
+ */
+export function toUrlDateTime(millis: number, zone: string): string {
+  const date = inZone(millis, zone);
+  const clock = format(
+    date,
+    date.getSeconds() === 0 ? "yyyy-MM-dd'T'HH:mm" : "yyyy-MM-dd'T'HH:mm:ss",
+  );
+  const offset = format(date, 'xxx');
+  return clock + (offset === '+00:00' ? 'Z' : offset);
+}
+
+/** The value of an `<input type="datetime-local">` showing an instant in a zone. */
+export function toDateTimeInputValue(millis: number, zone: string): string {
+  const date = inZone(millis, zone);
+  return format(date, date.getSeconds() === 0 ? "yyyy-MM-dd'T'HH:mm" : "yyyy-MM-dd'T'HH:mm:ss");
+}
+
+/** Milliseconds per preset window, for presets like "last 24 hours". */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;

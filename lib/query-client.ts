@@ -1,0 +1,39 @@
+import { QueryCache, QueryClient, isServer } from '@tanstack/react-query';
+import { ApiRequestError } from '@/lib/events/query-options';
+
+/**
+ * One QueryClient per server render (never shared between users) and one for
+ * the browser's lifetime, so cached pages survive client-side navigation.
+ */
+export function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    queryCache: new QueryCache({ onError: sendToSignInOnExpiredSession }),
+    defaultOptions: {
+      queries: {
+        // Events are append-only history: a page seconds old is still right,
+        // and refetching on every focus would make the table jump.
+        staleTime: 30_000,
+        gcTime: 5 * 60_000,
+        refetchOnWindowFocus: false,
+        // A 4xx will not change on retry; a dropped connection might.
+        retry: (failureCount, error) =>
+          failureCount < 1 && !(error instanceof ApiRequestError && error.status < 500),
+      },
+    },
+  });
+}
+
+let browserQueryClient: QueryClient | undefined;
+
+export function getQueryClient(): QueryClient {
+  if (isServer) return makeQueryClient();
+  browserQueryClient ??= makeQueryClient();
+  return browserQueryClient;
+}
+
+/** A 401 in the browser means the session ended: sign in again and come back here. */
+function sendToSignInOnExpiredSession(error: Error): void {
+  if (isServer || !(error instanceof ApiRequestError) || error.status !== 401) return;
+  const back = window.location.pathname + window.location.search;
+  window.location.assign(`/sign-in?next=${encodeURIComponent(back)}`);
+}
