@@ -1,0 +1,134 @@
+import {
+  DASHBOARD_HEADERS,
+  eventsUrl,
+  expect,
+  rows,
+  signIn,
+  signInWithForm,
+  test,
+} from './support/fixtures';
+
+test.describe('signing in and out', () => {
+  test('signs in with an API key and lands on the only organization it can read', async ({
+    page,
+    state,
+    context,
+  }) => {
+    await signInWithForm(page, state.keys.member);
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events$`));
+    await expect(page.getByRole('heading', { name: 'Events', level: 1 })).toBeVisible();
+    await expect(rows(page).first()).toBeVisible();
+    await expect(page.getByText(`Signed in as ${state.keys.member.publicKey}`)).toBeVisible();
+
+    // The cookie is sealed, HttpOnly and SameSite=Strict, and holds no private key.
+    const cookie = (await context.cookies()).find((c) => c.name === 'org_events_session');
+    expect(cookie).toBeDefined();
+    expect(cookie!.httpOnly).toBe(true);
+    expect(cookie!.sameSite).toBe('Strict');
+    expect(cookie!.expires).toBeGreaterThan(Date.now() / 1000);
+    expect(cookie!.value).not.toContain(state.keys.member.privateKey);
+    expect(await page.evaluate(() => document.cookie)).not.toContain('org_events_session');
+    expect(
+      await page.evaluate(
+        () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+      ),
+    ).not.toContain(state.keys.member.privateKey);
+  });
+
+  test('a wrong key shows a clear error and no session', async ({ page, state, context }) => {
+    await signInWithForm(page, { ...state.keys.member, privateKey: 'not-the-private-key' });
+    await expect(page.locator('main').getByRole('alert')).toHaveText(
+      'The public key or private key is not correct.',
+    );
+    await expect(page).toHaveURL(/\/sign-in/);
+    expect((await context.cookies()).some((c) => c.name === 'org_events_session')).toBe(false);
+  });
+
+  test('repeated wrong keys are throttled', async ({ page, state }) => {
+    const key = state.keys.spare[0]!;
+    await page.goto('/sign-in');
+    for (let attempt = 0; attempt < 10; attempt++) {
+      await page.getByLabel('Public key').fill(key.publicKey);
+      await page.getByLabel('Private key').fill(`wrong-${attempt}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect(page.locator('main').getByRole('alert')).toContainText('not correct');
+    }
+    // Blocked now, even with the right private key.
+    await page.getByLabel('Private key').fill(key.privateKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('main').getByRole('alert')).toContainText(
+      'Too many failed sign-in attempts',
+    );
+    await expect(page).toHaveURL(/\/sign-in/);
+  });
+
+  test('signs out: the session ends and pages ask to sign in again', async ({ page, state }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId));
+    await expect(rows(page).first()).toBeVisible();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+
+    await page.goto(eventsUrl(state.orgId, 'page=2'));
+    await expect(page).toHaveURL(/\/sign-in\?next=/);
+    await expect(page.getByRole('heading', { name: 'Sign in to Org Events' })).toBeVisible();
+    const api = await page.request.get(`/api/public/v1.0/orgs/${state.orgId}/events`, {
+      headers: DASHBOARD_HEADERS,
+    });
+    expect(api.status()).toBe(401);
+    expect(api.headers()['www-authenticate']).toBeUndefined();
+  });
+
+  test('signing in from a deep link comes back to it', async ({ page, state }) => {
+    await page.goto(eventsUrl(state.orgId, 'page=3&size=25'));
+    await expect(page).toHaveURL(/\/sign-in\?next=/);
+    await page.getByLabel('Public key').fill(state.keys.member.publicKey);
+    await page.getByLabel('Private key').fill(state.keys.member.privateKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events\\?page=3&size=25$`));
+    await expect(page.getByRole('button', { name: 'Page 3' })).toHaveAttribute(
+      'aria-current',
+      'page',
+    );
+  });
+
+  test("another organization's URL is refused, in the page and in the API", async ({
+    page,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.otherOrgId));
+    await expect(
+      page.getByRole('heading', { name: 'You don’t have access to this organization' }),
+    ).toBeVisible();
+    await expect(page.locator('table.events')).toHaveCount(0);
+
+    await page.goto(`/orgs/${state.otherOrgId}/events/${state.events[0]!.id}`);
+    await expect(
+      page.getByRole('heading', { name: 'You don’t have access to this organization' }),
+    ).toBeVisible();
+
+    const api = await page.request.get(`/api/public/v1.0/orgs/${state.otherOrgId}/events`, {
+      headers: DASHBOARD_HEADERS,
+    });
+    expect([401, 403, 404]).toContain(api.status());
+    expect(await api.text()).not.toContain('"results"');
+
+    // The org picker lists only what the key can read.
+    await page.goto('/orgs');
+    await expect(page.getByRole('list', { name: 'Organizations' }).getByRole('link')).toHaveCount(
+      1,
+    );
+  });
+
+  test('a cross-site sign-in post is refused', async ({ page, state }) => {
+    const response = await page.request.post('/api/session', {
+      data: { publicKey: state.keys.member.publicKey, privateKey: state.keys.member.privateKey },
+      headers: { Origin: 'https://attacker.example' },
+    });
+    expect(response.status()).toBe(403);
+    expect((await response.json()) as { errorCode: string }).toMatchObject({
+      errorCode: 'CROSS_SITE_REQUEST',
+    });
+  });
+});

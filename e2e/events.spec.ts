@@ -1,0 +1,379 @@
+import type { Page } from '@playwright/test';
+import {
+  eventsUrl,
+  expect,
+  frequentTypes,
+  matching,
+  rowIds,
+  rowTimes,
+  rowTypes,
+  rows,
+  shownTotal,
+  signIn,
+  test,
+  utcInputValue,
+} from './support/fixtures';
+import type { E2eState } from './support/state';
+
+const NUMBER = new Intl.NumberFormat('en-US');
+
+async function pickTypes(page: Page, types: readonly string[]) {
+  await page.getByRole('button', { name: /event types? ▾$/ }).click();
+  const picker = page.getByRole('dialog', { name: 'Filter by event type' });
+  await expect(picker).toBeVisible();
+  for (const type of types) {
+    // Search inside the picker, then tick the type.
+    await picker.getByLabel('Search event types').fill(type);
+    await picker.getByRole('checkbox', { name: new RegExp(`\\b${type}\\b`) }).check();
+  }
+  await picker.getByRole('button', { name: 'Apply' }).click();
+  await expect(picker).toBeHidden();
+}
+
+async function setCustomRange(page: Page, from: number, to: number) {
+  await page.getByRole('button', { name: 'Custom…' }).click();
+  await page.getByLabel('From (UTC)').fill(utcInputValue(from));
+  await page.getByLabel('To (UTC)').fill(utcInputValue(to));
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+}
+
+/** A window over the middle of the seeded data, in whole seconds. */
+function middleWindow(state: E2eState) {
+  const max = Math.floor(state.events[150]!.created / 1000) * 1000;
+  const min = Math.floor(state.events[900]!.created / 1000) * 1000;
+  return { min, max };
+}
+
+test.describe('the events table', () => {
+  test.beforeEach(async ({ page, state }) => {
+    await signIn(page, state.keys.member);
+  });
+
+  test('renders the first page on the server, newest first', async ({ page, state }) => {
+    // JavaScript off: whatever shows came from the server render.
+    const context = await page
+      .context()
+      .browser()!
+      .newContext({
+        javaScriptEnabled: false,
+        storageState: await page.context().storageState(),
+        baseURL: state.baseUrl,
+      });
+    const noJs = await context.newPage();
+    await noJs.goto(eventsUrl(state.orgId));
+    await expect(rows(noJs)).toHaveCount(50);
+    expect(await rowIds(noJs)).toEqual(state.events.slice(0, 50).map((e) => e.id));
+    await expect(noJs.getByTestId('results-count')).toHaveText(NUMBER.format(state.events.length));
+    await context.close();
+  });
+
+  test('filters by two event types and a date range: only matching rows, matching totals', async ({
+    page,
+    state,
+  }) => {
+    const types = frequentTypes(state.events, 2);
+    const { min, max } = middleWindow(state);
+    await page.goto(eventsUrl(state.orgId));
+    await pickTypes(page, types);
+    await expect(page).toHaveURL(new RegExp(`types=${[...types].sort().join(',')}`));
+    await expect.poll(() => shownTotal(page)).toBe(matching(state.events, { types }).length);
+
+    await setCustomRange(page, min, max);
+    const expected = matching(state.events, { types, min, max });
+    expect(expected.length).toBeGreaterThan(50); // more than one page, so paging is exercised
+    await expect.poll(() => shownTotal(page)).toBe(expected.length);
+    await expect(page).toHaveURL(/from=.*Z&to=.*Z/);
+
+    const checkPage = async (ids: string[]) => {
+      await expect.poll(() => rowIds(page)).toEqual(ids);
+      for (const type of await rowTypes(page)) expect(types).toContain(type);
+      for (const time of await rowTimes(page)) {
+        expect(time).toBeGreaterThanOrEqual(min);
+        expect(time).toBeLessThanOrEqual(max);
+      }
+    };
+    await checkPage(expected.slice(0, 50).map((e) => e.id));
+    await page.getByRole('button', { name: 'Last page' }).click();
+    const lastStart = Math.floor((expected.length - 1) / 50) * 50;
+    await checkPage(expected.slice(lastStart).map((e) => e.id));
+
+    // Chips name the active filters and remove them one by one.
+    await page
+      .getByRole('button', { name: new RegExp(`Remove event type`) })
+      .first()
+      .click();
+    await expect
+      .poll(() => shownTotal(page))
+      .toBe(matching(state.events, { types: [[...types].sort()[1]!], min, max }).length);
+  });
+
+  test('pages through with page size 25: first, next, jump, last, and the totals agree', async ({
+    page,
+    state,
+  }) => {
+    const total = state.events.length;
+    const pages = Math.ceil(total / 25);
+    await page.goto(eventsUrl(state.orgId));
+    await page.getByLabel('Rows per page').selectOption('25');
+    await expect(page).toHaveURL(/size=25/);
+    await expect(rows(page)).toHaveCount(25);
+    const pagination = page.getByRole('navigation', { name: 'Pagination' });
+    await expect(pagination).toContainText(
+      `Showing 1–25 of ${NUMBER.format(total)} events · page 1 of ${NUMBER.format(pages)}`,
+    );
+    await expect(page.getByTestId('results-count')).toHaveText(NUMBER.format(total));
+
+    await pagination.getByRole('button', { name: 'Next page' }).click();
+    await expect(page).toHaveURL(/page=2/);
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(25, 50).map((e) => e.id));
+    await expect(pagination).toContainText(`Showing 26–50 of ${NUMBER.format(total)}`);
+
+    await pagination.getByLabel('Go to page').fill('10');
+    await pagination.getByRole('button', { name: 'Go' }).click();
+    await expect(page).toHaveURL(/page=10/);
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(225, 250).map((e) => e.id));
+
+    await pagination.getByRole('button', { name: 'Last page' }).click();
+    const lastStart = (pages - 1) * 25;
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(lastStart).map((e) => e.id));
+    await expect(pagination).toContainText(
+      `Showing ${NUMBER.format(lastStart + 1)}–${NUMBER.format(total)} of ${NUMBER.format(total)} events · page ${pages} of ${pages}`,
+    );
+    await expect(pagination.getByRole('button', { name: 'Next page' })).toBeDisabled();
+
+    await pagination.getByRole('button', { name: 'First page' }).click();
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(0, 25).map((e) => e.id));
+    // Every page's rows added up are exactly the seeded events, in order, once each.
+    expect(new Set(state.events.map((e) => e.id)).size).toBe(total);
+  });
+
+  test('opens an event in the side panel and shows its raw JSON', async ({ page, state }) => {
+    const index = state.events.slice(0, 50).findIndex((e) => e.rawKeys && e.rawKeys.length > 0);
+    expect(index).toBeGreaterThanOrEqual(0);
+    const event = state.events[index]!;
+    await page.goto(eventsUrl(state.orgId));
+    await rows(page).nth(index).click();
+    await expect(page).toHaveURL(new RegExp(`event=${event.id}`));
+    const panel = page.getByRole('dialog');
+    await expect(panel).toBeVisible();
+    await expect(panel.getByText(event.eventTypeName, { exact: true })).toBeVisible();
+    await expect(panel.getByText(event.id, { exact: true })).toBeVisible();
+
+    const rawResponse = page.waitForResponse((r) =>
+      r.url().includes(`/events/${event.id}?includeRaw=true`),
+    );
+    await panel.getByRole('tab', { name: 'Raw' }).click();
+    expect((await rawResponse).status()).toBe(200);
+    const tree = panel.getByRole('group', { name: 'Raw document' });
+    await expect(tree).toBeVisible();
+    for (const key of event.rawKeys!) await expect(tree).toContainText(`"${key}":`);
+
+    // Collapsible: collapse all hides the keys, expand all shows them again.
+    await panel.getByRole('button', { name: 'Collapse all' }).click();
+    await expect(tree.getByText(`"${event.rawKeys![0]}":`)).toBeVisible();
+    await panel.getByRole('button', { name: 'Expand all' }).click();
+    await expect(tree).toContainText(`"${event.rawKeys![0]}":`);
+
+    await panel.getByRole('button', { name: 'Close event details' }).click();
+    await expect(panel).toBeHidden();
+    await expect(page).not.toHaveURL(/event=/);
+  });
+
+  test('the permalink and a reload restore the same view', async ({ page, state, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const types = frequentTypes(state.events, 2);
+    const expected = matching(state.events, { types });
+    await page.goto(eventsUrl(state.orgId));
+    await pickTypes(page, types);
+    await page.getByLabel('Rows per page').selectOption('25');
+    await page
+      .getByRole('navigation', { name: 'Pagination' })
+      .getByRole('button', { name: 'Page 2' })
+      .click();
+    await expect.poll(() => rowIds(page)).toEqual(expected.slice(25, 50).map((e) => e.id));
+    const target = expected[27]!;
+    await rows(page).nth(2).click();
+    const panel = page.getByRole('dialog');
+    await expect(panel.getByText(target.id, { exact: true })).toBeVisible();
+    await panel.getByRole('button', { name: 'Copy permalink' }).click();
+    await expect(panel.getByText('Copied')).toBeVisible();
+    const permalink = await page.evaluate(() => navigator.clipboard.readText());
+    expect(permalink).toBe(page.url());
+    expect(permalink).toContain(`event=${target.id}`);
+
+    const check = async (p: Page) => {
+      await expect(p.getByRole('dialog').getByText(target.id, { exact: true })).toBeVisible();
+      await expect.poll(() => rowIds(p)).toEqual(expected.slice(25, 50).map((e) => e.id));
+      await expect(p.getByRole('button', { name: 'Page 2' })).toHaveAttribute(
+        'aria-current',
+        'page',
+      );
+      await expect(p.getByTestId('results-count')).toHaveText(NUMBER.format(expected.length));
+      await expect(p.locator('tr[aria-selected="true"]')).toHaveAttribute(
+        'data-event-id',
+        target.id,
+      );
+    };
+    await page.reload();
+    await check(page);
+    const other = await context.newPage();
+    await other.goto(permalink);
+    await check(other);
+
+    // The event's own page shows the same event.
+    await other.getByRole('link', { name: 'Open full page' }).click();
+    await expect(other).toHaveURL(new RegExp(`/events/${target.id}$`));
+    await expect(other.getByRole('heading', { level: 1 })).toBeVisible();
+    await expect(other.getByText(target.id, { exact: true })).toBeVisible();
+  });
+
+  test('back and forward walk through filters, pages and the open event', async ({
+    page,
+    state,
+  }) => {
+    const types = frequentTypes(state.events, 1);
+    const filtered = matching(state.events, { types });
+    await page.goto(eventsUrl(state.orgId));
+    await pickTypes(page, types);
+    await expect.poll(() => shownTotal(page)).toBe(filtered.length);
+    await page
+      .getByRole('navigation', { name: 'Pagination' })
+      .getByRole('button', { name: 'Next page' })
+      .click();
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
+    await rows(page).first().click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+
+    await page.goBack();
+    await expect(page.getByRole('dialog')).toBeHidden();
+    await expect(page).toHaveURL(/page=2/);
+    await page.goBack();
+    await expect(page).not.toHaveURL(/page=/);
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(0, 50).map((e) => e.id));
+    await page.goBack();
+    await expect(page).not.toHaveURL(/types=/);
+    await expect.poll(() => shownTotal(page)).toBe(state.events.length);
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(0, 50).map((e) => e.id));
+
+    await page.goForward();
+    await expect.poll(() => shownTotal(page)).toBe(filtered.length);
+    await page.goForward();
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
+    await page.goForward();
+    await expect(
+      page.getByRole('dialog').getByText(filtered[50]!.id, { exact: true }),
+    ).toBeVisible();
+  });
+
+  test('keyboard: arrows and j/k move, Enter opens, Esc closes and returns focus', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId));
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    await rows(page).first().focus();
+    await expect(selected).toHaveAttribute('data-event-id', state.events[0]!.id);
+    await page.keyboard.press('ArrowDown');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[1]!.id);
+    await page.keyboard.press('j');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[2]!.id);
+    await page.keyboard.press('k');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('j');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[1]!.id);
+    await expect(rows(page).nth(1)).toBeFocused();
+
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('dialog');
+    await expect(panel).toBeVisible();
+    await expect(panel).toBeFocused();
+    await expect(page).toHaveURL(new RegExp(`event=${state.events[1]!.id}`));
+    // With the panel open, j/k move the selection and the panel follows.
+    await page.keyboard.press('j');
+    await expect(page).toHaveURL(new RegExp(`event=${state.events[2]!.id}`));
+    await expect(panel.getByText(state.events[2]!.id, { exact: true })).toBeVisible();
+
+    await page.keyboard.press('Escape');
+    await expect(panel).toBeHidden();
+    await expect(rows(page).nth(2)).toBeFocused();
+    await expect(page).not.toHaveURL(/event=/);
+  });
+
+  test('times follow one explicit zone choice: table, inputs and URL', async ({
+    browser,
+    state,
+  }) => {
+    const context = await browser.newContext({
+      timezoneId: 'Asia/Kolkata',
+      baseURL: state.baseUrl,
+    });
+    const page = await context.newPage();
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId));
+    const first = state.events[0]!;
+    const firstTime = rows(page).first().locator('td.col-time time');
+    await expect(page.getByRole('columnheader', { name: 'Time (UTC)' })).toBeVisible();
+    await expect(firstTime).toHaveText(
+      new Date(first.created).toISOString().slice(0, 19).replace('T', ' '),
+    );
+
+    // Chromium may name the zone by its older alias (Asia/Calcutta).
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    await page.getByRole('button', { name: /^Local/ }).click();
+    await expect(page).toHaveURL(/tz=local/);
+    await expect(page.getByRole('columnheader', { name: `Time (${zone})` })).toBeVisible();
+    const shifted = new Date(first.created + 5.5 * 3_600_000)
+      .toISOString()
+      .slice(0, 19)
+      .replace('T', ' ');
+    await expect(firstTime).toHaveText(shifted);
+
+    // Relative time on hover.
+    await firstTime.hover();
+    await expect(firstTime).toHaveAttribute('title', /ago/);
+
+    // Custom bounds are typed and shown in the same zone, and written to the URL with its offset.
+    await page.getByRole('button', { name: 'Custom…' }).click();
+    await page.getByLabel(`From (${zone})`).fill('2026-01-20T05:30');
+    await page.getByRole('button', { name: 'Apply dates' }).click();
+    await expect(page).toHaveURL(/from=2026-01-20T05:30(%2B|\+)05:30/);
+    const times = await rowTimes(page);
+    for (const time of times) expect(time).toBeGreaterThanOrEqual(Date.UTC(2026, 0, 20, 0, 0));
+    await page.reload();
+    await expect(page.getByLabel(`From (${zone})`)).toHaveValue('2026-01-20T05:30');
+    await context.close();
+  });
+
+  test('an empty result names the filters and offers to widen them', async ({ page, state }) => {
+    const oldest = state.events[state.events.length - 1]!.created;
+    const before = utcInputValue(oldest - 86_400_000);
+    await page.goto(eventsUrl(state.orgId, `to=${before}Z`));
+    const empty = page.getByTestId('empty-state');
+    await expect(empty).toContainText('No events match these filters');
+    await expect(empty).toContainText('until');
+    await empty.getByRole('button', { name: 'Clear all filters' }).click();
+    await expect.poll(() => shownTotal(page)).toBe(state.events.length);
+  });
+
+  test('a failed load shows an error with a retry that recovers', async ({ page, state }) => {
+    await page.goto(eventsUrl(state.orgId));
+    await expect(rows(page).first()).toBeVisible();
+    let fail = true;
+    await page.route('**/api/public/v1.0/orgs/*/events?*', (route) =>
+      fail
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: '{"detail":"Service unavailable for the test.","error":503,"errorCode":"UNAVAILABLE","parameters":[],"reason":"Service Unavailable"}',
+          })
+        : route.continue(),
+    );
+    await page.getByRole('button', { name: 'Last 30 days' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Events could not be loaded' });
+    await expect(alert).toBeVisible();
+    await expect(alert).toContainText('Service unavailable for the test.');
+    fail = false;
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await expect(alert).toBeHidden();
+  });
+});

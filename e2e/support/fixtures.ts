@@ -1,0 +1,94 @@
+import { type Page, test as base, expect } from '@playwright/test';
+import { type E2eEvent, type E2eKey, type E2eState, readState } from './state';
+
+/** `test` with the server's address as baseURL and the seeded state at hand. */
+export const test = base.extend<{ state: E2eState }>({
+  // Playwright reads a fixture's dependencies from this (empty) pattern.
+  // eslint-disable-next-line no-empty-pattern
+  baseURL: async ({}, provide) => provide(readState().baseUrl),
+  // eslint-disable-next-line no-empty-pattern
+  state: async ({}, provide) => provide(readState()),
+});
+
+export { expect };
+
+export const DASHBOARD_HEADERS = { 'X-Org-Events-Client': 'dashboard' };
+
+/** Signs in through the form, as a person would. */
+export async function signInWithForm(page: Page, key: E2eKey): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('Public key').fill(key.publicKey);
+  await page.getByLabel('Private key').fill(key.privateKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Signs in through the session endpoint (same cookie, no form) for tests about other things. */
+export async function signIn(page: Page, key: E2eKey): Promise<void> {
+  const { baseUrl } = readState();
+  const response = await page.request.post('/api/session', {
+    data: { publicKey: key.publicKey, privateKey: key.privateKey },
+    headers: { Origin: baseUrl },
+  });
+  expect(response.status()).toBe(200);
+}
+
+export function eventsUrl(orgId: string, query = ''): string {
+  return `/orgs/${orgId}/events${query ? `?${query}` : ''}`;
+}
+
+/** Rows currently in the table body. */
+export const rows = (page: Page) => page.locator('table.events tbody tr');
+
+/** The event type codes of the rows on screen. */
+export async function rowTypes(page: Page): Promise<string[]> {
+  return rows(page).locator('td.col-type .sub').allTextContents();
+}
+
+/** The `created` instants of the rows on screen, from their <time datetime>. */
+export async function rowTimes(page: Page): Promise<number[]> {
+  const values = await rows(page)
+    .locator('td.col-time time')
+    .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('datetime') ?? ''));
+  return values.map((value) => Date.parse(value));
+}
+
+export async function rowIds(page: Page): Promise<string[]> {
+  return rows(page).evaluateAll((nodes) =>
+    nodes.map((node) => node.getAttribute('data-event-id') ?? ''),
+  );
+}
+
+/** The total the page shows above the table, as a number. */
+export async function shownTotal(page: Page): Promise<number> {
+  const text = await page.getByTestId('results-count').textContent();
+  return Number((text ?? '').replace(/[^0-9]/g, ''));
+}
+
+/** The seeded events a filter should return, newest first. */
+export function matching(
+  events: readonly E2eEvent[],
+  filter: { types?: readonly string[]; min?: number; max?: number },
+): E2eEvent[] {
+  return events.filter(
+    (event) =>
+      (!filter.types?.length || filter.types.includes(event.eventTypeName)) &&
+      (filter.min === undefined || event.created >= filter.min) &&
+      (filter.max === undefined || event.created <= filter.max),
+  );
+}
+
+/** The n most frequent event types among the seeded events. */
+export function frequentTypes(events: readonly E2eEvent[], n: number): string[] {
+  const counts = new Map<string, number>();
+  for (const event of events)
+    counts.set(event.eventTypeName, (counts.get(event.eventTypeName) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, n)
+    .map(([type]) => type);
+}
+
+/** yyyy-MM-ddTHH:mm[:ss] in UTC, as a datetime-local input writes it (no ":00" seconds). */
+export function utcInputValue(millis: number): string {
+  return new Date(millis).toISOString().slice(0, 19).replace(/:00$/, '');
+}
