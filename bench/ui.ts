@@ -1,0 +1,355 @@
+/**
+ * UI benchmark (a script, not a test; nothing is asserted on time).
+ *
+ * With 1,000,000 events in one organization, drives the dashboard in Debian's
+ * Chromium against the production server and measures, inside the page, the
+ * time from a user's change to the new rows being rendered and painted:
+ *
+ *   filter      apply an event-type filter the page has not seen before
+ *   next page   "Next" after the page has been read (the next page is prefetched)
+ *   jump        "Go to page N" for a random deep page (never prefetched)
+ *   page size   switching rows per page (to sizes up to 500)
+ *
+ * Every iteration starts from a fresh, unique view (a full page load), so no
+ * measured request is answered from the browser's cache unless the design
+ * prefetched it. Prints p50/p95/max and writes bench/results/ui.json.
+ *
+ *   npm run build && npm run bench:ui [-- --repeat 20 --events 1000000]
+ *
+ * The store is bench/data/store-<events>.db, reused when present (the store
+ * benchmark makes the same file), otherwise seeded here once.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Page, chromium } from '@playwright/test';
+import { issueApiKey } from '@/lib/auth/api-keys';
+import { getConfig } from '@/lib/config';
+import { newObjectId } from '@/lib/events/object-id';
+import { generateEventBatches } from '@/lib/events/seed';
+import { openStore } from '@/lib/store';
+import { startOurServer } from './lib/servers';
+
+const ROOT = path.resolve(__dirname, '..');
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+const EVENTS = option('events', 1_000_000);
+const REPEAT = option('repeat', 20);
+const WARMUP = 2;
+
+type Target = { orgId: string; publicKey: string; privateKey: string; events: number };
+
+/** Reuses (or creates and seeds) the benchmark store and issues a key for this run. */
+async function prepareStore(file: string): Promise<Target> {
+  const existed = fs.existsSync(file);
+  const store = await openStore(`file:${file}`);
+  try {
+    let orgId: string;
+    if (existed) {
+      // The org holding the events (the store benchmark names it its own way).
+      const orgs = await store.listOrgs();
+      const sized = await Promise.all(
+        orgs.map(async (org) => ({ org, n: await store.countEvents({ orgId: org.id }) })),
+      );
+      const biggest = sized.sort((a, b) => b.n - a.n)[0];
+      if (!biggest || biggest.n === 0)
+        throw new Error(`${file} holds no events; delete it to reseed`);
+      orgId = biggest.org.id;
+    } else {
+      orgId = newObjectId();
+      await store.createOrg({ id: orgId, name: 'Benchmark Org', created: Date.now() });
+      const started = Date.now();
+      let inserted = 0;
+      for (const batch of generateEventBatches({ orgId, count: EVENTS, seed: 1 }, 10_000)) {
+        inserted += (await store.insertEvents(orgId, batch)).inserted;
+        if (inserted % 100_000 < batch.length) {
+          console.log(`  seeded ${inserted.toLocaleString('en-US')} events`);
+        }
+      }
+      console.log(`  seeding took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    }
+    const key = await issueApiKey(store, {
+      orgId,
+      role: 'ORG_MEMBER',
+      description: 'bench:ui',
+      realm: getConfig().DIGEST_REALM,
+    });
+    return {
+      orgId,
+      publicKey: key.record.publicKey,
+      privateKey: key.privateKey,
+      events: await store.countEvents({ orgId }),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+type Expectation =
+  | { kind: 'types'; types: string[] }
+  | { kind: 'firstRowIndex'; ariaRowIndex: number }
+  | { kind: 'rowCount'; count: number };
+
+type Trigger =
+  | { action: 'click'; selector: string }
+  | { action: 'submit'; selector: string }
+  | { action: 'select'; selector: string; value: string };
+
+type Sample = { paintedMs: number; renderedMs: number; apiMs: number | null };
+
+/**
+ * Runs in the page: fires the trigger, watches the DOM until the expected
+ * rows are there (and the table is no longer busy), then waits for the next
+ * frame so the time includes paint.
+ */
+async function measure(page: Page, trigger: Trigger, expectation: Expectation): Promise<Sample> {
+  return page.evaluate(
+    ({ trigger, expectation }) =>
+      new Promise<Sample>((resolve, reject) => {
+        const main = document.querySelector('main')!;
+        const isDone = () => {
+          const table = document.querySelector('table.events');
+          if (!table || table.getAttribute('aria-busy') === 'true') return false;
+          const rows = [...table.querySelectorAll('tbody tr')];
+          if (rows.length === 0) return false;
+          switch (expectation.kind) {
+            case 'types':
+              return rows.every((row) =>
+                expectation.types.includes(
+                  row.querySelector('td.col-type .sub')?.textContent ?? '',
+                ),
+              );
+            case 'firstRowIndex':
+              return rows[0]!.getAttribute('aria-rowindex') === String(expectation.ariaRowIndex);
+            case 'rowCount':
+              return rows.length === expectation.count;
+          }
+        };
+        let start = 0;
+        const timer = setTimeout(() => {
+          observer.disconnect();
+          reject(new Error(`no expected rows within 15 s (${JSON.stringify(expectation)})`));
+        }, 15_000);
+        const observer = new MutationObserver(() => {
+          if (!isDone()) return;
+          const rendered = performance.now();
+          observer.disconnect();
+          clearTimeout(timer);
+          requestAnimationFrame(() =>
+            setTimeout(() => {
+              const api = performance
+                .getEntriesByType('resource')
+                .filter((entry) => entry.name.includes('/api/public/') && entry.startTime >= start)
+                .map((entry) => entry.duration);
+              resolve({
+                renderedMs: rendered - start,
+                paintedMs: performance.now() - start,
+                apiMs: api.length ? Math.max(...api) : null,
+              });
+            }, 0),
+          );
+        });
+        observer.observe(main, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          characterData: true,
+        });
+        const element = document.querySelector(trigger.selector) as HTMLElement | null;
+        if (!element) {
+          reject(new Error(`no element ${trigger.selector}`));
+          return;
+        }
+        start = performance.now();
+        if (trigger.action === 'click') element.click();
+        else if (trigger.action === 'submit') (element as HTMLFormElement).requestSubmit();
+        else {
+          const select = element as HTMLSelectElement;
+          select.value = trigger.value;
+          select.dispatchEvent(new Event('change', { bubbles: true }));
+        }
+      }),
+    { trigger, expectation },
+  );
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)]!;
+}
+
+function summarize(samples: Sample[]) {
+  const painted = samples.map((s) => s.paintedMs).sort((a, b) => a - b);
+  const api = samples
+    .map((s) => s.apiMs)
+    .filter((v): v is number => v !== null)
+    .sort((a, b) => a - b);
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return {
+    n: samples.length,
+    p50: round(percentile(painted, 50)),
+    p95: round(percentile(painted, 95)),
+    max: round(painted[painted.length - 1] ?? NaN),
+    apiP50: api.length ? round(percentile(api, 50)) : null,
+    fetched: api.length,
+    samplesMs: painted.map(round),
+  };
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+    throw new Error('No production build: run `npm run build` first.');
+  }
+  const dataDir = path.join(ROOT, 'bench', 'data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, `store-${EVENTS}.db`);
+  console.log(
+    `Store: ${path.relative(ROOT, file)}${fs.existsSync(file) ? ' (reused)' : ' (seeding…)'}`,
+  );
+  const target = await prepareStore(file);
+  console.log(`Org ${target.orgId}: ${target.events.toLocaleString('en-US')} events`);
+
+  const server = await startOurServer({
+    DATABASE_URL: `file:${file}`,
+    NEXT_TELEMETRY_DISABLED: '1',
+  });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+  try {
+    const context = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 1440, height: 900 },
+    });
+    const signIn = await context.request.post('/api/session', {
+      data: { publicKey: target.publicKey, privateKey: target.privateKey },
+      headers: { Origin: server.baseUrl },
+    });
+    if (signIn.status() !== 200) throw new Error(`sign-in failed: ${signIn.status()}`);
+    const typesResponse = await context.request.get(
+      `/api/public/v1.0/orgs/${target.orgId}/eventTypes`,
+      { headers: { 'X-Org-Events-Client': 'dashboard' } },
+    );
+    const types = (
+      (await typesResponse.json()) as { results: { eventTypeName: string; count: number }[] }
+    ).results
+      .filter((t) => t.count > 0)
+      .sort((a, b) => b.count - a.count)
+      .map((t) => t.eventTypeName);
+
+    const page = await context.newPage();
+    // A unique view per iteration: the `to` bound moves back one minute each time.
+    let unique = 0;
+    const freshView = async (query = '') => {
+      unique += 1;
+      const to = new Date(Date.now() - unique * 60_000).toISOString().slice(0, 16);
+      await page.goto(`/orgs/${target.orgId}/events?to=${to}Z${query ? `&${query}` : ''}`);
+      await page.locator('table.events tbody tr').first().waitFor();
+      // Let hydration, the idle prefetch and any first-load work settle.
+      await page.waitForLoadState('networkidle');
+    };
+
+    const results: Record<string, ReturnType<typeof summarize>> = {};
+    const run = async (name: string, once: (i: number) => Promise<Sample>) => {
+      const samples: Sample[] = [];
+      for (let i = 0; i < WARMUP + REPEAT; i++) {
+        const sample = await once(i);
+        if (i >= WARMUP) samples.push(sample);
+      }
+      results[name] = summarize(samples);
+      const r = results[name];
+      console.log(
+        `${name.padEnd(12)} p50 ${String(r.p50).padStart(6)} ms   p95 ${String(r.p95).padStart(6)} ms   max ${String(r.max).padStart(6)} ms   (API p50 ${r.apiP50 ?? '—'} ms, ${r.fetched}/${r.n} fetched)`,
+      );
+    };
+
+    await run('filter', async (i) => {
+      await freshView();
+      const type = types[i % Math.min(types.length, 24)]!;
+      await page.getByRole('button', { name: /event types? ▾$/ }).click();
+      const picker = page.getByRole('dialog', { name: 'Filter by event type' });
+      await picker.getByLabel('Search event types').fill(type);
+      await picker.getByRole('checkbox', { name: new RegExp(`\\b${type}\\b`) }).check();
+      return measure(
+        page,
+        { action: 'click', selector: '.popover footer .button.primary' },
+        { kind: 'types', types: [type] },
+      );
+    });
+
+    await run('next page', async () => {
+      await freshView();
+      return measure(
+        page,
+        { action: 'click', selector: 'button[aria-label="Next page"]' },
+        { kind: 'firstRowIndex', ariaRowIndex: 50 + 2 },
+      );
+    });
+
+    const lastPage = Math.ceil((target.events * 0.9) / 50);
+    await run('jump', async (i) => {
+      await freshView();
+      const pageNumber = 2 + ((i * 7919) % (lastPage - 1));
+      await page.getByLabel('Go to page').fill(String(pageNumber));
+      return measure(
+        page,
+        { action: 'submit', selector: 'nav.pagination form' },
+        { kind: 'firstRowIndex', ariaRowIndex: (pageNumber - 1) * 50 + 2 },
+      );
+    });
+
+    const sizes = ['500', '100', '200', '25'];
+    await run('page size', async (i) => {
+      await freshView();
+      const size = sizes[i % sizes.length]!;
+      return measure(
+        page,
+        { action: 'select', selector: 'nav.pagination select', value: size },
+        { kind: 'rowCount', count: Number(size) },
+      );
+    });
+
+    const report = {
+      benchmark: 'ui',
+      date: new Date().toISOString(),
+      events: target.events,
+      repeat: REPEAT,
+      goalMs: 150,
+      machine: { cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+      measure:
+        'change (click/submit/select) to the expected rows rendered and the next frame painted, in the page',
+      results,
+    };
+    const out = path.join(ROOT, 'bench', 'results', 'ui.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`Wrote ${path.relative(ROOT, out)}`);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.stack : error);
+  process.exit(1);
+});
