@@ -23,6 +23,27 @@ export type RouteContext = {
 /** A handler's answer: finished JSON (before envelope/pretty) and whether it is a list. */
 export type RouteResult = { json: string; shape: 'object' | 'list' };
 
+// Organizations are never deleted or renamed through the store, so a found
+// org can be remembered: one query less on every request. Per store, bounded.
+const ORG_CACHE_KEY = Symbol.for('org-events.api-org-cache');
+type OrgCacheHolder = { [ORG_CACHE_KEY]?: WeakMap<EventStore, Map<string, Org>> };
+const MAX_CACHED_ORGS = 10_000;
+
+async function findOrg(store: EventStore, orgId: string): Promise<Org | null> {
+  const holder = globalThis as OrgCacheHolder;
+  const caches = (holder[ORG_CACHE_KEY] ??= new WeakMap());
+  let cache = caches.get(store);
+  if (!cache) caches.set(store, (cache = new Map()));
+  const cached = cache.get(orgId);
+  if (cached) return cached;
+  const org = await store.getOrg(orgId);
+  if (org) {
+    if (cache.size >= MAX_CACHED_ORGS) cache.clear();
+    cache.set(orgId, org);
+  }
+  return org;
+}
+
 /**
  * The organization, if the caller may read its events. In this order: a
  * malformed id is a 400, an unknown org a 404, and an org where the key
@@ -30,7 +51,7 @@ export type RouteResult = { json: string; shape: 'object' | 'list' };
  */
 export async function requireReadableOrg(ctx: RouteContext, orgId: string): Promise<Org> {
   if (!isObjectId(orgId)) throw malformedPath(ctx.path);
-  const org = await ctx.store.getOrg(orgId);
+  const org = await findOrg(ctx.store, orgId);
   if (!org) throw orgNotFound(orgId);
   if (!(await canReadOrgEvents(ctx.store, ctx.principal, orgId))) throw userUnauthorized();
   return org;

@@ -98,6 +98,7 @@ export const openApiDocument = {
       '',
       'Every response body honours `pretty=true` (indented) and `envelope=true` (single objects',
       'become `{status, content}`; lists gain a `status` field). The HTTP status is unchanged.',
+      'Any other path under the base URL is a 404 RESOURCE_NOT_FOUND (the notFound response).',
     ].join('\n'),
   },
   servers: [

@@ -1,0 +1,223 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { issueApiKey } from '@/lib/auth/api-keys';
+import type { Variant } from '@/lib/config';
+import { objectIdAt } from '@/lib/events/object-id';
+import { openStore } from '@/lib/store';
+import type { NewEvent, OrgRole } from '@/lib/store/types';
+import { generateEvents } from './test-events';
+
+/**
+ * Starts the built server (`node --import tsx server.ts`, what `npm start`
+ * runs) on a fresh database with two organizations, API keys and ~1,200
+ * realistic events, and waits until it answers. Needs `npm run build` first.
+ * Used by the API integration tests and the Playwright suites.
+ */
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const DEFAULT_REALM = 'MMS Public API';
+
+export type TestKey = { publicKey: string; privateKey: string; apiKeyId: string };
+
+export type TestServer = {
+  /** e.g. http://127.0.0.1:41234 */
+  baseUrl: string;
+  /** baseUrl + /api/public/v1.0 */
+  apiUrl: string;
+  databaseUrl: string;
+  variant: Variant;
+  realm: string;
+  /** "Acme Corp": the org with the bulk of the events. */
+  orgId: string;
+  /** "Globex": a second org with a few events of its own. */
+  otherOrgId: string;
+  keys: {
+    /** ORG_MEMBER in orgId; ORG_READ_ONLY (not a reader) in otherOrgId. */
+    member: TestKey;
+    /** ORG_READ_ONLY in orgId: authenticates, may not read events. */
+    readOnly: TestKey;
+    /** ORG_MEMBER in otherOrgId only. */
+    otherOrg: TestKey;
+    /** ORG_OWNER in both orgs. */
+    owner: TestKey;
+    /** ORG_MEMBER in orgId, disabled. */
+    disabled: TestKey;
+    /** ORG_MEMBER keys in orgId for tests that burn a key (throttling). */
+    spare: TestKey[];
+  };
+  /** What was inserted, newest first (the API's order): the expectations of the tests. */
+  events: { org: NewEvent[]; otherOrg: NewEvent[] };
+  /** Everything the server printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+};
+
+export type StartOptions = {
+  variant?: Variant;
+  /** An existing, empty database (e.g. from createTestDatabase()); default: a temp SQLite file. */
+  databaseUrl?: string;
+  /** Extra environment for the server (NONCE_TTL_SECONDS, TRUST_PROXY, PUBLIC_BASE_URL…). */
+  env?: Record<string, string>;
+  /** Events in orgId (default 1,200). */
+  eventCount?: number;
+};
+
+export const ORG_ID = objectIdAt(Date.UTC(2024, 2, 1), '00000000000000a1');
+export const OTHER_ORG_ID = objectIdAt(Date.UTC(2024, 2, 1), '00000000000000b2');
+
+async function seed(databaseUrl: string, realm: string, variant: Variant, eventCount: number) {
+  const store = await openStore(databaseUrl);
+  try {
+    const created = Date.UTC(2024, 2, 1);
+    await store.createOrg({ id: ORG_ID, name: 'Acme Corp', created });
+    await store.createOrg({ id: OTHER_ORG_ID, name: 'Globex', created });
+
+    const issue = async (description: string, grants: [string, OrgRole][]): Promise<TestKey> => {
+      const [first, ...rest] = grants;
+      const { record, privateKey } = await issueApiKey(store, {
+        orgId: first![0],
+        role: first![1],
+        description,
+        realm,
+      });
+      for (const [orgId, role] of rest) {
+        await store.grantRole({ orgId, apiKeyId: record.id, role, created: record.created });
+      }
+      return { publicKey: record.publicKey, privateKey, apiKeyId: record.id };
+    };
+    const keys: TestServer['keys'] = {
+      member: await issue('member', [
+        [ORG_ID, 'ORG_MEMBER'],
+        [OTHER_ORG_ID, 'ORG_READ_ONLY'],
+      ]),
+      readOnly: await issue('read only', [[ORG_ID, 'ORG_READ_ONLY']]),
+      otherOrg: await issue('other org', [[OTHER_ORG_ID, 'ORG_MEMBER']]),
+      owner: await issue('owner', [
+        [ORG_ID, 'ORG_OWNER'],
+        [OTHER_ORG_ID, 'ORG_OWNER'],
+      ]),
+      disabled: await issue('disabled', [[ORG_ID, 'ORG_MEMBER']]),
+      spare: [],
+    };
+    await store.setApiKeyDisabled(keys.disabled.publicKey, true);
+    for (let i = 0; i < 3; i++)
+      keys.spare.push(await issue(`spare ${i}`, [[ORG_ID, 'ORG_MEMBER']]));
+
+    const events = {
+      org: generateEvents(ORG_ID, eventCount, { variant, seed: 7 }),
+      otherOrg: generateEvents(OTHER_ORG_ID, 40, { variant, seed: 99, days: 10 }),
+    };
+    for (let i = 0; i < events.org.length; i += 500) {
+      await store.insertEvents(ORG_ID, events.org.slice(i, i + 500));
+    }
+    await store.insertEvents(OTHER_ORG_ID, events.otherOrg);
+    return { keys, events };
+  } finally {
+    await store.close();
+  }
+}
+
+async function waitForReady(child: ChildProcess, output: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`server did not start within 90 s:\n${output()}`));
+    }, 90_000);
+    const onData = () => {
+      const match = /ready on (http:\/\/\S+)/.exec(output());
+      if (match) {
+        cleanup();
+        resolve(match[1]!);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`server exited (${code}) before it was ready:\n${output()}`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+    throw new Error(
+      'No production build found (.next/BUILD_ID is missing): run `npm run build` before the integration tests.',
+    );
+  }
+  const variant = options.variant ?? 'hosted';
+  const realm = options.env?.DIGEST_REALM ?? DEFAULT_REALM;
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-server-'));
+  const databaseUrl = options.databaseUrl ?? `file:${path.join(tempDir, 'org-events.db')}`;
+  const { keys, events } = await seed(databaseUrl, realm, variant, options.eventCount ?? 1200);
+
+  // Not the runner's NODE_ENV=test (the server runs as production), nor
+  // settings of the developer's shell that would change what the tests see.
+  const {
+    NODE_ENV: _nodeEnv,
+    PUBLIC_BASE_URL: _base,
+    TRUST_PROXY: _proxy,
+    ...inherited
+  } = process.env;
+  const env: NodeJS.ProcessEnv = { ...inherited } as NodeJS.ProcessEnv;
+  Object.assign(env, {
+    EVENTS_VARIANT: variant,
+    ...options.env,
+    DATABASE_URL: databaseUrl,
+    PORT: '0', // the server picks a free port and prints it
+    HOSTNAME: '127.0.0.1',
+    NEXT_TELEMETRY_DISABLED: '1',
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.rmSync(tempDir, { recursive: true, force: true });
+  };
+
+  try {
+    const baseUrl = (await waitForReady(child, () => output)).replace(/\/$/, '');
+    const apiUrl = `${baseUrl}/api/public/v1.0`;
+    const response = await fetch(`${apiUrl}/openapi.json`);
+    if (response.status !== 200) throw new Error(`server answers ${response.status}:\n${output}`);
+    return {
+      baseUrl,
+      apiUrl,
+      databaseUrl,
+      variant,
+      realm,
+      orgId: ORG_ID,
+      otherOrgId: OTHER_ORG_ID,
+      keys,
+      events,
+      output: () => output,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
