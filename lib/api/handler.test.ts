@@ -214,6 +214,36 @@ describe('the dashboard session is the same principal', () => {
   });
 });
 
+test("instances sharing the database accept each other's nonces (no shared memory needed)", async () => {
+  // A second store on the same file: its own connection and derived keys,
+  // the same server secret, as a second server process would have.
+  const second = await openStore(`file:${path.join(dir, 'test.db')}`);
+  try {
+    const other = createApiHandler({ store: () => Promise.resolve(second) });
+    const url = `${P}/orgs/${orgId}/events/${eventId}`;
+    const challenge = parseChallenge(header(await request(url), 'WWW-Authenticate') ?? null);
+    const authorization = authorizationHeader({
+      username: member.publicKey,
+      password: member.privateKey,
+      realm: challenge.realm,
+      nonce: challenge.nonce,
+      method: 'GET',
+      uri: url,
+      nc: 1,
+    });
+    const res = await other({
+      method: 'GET',
+      url,
+      headers: { get: (name) => (name.toLowerCase() === 'authorization' ? authorization : null) },
+      remoteAddress: '10.2.0.1',
+    });
+    assert.equal(res.status, 200);
+    assert.equal(JSON.parse(res.body).id, eventId);
+  } finally {
+    await second.close();
+  }
+});
+
 test('a store failure is a logged 500 with the standard body and no internals', async (t) => {
   const lines: string[] = [];
   t.mock.method(console, 'error', (line: string) => lines.push(line));

@@ -18,6 +18,8 @@ export async function handleNextRequest(request: Request): Promise<Response> {
     headers: request.headers,
     remoteAddress: forwarded || undefined,
   });
+  // Next streams the body (chunked) and adds its own Vary values: header
+  // parity with the real service is the fast path's job (server.ts).
   return new Response(request.method === 'HEAD' ? null : response.body, {
     status: response.status,
     headers: response.headers,

@@ -1,6 +1,6 @@
 import { handleNextRequest } from '@/lib/api/next-adapter';
 
-// Anything else under /api/public/v1.0 – the API's JSON 404
+// /api/public/v1.0 itself and anything else under it – the API's JSON 404
 // The logic lives in lib/api (shared with server.ts's fast path); every
 // method is routed there so non-GET requests get the API's JSON 405.
 export const runtime = 'nodejs';
