@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { SqliteStore } from '@/lib/store/sqlite';
+import type { EventStore } from '@/lib/store/types';
+import { encodeEvent, eventInputSchema, type EventInput } from './event';
+import { ImportFatalError, type ImportReport, importEvents } from './import';
+import { generateEvents } from './seed';
+
+const ORG = '6a0a1b2c3d4e5f6a7b8c9d0e';
+const OTHER_ORG = '6a0a1b2c3d4e5f6a7b8c9d0f';
+const events = [
+  ...generateEvents({
+    orgId: ORG,
+    count: 1200,
+    seed: 'import',
+    from: Date.UTC(2026, 1, 1),
+    to: Date.UTC(2026, 2, 1),
+  }),
+];
+
+describe('import', () => {
+  let dir: string;
+  let store: EventStore;
+  let n = 0;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-import-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  beforeEach(async () => {
+    await store?.close();
+    store = await SqliteStore.open(path.join(dir, `store-${++n}.db`));
+    await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
+  });
+
+  function write(name: string, content: string): string {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, content);
+    return file;
+  }
+
+  /** The stored rows must be exactly what encodeEvent makes of the records. */
+  async function assertStored(records: readonly EventInput[]): Promise<void> {
+    assert.equal(await store.countEvents({ orgId: ORG }), records.length);
+    for (const record of records.filter((_, i) => i % 37 === 0)) {
+      const expected = encodeEvent(ORG, eventInputSchema.parse(record));
+      const stored = await store.getEvent(ORG, record.id, true);
+      assert.deepEqual(stored, { ...expected, orgId: ORG });
+    }
+  }
+
+  const formats: [string, () => string, string][] = [
+    [
+      'the API list envelope, pretty-printed',
+      () =>
+        JSON.stringify(
+          {
+            links: [{ href: 'https://x/events?pageNum=1', rel: 'self' }],
+            results: events,
+            totalCount: 1200,
+          },
+          null,
+          2,
+        ),
+      'envelope',
+    ],
+    [
+      'the envelope=true response form',
+      () => JSON.stringify({ status: 200, content: { results: events } }),
+      'ndjson',
+    ],
+    [
+      'the envelope=true response form, pretty-printed',
+      () => JSON.stringify({ status: 200, content: { totalCount: 1, results: events } }, null, 1),
+      'envelope',
+    ],
+    ['a compact JSON array', () => JSON.stringify(events), 'array'],
+    [
+      'a pretty JSON array with a byte order mark',
+      () => `\ufeff${JSON.stringify(events, null, 4)}`,
+      'array',
+    ],
+    ['NDJSON', () => events.map((e) => JSON.stringify(e)).join('\n') + '\n', 'ndjson'],
+    [
+      'NDJSON with CRLF, blank lines, no final newline',
+      () => events.map((e) => JSON.stringify(e)).join('\r\n\r\n'),
+      'ndjson',
+    ],
+    [
+      'NDJSON of saved API pages',
+      () =>
+        [0, 500, 1000]
+          .map((start) =>
+            JSON.stringify({ results: events.slice(start, start + 500), totalCount: 1200 }),
+          )
+          .join('\n'),
+      'ndjson',
+    ],
+  ];
+  for (const [name, content, format] of formats) {
+    test(`imports ${name}`, async () => {
+      const file = write(`${name.replace(/\W+/g, '-')}.json`, content());
+      const report = await importEvents(store, file, { orgId: ORG, batchSize: 500 });
+      assert.equal(report.format, format);
+      assert.equal(report.read, 1200);
+      assert.equal(report.inserted, 1200);
+      assert.equal(report.invalid, 0);
+      assert.deepEqual(report.issues, []);
+      await assertStored(events);
+    });
+  }
+
+  test('is idempotent: a second run inserts nothing and counts duplicates', async () => {
+    const file = write('again.ndjson', events.map((e) => JSON.stringify(e)).join('\n'));
+    await importEvents(store, file, { orgId: ORG });
+    const again = await importEvents(store, file, { orgId: ORG });
+    assert.equal(again.inserted, 0);
+    assert.equal(again.duplicates, 1200);
+    await assertStored(events);
+  });
+
+  test('reports each invalid NDJSON record with its line and reason, and imports the rest', async () => {
+    const good = events.slice(0, 5).map((e) => JSON.stringify(e));
+    const lines = [
+      good[0],
+      '{"id": "nope", "created": "2026-02-01T00:00:00Z", "eventTypeName": "JOINED_ORG"}',
+      good[1],
+      'this is not json',
+      '',
+      JSON.stringify({ ...events[5], userId: 'a'.repeat(24), apiKeyId: 'b'.repeat(24) }),
+      JSON.stringify({ ...events[6], orgId: OTHER_ORG }),
+      '[1, 2]',
+      JSON.stringify({ ...events[7], created: 'yesterday' }),
+      JSON.stringify({ ...events[8], currentValue: { number: 1, units: 'FURLONGS' } }),
+      good[2],
+    ];
+    const report = await importEvents(store, write('bad.ndjson', lines.join('\n')), { orgId: ORG });
+    const byLine = new Map(report.issues.map((i) => [i.line, i.message]));
+    assert.deepEqual(
+      report.issues.map((i) => i.line),
+      [2, 4, 6, 7, 8, 8, 9, 10],
+    );
+    assert.match(byLine.get(2)!, /^id: id must be 24 lowercase hex digits/);
+    assert.match(byLine.get(4)!, /^Not valid JSON/);
+    assert.match(byLine.get(6)!, /mutually exclusive/);
+    assert.match(byLine.get(7)!, new RegExp(`orgId "${OTHER_ORG}" is not the target organization`));
+    assert.match(byLine.get(9)!, /^created: created must be an ISO 8601 date-time/);
+    assert.match(byLine.get(10)!, /^currentValue\.units:/);
+    assert.equal(report.issues.find((i) => i.line === 8)!.location, 'line 8, [0]');
+    assert.match(report.issues.find((i) => i.line === 8)!.message, /Expected an event object/);
+    assert.deepEqual(
+      { read: report.read, inserted: report.inserted, invalid: report.invalid },
+      { read: 11, inserted: 3, invalid: 8 },
+    );
+    await assertStored(events.slice(0, 3));
+  });
+
+  test('reports invalid array elements by index and line, malformed ones included', async () => {
+    const text = [
+      '[',
+      JSON.stringify(events[0]) + ',',
+      '{"id": tru, "x": "a \\" quoted ] bracket }"},',
+      '"a string",',
+      JSON.stringify({ ...events[1], eventTypeName: 'not-a-type' }) + ',',
+      JSON.stringify(events[2]),
+      ']',
+    ].join('\n');
+    const report = await importEvents(store, write('bad.json', text), { orgId: ORG });
+    assert.equal(report.format, 'array');
+    assert.deepEqual(
+      report.issues.map((i) => [i.location, i.index]),
+      [
+        ['[1] (line 3)', 1],
+        ['[2] (line 4)', 2],
+        ['[3] (line 5)', 3],
+      ],
+    );
+    assert.match(report.issues[0]!.message, /^Not valid JSON/);
+    assert.match(report.issues[1]!.message, /Expected an event object/);
+    assert.match(
+      report.issues[2]!.message,
+      /^eventTypeName: eventTypeName must be UPPER_SNAKE_CASE/,
+    );
+    await assertStored([events[0]!, events[2]!]);
+  });
+
+  test('rehome imports another organization’s export into this one', async () => {
+    const foreign = events.slice(0, 20).map((e) => ({ ...e, orgId: OTHER_ORG }));
+    const file = write('foreign.json', JSON.stringify({ results: foreign }));
+    const refused = await importEvents(store, file, { orgId: ORG });
+    assert.equal(refused.inserted, 0);
+    assert.equal(refused.invalid, 20);
+    const rehomed = await importEvents(store, file, { orgId: ORG, rehome: true });
+    assert.equal(rehomed.inserted, 20);
+    const stored = await store.getEvent(ORG, foreign[0]!.id, false);
+    assert.equal((JSON.parse(stored!.doc) as { orgId: string }).orgId, ORG);
+  });
+
+  test('splits correctly however the bytes are chunked (escapes, unicode, brackets in strings)', async () => {
+    const tricky = events.slice(0, 40).map((e, i) => ({
+      ...e,
+      collection: `we\\ird "name" ]}{[, \u00e9\u6f22\ud83d\ude00 #${i}`,
+      raw: { note: 'ends with a backslash \\', nested: { list: [1, '[', { a: '}' }] } },
+    }));
+    const text = JSON.stringify({ results: tricky, totalCount: 40 }, null, 2);
+    const bytes = Buffer.from(text, 'utf8');
+    for (const size of [1, 2, 3, 7, 64]) {
+      await store.close();
+      store = await SqliteStore.open(path.join(dir, `chunks-${size}.db`));
+      await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
+      const chunks = (async function* () {
+        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+      })();
+      const report = await importEvents(store, chunks, { orgId: ORG, batchSize: 7 });
+      assert.equal(report.inserted, 40, `chunk size ${size}`);
+      assert.equal(report.invalid, 0, JSON.stringify(report.issues[0]));
+      await assertStored(tricky);
+    }
+  });
+
+  const fatal: [string, string, RegExp][] = [
+    ['an empty file', '  \n ', /The file is empty/],
+    ['text that is not JSON', 'id,created\n1,2\n', /The file is not JSON/],
+    ['a document without results', '{\n  "links": [],\n  "totalCount": 0\n}', /no "results" array/],
+    ['unbalanced brackets', '[\n{"a": 1}}\n]', /Unexpected '}' \(line 2\)/],
+    ['trailing garbage', '[]\n[]', /after the end of the JSON document/],
+  ];
+  for (const [name, content, message] of fatal) {
+    test(`refuses ${name} as a whole`, async () => {
+      const file = write(`${name.replace(/\W+/g, '-')}.txt`, content);
+      await assert.rejects(importEvents(store, file, { orgId: ORG }), message);
+    });
+  }
+
+  test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {
+    const text = JSON.stringify(events.slice(0, 100), null, 2);
+    const file = write('truncated.json', text.slice(0, Math.floor(text.length * 0.8)));
+    let error: unknown;
+    try {
+      await importEvents(store, file, { orgId: ORG, batchSize: 25 });
+    } catch (caught) {
+      error = caught;
+    }
+    assert.ok(error instanceof ImportFatalError);
+    assert.match(error.message, /truncated|Unterminated/);
+    const partial = error.partial as ImportReport;
+    assert.ok(partial.read >= 75 && partial.read < 100, `read ${partial.read}`);
+    assert.equal(partial.inserted % 25, 0);
+    assert.equal(await store.countEvents({ orgId: ORG }), partial.inserted);
+  });
+
+  test('a missing file is a clear error', async () => {
+    await assert.rejects(
+      importEvents(store, path.join(dir, 'missing.json'), { orgId: ORG }),
+      /Cannot read .*missing\.json: no such file/,
+    );
+  });
+});

@@ -1,0 +1,276 @@
+/**
+ * Streaming splitters for the three import formats. Neither holds more than
+ * one record's text in memory, so files far larger than memory import fine.
+ *
+ * - `splitLines`: NDJSON, one record per line, with line numbers.
+ * - `JsonArraySplitter`: the elements of one array inside a JSON document —
+ *   the document itself (`[...]`), its `results` (the list envelope the API
+ *   returns) or `content.results` (the `envelope=true` form) — each as text
+ *   with its index and starting line. It tracks only strings and brackets;
+ *   each element is then parsed with JSON.parse, so a malformed element is
+ *   one bad record, while broken structure (truncation, unbalanced brackets)
+ *   is a fatal error.
+ */
+
+export class JsonStructureError extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(`${message} (line ${line})`);
+    this.name = 'JsonStructureError';
+  }
+}
+
+export type LineRecord = { text: string; line: number };
+
+/** Splits text chunks into lines (LF or CRLF), numbering from 1. */
+export async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<LineRecord> {
+  let pending = '';
+  let line = 0;
+  for await (const chunk of chunks) {
+    let start = 0;
+    const text = pending + chunk;
+    for (;;) {
+      const end = text.indexOf('\n', start);
+      if (end === -1) break;
+      line++;
+      yield { text: stripCr(text.slice(start, end)), line };
+      start = end + 1;
+    }
+    pending = text.slice(start);
+  }
+  if (pending.length > 0) yield { text: stripCr(pending), line: line + 1 };
+}
+
+function stripCr(text: string): string {
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+
+export type ArrayElement = { text: string; index: number; line: number };
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const NEWLINE = 10;
+const OPEN_OBJECT = 123;
+const CLOSE_OBJECT = 125;
+const OPEN_ARRAY = 91;
+const CLOSE_ARRAY = 93;
+const COMMA = 44;
+const COLON = 58;
+
+type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean };
+
+/** Key paths whose array holds the records. */
+const TARGET_PATHS = ['', 'results', 'content.results'];
+
+export class JsonArraySplitter {
+  private buffer = '';
+  /** Absolute offset of buffer[0] in the document. */
+  private base = 0;
+  private line = 1;
+  private readonly stack: Frame[] = [];
+  private inString = false;
+  private escaped = false;
+  /** The key being read, when the current string is a key we track. */
+  private keyStart = -1;
+  private lastKey: string | null = null;
+  private targetDepth = -1;
+  private targetDone = false;
+  private elementStart = -1;
+  private elementLine = 0;
+  private index = 0;
+  private rootClosed = false;
+
+  /** Whether the records array was found (and is being or was read). */
+  get foundTarget(): boolean {
+    return this.targetDepth !== -1;
+  }
+
+  /** Feeds the next chunk; returns the elements it completed. */
+  push(chunk: string): ArrayElement[] {
+    const out: ArrayElement[] = [];
+    // Keep the unfinished element (or key) text; drop everything before it.
+    const keep = Math.min(
+      this.elementStart === -1 ? Infinity : this.elementStart - this.base,
+      this.keyStart === -1 ? Infinity : this.keyStart - this.base,
+    );
+    if (keep === Infinity) {
+      this.base += this.buffer.length;
+      this.buffer = chunk;
+    } else {
+      this.base += keep;
+      this.buffer = this.buffer.slice(keep) + chunk;
+    }
+    const text = this.buffer;
+    // Resume scanning where the previous chunk stopped.
+    let i = this.scanFrom - this.base;
+    const length = text.length;
+    while (i < length) {
+      if (this.inString) {
+        if (this.escaped) {
+          // The previous chunk ended on a backslash: this character is escaped.
+          this.escaped = false;
+          i++;
+          continue;
+        }
+        const close = text.indexOf('"', i);
+        if (close === -1) {
+          this.escaped = trailingBackslashes(text, length, i) % 2 === 1;
+          i = length;
+          break;
+        }
+        const slashes = trailingBackslashes(text, close, i);
+        i = close + 1;
+        if (slashes % 2 === 1) continue; // an escaped quote
+        this.inString = false;
+        if (this.keyStart !== -1) {
+          this.lastKey = JSON.parse(text.slice(this.keyStart - this.base, i)) as string;
+          this.keyStart = -1;
+        }
+        continue;
+      }
+      const c = text.charCodeAt(i);
+      if (c === NEWLINE) {
+        this.line++;
+        i++;
+        continue;
+      }
+      if (c === 32 || c === 9 || c === 13) {
+        i++;
+        continue;
+      }
+      if (this.rootClosed) {
+        throw new JsonStructureError(
+          'Unexpected content after the end of the JSON document',
+          this.line,
+        );
+      }
+      const depth = this.stack.length;
+      const top = this.stack[depth - 1];
+      const inTarget = depth === this.targetDepth && !this.targetDone;
+      if (inTarget && this.elementStart === -1 && c !== COMMA && c !== CLOSE_ARRAY) {
+        this.elementStart = this.base + i;
+        this.elementLine = this.line;
+      }
+      switch (c) {
+        case QUOTE: {
+          this.inString = true;
+          if (top?.kind === 'object' && top.expectKey && this.tracksKeys(depth)) {
+            this.keyStart = this.base + i;
+          }
+          i++;
+          continue;
+        }
+        case OPEN_OBJECT:
+        case OPEN_ARRAY: {
+          const key = top?.kind === 'object' ? this.lastKey : null;
+          const path = this.pathWith(key);
+          this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
+          if (
+            c === OPEN_ARRAY &&
+            this.targetDepth === -1 &&
+            path !== null &&
+            TARGET_PATHS.includes(path)
+          ) {
+            this.targetDepth = this.stack.length;
+          }
+          i++;
+          continue;
+        }
+        case CLOSE_OBJECT:
+        case CLOSE_ARRAY: {
+          const expected = c === CLOSE_OBJECT ? 'object' : 'array';
+          if (!top || top.kind !== expected) {
+            throw new JsonStructureError(`Unexpected '${String.fromCharCode(c)}'`, this.line);
+          }
+          if (inTarget && c === CLOSE_ARRAY) {
+            this.finishElement(text, i, out);
+            this.targetDone = true;
+          }
+          this.stack.pop();
+          if (this.stack.length === 0) this.rootClosed = true;
+          i++;
+          if (
+            this.stack.length === this.targetDepth &&
+            !this.targetDone &&
+            this.elementStart !== -1
+          ) {
+            // A nested element just closed: it ends here.
+            this.finishElement(text, i, out);
+          }
+          continue;
+        }
+        case COMMA: {
+          if (inTarget) this.finishElement(text, i, out);
+          if (top?.kind === 'object') top.expectKey = true;
+          i++;
+          continue;
+        }
+        case COLON: {
+          if (top?.kind === 'object') top.expectKey = false;
+          i++;
+          continue;
+        }
+        default:
+          if (depth === 0) {
+            throw new JsonStructureError('Expected a JSON object or array', this.line);
+          }
+          i++;
+      }
+    }
+    this.scanFrom = this.base + i;
+    return out;
+  }
+
+  private scanFrom = 0;
+
+  /** Checks the document ended properly. */
+  end(): void {
+    if (this.inString)
+      throw new JsonStructureError('Unterminated string at end of file', this.line);
+    if (this.stack.length > 0) {
+      throw new JsonStructureError(
+        'Unexpected end of file (the JSON document is truncated)',
+        this.line,
+      );
+    }
+    if (!this.rootClosed)
+      throw new JsonStructureError('The file holds no JSON document', this.line);
+  }
+
+  private finishElement(text: string, end: number, out: ArrayElement[]): void {
+    if (this.elementStart === -1) return;
+    const elementText = text.slice(this.elementStart - this.base, end).trim();
+    this.elementStart = -1;
+    if (elementText.length === 0) return;
+    out.push({ text: elementText, index: this.index++, line: this.elementLine });
+  }
+
+  /** Keys matter only where the records array may still be found below. */
+  private tracksKeys(depth: number): boolean {
+    if (this.targetDepth !== -1) return false;
+    return depth === 1 || (depth === 2 && this.stack[1]!.key === 'content');
+  }
+
+  private pathWith(key: string | null): string | null {
+    const keys: string[] = [];
+    for (let d = 1; d < this.stack.length; d++) {
+      const k = this.stack[d]!.key;
+      if (k === null) return null;
+      keys.push(k);
+    }
+    if (this.stack.length > 0) {
+      if (key === null) return null;
+      keys.push(key);
+    }
+    return keys.join('.');
+  }
+}
+
+/** How many backslashes directly precede `end`, not looking before `floor`. */
+function trailingBackslashes(text: string, end: number, floor: number): number {
+  let count = 0;
+  for (let j = end - 1; j >= floor && text.charCodeAt(j) === BACKSLASH; j--) count++;
+  return count;
+}
