@@ -6,17 +6,31 @@ import { countDeltas, KyselyStore } from './kysely-store';
 import type { Database } from './schema';
 import type { InsertResult, NewEvent } from './types';
 
+/** Rows per multi-row INSERT (6 parameters each, far below SQLite's 32,766 limit). */
+const MULTI_ROW = 100;
+
 /** The embedded default: one file, WAL, zero set-up. */
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
   private readonly insertEvent: BetterSqlite3.Statement;
+  private readonly insertMany: BetterSqlite3.Statement;
+  private readonly maxRowid: BetterSqlite3.Statement;
+  private readonly rowsAfter: BetterSqlite3.Statement;
   private readonly bumpCount: BetterSqlite3.Statement;
 
   private constructor(private readonly sqlite: BetterSqlite3.Database) {
     super(new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }));
-    this.insertEvent = sqlite.prepare(
-      `INSERT INTO events (org_id, id, created, event_type, doc, raw) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (org_id, id) DO NOTHING`,
+    const insert = (rows: number) =>
+      `INSERT INTO events (org_id, id, created, event_type, doc, raw) VALUES ${Array(rows)
+        .fill('(?, ?, ?, ?, ?, ?)')
+        .join(', ')} ON CONFLICT (org_id, id) DO NOTHING`;
+    this.insertEvent = sqlite.prepare(insert(1));
+    // Bulk loads are bound by per-statement overhead: one statement per
+    // MULTI_ROW rows is about 1.5x faster than one per row.
+    this.insertMany = sqlite.prepare(insert(MULTI_ROW));
+    this.maxRowid = sqlite.prepare('SELECT max(rowid) AS n FROM events').pluck();
+    this.rowsAfter = sqlite.prepare(
+      'SELECT created, event_type AS eventTypeName FROM events WHERE rowid > ?',
     );
     this.bumpCount = sqlite.prepare(
       `INSERT INTO event_counts (org_id, event_type, hour, n) VALUES (?, ?, ?, ?)
@@ -34,6 +48,10 @@ export class SqliteStore extends KyselyStore {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
     sqlite.pragma('temp_store = MEMORY');
+    // Checkpoint every ~64 MB of WAL instead of every 4 MB: each checkpoint
+    // costs two fsyncs, which dominated bulk inserts (commits themselves do
+    // not fsync in WAL mode with synchronous = NORMAL).
+    sqlite.pragma('wal_autocheckpoint = 16384');
     // The schema must exist before statements are prepared.
     const bootstrap = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     await new (class extends KyselyStore {
@@ -51,25 +69,48 @@ export class SqliteStore extends KyselyStore {
   /**
    * One synchronous transaction per batch: the events and their counters are
    * committed together or not at all, so a crash never leaves half a batch.
+   * Rows are written MULTI_ROW at a time; when some already existed, the rows
+   * this transaction added are read back by rowid (new rows always get rowids
+   * above the previous maximum) so the counters move only for them.
    */
   protected insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult> {
     const run = this.sqlite.transaction((batch: readonly NewEvent[]) => {
-      const inserted: NewEvent[] = [];
-      for (const event of batch) {
-        const { changes } = this.insertEvent.run(
+      const before = (this.maxRowid.get() as number | null) ?? 0;
+      let inserted = 0;
+      let i = 0;
+      const args: unknown[] = new Array(MULTI_ROW * 6);
+      for (; i + MULTI_ROW <= batch.length; i += MULTI_ROW) {
+        for (let j = 0; j < MULTI_ROW; j++) {
+          const event = batch[i + j]!;
+          const k = j * 6;
+          args[k] = orgId;
+          args[k + 1] = event.id;
+          args[k + 2] = event.created;
+          args[k + 3] = event.eventTypeName;
+          args[k + 4] = event.doc;
+          args[k + 5] = event.raw;
+        }
+        inserted += this.insertMany.run(args).changes;
+      }
+      for (; i < batch.length; i++) {
+        const event = batch[i]!;
+        inserted += this.insertEvent.run(
           orgId,
           event.id,
           event.created,
           event.eventTypeName,
           event.doc,
           event.raw,
-        );
-        if (changes > 0) inserted.push(event);
+        ).changes;
       }
-      for (const delta of countDeltas(inserted).values()) {
+      const added =
+        inserted === batch.length
+          ? batch
+          : (this.rowsAfter.all(before) as { created: number; eventTypeName: string }[]);
+      for (const delta of countDeltas(added).values()) {
         this.bumpCount.run(orgId, delta.eventType, delta.hour, delta.n);
       }
-      return inserted.length;
+      return inserted;
     });
     const inserted = run(events);
     return Promise.resolve({ inserted, skipped: events.length - inserted });
