@@ -51,16 +51,6 @@ function authKeys(store: EventStore): Promise<Keys> {
   return keys;
 }
 
-/** A fresh nonce for a challenge (the dashboard's sign-in may want one too). */
-export async function issueChallenge(
-  store: EventStore,
-  stale: boolean,
-  now: number = Date.now(),
-): Promise<string> {
-  const keys = await authKeys(store);
-  return buildChallenge(getConfig().DIGEST_REALM, issueNonce(keys.nonce, now), stale);
-}
-
 /**
  * The client's address for throttling. With TRUST_PROXY the right-most
  * X-Forwarded-For entry is used: the one our (single) proxy appended; the
