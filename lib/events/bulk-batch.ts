@@ -1,0 +1,59 @@
+import type { NewEvent } from '@/lib/store/types';
+
+/**
+ * A batch of events packed into a few long strings for postMessage between
+ * threads: copying four strings is far cheaper than cloning thousands of
+ * small objects. Documents are JSON.stringify output, which never contains a
+ * raw newline, so newline is a safe separator; a raw of null packs as "".
+ */
+export type PackedBatch = {
+  count: number;
+  ids: string;
+  types: string;
+  docs: string;
+  raws: string;
+  created: Float64Array;
+};
+
+export function packBatch(events: readonly NewEvent[]): PackedBatch {
+  const created = new Float64Array(events.length);
+  const ids: string[] = new Array(events.length);
+  const types: string[] = new Array(events.length);
+  const docs: string[] = new Array(events.length);
+  const raws: string[] = new Array(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    created[i] = event.created;
+    ids[i] = event.id;
+    types[i] = event.eventTypeName;
+    docs[i] = event.doc;
+    raws[i] = event.raw ?? '';
+  }
+  return {
+    count: events.length,
+    ids: ids.join('\n'),
+    types: types.join('\n'),
+    docs: docs.join('\n'),
+    raws: raws.join('\n'),
+    created,
+  };
+}
+
+export function unpackBatch(packed: PackedBatch): NewEvent[] {
+  const ids = packed.ids.split('\n');
+  const types = packed.types.split('\n');
+  const docs = packed.docs.split('\n');
+  const raws = packed.raws.split('\n');
+  const events: NewEvent[] = new Array(packed.count);
+  for (let i = 0; i < packed.count; i++) {
+    const raw = raws[i]!;
+    events[i] = {
+      id: ids[i]!,
+      created: packed.created[i]!,
+      eventTypeName: types[i]!,
+      doc: docs[i]!,
+      raw: raw === '' ? null : raw,
+    };
+  }
+  return events;
+}

@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { EventStore } from '@/lib/store/types';
+import { type PackedBatch, unpackBatch } from './bulk-batch';
+import type { ImportIssue, ReadOptions, ReadSummary } from './import';
+import type { SeedOptions } from './seed';
+
+/**
+ * Bulk loads (seed, import) as a two-stage pipeline on two threads: a worker
+ * produces encoded batches while this thread inserts the previous ones, so
+ * generation or parsing overlaps with the database's work instead of adding
+ * to it. Each batch is one `store.insertEvents` call, atomic on its own.
+ */
+
+export type BulkJob =
+  | { kind: 'seed'; options: SeedOptions; batchSize: number }
+  | {
+      kind: 'import';
+      path: string;
+      options: Omit<ReadOptions, 'onIssue' | 'onProgress'>;
+    };
+
+export type BulkSummary = Omit<ReadSummary, 'format'> & { format: ReadSummary['format'] | 'seed' };
+
+export type FromWorker =
+  | { type: 'batch'; batch: PackedBatch; progress: number }
+  | { type: 'issue'; issue: ImportIssue }
+  | { type: 'done'; summary: BulkSummary }
+  | { type: 'fatal'; message: string; summary?: ReadSummary }
+  | { type: 'crash'; message: string };
+
+export type ToWorker = { type: 'ack' };
+
+export type BulkResult = {
+  summary: BulkSummary;
+  inserted: number;
+  skipped: number;
+  seconds: number;
+  /** Set when the source could not be read to the end (import only). */
+  fatal?: string;
+};
+
+export type BulkCallbacks = {
+  /** After each inserted batch: events stored so far and the producer's progress (events or bytes). */
+  onBatch?: (state: { inserted: number; skipped: number; progress: number }) => void;
+  onIssue?: (issue: ImportIssue) => void;
+};
+
+const WORKER_FILE = path.join(__dirname, 'bulk-worker.ts');
+
+export async function runBulkLoad(
+  store: EventStore,
+  orgId: string,
+  job: BulkJob,
+  callbacks: BulkCallbacks = {},
+): Promise<BulkResult> {
+  const started = performance.now();
+  // The worker is TypeScript: register tsx inside it before loading it.
+  const worker = new Worker(
+    `require('tsx/cjs/api').register(); require(${JSON.stringify(WORKER_FILE)});`,
+    {
+      eval: true,
+      workerData: { job },
+      // A larger young generation: the producer allocates short-lived strings
+      // by the megabyte, and the default semi-space makes it GC-bound.
+      resourceLimits: { maxYoungGenerationSizeMb: 96 },
+    },
+  );
+
+  const queue: FromWorker[] = [];
+  let wake: (() => void) | undefined;
+  let failure: Error | undefined;
+  worker.on('message', (message: FromWorker) => {
+    queue.push(message);
+    wake?.();
+  });
+  worker.on('error', (error) => {
+    failure = error;
+    wake?.();
+  });
+  worker.on('exit', (code) => {
+    failure ??= new Error(`The bulk-load worker exited early (code ${code})`);
+    wake?.();
+  });
+  const nextMessage = async (): Promise<FromWorker> => {
+    for (;;) {
+      const message = queue.shift();
+      if (message) return message;
+      if (failure) throw failure;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+
+  let inserted = 0;
+  let skipped = 0;
+  try {
+    for (;;) {
+      const message = await nextMessage();
+      switch (message.type) {
+        case 'batch': {
+          const result = await store.insertEvents(orgId, unpackBatch(message.batch));
+          inserted += result.inserted;
+          skipped += result.skipped;
+          worker.postMessage({ type: 'ack' } satisfies ToWorker);
+          callbacks.onBatch?.({ inserted, skipped, progress: message.progress });
+          break;
+        }
+        case 'issue':
+          callbacks.onIssue?.(message.issue);
+          break;
+        case 'done':
+          return { summary: message.summary, inserted, skipped, seconds: elapsed(started) };
+        case 'fatal':
+          return {
+            summary: message.summary ?? { format: 'ndjson', read: 0, invalid: 0, bytes: 0 },
+            inserted,
+            skipped,
+            seconds: elapsed(started),
+            fatal: message.message,
+          };
+        case 'crash':
+          throw new Error(`The bulk-load worker failed: ${message.message}`);
+      }
+    }
+  } finally {
+    worker.removeAllListeners('exit');
+    await worker.terminate();
+  }
+}
+
+function elapsed(started: number): number {
+  return (performance.now() - started) / 1000;
+}

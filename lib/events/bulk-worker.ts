@@ -1,0 +1,88 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { packBatch } from './bulk-batch';
+import type { BulkJob, FromWorker, ToWorker } from './bulk-load';
+import { ImportFatalError, readEventBatches } from './import';
+import { generateEventBatches } from './seed';
+
+/**
+ * The producing half of a bulk load, on its own thread: generates (seed) or
+ * reads, validates and encodes (import) batches, and hands them to the main
+ * thread, which inserts them. At most MAX_IN_FLIGHT batches wait unacknowledged,
+ * so memory stays flat however large the job.
+ */
+const MAX_IN_FLIGHT = 2;
+
+const port = parentPort!;
+const job = (workerData as { job: BulkJob }).job;
+let inFlight = 0;
+let wake: (() => void) | undefined;
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'ack') {
+    inFlight--;
+    wake?.();
+  }
+});
+
+function send(message: FromWorker): void {
+  port.postMessage(message);
+}
+
+async function capacity(): Promise<void> {
+  while (inFlight >= MAX_IN_FLIGHT) {
+    await new Promise<void>((resolve) => (wake = resolve));
+  }
+}
+
+async function sendBatch(batch: Parameters<typeof packBatch>[0], progress: number): Promise<void> {
+  await capacity();
+  inFlight++;
+  const packed = packBatch(batch);
+  port.postMessage({ type: 'batch', batch: packed, progress } satisfies FromWorker, [
+    packed.created.buffer as ArrayBuffer,
+  ]);
+}
+
+async function run(): Promise<void> {
+  if (job.kind === 'seed') {
+    let produced = 0;
+    for (const batch of generateEventBatches(job.options, job.batchSize)) {
+      produced += batch.length;
+      await sendBatch(batch, produced);
+    }
+    await capacity();
+    send({ type: 'done', summary: { format: 'seed', read: produced, invalid: 0, bytes: 0 } });
+    return;
+  }
+  let bytes = 0;
+  const reader = readEventBatches(job.path, {
+    ...job.options,
+    onIssue: (issue) => send({ type: 'issue', issue }),
+    onProgress: (read) => (bytes = read),
+  });
+  try {
+    for (;;) {
+      const next = await reader.next();
+      if (next.done) {
+        await capacity();
+        send({ type: 'done', summary: next.value });
+        return;
+      }
+      await sendBatch(next.value, bytes);
+    }
+  } catch (error) {
+    if (error instanceof ImportFatalError) {
+      await capacity();
+      send({ type: 'fatal', message: error.message, summary: error.summary });
+      return;
+    }
+    throw error;
+  }
+}
+
+run().catch((error: unknown) => {
+  send({
+    type: 'crash',
+    message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+});
