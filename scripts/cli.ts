@@ -1,0 +1,105 @@
+/**
+ * The admin CLI: `npm run cli -- <command>`. See scripts/cli/help.ts (or
+ * `npm run cli -- help`) for commands, options and exit codes.
+ */
+import { getConfig } from '@/lib/config';
+import { openStore } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
+import * as admin from './cli/admin-commands';
+import { CommandError, EXIT, UsageError } from './cli/args';
+import { importFile, seed } from './cli/bulk-commands';
+import type { Command, CommandContext } from './cli/context';
+import { HELP } from './cli/help';
+
+const COMMANDS: Record<string, Command> = {
+  migrate: admin.migrate,
+  orgs: admin.orgs,
+  keys: admin.keys,
+  seed,
+  import: importFile,
+};
+
+/** Pulls the global options out wherever they appear. */
+function globalOptions(argv: string[]): {
+  args: string[];
+  json: boolean;
+  database?: string;
+  help: boolean;
+} {
+  const args: string[] = [];
+  let json = false;
+  let help = false;
+  let database: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--json') json = true;
+    else if (arg === '--help' || arg === '-h') help = true;
+    else if (arg === '--database') {
+      database = argv[++i];
+      if (database === undefined) throw new UsageError("Option '--database' needs a value");
+    } else if (arg.startsWith('--database=')) database = arg.slice('--database='.length);
+    else args.push(arg);
+  }
+  return { args, json, database, help };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  let emitted = false;
+  let store: EventStore | undefined;
+  let databaseUrl: string | undefined;
+  const context: CommandContext = {
+    json,
+    store: async () => {
+      store ??= await openStore(databaseUrl ?? getConfig().DATABASE_URL);
+      return store;
+    },
+    say: (text) => {
+      if (!json) process.stdout.write(`${text}\n`);
+    },
+    note: (text) => process.stderr.write(`${text}\n`),
+    emit: (document) => {
+      if (!json) return;
+      emitted = true;
+      process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    },
+  };
+
+  try {
+    const options = globalOptions(argv);
+    databaseUrl = options.database;
+    const [name, ...rest] = options.args;
+    if (options.help || name === undefined || name === 'help') {
+      if (json) context.emit({ help: HELP });
+      else process.stdout.write(HELP);
+      return name === undefined && !options.help ? EXIT.usage : EXIT.ok;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`Unknown command '${name}'`);
+    return await command(rest, context);
+  } catch (error) {
+    const usage = error instanceof UsageError;
+    const known = usage || error instanceof CommandError;
+    const message = error instanceof Error ? error.message : String(error);
+    const code = usage ? EXIT.usage : error instanceof CommandError ? error.exitCode : EXIT.failed;
+    process.stderr.write(`Error: ${message}\n`);
+    if (usage) process.stderr.write("Run 'npm run cli -- help' for usage.\n");
+    else if (!known && process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+    if (json && !emitted) {
+      context.emit({ error: { code: usage ? 'usage' : 'failed', message, exitCode: code } });
+    }
+    return code;
+  } finally {
+    await store?.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = EXIT.failed;
+  },
+);

@@ -1,0 +1,224 @@
+import { issueApiKey } from '@/lib/auth/api-keys';
+import { getConfig } from '@/lib/config';
+import { newObjectId } from '@/lib/events/object-id';
+import type { ApiKeyRecord, EventStore, Membership } from '@/lib/store/types';
+import {
+  CommandError,
+  EXIT,
+  parseCommand,
+  parseObjectId,
+  parsePublicKey,
+  parseRole,
+  requireOption,
+  UsageError,
+} from './args';
+import { type Command, type CommandContext, isoTime, table } from './context';
+
+// ---- migrate -----------------------------------------------------------------
+
+export const migrate: Command = async (args, context) => {
+  parseCommand(args, {}, { min: 0, max: 0, names: '' });
+  // Opening the store applies every pending migration.
+  await context.store();
+  context.say('The database is up to date.');
+  context.emit({ migrated: true });
+  return EXIT.ok;
+};
+
+// ---- orgs ----------------------------------------------------------------------
+
+export const orgs: Command = async (args, context) => {
+  const [sub, ...rest] = args;
+  if (sub === 'create') return createOrg(rest, context);
+  if (sub === 'list') return listOrgs(rest, context);
+  throw new UsageError(
+    sub ? `Unknown command 'orgs ${sub}'` : "Missing 'orgs create' or 'orgs list'",
+  );
+};
+
+async function createOrg(args: string[], context: CommandContext): Promise<number> {
+  const { values } = parseCommand(
+    args,
+    { name: { type: 'string' }, id: { type: 'string' } },
+    { min: 0, max: 0, names: '' },
+  );
+  const name = requireOption(values.name, '--name').trim();
+  if (name.length > 64) throw new UsageError('--name must be at most 64 characters');
+  const id = values.id === undefined ? newObjectId() : parseObjectId(values.id, '--id');
+  const store = await context.store();
+  if (await store.getOrg(id))
+    throw new CommandError(`An organization with id ${id} already exists`);
+  const org = await store.createOrg({ id, name, created: Date.now() });
+  context.say(`Created organization "${org.name}" with id ${org.id}`);
+  context.emit({ id: org.id, name: org.name, created: isoTime(org.created) });
+  return EXIT.ok;
+}
+
+async function listOrgs(args: string[], context: CommandContext): Promise<number> {
+  parseCommand(args, {}, { min: 0, max: 0, names: '' });
+  const store = await context.store();
+  const all = await store.listOrgs();
+  const rows = await Promise.all(
+    all.map(async (org) => ({
+      id: org.id,
+      name: org.name,
+      created: isoTime(org.created),
+      events: await store.countEvents({ orgId: org.id }),
+    })),
+  );
+  context.emit(rows);
+  context.say(
+    rows.length === 0
+      ? "No organizations yet. Create one with 'orgs create --name NAME'."
+      : table(
+          ['ID', 'NAME', 'EVENTS', 'CREATED'],
+          rows.map((r) => [r.id, r.name, r.events.toLocaleString('en-US'), r.created]),
+        ),
+  );
+  return EXIT.ok;
+}
+
+// ---- keys ------------------------------------------------------------------------
+
+export const keys: Command = async (args, context) => {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'create':
+      return createKey(rest, context);
+    case 'grant':
+      return grantKey(rest, context);
+    case 'list':
+      return listKeys(rest, context);
+    case 'revoke':
+      return revokeKey(rest, context);
+    default:
+      throw new UsageError(
+        sub ? `Unknown command 'keys ${sub}'` : "Missing 'keys create|grant|list|revoke'",
+      );
+  }
+};
+
+async function requireOrg(store: EventStore, orgId: string): Promise<void> {
+  if (!(await store.getOrg(orgId))) {
+    throw new CommandError(
+      `No organization with id ${orgId}. List them with 'orgs list' or create one with 'orgs create'.`,
+    );
+  }
+}
+
+async function requireKey(store: EventStore, publicKey: string): Promise<ApiKeyRecord> {
+  const key = await store.getApiKeyByPublicKey(publicKey);
+  if (!key) throw new CommandError(`No API key with public key ${publicKey}`);
+  return key;
+}
+
+async function createKey(args: string[], context: CommandContext): Promise<number> {
+  const { values } = parseCommand(
+    args,
+    { org: { type: 'string' }, role: { type: 'string' }, description: { type: 'string' } },
+    { min: 0, max: 0, names: '' },
+  );
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const role = parseRole(requireOption(values.role, '--role'));
+  const description = (values.description ?? '').trim();
+  if (description.length > 250)
+    throw new UsageError('--description must be at most 250 characters');
+  const store = await context.store();
+  await requireOrg(store, orgId);
+  const realm = getConfig().DIGEST_REALM;
+  const { record, privateKey } = await issueApiKey(store, { orgId, role, description, realm });
+  context.emit({
+    id: record.id,
+    publicKey: record.publicKey,
+    privateKey,
+    orgId,
+    role,
+    description: record.description,
+    realm,
+    created: isoTime(record.created),
+  });
+  context.say(
+    [
+      `Created API key ${record.publicKey} with role ${role} in organization ${orgId}.`,
+      '',
+      `  Public key:   ${record.publicKey}`,
+      `  Private key:  ${privateKey}`,
+      `  Key id:       ${record.id}`,
+      '',
+    ].join('\n'),
+  );
+  context.note(
+    'The private key is shown only now: it is not stored (only a hash is), so it cannot be shown again.',
+  );
+  return EXIT.ok;
+}
+
+async function grantKey(args: string[], context: CommandContext): Promise<number> {
+  const { values } = parseCommand(
+    args,
+    { key: { type: 'string' }, org: { type: 'string' }, role: { type: 'string' } },
+    { min: 0, max: 0, names: '' },
+  );
+  const publicKey = parsePublicKey(requireOption(values.key, '--key'));
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const role = parseRole(requireOption(values.role, '--role'));
+  const store = await context.store();
+  const key = await requireKey(store, publicKey);
+  await requireOrg(store, orgId);
+  await store.grantRole({ orgId, apiKeyId: key.id, role, created: Date.now() });
+  context.say(`Granted ${role} in organization ${orgId} to API key ${publicKey}.`);
+  context.emit({ publicKey, apiKeyId: key.id, orgId, role });
+  return EXIT.ok;
+}
+
+async function listKeys(args: string[], context: CommandContext): Promise<number> {
+  const { values } = parseCommand(args, { org: { type: 'string' } }, { min: 0, max: 0, names: '' });
+  const orgId = values.org === undefined ? undefined : parseObjectId(values.org, '--org');
+  const store = await context.store();
+  if (orgId !== undefined) await requireOrg(store, orgId);
+  const records = await store.listApiKeys(orgId);
+  const rows = await Promise.all(
+    records.map(async (key) => {
+      const memberships: Membership[] = await store.listMemberships(key.id);
+      return {
+        // Never the HA1 values: they are password-equivalent for Digest.
+        id: key.id,
+        publicKey: key.publicKey,
+        description: key.description,
+        disabled: key.disabled,
+        realm: key.realm,
+        created: isoTime(key.created),
+        roles: memberships
+          .filter((m) => orgId === undefined || m.orgId === orgId)
+          .map((m) => ({ orgId: m.orgId, role: m.role })),
+      };
+    }),
+  );
+  context.emit(rows);
+  context.say(
+    rows.length === 0
+      ? 'No API keys.'
+      : table(
+          ['PUBLIC KEY', 'ID', 'STATUS', 'ROLES', 'DESCRIPTION'],
+          rows.map((r) => [
+            r.publicKey,
+            r.id,
+            r.disabled ? 'revoked' : 'active',
+            r.roles.map((m) => (orgId === undefined ? `${m.orgId}:${m.role}` : m.role)).join(', '),
+            r.description,
+          ]),
+        ),
+  );
+  return EXIT.ok;
+}
+
+async function revokeKey(args: string[], context: CommandContext): Promise<number> {
+  const { values } = parseCommand(args, { key: { type: 'string' } }, { min: 0, max: 0, names: '' });
+  const publicKey = parsePublicKey(requireOption(values.key, '--key'));
+  const store = await context.store();
+  await requireKey(store, publicKey);
+  await store.setApiKeyDisabled(publicKey, true);
+  context.say(`Revoked API key ${publicKey}: it can no longer authenticate.`);
+  context.emit({ publicKey, disabled: true });
+  return EXIT.ok;
+}

@@ -1,0 +1,117 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isObjectId } from '@/lib/events/object-id';
+import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
+
+/** Exit codes, documented in `cli help`. */
+export const EXIT = {
+  ok: 0,
+  /** The command failed: something not found, a database error, an unreadable file. */
+  failed: 1,
+  /** Import finished, but some records were invalid and skipped. */
+  someInvalid: 2,
+  /** The command line itself is wrong (BSD sysexits EX_USAGE). */
+  usage: 64,
+} as const;
+
+/** A problem with the command line: reported with a hint, exit code 64. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A problem running the command: reported as is, exit code 1 (or `exitCode`). */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failed,
+  ) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict parsing: unknown options and missing values are usage errors. */
+export function parseCommand<T extends Options>(
+  args: string[],
+  options: T,
+  positionals: { min: number; max: number; names: string },
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? cleanParseError(error.message) : String(error));
+  }
+  const count = parsed.positionals.length;
+  if (count < positionals.min) throw new UsageError(`Missing ${positionals.names}`);
+  if (count > positionals.max) {
+    throw new UsageError(`Unexpected argument '${parsed.positionals[positionals.max]}'`);
+  }
+  return parsed;
+}
+
+function cleanParseError(message: string): string {
+  // node:util's messages end with a hint about "--" that does not apply here.
+  return message.replace(/\. To specify a positional argument.*$/s, '').trim();
+}
+
+export function requireOption(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+export function parseObjectId(value: string, flag: string): string {
+  if (!isObjectId(value)) {
+    throw new UsageError(`${flag} must be 24 lowercase hexadecimal digits, got '${value}'`);
+  }
+  return value;
+}
+
+export function parseRole(value: string): OrgRole {
+  const role = value.toUpperCase();
+  if (!(ORG_ROLES as readonly string[]).includes(role)) {
+    throw new UsageError(`--role must be one of ${ORG_ROLES.join(', ')}; got '${value}'`);
+  }
+  return role as OrgRole;
+}
+
+export function parsePublicKey(value: string): string {
+  if (!/^[a-z]{8}$/.test(value)) {
+    throw new UsageError(`--key must be a public key (8 lowercase letters), got '${value}'`);
+  }
+  return value;
+}
+
+/** A whole number in [min, max]; "1_000_000" and "1,000,000" are accepted. */
+export function parseCount(value: string, flag: string, min: number, max: number): number {
+  const digits = value.replace(/[_,]/g, '');
+  const number = /^\d+$/.test(digits) ? Number(digits) : NaN;
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw new UsageError(
+      `${flag} must be a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}, got '${value}'`,
+    );
+  }
+  return number;
+}
+
+/**
+ * A UTC instant: a date (2026-01-31, meaning 00:00:00 UTC) or an ISO 8601
+ * date-time with Z or an offset. Anything else is rejected, not guessed.
+ */
+export function parseDate(value: string, flag: string): number {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(
+    value,
+  );
+  const millis = dateOnly ? Date.parse(`${value}T00:00:00Z`) : dateTime ? Date.parse(value) : NaN;
+  if (Number.isNaN(millis) || (dateOnly && new Date(millis).toISOString().slice(0, 10) !== value)) {
+    throw new UsageError(
+      `${flag} must be a date (2026-01-31) or an ISO 8601 date-time with a zone (2026-01-31T12:00:00Z), got '${value}'`,
+    );
+  }
+  return millis;
+}

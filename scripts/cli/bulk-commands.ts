@@ -1,0 +1,229 @@
+import fs from 'node:fs';
+import { runBulkLoad } from '@/lib/events/bulk-load';
+import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/events/import';
+import { DEFAULT_SEED, resolveSeedRange } from '@/lib/events/seed';
+import type { EventStore } from '@/lib/store/types';
+import {
+  CommandError,
+  EXIT,
+  parseCommand,
+  parseCount,
+  parseDate,
+  parseObjectId,
+  requireOption,
+  UsageError,
+} from './args';
+import { type Command, isoTime } from './context';
+import { formatBytes, formatDuration, formatNumber, Progress } from './progress';
+
+const MAX_SEED_EVENTS = 100_000_000;
+const DEFAULT_BATCH = 5000;
+
+function batchSize(value: string | undefined): number {
+  return value === undefined ? DEFAULT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
+}
+
+async function orgOrFail(store: EventStore, orgId: string, hint: string): Promise<void> {
+  if (!(await store.getOrg(orgId)))
+    throw new CommandError(`No organization with id ${orgId}. ${hint}`);
+}
+
+// ---- seed ------------------------------------------------------------------------
+
+export const seed: Command = async (args, context) => {
+  const { values } = parseCommand(
+    args,
+    {
+      org: { type: 'string' },
+      events: { type: 'string' },
+      seed: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      variant: { type: 'string' },
+      'batch-size': { type: 'string' },
+      'create-org': { type: 'boolean' },
+      name: { type: 'string' },
+    },
+    { min: 0, max: 0, names: '' },
+  );
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const count = parseCount(
+    requireOption(values.events, '--events'),
+    '--events',
+    1,
+    MAX_SEED_EVENTS,
+  );
+  const seedValue = values.seed ?? String(DEFAULT_SEED);
+  if (seedValue.trim() === '' || seedValue.length > 100) {
+    throw new UsageError('--seed must be 1 to 100 characters');
+  }
+  const variant = values.variant ?? 'hosted';
+  if (variant !== 'hosted' && variant !== 'self-hosted') {
+    throw new UsageError(`--variant must be hosted or self-hosted, got '${variant}'`);
+  }
+  const from = values.from === undefined ? undefined : parseDate(values.from, '--from');
+  const to = values.to === undefined ? undefined : parseDate(values.to, '--to');
+  let range: { from: number; to: number };
+  try {
+    range = resolveSeedRange({ from, to });
+  } catch {
+    throw new UsageError('--from must be before --to');
+  }
+  if (values['create-org'] && values.name === undefined) {
+    throw new UsageError('--create-org needs --name for the new organization');
+  }
+  if (values.name !== undefined && !values['create-org']) {
+    throw new UsageError('--name only applies with --create-org');
+  }
+
+  const store = await context.store();
+  let org = await store.getOrg(orgId);
+  if (!org && values['create-org']) {
+    org = await store.createOrg({ id: orgId, name: values.name!.trim(), created: Date.now() });
+    context.note(`Created organization "${org.name}" (${org.id}).`);
+  }
+  if (!org) {
+    throw new CommandError(
+      `No organization with id ${orgId}. Create it first ('orgs create --name NAME --id ${orgId}') or add --create-org --name NAME.`,
+    );
+  }
+
+  const progress = new Progress('Seeding', count, 'events');
+  const result = await runBulkLoad(
+    store,
+    orgId,
+    {
+      kind: 'seed',
+      options: { orgId, count, seed: seedValue, ...range, variant, orgName: org.name },
+      batchSize: batchSize(values['batch-size']),
+    },
+    {
+      onBatch: ({ inserted, skipped }) => {
+        const done = inserted + skipped;
+        progress.update(
+          done,
+          `${formatNumber(done / Math.max(progress.elapsed(), 0.001))} events/s`,
+        );
+      },
+    },
+  );
+  progress.finish();
+
+  const rate = result.inserted / Math.max(result.seconds, 0.001);
+  context.emit({
+    orgId,
+    requested: count,
+    inserted: result.inserted,
+    skipped: result.skipped,
+    seed: seedValue,
+    variant,
+    from: isoTime(range.from),
+    to: isoTime(range.to),
+    seconds: round(result.seconds),
+    eventsPerSecond: Math.round(rate),
+  });
+  context.say(
+    `Seeded ${formatNumber(result.inserted)} events into "${org.name}" (${orgId}) in ${formatDuration(result.seconds)}: ` +
+      `${formatNumber(rate)} events/s.` +
+      (result.skipped > 0
+        ? ` ${formatNumber(result.skipped)} were already there (same seed and range).`
+        : '') +
+      `\nSeed ${seedValue}, ${isoTime(range.from)} to ${isoTime(range.to)}.`,
+  );
+  return EXIT.ok;
+};
+
+// ---- import ----------------------------------------------------------------------
+
+/** How many invalid records are listed one by one (all are counted). */
+const LISTED_ISSUES = 1000;
+
+export const importFile: Command = async (args, context) => {
+  const { values, positionals } = parseCommand(
+    args,
+    { org: { type: 'string' }, rehome: { type: 'boolean' }, 'batch-size': { type: 'string' } },
+    { min: 1, max: 1, names: 'FILE (the file to import, or - for stdin)' },
+  );
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const file = positionals[0]!;
+  let size = 0;
+  if (file !== '-') {
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) throw new CommandError(`Cannot read ${file}: no such file`);
+    if (!stat.isFile()) throw new CommandError(`Cannot read ${file}: not a regular file`);
+    size = stat.size;
+  }
+  const store = await context.store();
+  await orgOrFail(store, orgId, "Create it first with 'orgs create --name NAME --id ID'.");
+
+  const issues: ImportIssue[] = [];
+  let invalidShown = 0;
+  const progress = size > 0 ? new Progress('Importing', size, 'bytes') : undefined;
+  const result = await runBulkLoad(
+    store,
+    orgId,
+    {
+      kind: 'import',
+      path: file,
+      options: {
+        orgId,
+        rehome: values.rehome ?? false,
+        batchSize:
+          values['batch-size'] === undefined
+            ? DEFAULT_IMPORT_BATCH
+            : batchSize(values['batch-size']),
+      },
+    },
+    {
+      onIssue: (issue) => {
+        if (issues.length < LISTED_ISSUES) issues.push(issue);
+        if (!context.json && invalidShown < 50) {
+          progress?.finish();
+          context.note(`Skipped ${issue.location}: ${issue.message}`);
+          invalidShown++;
+        }
+      },
+      onBatch: ({ inserted, skipped, progress: bytes }) =>
+        progress?.update(bytes, `${formatNumber(inserted + skipped)} events`),
+    },
+  );
+  progress?.finish();
+
+  const { summary } = result;
+  const invalid = summary.invalid;
+  context.emit({
+    orgId,
+    file,
+    format: summary.format,
+    read: summary.read,
+    inserted: result.inserted,
+    duplicates: result.skipped,
+    invalid,
+    bytes: summary.bytes,
+    seconds: round(result.seconds),
+    eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
+    issues,
+    ...(result.fatal ? { error: result.fatal } : {}),
+  });
+  if (invalid > invalidShown && !context.json) {
+    context.note(
+      `... and ${formatNumber(invalid - invalidShown)} more invalid records (use --json to list them).`,
+    );
+  }
+  context.say(
+    `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format}, ${formatBytes(summary.bytes)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
+      `${formatNumber(summary.read)} read, ${formatNumber(result.inserted)} inserted, ` +
+      `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid ` +
+      `(${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s).`,
+  );
+  if (result.fatal) {
+    throw new CommandError(
+      `${result.fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
+    );
+  }
+  return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
+};
+
+function round(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}

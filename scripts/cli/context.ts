@@ -1,0 +1,31 @@
+import type { EventStore } from '@/lib/store/types';
+
+/** What every command gets: the store and where its output goes. */
+export type CommandContext = {
+  /** Opens the store on first use (help and usage errors never touch it). */
+  store: () => Promise<EventStore>;
+  json: boolean;
+  /** Human-readable output (stdout); ignored under --json. */
+  say: (text: string) => void;
+  /** Human-readable notes and warnings (stderr); printed in both modes. */
+  note: (text: string) => void;
+  /** The command's single JSON document (stdout), under --json only. */
+  emit: (document: unknown) => void;
+};
+
+export type Command = (args: string[], context: CommandContext) => Promise<number>;
+
+export function isoTime(millis: number): string {
+  return new Date(millis).toISOString();
+}
+
+/** Fixed-width text columns, the header underlined by spacing only. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,85 @@
+/**
+ * Progress on stderr: a redrawn bar on a terminal, and on anything else
+ * (CI logs, pipes) a plain line every 10% or 5 seconds, whichever is first.
+ */
+export class Progress {
+  private readonly started = performance.now();
+  private lastDraw = 0;
+  private lastLine = 0;
+  private lastTenth = -1;
+  private drawn = false;
+
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly unit: 'events' | 'bytes',
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  update(done: number, note = ''): void {
+    const now = performance.now();
+    if (this.stream.isTTY) {
+      if (now - this.lastDraw < 100 && done < this.total) return;
+      this.lastDraw = now;
+      this.stream.write(`\r${this.render(done, note, now)}\u001b[K`);
+      this.drawn = true;
+      return;
+    }
+    const tenth = this.total > 0 ? Math.floor((done / this.total) * 10) : 0;
+    if (tenth > this.lastTenth || now - this.lastLine >= 5000) {
+      this.lastTenth = tenth;
+      this.lastLine = now;
+      this.stream.write(`${this.render(done, note, now, false)}\n`);
+    }
+  }
+
+  /** Seconds since the start. */
+  elapsed(): number {
+    return (performance.now() - this.started) / 1000;
+  }
+
+  /** Ends the bar's line so what follows starts clean. */
+  finish(): void {
+    if (this.drawn) this.stream.write('\n');
+    this.drawn = false;
+  }
+
+  private render(done: number, note: string, now: number, bar = true): string {
+    const fraction = this.total > 0 ? Math.min(1, done / this.total) : 1;
+    const seconds = (now - this.started) / 1000;
+    const width = 28;
+    const filled = Math.round(fraction * width);
+    const gauge = bar ? `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ` : '';
+    const amount =
+      this.unit === 'bytes'
+        ? `${formatBytes(done)} / ${formatBytes(this.total)}`
+        : `${formatNumber(done)} / ${formatNumber(this.total)} events`;
+    const eta =
+      fraction > 0 && fraction < 1
+        ? `, ${formatDuration((seconds / fraction) * (1 - fraction))} left`
+        : '';
+    return `${this.label} ${gauge}${(fraction * 100).toFixed(0).padStart(3)}% ${amount}${note ? `, ${note}` : ''}${eta}`;
+  }
+}
+
+export function formatNumber(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds % 60)} s`;
+}

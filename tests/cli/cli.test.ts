@@ -1,0 +1,351 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { generateEvents } from '@/lib/events/seed';
+import { createTestDatabase } from '../helpers/postgres';
+import { cli, startCli } from './run-cli';
+
+const ORG = '6b1c2d3e4f5a6b7c8d9e0f1a';
+const ORG_2 = '6b1c2d3e4f5a6b7c8d9e0f1b';
+
+type Json = Record<string, unknown>;
+
+describe('admin CLI', () => {
+  let dir: string;
+  let db: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-cli-'));
+    db = path.join(dir, 'cli.db');
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('help exits 0; no command, unknown commands and options exit 64', () => {
+    const help = cli(db, 'help');
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Exit codes:/);
+    assert.equal(cli(db).code, 64);
+    const unknown = cli(db, 'frobnicate', '--json');
+    assert.equal(unknown.code, 64);
+    assert.deepEqual((unknown.json as Json).error, {
+      code: 'usage',
+      message: "Unknown command 'frobnicate'",
+      exitCode: 64,
+    });
+    assert.match(unknown.stderr, /Unknown command 'frobnicate'/);
+    assert.equal(cli(db, 'orgs', 'list', '--colour').code, 64);
+  });
+
+  test('bad values are usage errors with a clear one-line message', () => {
+    const cases: [string[], RegExp][] = [
+      [['orgs', 'create'], /--name is required/],
+      [['orgs', 'create', '--name', 'X', '--id', 'ABC'], /--id must be 24 lowercase hexadecimal/],
+      [['keys', 'create', '--org', ORG, '--role', 'ROOT'], /--role must be one of ORG_OWNER/],
+      [['keys', 'revoke', '--key', 'NOPE'], /--key must be a public key/],
+      [['seed', '--org', ORG, '--events', 'lots'], /--events must be a whole number/],
+      [['seed', '--org', ORG, '--events', '0'], /--events must be a whole number from 1/],
+      [['seed', '--org', ORG, '--events', '10', '--from', '01/02/2026'], /--from must be a date/],
+      [['seed', '--org', ORG, '--events', '10', '--from', '2026-02-30'], /--from must be a date/],
+      [
+        ['seed', '--org', ORG, '--events', '10', '--from', '2026-03-01', '--to', '2026-02-01'],
+        /--from must be before --to/,
+      ],
+      [['import', '--org', ORG], /Missing FILE/],
+    ];
+    for (const [args, message] of cases) {
+      const result = cli(db, ...args);
+      assert.equal(result.code, 64, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr.split('\n')[0]!, message, args.join(' '));
+    }
+  });
+
+  test('orgs create and list; a duplicate id fails with exit 1', () => {
+    const created = cli(db, 'orgs', 'create', '--name', 'CLI Org', '--id', ORG, '--json');
+    assert.equal(created.code, 0, created.stderr);
+    assert.deepEqual(
+      { ...(created.json as Json), created: undefined },
+      {
+        id: ORG,
+        name: 'CLI Org',
+        created: undefined,
+      },
+    );
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Second', '--id', ORG_2).code, 0);
+    const duplicate = cli(db, 'orgs', 'create', '--name', 'Again', '--id', ORG, '--json');
+    assert.equal(duplicate.code, 1);
+    assert.match(((duplicate.json as Json).error as Json).message as string, /already exists/);
+    const list = cli(db, 'orgs', 'list', '--json');
+    assert.equal(list.code, 0);
+    assert.deepEqual(
+      (list.json as Json[]).map((o) => [o.id, o.name, o.events]),
+      [
+        [ORG, 'CLI Org', 0],
+        [ORG_2, 'Second', 0],
+      ],
+    );
+    assert.match(cli(db, 'orgs', 'list').stdout, /^ID\s+NAME\s+EVENTS\s+CREATED\n/);
+  });
+
+  test('keys: create shows the private key once, it is never stored, list never shows secrets', () => {
+    const created = cli(
+      db,
+      'keys',
+      'create',
+      '--org',
+      ORG,
+      '--role',
+      'org_member',
+      '--description',
+      'ci',
+      '--json',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const key = created.json as Json;
+    assert.match(key.publicKey as string, /^[a-z]{8}$/);
+    assert.match(key.privateKey as string, /^[0-9a-f-]{36}$/);
+    assert.equal(key.role, 'ORG_MEMBER');
+    assert.match(created.stderr, /shown only now/);
+
+    const text = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_OWNER');
+    assert.equal(text.code, 0);
+    const secondPrivate = /Private key:\s+(\S+)/.exec(text.stdout)![1]!;
+
+    // No private key in any of the database's files: main file, WAL, shared memory.
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith('cli.db'));
+    assert.ok(files.includes('cli.db'));
+    const bytes = Buffer.concat(files.map((f) => fs.readFileSync(path.join(dir, f))));
+    for (const secret of [key.privateKey as string, secondPrivate]) {
+      assert.equal(bytes.includes(secret), false, 'private key found in the database files');
+      assert.equal(bytes.includes(secret.replace(/-/g, '')), false);
+      assert.equal(bytes.includes(Buffer.from(secret, 'utf16le')), false);
+    }
+    // The scan does see the database's content: the public key is there.
+    assert.equal(bytes.includes(key.publicKey as string), true);
+
+    const list = cli(db, 'keys', 'list', '--org', ORG, '--json');
+    assert.equal(list.code, 0);
+    const listed = list.json as Json[];
+    assert.equal(listed.length, 2);
+    const serialized = JSON.stringify(listed);
+    assert.doesNotMatch(serialized, /privateKey|ha1|[0-9a-f]{32}/i);
+    assert.deepEqual(listed.find((k) => k.publicKey === key.publicKey)!.roles, [
+      { orgId: ORG, role: 'ORG_MEMBER' },
+    ]);
+  });
+
+  test('keys grant and revoke; unknown keys and orgs fail with exit 1', () => {
+    const key = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_READ_ONLY', '--json')
+      .json as Json;
+    const publicKey = key.publicKey as string;
+    const granted = cli(
+      db,
+      'keys',
+      'grant',
+      '--key',
+      publicKey,
+      '--org',
+      ORG_2,
+      '--role',
+      'ORG_OWNER',
+      '--json',
+    );
+    assert.equal(granted.code, 0, granted.stderr);
+    const inOrg2 = cli(db, 'keys', 'list', '--org', ORG_2, '--json').json as Json[];
+    assert.deepEqual(
+      inOrg2.map((k) => [k.publicKey, k.roles]),
+      [[publicKey, [{ orgId: ORG_2, role: 'ORG_OWNER' }]]],
+    );
+    const revoked = cli(db, 'keys', 'revoke', '--key', publicKey, '--json');
+    assert.equal(revoked.code, 0);
+    assert.deepEqual(revoked.json, { publicKey, disabled: true });
+    const all = cli(db, 'keys', 'list', '--json').json as Json[];
+    assert.equal(all.find((k) => k.publicKey === publicKey)!.disabled, true);
+
+    assert.equal(cli(db, 'keys', 'revoke', '--key', 'zzzzzzzz').code, 1);
+    assert.equal(
+      cli(db, 'keys', 'grant', '--key', 'zzzzzzzz', '--org', ORG, '--role', 'ORG_OWNER').code,
+      1,
+    );
+    const noOrg = cli(
+      db,
+      'keys',
+      'create',
+      '--org',
+      'ffffffffffffffffffffffff',
+      '--role',
+      'ORG_OWNER',
+    );
+    assert.equal(noOrg.code, 1);
+    assert.match(noOrg.stderr, /No organization with id ffffffffffffffffffffffff/);
+  });
+
+  test('seed is deterministic and idempotent, shows progress, and needs an existing org', () => {
+    const args = [
+      'seed',
+      '--org',
+      ORG,
+      '--events',
+      '3_000',
+      '--seed',
+      '9',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-02-01',
+    ];
+    const first = cli(db, ...args, '--json');
+    assert.equal(first.code, 0, first.stderr);
+    const summary = first.json as Json;
+    assert.equal(summary.inserted, 3000);
+    assert.equal(summary.from, '2026-01-01T00:00:00.000Z');
+    assert.ok((summary.eventsPerSecond as number) > 0);
+    assert.match(first.stderr, /Seeding\s+100% 3,000 \/ 3,000 events/);
+    const again = cli(db, ...args, '--json').json as Json;
+    assert.deepEqual([again.inserted, again.skipped], [0, 3000]);
+
+    const missing = cli(db, 'seed', '--org', 'eeeeeeeeeeeeeeeeeeeeeeee', '--events', '10');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /--create-org --name/);
+    const created = cli(
+      db,
+      'seed',
+      '--org',
+      'eeeeeeeeeeeeeeeeeeeeeeee',
+      '--events',
+      '10',
+      '--create-org',
+      '--name',
+      'Fresh',
+      '--json',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((created.json as Json).inserted, 10);
+  });
+
+  test('import: exit 0 when clean, 2 when some records are invalid, 1 when the file is broken', () => {
+    const events = [
+      ...generateEvents({
+        orgId: ORG_2,
+        count: 300,
+        seed: 3,
+        from: Date.UTC(2026, 0, 1),
+        to: Date.UTC(2026, 0, 2),
+      }),
+    ];
+    const good = path.join(dir, 'good.json');
+    fs.writeFileSync(good, JSON.stringify({ results: events, totalCount: 300 }, null, 2));
+    const clean = cli(db, 'import', '--org', ORG_2, good, '--json');
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual(
+      ['format', 'read', 'inserted', 'duplicates', 'invalid'].map((k) => (clean.json as Json)[k]),
+      ['envelope', 300, 300, 0, 0],
+    );
+    const rerun = cli(db, 'import', '--org', ORG_2, good);
+    assert.equal(rerun.code, 0);
+    assert.match(rerun.stdout, /300 read, 0 inserted, 300 already present, 0 invalid/);
+
+    const mixed = path.join(dir, 'mixed.ndjson');
+    fs.writeFileSync(mixed, ['{"id":"bad"}', JSON.stringify(events[0]), 'nonsense'].join('\n'));
+    const partly = cli(db, 'import', '--org', ORG_2, mixed, '--json');
+    assert.equal(partly.code, 2);
+    const issues = (partly.json as Json).issues as Json[];
+    assert.deepEqual(
+      issues.map((i) => i.location),
+      ['line 1', 'line 3'],
+    );
+    const partlyText = cli(db, 'import', '--org', ORG_2, mixed);
+    assert.equal(partlyText.code, 2);
+    assert.match(partlyText.stderr, /Skipped line 1: id: id must be 24 lowercase hex digits/);
+
+    const broken = path.join(dir, 'broken.json');
+    fs.writeFileSync(broken, '[{"id": 1}');
+    const fatal = cli(db, 'import', '--org', ORG_2, broken, '--json');
+    assert.equal(fatal.code, 1);
+    assert.match((fatal.json as Json).error as string, /truncated/);
+    assert.equal(cli(db, 'import', '--org', ORG_2, path.join(dir, 'nope.json')).code, 1);
+    assert.equal(cli(db, 'import', '--org', 'dddddddddddddddddddddddd', good).code, 1);
+  });
+
+  test('a crash mid-import leaves whole batches only, and re-running completes it', async () => {
+    const crashDb = path.join(dir, 'crash.db');
+    assert.equal(cli(crashDb, 'orgs', 'create', '--name', 'Crash', '--id', ORG).code, 0);
+    const file = path.join(dir, 'big.ndjson');
+    const count = 60_000;
+    const out = fs.createWriteStream(file);
+    for (const e of generateEvents({
+      orgId: ORG,
+      count,
+      seed: 5,
+      from: Date.UTC(2026, 0, 1),
+      to: Date.UTC(2026, 2, 1),
+    })) {
+      out.write(`${JSON.stringify(e)}\n`);
+    }
+    await new Promise((resolve) => out.end(resolve));
+
+    const batch = 400;
+    const child = startCli(crashDb, 'import', '--org', ORG, file, '--batch-size', String(batch));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const reader = new Database(crashDb, { readonly: true, fileMustExist: true });
+    const countRows = () =>
+      (reader.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+    let seen = 0;
+    const deadline = Date.now() + 60_000;
+    while (seen === 0 && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen = countRows();
+    }
+    child.kill('SIGKILL');
+    await exited;
+    const stored = countRows();
+    const counted = (
+      reader
+        .prepare("SELECT coalesce(sum(n), 0) AS n FROM event_counts WHERE event_type = ''")
+        .get() as { n: number }
+    ).n;
+    reader.close();
+    assert.ok(stored > 0 && stored < count, `killed after ${stored} of ${count} events`);
+    assert.equal(stored % batch, 0, 'a partial batch was committed');
+    assert.equal(counted, stored, 'counters disagree with the rows');
+
+    const resumed = cli(crashDb, 'import', '--org', ORG, file, '--json');
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(
+      [(resumed.json as Json).inserted, (resumed.json as Json).duplicates],
+      [count - stored, stored],
+    );
+  });
+
+  test('works the same on PostgreSQL', async () => {
+    const pg = await createTestDatabase();
+    try {
+      assert.equal(cli(pg.url, 'orgs', 'create', '--name', 'PG', '--id', ORG).code, 0);
+      const seeded = cli(
+        pg.url,
+        'seed',
+        '--org',
+        ORG,
+        '--events',
+        '2500',
+        '--seed',
+        '1',
+        '--from',
+        '2026-01-01',
+        '--to',
+        '2026-01-15',
+        '--json',
+      );
+      assert.equal(seeded.code, 0, seeded.stderr);
+      assert.equal((seeded.json as Json).inserted, 2500);
+      const key = cli(pg.url, 'keys', 'create', '--org', ORG, '--role', 'ORG_OWNER', '--json');
+      assert.equal(key.code, 0);
+      const list = cli(pg.url, 'orgs', 'list', '--json').json as Json[];
+      assert.equal(list[0]!.events, 2500);
+    } finally {
+      await pg.drop();
+    }
+  });
+});
