@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     });
   });
   server.keepAliveTimeout = 65_000; // outlive common proxies' idle timeouts
+  server.headersTimeout = 66_000; // must exceed keepAliveTimeout
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
