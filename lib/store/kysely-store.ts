@@ -18,6 +18,31 @@ import type {
 type HourBucket = { hour: number; n: number };
 
 /**
+ * How a filtered set is counted: whole hours [innerMin, innerMax] from the
+ * counters, plus the hours cut by the date bounds, counted exactly.
+ */
+type CountPlan = {
+  total: number;
+  partial: HourBucket[];
+  innerMin?: number;
+  innerMax?: number;
+};
+
+/** Counter rows read per step of a page walk. */
+const WALK_CHUNK = 512;
+
+/** Applies every pending versioned migration, in order, or throws. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
+    throw new Error(`Database migration failed: ${reason}`);
+  }
+}
+
+/**
  * The engine-neutral store: every query is written once with Kysely and runs
  * on SQLite and PostgreSQL alike. Engines differ only in how they bulk-insert.
  */
@@ -29,47 +54,24 @@ export abstract class KyselyStore implements EventStore {
   protected abstract insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
 
   async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider });
-    const { error, results } = await migrator.migrateToLatest();
-    const failed = results?.find((r) => r.status === 'Error');
-    if (error || failed) {
-      const reason =
-        error instanceof Error ? error.message : String(error ?? failed?.migrationName);
-      throw new Error(`Database migration failed: ${reason}`);
-    }
+    await migrateToLatest(this.db);
   }
 
   // ---- events -------------------------------------------------------------
 
   async listEvents(query: EventPageQuery): Promise<EventPage> {
-    const buckets = await this.hourBuckets(query);
-    const total = buckets.reduce((sum, b) => sum + b.n, 0);
-    const totalCount = query.includeCount ? total : null;
-    if (query.offset >= total || query.limit <= 0) {
+    const plan = await this.countPlan(query);
+    const totalCount = query.includeCount ? plan.total : null;
+    if (query.offset >= plan.total || query.limit <= 0) {
       return { events: [], totalCount, hasMore: false };
     }
 
-    // Walk the per-hour counters (newest first) to the hour holding row
-    // `offset`, and on to the hour holding the page's last row. The page query
-    // then reads a narrow time window instead of skipping `offset` rows.
-    const last = Math.min(query.offset + query.limit, total) - 1;
-    let seen = 0;
-    let startHour: number | undefined;
-    let skipInWindow = 0;
-    let endHour = buckets[buckets.length - 1]!.hour;
-    for (const bucket of buckets) {
-      if (startHour === undefined && seen + bucket.n > query.offset) {
-        startHour = bucket.hour;
-        skipInWindow = query.offset - seen;
-      }
-      seen += bucket.n;
-      if (seen > last) {
-        endHour = bucket.hour;
-        break;
-      }
-    }
-    const windowEnd = (startHour! + 1) * HOUR_MS - 1;
-    const windowStart = endHour * HOUR_MS;
+    // Find the hours holding the page's first and last rows by walking the
+    // per-hour counters from the nearer end, then read only that time window:
+    // a deep page costs a few counter rows and one short index range instead
+    // of skipping `offset` events.
+    const last = Math.min(query.offset + query.limit, plan.total) - 1;
+    const window = await this.locateWindow(query, plan, query.offset, last);
 
     let select = this.db
       .selectFrom('events')
@@ -77,18 +79,18 @@ export abstract class KyselyStore implements EventStore {
       .$if(query.includeRaw, (qb) => qb.select('raw'));
     select = applyFilter(select, {
       ...query,
-      minCreated: Math.max(query.minCreated ?? -Infinity, windowStart),
-      maxCreated: Math.min(query.maxCreated ?? Infinity, windowEnd),
+      minCreated: Math.max(query.minCreated ?? -Infinity, window.endHour * HOUR_MS),
+      maxCreated: Math.min(query.maxCreated ?? Infinity, (window.startHour + 1) * HOUR_MS - 1),
     });
     const rows = await select
       .orderBy('created', 'desc')
       .orderBy('id', 'desc')
       .limit(query.limit)
-      .offset(skipInWindow)
+      .offset(window.skip)
       .execute();
 
     const events = rows.map(toStoredEvent);
-    return { events, totalCount, hasMore: query.offset + events.length < total };
+    return { events, totalCount, hasMore: query.offset + events.length < plan.total };
   }
 
   async getEvent(orgId: string, id: string, includeRaw: boolean): Promise<StoredEvent | null> {
@@ -103,8 +105,7 @@ export abstract class KyselyStore implements EventStore {
   }
 
   async countEvents(filter: EventFilter): Promise<number> {
-    const buckets = await this.hourBuckets(filter);
-    return buckets.reduce((sum, b) => sum + b.n, 0);
+    return (await this.countPlan(filter)).total;
   }
 
   async eventTypeCounts(orgId: string): Promise<{ eventTypeName: string; count: number }[]> {
@@ -126,44 +127,138 @@ export abstract class KyselyStore implements EventStore {
   }
 
   /**
-   * Per-hour counts of the filtered set, newest hour first. Whole hours come
-   * from the counters; an hour cut by minCreated/maxCreated is counted exactly
-   * (one short index range), so the sum is the exact total.
+   * The exact size of the filtered set. Whole hours come from the counters
+   * (one SUM); an hour cut by minCreated/maxCreated is counted exactly over a
+   * short index range, and kept so the page walk can use it too.
    */
-  private async hourBuckets(filter: EventFilter): Promise<HourBucket[]> {
+  private async countPlan(filter: EventFilter): Promise<CountPlan> {
     const { minCreated, maxCreated } = filter;
-    if (minCreated !== undefined && maxCreated !== undefined && minCreated > maxCreated) return [];
-    const types = filter.eventTypes?.length ? filter.eventTypes : [''];
+    const empty: CountPlan = { total: 0, partial: [] };
+    if (minCreated !== undefined && maxCreated !== undefined && minCreated > maxCreated) {
+      return empty;
+    }
     const minHour = minCreated === undefined ? undefined : Math.floor(minCreated / HOUR_MS);
     const maxHour = maxCreated === undefined ? undefined : Math.floor(maxCreated / HOUR_MS);
+    const cutsMin = minHour !== undefined && minCreated! > minHour * HOUR_MS;
+    const cutsMax = maxHour !== undefined && maxCreated! < (maxHour + 1) * HOUR_MS - 1;
 
-    const rows = await this.db
-      .selectFrom('event_counts')
-      .select(['hour', (eb) => eb.fn.sum<number>('n').as('n')])
-      .where('org_id', '=', filter.orgId)
-      .where('event_type', 'in', types)
-      .$if(minHour !== undefined, (qb) => qb.where('hour', '>=', minHour!))
-      .$if(maxHour !== undefined, (qb) => qb.where('hour', '<=', maxHour!))
-      .groupBy('hour')
-      .orderBy('hour', 'desc')
-      .execute();
-    const buckets = rows.map((r) => ({ hour: Number(r.hour), n: Number(r.n) }));
-
-    const partialHours = new Set<number>();
-    if (minHour !== undefined && minCreated! > minHour * HOUR_MS) partialHours.add(minHour);
-    if (maxHour !== undefined && maxCreated! < (maxHour + 1) * HOUR_MS - 1) {
-      partialHours.add(maxHour);
-    }
-    for (const hour of partialHours) {
-      const bucket = buckets.find((b) => b.hour === hour);
-      if (!bucket) continue;
-      bucket.n = await this.countExact({
+    const partial: HourBucket[] = [];
+    for (const hour of new Set([...(cutsMax ? [maxHour!] : []), ...(cutsMin ? [minHour!] : [])])) {
+      const n = await this.countExact({
         ...filter,
         minCreated: Math.max(minCreated ?? -Infinity, hour * HOUR_MS),
         maxCreated: Math.min(maxCreated ?? Infinity, (hour + 1) * HOUR_MS - 1),
       });
+      partial.push({ hour, n });
     }
-    return buckets.filter((b) => b.n > 0);
+    const innerMin = minHour === undefined ? undefined : cutsMin ? minHour + 1 : minHour;
+    const innerMax = maxHour === undefined ? undefined : cutsMax ? maxHour - 1 : maxHour;
+    let inner = 0;
+    if (innerMin === undefined || innerMax === undefined || innerMin <= innerMax) {
+      const row = await this.counters(filter, innerMin, innerMax)
+        .select((eb) => eb.fn.sum<number>('n').as('n'))
+        .executeTakeFirst();
+      inner = Number(row?.n ?? 0);
+    }
+    return {
+      total: inner + partial.reduce((sum, b) => sum + b.n, 0),
+      partial,
+      innerMin,
+      innerMax,
+    };
+  }
+
+  /**
+   * The time window holding rows `first`..`last` (0-based, newest first) of
+   * the filtered set, and how many of the window's rows precede `first`.
+   * Walks from whichever end is nearer, a chunk of counter rows at a time.
+   */
+  private async locateWindow(
+    filter: EventFilter,
+    plan: CountPlan,
+    first: number,
+    last: number,
+  ): Promise<{ startHour: number; endHour: number; skip: number }> {
+    const fromNewest = first < plan.total - 1 - last;
+    // Rows to pass, counted from the end we walk from.
+    const [nearTarget, farTarget] = fromNewest
+      ? [first, last]
+      : [plan.total - 1 - last, plan.total - 1 - first];
+    let seen = 0;
+    let nearHour: number | undefined;
+    let nearSeenBefore = 0;
+    for await (const bucket of this.walkBuckets(filter, plan, fromNewest ? 'desc' : 'asc')) {
+      if (nearHour === undefined && seen + bucket.n > nearTarget) {
+        nearHour = bucket.hour;
+        nearSeenBefore = seen;
+      }
+      seen += bucket.n;
+      if (seen > farTarget) {
+        if (fromNewest) {
+          return { startHour: nearHour!, endHour: bucket.hour, skip: first - nearSeenBefore };
+        }
+        // Walking oldest first: this bucket holds `first`; rows newer than it
+        // number total - seen, so `first` is (first - (total - seen)) into it.
+        return { startHour: bucket.hour, endHour: nearHour!, skip: first - (plan.total - seen) };
+      }
+    }
+    throw new Error('Event counters disagree with the total; the page cannot be located');
+  }
+
+  /** The non-empty hours of the filtered set in one direction, exact at cut edges. */
+  private async *walkBuckets(
+    filter: EventFilter,
+    plan: CountPlan,
+    direction: 'asc' | 'desc',
+  ): AsyncGenerator<HourBucket> {
+    const edges = [...plan.partial].sort((a, b) =>
+      direction === 'desc' ? b.hour - a.hour : a.hour - b.hour,
+    );
+    const leading = edges.filter((b) =>
+      direction === 'desc'
+        ? b.hour > (plan.innerMax ?? Infinity)
+        : b.hour < (plan.innerMin ?? -Infinity),
+    );
+    for (const bucket of leading) if (bucket.n > 0) yield bucket;
+    if (
+      plan.innerMin === undefined ||
+      plan.innerMax === undefined ||
+      plan.innerMin <= plan.innerMax
+    ) {
+      let cursor = direction === 'desc' ? plan.innerMax : plan.innerMin;
+      for (;;) {
+        const chunk = await this.counters(
+          filter,
+          direction === 'asc' ? cursor : plan.innerMin,
+          direction === 'desc' ? cursor : plan.innerMax,
+        )
+          .select(['hour', (eb) => eb.fn.sum<number>('n').as('n')])
+          .groupBy('hour')
+          .orderBy('hour', direction)
+          .limit(WALK_CHUNK)
+          .execute();
+        for (const row of chunk) {
+          const bucket = { hour: Number(row.hour), n: Number(row.n) };
+          if (bucket.n > 0) yield bucket;
+        }
+        if (chunk.length < WALK_CHUNK) break;
+        const lastHour = Number(chunk[chunk.length - 1]!.hour);
+        cursor = direction === 'desc' ? lastHour - 1 : lastHour + 1;
+      }
+    }
+    for (const bucket of edges) if (!leading.includes(bucket) && bucket.n > 0) yield bucket;
+  }
+
+  /** Counter rows of the filter's types within [minHour, maxHour]. */
+  private counters(filter: EventFilter, minHour: number | undefined, maxHour: number | undefined) {
+    const types = filter.eventTypes?.length ? filter.eventTypes : [''];
+    return this.db
+      .selectFrom('event_counts')
+      .where('org_id', '=', filter.orgId)
+      .$if(types.length === 1, (qb) => qb.where('event_type', '=', types[0]!))
+      .$if(types.length > 1, (qb) => qb.where('event_type', 'in', types))
+      .$if(minHour !== undefined, (qb) => qb.where('hour', '>=', minHour!))
+      .$if(maxHour !== undefined, (qb) => qb.where('hour', '<=', maxHour!));
   }
 
   private async countExact(filter: EventFilter): Promise<number> {

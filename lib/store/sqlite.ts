@@ -1,13 +1,41 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { countDeltas, KyselyStore } from './kysely-store';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { countDeltas, KyselyStore, migrateToLatest } from './kysely-store';
 import type { Database } from './schema';
 import type { InsertResult, NewEvent } from './types';
 
 /** Rows per multi-row INSERT (6 parameters each, far below SQLite's 32,766 limit). */
 const MULTI_ROW = 100;
+
+/** Prepared statements kept per SQL text (queries are parameterized, so the set is small). */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, which costs more than
+ * running our indexed reads. Handing it a database whose prepare() reuses
+ * statements by SQL text removes that cost; it is safe because better-sqlite3
+ * is synchronous and Kysely serializes access to its one connection.
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (sql: string) => {
+      let statement = cache.get(sql);
+      if (statement) {
+        // Refresh its place so the least recently used one is evicted first.
+        cache.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
 
 /** The embedded default: one file, WAL, zero set-up. */
 export class SqliteStore extends KyselyStore {
@@ -18,8 +46,11 @@ export class SqliteStore extends KyselyStore {
   private readonly rowsAfter: BetterSqlite3.Statement;
   private readonly bumpCount: BetterSqlite3.Statement;
 
-  private constructor(private readonly sqlite: BetterSqlite3.Database) {
-    super(new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }));
+  private constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    db: Kysely<Database>,
+  ) {
+    super(db);
     const insert = (rows: number) =>
       `INSERT INTO events (org_id, id, created, event_type, doc, raw) VALUES ${Array(rows)
         .fill('(?, ?, ?, ?, ?, ?)')
@@ -52,18 +83,12 @@ export class SqliteStore extends KyselyStore {
     // costs two fsyncs, which dominated bulk inserts (commits themselves do
     // not fsync in WAL mode with synchronous = NORMAL).
     sqlite.pragma('wal_autocheckpoint = 16384');
-    // The schema must exist before statements are prepared.
-    const bootstrap = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    await new (class extends KyselyStore {
-      readonly dialect = 'sqlite' as const;
-      constructor() {
-        super(bootstrap);
-      }
-      protected insertBatch(): Promise<InsertResult> {
-        throw new Error('bootstrap store cannot insert');
-      }
-    })().migrate();
-    return new SqliteStore(sqlite);
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    });
+    // The schema must exist before the insert statements are prepared.
+    await migrateToLatest(db);
+    return new SqliteStore(sqlite, db);
   }
 
   /**

@@ -229,6 +229,44 @@ export function storeContract(
       assert.equal(inverted.totalCount, 0);
     });
 
+    test('random windows, types and offsets agree with a plain in-memory filter', async () => {
+      // A small deterministic PRNG keeps failures reproducible.
+      let state = 42;
+      const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const span = newestFirst[0]!.created - newestFirst[newestFirst.length - 1]!.created;
+      for (let i = 0; i < 60; i++) {
+        const a = base + Math.floor(random() * span * 1.1) - HOUR_MS;
+        const b = a + Math.floor(random() * span * 0.6);
+        const bounded = random() < 0.8;
+        const types = random() < 0.5 ? undefined : TYPES.filter(() => random() < 0.6);
+        const expected = newestFirst.filter(
+          (e) =>
+            (!bounded || (e.created >= a && e.created <= b)) &&
+            (!types?.length || types.includes(e.eventTypeName)),
+        );
+        const offset = Math.floor(random() * (expected.length + 5));
+        const limit = 1 + Math.floor(random() * 60);
+        const page = await store.listEvents({
+          orgId: orgA,
+          eventTypes: types,
+          minCreated: bounded ? a : undefined,
+          maxCreated: bounded ? b : undefined,
+          offset,
+          limit,
+          includeCount: true,
+          includeRaw: false,
+        });
+        const context = `case ${i}: ${bounded ? `${a}..${b}` : 'unbounded'} ${types?.join(',')} offset ${offset} limit ${limit}`;
+        assert.equal(page.totalCount, expected.length, context);
+        assert.deepEqual(
+          page.events.map((e) => e.id),
+          expected.slice(offset, offset + limit).map((e) => e.id),
+          context,
+        );
+        assert.equal(page.hasMore, offset + limit < expected.length, context);
+      }
+    });
+
     test('gets one event by id, raw only when asked, never across orgs', async () => {
       const target = eventsA[123]!;
       const plain = await store.getEvent(orgA, target.id, false);
