@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_create_schema';
+import * as m0002 from './0002_cover_event_counts';
 
 /**
  * Versioned migrations, applied in name order. Listed statically (not read
@@ -7,6 +8,7 @@ import * as m0001 from './0001_create_schema';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_create_schema': m0001,
+  '0002_cover_event_counts': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {
