@@ -117,77 +117,63 @@ type Sample = { paintedMs: number; renderedMs: number; apiMs: number | null };
 /**
  * Runs in the page: fires the trigger, watches the DOM until the expected
  * rows are there (and the table is no longer busy), then waits for the next
- * frame so the time includes paint.
+ * frame so the time includes paint. Kept as plain JavaScript text: tsx would
+ * wrap named functions in helpers the page does not have.
  */
+const MEASURE_IN_PAGE = `({ trigger, expectation }) => new Promise((resolve, reject) => {
+  const main = document.querySelector('main');
+  const isDone = () => {
+    const table = document.querySelector('table.events');
+    if (!table || table.getAttribute('aria-busy') === 'true') return false;
+    const rows = [...table.querySelectorAll('tbody tr[data-index]')];
+    if (rows.length === 0) return false;
+    if (expectation.kind === 'types') {
+      return rows.every((row) => expectation.types.includes(row.querySelector('td.col-type .sub')?.textContent ?? ''));
+    }
+    if (expectation.kind === 'firstRowIndex') {
+      return rows[0].getAttribute('aria-rowindex') === String(expectation.ariaRowIndex);
+    }
+    // Long pages render only the rows in view: the page's row count is on tbody.
+    return table.querySelector('tbody').getAttribute('data-rows') === String(expectation.count)
+      && rows[0].getAttribute('aria-rowindex') === '2';
+  };
+  let start = 0;
+  const observer = new MutationObserver(() => {
+    if (!isDone()) return;
+    const rendered = performance.now();
+    observer.disconnect();
+    clearTimeout(timer);
+    requestAnimationFrame(() => setTimeout(() => {
+      const api = performance.getEntriesByType('resource')
+        .filter((entry) => entry.name.includes('/api/public/') && entry.startTime >= start)
+        .map((entry) => entry.duration);
+      resolve({
+        renderedMs: rendered - start,
+        paintedMs: performance.now() - start,
+        apiMs: api.length ? Math.max(...api) : null,
+      });
+    }, 0));
+  });
+  const timer = setTimeout(() => {
+    observer.disconnect();
+    reject(new Error('no expected rows within 15 s: ' + JSON.stringify(expectation)));
+  }, 15000);
+  observer.observe(main, { subtree: true, childList: true, attributes: true, characterData: true });
+  const element = document.querySelector(trigger.selector);
+  if (!element) { reject(new Error('no element ' + trigger.selector)); return; }
+  start = performance.now();
+  if (trigger.action === 'click') element.click();
+  else if (trigger.action === 'submit') element.requestSubmit();
+  else {
+    element.value = trigger.value;
+    element.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+})`;
+
 async function measure(page: Page, trigger: Trigger, expectation: Expectation): Promise<Sample> {
   return page.evaluate(
-    ({ trigger, expectation }) =>
-      new Promise<Sample>((resolve, reject) => {
-        const main = document.querySelector('main')!;
-        const isDone = () => {
-          const table = document.querySelector('table.events');
-          if (!table || table.getAttribute('aria-busy') === 'true') return false;
-          const rows = [...table.querySelectorAll('tbody tr')];
-          if (rows.length === 0) return false;
-          switch (expectation.kind) {
-            case 'types':
-              return rows.every((row) =>
-                expectation.types.includes(
-                  row.querySelector('td.col-type .sub')?.textContent ?? '',
-                ),
-              );
-            case 'firstRowIndex':
-              return rows[0]!.getAttribute('aria-rowindex') === String(expectation.ariaRowIndex);
-            case 'rowCount':
-              return rows.length === expectation.count;
-          }
-        };
-        let start = 0;
-        const timer = setTimeout(() => {
-          observer.disconnect();
-          reject(new Error(`no expected rows within 15 s (${JSON.stringify(expectation)})`));
-        }, 15_000);
-        const observer = new MutationObserver(() => {
-          if (!isDone()) return;
-          const rendered = performance.now();
-          observer.disconnect();
-          clearTimeout(timer);
-          requestAnimationFrame(() =>
-            setTimeout(() => {
-              const api = performance
-                .getEntriesByType('resource')
-                .filter((entry) => entry.name.includes('/api/public/') && entry.startTime >= start)
-                .map((entry) => entry.duration);
-              resolve({
-                renderedMs: rendered - start,
-                paintedMs: performance.now() - start,
-                apiMs: api.length ? Math.max(...api) : null,
-              });
-            }, 0),
-          );
-        });
-        observer.observe(main, {
-          subtree: true,
-          childList: true,
-          attributes: true,
-          characterData: true,
-        });
-        const element = document.querySelector(trigger.selector) as HTMLElement | null;
-        if (!element) {
-          reject(new Error(`no element ${trigger.selector}`));
-          return;
-        }
-        start = performance.now();
-        if (trigger.action === 'click') element.click();
-        else if (trigger.action === 'submit') (element as HTMLFormElement).requestSubmit();
-        else {
-          const select = element as HTMLSelectElement;
-          select.value = trigger.value;
-          select.dispatchEvent(new Event('change', { bubbles: true }));
-        }
-      }),
-    { trigger, expectation },
-  );
+    `(${MEASURE_IN_PAGE})(${JSON.stringify({ trigger, expectation })})`,
+  ) as Promise<Sample>;
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -147,6 +147,42 @@ test.describe('the events table', () => {
     expect(new Set(state.events.map((e) => e.id)).size).toBe(total);
   });
 
+  test('a 500-row page renders the rows in view, scrolls and moves by keyboard to its end', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=500'));
+    await expect(page.locator('table.events tbody')).toHaveAttribute('data-rows', '500');
+    await expect(page.locator('table.events')).toHaveAttribute(
+      'aria-rowcount',
+      String(state.events.length + 1),
+    );
+    expect(await rows(page).count()).toBeLessThan(100);
+
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    await rows(page).first().focus();
+    await page.keyboard.press('End');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[499]!.id);
+    await expect(selected).toHaveAttribute('aria-rowindex', '501');
+    await expect(selected).toBeFocused();
+    await expect(selected).toBeInViewport();
+    await page.keyboard.press('k');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[498]!.id);
+    await page.keyboard.press('Home');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[0]!.id);
+
+    // Scrolling to the middle renders the middle rows.
+    await page.locator('.table-wrap').evaluate((wrap) => {
+      const row = wrap.querySelector<HTMLElement>('tbody tr[data-index]')!;
+      wrap.scrollTop = 250 * row.offsetHeight;
+    });
+    await expect(page.locator(`tr[data-event-id="${state.events[252]!.id}"]`)).toBeInViewport();
+    await page.locator(`tr[data-event-id="${state.events[252]!.id}"]`).click();
+    await expect(
+      page.getByRole('dialog').getByText(state.events[252]!.id, { exact: true }),
+    ).toBeVisible();
+  });
+
   test('opens an event in the side panel and shows its raw JSON', async ({ page, state }) => {
     const index = state.events.slice(0, 50).findIndex((e) => e.rawKeys && e.rawKeys.length > 0);
     expect(index).toBeGreaterThanOrEqual(0);

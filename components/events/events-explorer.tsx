@@ -28,7 +28,12 @@ import { DateRangeFilter } from './date-range-filter';
 import { EventDetail } from './event-detail';
 import { EventPanel } from './event-panel';
 import { EventTypePicker } from './event-type-picker';
-import { EventsTable, EventsTableSkeleton, type EventsTableMeta } from './events-table';
+import {
+  EventsTable,
+  type EventsTableHandle,
+  type EventsTableMeta,
+  EventsTableSkeleton,
+} from './events-table';
 import { Pagination } from './pagination';
 import { TimeZoneSwitch } from './time-zone-switch';
 import { useEventsView, useLocalZone } from './use-events-view';
@@ -38,6 +43,8 @@ type Props = {
   orgName: string;
   /** The browser zone the server rendered with (from the zone cookie). */
   serverZone: string;
+  /** The query string of the view the server rendered (with a leading '?', or empty). */
+  serverSearch: string;
 };
 
 const NUMBER = new Intl.NumberFormat('en-US');
@@ -50,10 +57,6 @@ function isTypingTarget(target: EventTarget | null): boolean {
     ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) ||
     element.closest('.popover') !== null
   );
-}
-
-function rowElement(index: number): HTMLElement | null {
-  return document.querySelector<HTMLElement>(`table.events tbody tr[data-index="${index}"]`);
 }
 
 /** Runs work when the browser is idle (or soon, where it has no idle callback). */
@@ -96,11 +99,12 @@ function widerRange(range: RangePreset): RangePreset | null {
  * detail panel, all driven by the URL. The first page arrives rendered from
  * the server; later pages come from the same public API routes.
  */
-export function EventsExplorer({ orgId, orgName, serverZone }: Props) {
+export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Props) {
   const localZone = useLocalZone(serverZone);
-  const { view, zone, navigate } = useEventsView(orgId, localZone);
+  const { view, zone, navigate } = useEventsView(orgId, localZone, serverSearch);
   const queryClient = useQueryClient();
   const titleId = useId();
+  const tableRef = useRef<EventsTableHandle>(null);
 
   const params = useMemo(() => listParams(orgId, view), [orgId, view]);
   const query = useQuery(eventsListQueryOptions(params));
@@ -153,7 +157,7 @@ export function EventsExplorer({ orgId, orgName, serverZone }: Props) {
     // Focus goes back to the row the panel was about.
     requestAnimationFrame(() => {
       const index = events.findIndex((event) => event.id === closing);
-      (index >= 0 ? rowElement(index) : null)?.focus();
+      if (index >= 0) tableRef.current?.focusRow(index);
     });
   }, [events, navigate, view]);
 
@@ -166,8 +170,8 @@ export function EventsExplorer({ orgId, orgName, serverZone }: Props) {
       setActiveId(event.id);
       // With the panel open it follows the selection (one history entry, not one per key).
       if (view.event) navigate({ ...view, event: event.id }, 'replace');
-      if (focusRow) rowElement(next)?.focus();
-      else rowElement(next)?.scrollIntoView({ block: 'nearest' });
+      if (focusRow) tableRef.current?.focusRow(next);
+      else tableRef.current?.revealRow(next);
     },
     [activeIndex, events, navigate, view],
   );
@@ -235,7 +239,7 @@ export function EventsExplorer({ orgId, orgName, serverZone }: Props) {
   let content;
   if (query.isPending) {
     content = (
-      <div role="status" aria-label="Loading events">
+      <div className="table-loading" role="status" aria-label="Loading events">
         <EventsTableSkeleton rows={Math.min(view.size, 12)} />
       </div>
     );
@@ -317,6 +321,7 @@ export function EventsExplorer({ orgId, orgName, serverZone }: Props) {
   } else {
     content = (
       <EventsTable
+        ref={tableRef}
         events={events}
         totalCount={totalCount}
         offset={offset}
@@ -334,7 +339,7 @@ export function EventsExplorer({ orgId, orgName, serverZone }: Props) {
   }
 
   return (
-    <main id="main" className="page">
+    <main id="main" className="page events-page">
       <h1>Events</h1>
       <div className="toolbar" role="search" aria-label="Filter events">
         <div className="group">

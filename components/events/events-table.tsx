@@ -9,12 +9,20 @@ import {
   useReactTable,
 } from '@tanstack/react-table';
 import {
+  type FocusEvent,
   type KeyboardEvent,
   type MouseEvent,
   type PointerEvent,
-  type FocusEvent,
+  type Ref,
   memo,
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  useState,
 } from 'react';
+import { flushSync } from 'react-dom';
 import {
   type ApiEvent,
   eventActor,
@@ -198,6 +206,25 @@ const EventRow = memo(function EventRow({
   );
 });
 
+/** What the page may ask of the table: bring a row into view, with or without focus. */
+export type EventsTableHandle = {
+  focusRow: (index: number) => void;
+  revealRow: (index: number) => void;
+};
+
+/**
+ * Pages of up to this many rows render every row; longer ones (up to 500)
+ * render only the rows in view plus a margin, so a page change costs the same
+ * whatever the page size. Rows have one fixed height (CSS), which the window
+ * arithmetic relies on.
+ */
+const WINDOW_THRESHOLD = 100;
+const OVERSCAN = 10;
+const INITIAL_WINDOW = 40;
+const FALLBACK_ROW_HEIGHT = 49;
+
+type Range = { start: number; end: number };
+
 type Props = {
   events: ApiEvent[];
   totalCount: number;
@@ -211,6 +238,7 @@ type Props = {
   onActivate: (index: number) => void;
   onOpen: (index: number) => void;
   onRowKeyDown: (event: KeyboardEvent<HTMLTableSectionElement>) => void;
+  ref?: Ref<EventsTableHandle>;
 };
 
 export function EventsTable({
@@ -226,6 +254,7 @@ export function EventsTable({
   onActivate,
   onOpen,
   onRowKeyDown,
+  ref,
 }: Props) {
   // Server-side pagination: the table shows one page and knows the total.
   // Rows are memoized by hand (EventRow), so the compiler skipping this is fine.
@@ -242,6 +271,100 @@ export function EventsTable({
   });
   const rows = table.getRowModel().rows;
   const focusIndex = activeIndex !== null && activeIndex < rows.length ? activeIndex : 0;
+
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const bodyRef = useRef<HTMLTableSectionElement>(null);
+  const rowHeight = useRef(FALLBACK_ROW_HEIGHT);
+  const windowed = rows.length > WINDOW_THRESHOLD;
+  const [range, setRange] = useState<Range>({ start: 0, end: INITIAL_WINDOW });
+
+  /** The rows the scroll position shows, plus the overscan margin. */
+  const visibleRange = useCallback(
+    (scrollTop?: number): Range | null => {
+      const wrap = wrapRef.current;
+      const body = bodyRef.current;
+      if (!wrap || !body) return null;
+      const top = (scrollTop ?? wrap.scrollTop) - body.offsetTop;
+      const height = rowHeight.current;
+      return {
+        start: Math.max(0, Math.floor(top / height) - OVERSCAN),
+        end: Math.min(rows.length, Math.ceil((top + wrap.clientHeight) / height) + OVERSCAN),
+      };
+    },
+    [rows.length],
+  );
+
+  // A new page starts at its top.
+  useLayoutEffect(() => {
+    if (wrapRef.current) wrapRef.current.scrollTop = 0;
+    setRange({ start: 0, end: INITIAL_WINDOW });
+  }, [events]);
+
+  // Follow scrolling (one update per frame) when windowed.
+  useEffect(() => {
+    const wrap = wrapRef.current;
+    if (!windowed || !wrap) return;
+    const measured = bodyRef.current?.querySelector<HTMLElement>('tr[data-index]')?.offsetHeight;
+    if (measured) rowHeight.current = measured;
+    let frame = 0;
+    const update = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        const next = visibleRange();
+        if (next) {
+          setRange((current) =>
+            current.start === next.start && current.end === next.end ? current : next,
+          );
+        }
+      });
+    };
+    update();
+    wrap.addEventListener('scroll', update, { passive: true });
+    window.addEventListener('resize', update);
+    return () => {
+      cancelAnimationFrame(frame);
+      wrap.removeEventListener('scroll', update);
+      window.removeEventListener('resize', update);
+    };
+  }, [windowed, visibleRange]);
+
+  const rowElement = (index: number) =>
+    bodyRef.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`) ?? null;
+
+  /** Scrolls the table so row `index` is in view, rendering it first if windowed. */
+  const reveal = useCallback(
+    (index: number): HTMLElement | null => {
+      const wrap = wrapRef.current;
+      const body = bodyRef.current;
+      if (!wrap || !body) return null;
+      const headHeight = body.offsetTop;
+      const rowTop = body.offsetTop + index * rowHeight.current;
+      let scrollTop = wrap.scrollTop;
+      if (rowTop - headHeight < scrollTop) scrollTop = rowTop - headHeight;
+      else if (rowTop + rowHeight.current > scrollTop + wrap.clientHeight) {
+        scrollTop = rowTop + rowHeight.current - wrap.clientHeight;
+      }
+      if (windowed) {
+        const next = visibleRange(scrollTop);
+        if (next && (index < range.start || index >= range.end)) flushSync(() => setRange(next));
+        wrap.scrollTop = scrollTop;
+        return rowElement(index);
+      }
+      const element = rowElement(index);
+      element?.scrollIntoView({ block: 'nearest' });
+      return element;
+    },
+    [windowed, visibleRange, range],
+  );
+
+  useImperativeHandle(
+    ref,
+    () => ({
+      focusRow: (index) => reveal(index)?.focus({ preventScroll: true }),
+      revealRow: (index) => void reveal(index),
+    }),
+    [reveal],
+  );
 
   const rowIndexOf = (target: EventTarget | null): number | null => {
     const element = (target as HTMLElement | null)?.closest?.('tr[data-index]');
@@ -265,8 +388,13 @@ export function EventsTable({
     if (index !== null && index !== activeIndex) onActivate(index);
   };
 
+  const start = windowed ? Math.min(range.start, rows.length) : 0;
+  const end = windowed ? Math.min(Math.max(range.end, start), rows.length) : rows.length;
+  // The roving tab stop must exist: keep it inside the rendered window.
+  const tabStop = focusIndex >= start && focusIndex < end ? focusIndex : start;
+
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" ref={wrapRef}>
       <table className="events" aria-rowcount={totalCount + 1} aria-busy={busy}>
         <caption className="visually-hidden">{caption}</caption>
         <colgroup>
@@ -285,18 +413,43 @@ export function EventsTable({
             </tr>
           ))}
         </thead>
-        <tbody onClick={onClick} onKeyDown={onRowKeyDown} onFocus={onFocus}>
-          {rows.map((row, index) => (
-            <EventRow
-              key={row.id}
-              row={row}
-              index={index}
-              ariaRowIndex={offset + index + 2}
-              isActive={index === activeIndex}
-              isFocusTarget={index === focusIndex}
-              zone={tableMeta.zone}
-            />
-          ))}
+        <tbody
+          ref={bodyRef}
+          onClick={onClick}
+          onKeyDown={onRowKeyDown}
+          onFocus={onFocus}
+          data-rows={rows.length}
+        >
+          {start > 0 ? (
+            <tr className="spacer" aria-hidden="true" style={{ height: start * rowHeight.current }}>
+              <td colSpan={COLUMNS.length} />
+            </tr>
+          ) : null}
+          {rows.slice(start, end).map((row, slot) => {
+            const index = start + slot;
+            return (
+              // Keyed by position: a new page reuses the rows' DOM and only
+              // rewrites their text, several times cheaper than new rows.
+              <EventRow
+                key={index}
+                row={row}
+                index={index}
+                ariaRowIndex={offset + index + 2}
+                isActive={index === activeIndex}
+                isFocusTarget={index === tabStop}
+                zone={tableMeta.zone}
+              />
+            );
+          })}
+          {end < rows.length ? (
+            <tr
+              className="spacer"
+              aria-hidden="true"
+              style={{ height: (rows.length - end) * rowHeight.current }}
+            >
+              <td colSpan={COLUMNS.length} />
+            </tr>
+          ) : null}
         </tbody>
       </table>
     </div>

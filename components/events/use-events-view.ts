@@ -1,6 +1,5 @@
 'use client';
 
-import { useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/format/date';
 import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/events/search-params';
@@ -24,16 +23,36 @@ export function useLocalZone(serverZone: string): string {
 
 export type NavigateMode = 'push' | 'replace';
 
+// The query string as a tiny external store. Our own changes notify it
+// synchronously, so the table re-renders in the same task as the click
+// instead of waiting for the router's transition; back/forward arrive as
+// popstate.
+const searchListeners = new Set<() => void>();
+
+function subscribeToSearch(listener: () => void): () => void {
+  searchListeners.add(listener);
+  window.addEventListener('popstate', listener);
+  return () => {
+    searchListeners.delete(listener);
+    window.removeEventListener('popstate', listener);
+  };
+}
+
+const currentSearch = () => window.location.search;
+
 /**
  * The view in the URL and the way to change it. Changes go through the
- * History API, which Next's router observes: the URL (and back/forward) stay
- * the source of truth, and no server round trip happens for a filter change.
+ * History API (Next's router observes it and keeps its own URL in step), so
+ * the URL and back/forward stay the source of truth and a filter or page
+ * change never costs a server round trip for the page itself.
+ *
+ * `serverSearch` is the query the server rendered, used until hydration ends.
  */
-export function useEventsView(orgId: string, localZone: string) {
-  const searchParams = useSearchParams();
+export function useEventsView(orgId: string, localZone: string, serverSearch: string) {
+  const search = useSyncExternalStore(subscribeToSearch, currentSearch, () => serverSearch);
   const view = useMemo(
-    () => parseEventsView(new URLSearchParams(searchParams.toString()), localZone),
-    [searchParams, localZone],
+    () => parseEventsView(new URLSearchParams(search), localZone),
+    [search, localZone],
   );
   const zone = zoneFor(view.tz, localZone);
 
@@ -44,6 +63,7 @@ export function useEventsView(orgId: string, localZone: string) {
       if (href === current) return;
       if (mode === 'push') window.history.pushState(null, '', href);
       else window.history.replaceState(null, '', href);
+      searchListeners.forEach((notify) => notify());
     },
     [orgId, localZone],
   );

@@ -36,8 +36,8 @@ export function eventsUrl(orgId: string, query = ''): string {
   return `/orgs/${orgId}/events${query ? `?${query}` : ''}`;
 }
 
-/** Rows currently in the table body. */
-export const rows = (page: Page) => page.locator('table.events tbody tr');
+/** Event rows rendered in the table body (long pages render those in view). */
+export const rows = (page: Page) => page.locator('table.events tbody tr[data-index]');
 
 /** The event type codes of the rows on screen. */
 export async function rowTypes(page: Page): Promise<string[]> {

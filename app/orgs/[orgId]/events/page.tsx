@@ -13,6 +13,7 @@ import {
   eventsViewHref,
   listParams,
   parseEventsView,
+  serializeEventsView,
 } from '@/lib/events/search-params';
 import { makeQueryClient } from '@/lib/query-client';
 
@@ -48,6 +49,7 @@ export default async function EventsPage({ params, searchParams }: Props) {
 
   const queryClient = makeQueryClient();
   const list = listParams(orgId, view);
+  const search = serializeEventsView(view, zone);
   const [page, openEvent] = await Promise.all([
     callApi<EventList>(apiListPath(list)),
     view.event ? callApi<ApiEvent>(apiEventPath(orgId, view.event, false)) : null,
@@ -62,7 +64,12 @@ export default async function EventsPage({ params, searchParams }: Props) {
     <>
       <AppHeader publicKey={principal.publicKey} org={{ id: org.id, name: org.name }} />
       <HydrationBoundary state={dehydrate(queryClient)}>
-        <EventsExplorer orgId={org.id} orgName={org.name} serverZone={zone} />
+        <EventsExplorer
+          orgId={org.id}
+          orgName={org.name}
+          serverZone={zone}
+          serverSearch={search ? `?${search}` : ''}
+        />
       </HydrationBoundary>
     </>
   );
