@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { NewEvent } from '@/lib/store/types';
 import { packBatch } from './bulk-batch';
 import type { BulkJob, FromWorker, ToWorker } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
@@ -34,10 +35,22 @@ async function capacity(): Promise<void> {
   }
 }
 
-async function sendBatch(batch: Parameters<typeof packBatch>[0], progress: number): Promise<void> {
+/**
+ * The order rows are inserted in within one batch (one transaction) changes
+ * nothing but speed: grouped by type, the per-type index is written in runs
+ * instead of hopping between ~300 places for every row. Sorting here costs
+ * the producer thread, not the inserting one.
+ */
+function byIndexOrder(a: NewEvent, b: NewEvent): number {
+  if (a.eventTypeName !== b.eventTypeName) return a.eventTypeName < b.eventTypeName ? -1 : 1;
+  if (a.created !== b.created) return b.created - a.created;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+async function sendBatch(batch: NewEvent[], progress: number): Promise<void> {
   await capacity();
   inFlight++;
-  const packed = packBatch(batch);
+  const packed = packBatch(batch.sort(byIndexOrder));
   port.postMessage({ type: 'batch', batch: packed, progress } satisfies FromWorker, [
     packed.created.buffer as ArrayBuffer,
   ]);
