@@ -93,7 +93,7 @@ async function seed(
     {
       kind: 'seed',
       options: { orgId: ORG_ID, count: events, seed: 'bench', from: FROM, to: TO },
-      batchSize: 5000,
+      batchSize: 10_000,
     },
     {
       onBatch: ({ inserted }) => {

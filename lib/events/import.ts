@@ -288,14 +288,31 @@ export function toNewEvent(value: unknown, orgId: string, rehome: boolean): NewE
  * compare both on every record they import.
  */
 export function encodeForImport(orgId: string, input: EventInput): NewEvent {
-  const { raw, links: _links, ...fields } = input;
+  const source = input as Record<string, unknown>;
   const created = Date.parse(input.created);
-  const doc = JSON.stringify(sortKeys({ ...fields, orgId, created: formatCreated(created) }));
+  // The same key set as encodeEvent's {...fields, orgId, created}, built once, in order.
+  const keys = Object.keys(source);
+  if (!Object.prototype.hasOwnProperty.call(source, 'orgId')) keys.push('orgId');
+  keys.sort();
+  const doc: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (key === 'raw' || key === 'links') continue;
+    const value = source[key];
+    doc[key] =
+      key === 'orgId'
+        ? orgId
+        : key === 'created'
+          ? formatCreated(created)
+          : typeof value === 'object' && value !== null
+            ? sortKeys(value)
+            : value;
+  }
+  const raw = input.raw;
   return {
     id: input.id,
     created,
     eventTypeName: input.eventTypeName,
-    doc,
+    doc: JSON.stringify(doc),
     raw: raw === undefined || raw === null ? null : JSON.stringify(raw),
   };
 }

@@ -17,7 +17,7 @@ import { type Command, isoTime } from './context';
 import { formatBytes, formatDuration, formatNumber, Progress } from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
-const DEFAULT_BATCH = 5000;
+const DEFAULT_BATCH = 10_000;
 
 function batchSize(value: string | undefined): number {
   return value === undefined ? DEFAULT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
