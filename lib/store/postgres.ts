@@ -40,21 +40,28 @@ export class PostgresStore extends KyselyStore {
   }
 
   /**
-   * One transaction per batch, shipped as arrays through unnest(): a single
-   * round trip writes thousands of rows, and the counters move with them.
+   * One transaction per batch, shipped as one JSON parameter through
+   * json_to_recordset(): a single round trip writes thousands of rows, and the
+   * counters move with them. (JSON rather than one array per column: pg
+   * serializes array parameters in JavaScript, element by element, which cost
+   * over ten times the CPU of JSON.stringify on the same batch.)
    */
   protected async insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult> {
+    const payload = JSON.stringify(
+      events.map((e) => ({
+        id: e.id,
+        created: e.created,
+        event_type: e.eventTypeName,
+        doc: e.doc,
+        raw: e.raw,
+      })),
+    );
     const inserted = await this.db.transaction().execute(async (trx) => {
       const result = await sql<{ created: number; event_type: string }>`
         INSERT INTO events (org_id, id, created, event_type, doc, raw)
         SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw
-        FROM unnest(
-          ${events.map((e) => e.id)}::text[],
-          ${events.map((e) => e.created)}::bigint[],
-          ${events.map((e) => e.eventTypeName)}::text[],
-          ${events.map((e) => e.doc)}::text[],
-          ${events.map((e) => e.raw)}::text[]
-        ) AS t(id, created, event_type, doc, raw)
+        FROM json_to_recordset(${payload}::json)
+          AS t(id text, created bigint, event_type text, doc text, raw text)
         ON CONFLICT (org_id, id) DO NOTHING
         RETURNING created, event_type`.execute(trx);
       const rows = result.rows.map((r) => ({
