@@ -5,32 +5,15 @@
  * it, so it cannot drift from what the server does.
  */
 
+import { METRIC_UNITS } from '@/lib/events/event';
+
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 const OBJECT_ID = { type: 'string', pattern: '^[0-9a-f]{24}$' };
 
-const UNITS = [
-  'RAW',
-  'BITS',
-  'BYTES',
-  'KILOBITS',
-  'KILOBYTES',
-  'MEGABITS',
-  'MEGABYTES',
-  'GIGABITS',
-  'GIGABYTES',
-  'TERABYTES',
-  'PETABYTES',
-  'MILLISECONDS',
-  'SECONDS',
-  'MINUTES',
-  'HOURS',
-  'DAYS',
-  'billion pixels',
-  'million tokens',
-];
+const UNITS = [...METRIC_UNITS];
 
 const ERROR_CODES = [
   'INVALID_QUERY_PARAMETER',

@@ -8,7 +8,8 @@ import { OBJECT_ID_PATTERN } from './object-id';
  * responses carry beyond it, and any other field passed through untouched.
  * `links` is dropped (we generate our own) and `raw` is stored on its own.
  */
-const UNITS = [
+/** The units a metric's currentValue may carry (the spec's list plus the release log's). */
+export const METRIC_UNITS = [
   'RAW',
   'BITS',
   'BYTES',
@@ -61,7 +62,7 @@ export const eventInputSchema = z
     opType: z.string().optional(),
     metricName: z.string().optional(),
     currentValue: z
-      .object({ number: z.number().optional(), units: z.enum(UNITS).optional() })
+      .object({ number: z.number().optional(), units: z.enum(METRIC_UNITS).optional() })
       .optional(),
     invoiceId: z.string().optional(),
     paymentId: z.string().optional(),

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { NewEvent } from '@/lib/store/types';
 import { categoryOf, isCatalogedEventType } from './catalog';
-import { encodeEvent, eventInputSchema } from './event';
+import { encodeEvent, eventInputSchema, METRIC_UNITS } from './event';
 import { isObjectId, objectIdTime } from './object-id';
 import {
   generateEventBatches,
@@ -54,26 +54,7 @@ const SPEC_FIELDS = [
   'orgId',
 ];
 
-const SPEC_UNITS = new Set([
-  'RAW',
-  'BITS',
-  'BYTES',
-  'KILOBITS',
-  'KILOBYTES',
-  'MEGABITS',
-  'MEGABYTES',
-  'GIGABITS',
-  'GIGABYTES',
-  'TERABYTES',
-  'PETABYTES',
-  'MILLISECONDS',
-  'SECONDS',
-  'MINUTES',
-  'HOURS',
-  'DAYS',
-  'billion pixels',
-  'million tokens',
-]);
+const SPEC_UNITS = new Set<string>(METRIC_UNITS);
 
 type Loose = Record<string, unknown>;
 
