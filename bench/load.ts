@@ -1,0 +1,204 @@
+/**
+ * `npx tsx bench/load.ts [--events N] [--formats ndjson,envelope]`
+ *
+ * Bulk-load throughput, stage by stage, on fresh stores:
+ *
+ * 1. the generator alone (events/s, no database);
+ * 2. seeding N events (what `npm run cli -- seed` does: generator thread +
+ *    inserting thread);
+ * 3. reading, validating and encoding an export file alone (no database);
+ * 4. importing that file (what `npm run cli -- import` does), per format.
+ *
+ * SQLite stores go to bench/data/load-*.db (recreated each run); with
+ * DATABASE_URL=postgres://... the loads go to that database instead, each
+ * into a new organization. Figures are printed and written to
+ * bench/results/load-<engine>-<N>.json. Nothing is asserted on time.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runBulkLoad } from '@/lib/events/bulk-load';
+import { readEventBatches } from '@/lib/events/import';
+import { newObjectId } from '@/lib/events/object-id';
+import { generateEventBatches, generateEvents, type SeedOptions } from '@/lib/events/seed';
+import { openStore, parseDatabaseUrl } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
+
+const ROOT = path.resolve(__dirname, '..');
+const DATA = path.join(ROOT, 'bench', 'data');
+const FROM = Date.UTC(2025, 0, 1);
+const TO = Date.UTC(2025, 3, 1);
+const BATCH = 10_000;
+
+type Figure = { stage: string; events: number; seconds: number; eventsPerSecond: number };
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function figure(stage: string, events: number, seconds: number): Figure {
+  const result = { stage, events, seconds, eventsPerSecond: Math.round(events / seconds) };
+  log(
+    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s`,
+  );
+  return result;
+}
+
+async function freshStore(name: string): Promise<{ store: EventStore; engine: string }> {
+  const url = process.env.DATABASE_URL;
+  if (url && parseDatabaseUrl(url).engine === 'postgres') {
+    return { store: await openStore(url), engine: 'postgres' };
+  }
+  const file = path.join(DATA, `${name}.db`);
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+  return { store: await openStore(file), engine: 'sqlite' };
+}
+
+async function writeExport(file: string, options: SeedOptions, format: string): Promise<number> {
+  const out = fs.createWriteStream(file);
+  const write = (text: string) =>
+    out.write(text)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => out.once('drain', resolve));
+  if (format === 'envelope') await write('{"links":[],"results":[\n');
+  let first = true;
+  for (const event of generateEvents(options)) {
+    const text = JSON.stringify(event);
+    await write(format === 'envelope' ? `${first ? '' : ',\n'}${text}` : `${text}\n`);
+    first = false;
+  }
+  if (format === 'envelope') await write(`\n],"totalCount":${options.count}}\n`);
+  await new Promise((resolve) => out.end(resolve));
+  return fs.statSync(file).size;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string', default: '1000000' },
+      formats: { type: 'string', default: 'ndjson,envelope' },
+    },
+  });
+  const events = Number(values.events.replace(/[_,]/g, ''));
+  if (!Number.isSafeInteger(events) || events < 1000)
+    throw new Error('--events must be at least 1000');
+  const formats = values.formats.split(',').filter(Boolean);
+  fs.mkdirSync(DATA, { recursive: true });
+  const figures: Figure[] = [];
+  log(
+    `Machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+
+  // 1. The generator alone.
+  const seedOptions = (orgId: string, seed: string): SeedOptions => ({
+    orgId,
+    count: events,
+    seed,
+    from: FROM,
+    to: TO,
+  });
+  let started = performance.now();
+  let generated = 0;
+  for (const batch of generateEventBatches(seedOptions(newObjectId(), 'gen'), BATCH))
+    generated += batch.length;
+  figures.push(figure('generator alone', generated, (performance.now() - started) / 1000));
+
+  // 2. Seeding.
+  const seeded = await freshStore(`load-${events}-seed`);
+  const engine = seeded.engine;
+  const seedOrg = newObjectId();
+  await seeded.store.createOrg({ id: seedOrg, name: 'Load benchmark (seed)', created: FROM });
+  const seed = await runBulkLoad(seeded.store, seedOrg, {
+    kind: 'seed',
+    options: seedOptions(seedOrg, 'seed'),
+    batchSize: BATCH,
+  });
+  await seeded.store.close();
+  figures.push(figure(`seed into ${engine}`, seed.inserted, seed.seconds));
+
+  // 3 and 4. Import, per format.
+  for (const format of formats) {
+    const file = path.join(DATA, `load-${events}.${format === 'envelope' ? 'json' : 'ndjson'}`);
+    const importOrg = newObjectId();
+    log(`Writing a ${format} export of ${events.toLocaleString('en-US')} events...`);
+    const bytes = await writeExport(file, seedOptions(importOrg, `import-${format}`), format);
+    log(`  ${(bytes / 1e6).toFixed(0)} MB`);
+
+    started = performance.now();
+    let read = 0;
+    for await (const batch of readEventBatches(file, { orgId: importOrg, batchSize: BATCH }))
+      read += batch.length;
+    figures.push(
+      figure(
+        `read + validate + encode ${format} alone`,
+        read,
+        (performance.now() - started) / 1000,
+      ),
+    );
+
+    const target = await freshStore(`load-${events}-import-${format}`);
+    await target.store.createOrg({
+      id: importOrg,
+      name: `Load benchmark (import ${format})`,
+      created: FROM,
+    });
+    const imported = await runBulkLoad(target.store, importOrg, {
+      kind: 'import',
+      path: file,
+      options: { orgId: importOrg, batchSize: BATCH },
+    });
+    await target.store.close();
+    if (imported.fatal || imported.summary.invalid > 0) {
+      throw new Error(
+        `The import failed: ${imported.fatal ?? `${imported.summary.invalid} invalid`}`,
+      );
+    }
+    figures.push(figure(`import ${format} into ${engine}`, imported.inserted, imported.seconds));
+    fs.rmSync(file, { force: true });
+  }
+
+  const width = Math.max(...figures.map((f) => f.stage.length));
+  console.log(
+    [
+      `Bulk load: ${events.toLocaleString('en-US')} events, ${engine}, batches of ${BATCH.toLocaleString('en-US')}`,
+      '',
+      ...figures.map(
+        (f) =>
+          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  (${f.seconds.toFixed(1)} s)`,
+      ),
+    ].join('\n'),
+  );
+  const resultsDir = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const out = path.join(resultsDir, `load-${engine}-${events}.json`);
+  fs.writeFileSync(
+    out,
+    `${JSON.stringify(
+      {
+        engine,
+        events,
+        batchSize: BATCH,
+        machine: {
+          cpus: os.cpus().length,
+          model: os.cpus()[0]?.model,
+          loadavg: os.loadavg(),
+          node: process.version,
+        },
+        date: new Date().toISOString(),
+        figures,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`Wrote ${path.relative(ROOT, out)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});
