@@ -55,6 +55,7 @@ export async function runBulkLoad(
   callbacks: BulkCallbacks = {},
 ): Promise<BulkResult> {
   const started = performance.now();
+  const fromStdin = job.kind === 'import' && job.path === '-';
   // The worker is TypeScript: register tsx inside it before loading it.
   const worker = new Worker(
     `require('tsx/cjs/api').register(); require(${JSON.stringify(WORKER_FILE)});`,
@@ -64,8 +65,11 @@ export async function runBulkLoad(
       // A larger young generation: the producer allocates short-lived strings
       // by the megabyte, and the default semi-space makes it GC-bound.
       resourceLimits: { maxYoungGenerationSizeMb: 96 },
+      // A worker's process.stdin is its own empty stream unless fed from here.
+      stdin: fromStdin,
     },
   );
+  if (fromStdin) process.stdin.pipe(worker.stdin!);
 
   const queue: FromWorker[] = [];
   let wake: (() => void) | undefined;
@@ -123,6 +127,7 @@ export async function runBulkLoad(
       }
     }
   } finally {
+    if (fromStdin) process.stdin.unpipe(worker.stdin!);
     worker.removeAllListeners('exit');
     await worker.terminate();
   }

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { generateEvents } from '@/lib/events/seed';
 import { createTestDatabase } from '../helpers/postgres';
-import { cli, startCli } from './run-cli';
+import { cli, cliWithInput, startCli } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0f1a';
 const ORG_2 = '6b1c2d3e4f5a6b7c8d9e0f1b';
@@ -259,6 +259,21 @@ describe('admin CLI', () => {
     const partlyText = cli(db, 'import', '--org', ORG_2, mixed);
     assert.equal(partlyText.code, 2);
     assert.match(partlyText.stderr, /Skipped line 1: id: id must be 24 lowercase hex digits/);
+
+    const piped = cliWithInput(
+      db,
+      events
+        .slice(0, 2)
+        .map((e) => JSON.stringify({ ...e, id: `${e.id.slice(0, 20)}ffff` }))
+        .join('\n'),
+      'import',
+      '--org',
+      ORG_2,
+      '-',
+      '--json',
+    );
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.deepEqual([(piped.json as Json).format, (piped.json as Json).inserted], ['ndjson', 2]);
 
     const broken = path.join(dir, 'broken.json');
     fs.writeFileSync(broken, '[{"id": 1}');

@@ -8,6 +8,15 @@ export type CliResult = { code: number; stdout: string; stderr: string; json: un
 
 /** Runs the CLI as users do (a separate process), against the given database. */
 export function cli(database: string, ...args: string[]): CliResult {
+  return cliWithInput(database, undefined, ...args);
+}
+
+/** The same, with text on its standard input. */
+export function cliWithInput(
+  database: string,
+  input: string | undefined,
+  ...args: string[]
+): CliResult {
   const result = spawnSync(
     process.execPath,
     ['--import', 'tsx', CLI, ...args, '--database', database],
@@ -16,6 +25,7 @@ export function cli(database: string, ...args: string[]): CliResult {
       encoding: 'utf8',
       env: { ...process.env, NODE_ENV: 'test' },
       timeout: 120_000,
+      input,
     },
   );
   let json: unknown;
