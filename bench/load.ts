@@ -45,14 +45,16 @@ function figure(stage: string, events: number, seconds: number): Figure {
   return result;
 }
 
-async function freshStore(name: string): Promise<{ store: EventStore; engine: string }> {
+async function freshStore(
+  name: string,
+): Promise<{ store: EventStore; engine: string; file?: string }> {
   const url = process.env.DATABASE_URL;
   if (url && parseDatabaseUrl(url).engine === 'postgres') {
     return { store: await openStore(url), engine: 'postgres' };
   }
   const file = path.join(DATA, `${name}.db`);
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
-  return { store: await openStore(file), engine: 'sqlite' };
+  return { store: await openStore(file), engine: 'sqlite', file };
 }
 
 async function writeExport(file: string, options: SeedOptions, format: string): Promise<number> {
@@ -116,6 +118,7 @@ async function main(): Promise<void> {
     kind: 'seed',
     options: seedOptions(seedOrg, 'seed'),
     batchSize: BATCH,
+    sqliteFile: seeded.file,
   });
   await seeded.store.close();
   figures.push(figure(`seed into ${engine}`, seed.inserted, seed.seconds));
@@ -150,6 +153,7 @@ async function main(): Promise<void> {
       kind: 'import',
       path: file,
       options: { orgId: importOrg, batchSize: BATCH },
+      sqliteFile: target.file,
     });
     await target.store.close();
     if (imported.fatal || imported.summary.invalid > 0) {

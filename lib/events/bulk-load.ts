@@ -12,13 +12,21 @@ import type { SeedOptions } from './seed';
  * to it. Each batch is one `store.insertEvents` call, atomic on its own.
  */
 
-export type BulkJob =
+export type BulkJob = (
   | { kind: 'seed'; options: SeedOptions; batchSize: number }
   | {
       kind: 'import';
       path: string;
       options: Omit<ReadOptions, 'onIssue' | 'onProgress'>;
-    };
+    }
+) & {
+  /**
+   * The SQLite file being loaded, when it is one: the worker then runs the
+   * WAL checkpoints on its own connection, so the inserting thread does not
+   * stop to copy the WAL into the database every few batches.
+   */
+  sqliteFile?: string;
+};
 
 export type BulkSummary = Omit<ReadSummary, 'format'> & { format: ReadSummary['format'] | 'seed' };
 

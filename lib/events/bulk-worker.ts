@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import type { NewEvent } from '@/lib/store/types';
 import { packBatch } from './bulk-batch';
 import type { BulkJob, FromWorker, ToWorker } from './bulk-load';
@@ -18,9 +19,39 @@ const job = (workerData as { job: BulkJob }).job;
 let inFlight = 0;
 let wake: (() => void) | undefined;
 
+/**
+ * Checkpoints from this thread: a passive checkpoint after each committed
+ * batch copies the new WAL frames into the database while the main thread
+ * goes on inserting (WAL mode lets a checkpoint run alongside a writer). The
+ * main connection's own automatic checkpoint then finds little or nothing
+ * left to do. Best effort: a busy or failed checkpoint is simply retried
+ * after the next batch.
+ */
+const checkpointer = job.sqliteFile === undefined ? undefined : openCheckpointer(job.sqliteFile);
+
+function openCheckpointer(file: string): Database.Database | undefined {
+  try {
+    const db = new Database(file, { fileMustExist: true });
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 0');
+    return db;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkpoint(): void {
+  try {
+    checkpointer?.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy (another checkpoint is running) or transient: try again later.
+  }
+}
+
 port.on('message', (message: ToWorker) => {
   if (message.type === 'ack') {
     inFlight--;
+    checkpoint();
     wake?.();
   }
 });

@@ -96,6 +96,7 @@ export const seed: Command = async (args, context) => {
       kind: 'seed',
       options: { orgId, count, seed: seedValue, ...range, variant, orgName: org.name },
       batchSize: batchSize(values['batch-size']),
+      sqliteFile: context.sqliteFile(),
     },
     {
       onBatch: ({ inserted, skipped }) => {
@@ -165,6 +166,7 @@ export const importFile: Command = async (args, context) => {
     {
       kind: 'import',
       path: file,
+      sqliteFile: context.sqliteFile(),
       options: {
         orgId,
         rehome: values.rehome ?? false,
