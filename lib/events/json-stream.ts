@@ -164,17 +164,12 @@ export class JsonArraySplitter {
         }
         case OPEN_OBJECT:
         case OPEN_ARRAY: {
-          const key = top?.kind === 'object' ? this.lastKey : null;
-          const path = this.pathWith(key);
+          const searching = this.targetDepth === -1;
+          const key = searching && top?.kind === 'object' ? this.lastKey : null;
+          // Once the records array is found, paths no longer matter (and cost).
+          const path = searching && c === OPEN_ARRAY ? this.pathWith(key) : null;
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
-          if (
-            c === OPEN_ARRAY &&
-            this.targetDepth === -1 &&
-            path !== null &&
-            TARGET_PATHS.includes(path)
-          ) {
-            this.targetDepth = this.stack.length;
-          }
+          if (path !== null && TARGET_PATHS.includes(path)) this.targetDepth = this.stack.length;
           i++;
           continue;
         }
