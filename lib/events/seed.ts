@@ -68,8 +68,16 @@ type SeedRecord = { created: number; fields: EventFields; raw: RawDoc | null };
 export function* generateEvents(options: SeedOptions): Generator<EventInput> {
   for (const record of new SeedGenerator(options).records()) {
     const input: Record<string, unknown> = {};
-    for (const key of FIELD_ORDER) {
-      const value = record.fields[key];
+    const keys = Object.keys(record.fields);
+    for (let i = 1; i < keys.length; i++) {
+      // A field set outside its type's template lands out of order: fail loudly here
+      // (tests go through this path) rather than write a non-canonical document.
+      if (keys[i - 1]! > keys[i]!) {
+        throw new Error(`${record.fields.eventTypeName}: field ${keys[i]} is not in its template`);
+      }
+    }
+    for (const key of keys) {
+      const value = record.fields[key as FieldName];
       if (value !== undefined) input[key] = value;
     }
     if (record.raw) input.raw = JSON.parse(JSON.stringify(record.raw)) as Record<string, unknown>;
@@ -112,10 +120,12 @@ export function seedWorld(options: SeedOptions): SeedWorld {
 // ---- canonical field order ------------------------------------------------
 
 /**
- * Every field the generator may set. A record starts as a copy of a template
- * holding them all (undefined) in sorted order, so JSON.stringify writes the
- * set ones in exactly canonicalJson's order and skips the rest. (Building the
- * JSON by hand is slower: the many small concatenations cost more in GC.)
+ * Every field the generator may set. Each event type gets a template object
+ * holding the fields it may set (undefined), in sorted order, so
+ * JSON.stringify writes the set ones in exactly canonicalJson's order and
+ * skips the rest. One template per type keeps the objects small: stringify
+ * cost grows with every property, set or not. (Building the JSON by hand is
+ * slower still: the many small concatenations cost more in GC.)
  */
 const FIELD_NAMES = [
   'accessListEntry',
@@ -162,13 +172,76 @@ type EventFields = { [K in FieldName]?: unknown } & {
   groupId?: string;
 };
 const FIELD_ORDER: readonly FieldName[] = [...FIELD_NAMES].sort();
-const FIELD_TEMPLATE: EventFields = Object.fromEntries(FIELD_ORDER.map((k) => [k, undefined]));
+
+const COMMON_FIELDS: readonly FieldName[] = [
+  'created',
+  'eventTypeName',
+  'id',
+  'isGlobalAdmin',
+  'orgId',
+];
+const USER_FIELDS: readonly FieldName[] = ['userId', 'username', 'remoteAddress'];
+const KEY_FIELDS: readonly FieldName[] = ['apiKeyId', 'publicKey', 'remoteAddress'];
+const ACTOR_FIELDS: Record<TypeSpec['actor'], readonly FieldName[]> = {
+  user: USER_FIELDS,
+  operator: USER_FIELDS,
+  apiKey: KEY_FIELDS,
+  mixed: [...USER_FIELDS, ...KEY_FIELDS],
+  system: [],
+};
+const HOST_FIELDS: readonly FieldName[] = [
+  'groupId',
+  'clusterId',
+  'clusterName',
+  'hostId',
+  'hostname',
+  'port',
+  'replicaSetName',
+  'shardName',
+];
+/** The fields each profile may set (applyProfile below must stay within them). */
+const PROFILE_FIELDS: Record<Profile, readonly FieldName[]> = {
+  none: [],
+  project: ['groupId'],
+  alert: ['groupId', 'alertId', 'alertConfigId'],
+  alertConfig: ['groupId', 'alertConfigId'],
+  apiKeyTarget: ['targetPublicKey'],
+  apiKeyGroup: ['targetPublicKey', 'groupId'],
+  apiKeyAccessList: ['targetPublicKey', 'accessListEntry', 'whitelistEntry'],
+  invoice: ['invoiceId'],
+  payment: ['invoiceId', 'paymentId'],
+  team: ['teamId'],
+  teamGroup: ['teamId', 'groupId'],
+  userTarget: ['targetUsername'],
+  joined: ['targetUsername'],
+  teamUserTarget: ['teamId', 'targetUsername'],
+  groupUserTarget: ['groupId', 'targetUsername'],
+  resource: ['groupId', 'resourceId', 'resourceType'],
+  resourcePolicy: ['resourcePolicyId'],
+  resourcePolicyViolation: ['resourcePolicyId', 'groupId'],
+  dataExplorer: ['groupId', 'clusterId', 'clusterName', 'opType', 'database', 'collection'],
+  metric: [...HOST_FIELDS, 'metricName', 'currentValue', 'alertConfigId', 'alertId'],
+  host: HOST_FIELDS,
+  cluster: ['groupId', 'clusterId', 'clusterName'],
+  maintenance: ['groupId', 'clusterName', 'maintenanceWindowId'],
+  mlabCluster: ['groupId', 'clusterName'],
+};
+
+/** The template an event type's records start from: its possible fields, sorted. */
+function fieldTemplate(spec: TypeSpec): EventFields {
+  const names = new Set([
+    ...COMMON_FIELDS,
+    ...ACTOR_FIELDS[spec.actor],
+    ...PROFILE_FIELDS[spec.profile],
+  ]);
+  return Object.fromEntries(FIELD_ORDER.filter((k) => names.has(k)).map((k) => [k, undefined]));
+}
 /**
  * The raw document's members, in the order the service writes them; like
  * the fields, one fixed shape whose unset members JSON.stringify skips.
  */
 const RAW_TEMPLATE = {
-  _t: undefined as string | undefined,
+  _t: '',
   alertConfigId: undefined as unknown,
   cid: null as string | null,
   cre: '',
@@ -179,7 +252,7 @@ const RAW_TEMPLATE = {
   orgId: '',
   orgName: '',
   severity: '',
-  source: '',
+  source: 'SYSTEM',
   un: null as string | null,
   roles: undefined as string[] | undefined,
   amountCents: undefined as number | undefined,
@@ -270,6 +343,7 @@ class SeedGenerator {
   private readonly from: number;
   private readonly to: number;
   private readonly specs: readonly TypeSpec[];
+  private readonly templates: readonly EventFields[];
   /** 65,536 slots mapping a 16-bit draw to a type index: O(1) weighted choice. */
   private readonly typeTable: Uint16Array;
   private readonly metricTable: Uint8Array;
@@ -303,6 +377,7 @@ class SeedGenerator {
     });
     this.projects = new Map(this.world.projects.map((p) => [p.groupId, p]));
     this.specs = typeMix(options.variant ?? 'hosted');
+    this.templates = this.specs.map(fieldTemplate);
     this.typeTable = weightedTable(this.specs.map((s) => s.weight));
     this.metricTable = Uint8Array.from(weightedTable(METRICS.map((x) => x.weight)));
     // Like a real ObjectId: 5 bytes fixed per "process", 3 bytes of counter.
@@ -315,14 +390,15 @@ class SeedGenerator {
     const clock = new IsoClock();
     for (let i = 0; i < this.options.count; i++) {
       const created = timeline.next(i);
-      const spec = this.specs[this.typeTable[this.prng.u32() & 0xffff]!]!;
-      yield this.record(spec, created, clock.format(created));
+      const index = this.typeTable[this.prng.u32() & 0xffff]!;
+      yield this.record(index, created, clock.format(created));
     }
   }
 
-  private record(spec: TypeSpec, created: number, iso: string): SeedRecord {
+  private record(index: number, created: number, iso: string): SeedRecord {
+    const spec = this.specs[index]!;
     const prng = this.prng;
-    const f: EventFields = { ...FIELD_TEMPLATE };
+    const f: EventFields = { ...this.templates[index]! };
     f.created = iso;
     f.eventTypeName = spec.type;
     f.id = this.nextId(created);
@@ -331,7 +407,6 @@ class SeedGenerator {
 
     const raw: RawDoc = { ...RAW_TEMPLATE };
     this.raw = raw;
-    raw.source = 'SYSTEM';
     const actor = spec.actor === 'mixed' ? (prng.chance(0.7) ? 'user' : 'apiKey') : spec.actor;
     if (actor === 'user' || actor === 'operator') {
       // Operator staff act rarely, and mostly on operator-only event types.
@@ -357,8 +432,8 @@ class SeedGenerator {
     if (spec.profile === 'metric') severity = prng.chance(0.15) ? 'CRITICAL' : 'WARNING';
     if (this.options.variant === 'self-hosted') {
       // Spec rule 3: no billing identifiers in the self-hosted variant.
-      f.invoiceId = undefined;
-      f.paymentId = undefined;
+      if (f.invoiceId !== undefined) f.invoiceId = undefined;
+      if (f.paymentId !== undefined) f.paymentId = undefined;
     }
 
     // Like the service's raw documents: internal names, nulls where a field does not apply.
