@@ -153,7 +153,6 @@ async function main(): Promise<void> {
       kind: 'import',
       path: file,
       options: { orgId: importOrg, batchSize: BATCH },
-      sqliteFile: target.file,
     });
     await target.store.close();
     if (imported.fatal || imported.summary.invalid > 0) {

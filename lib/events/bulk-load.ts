@@ -23,7 +23,9 @@ export type BulkJob = (
   /**
    * The SQLite file being loaded, when it is one: the worker then runs the
    * WAL checkpoints on its own connection, so the inserting thread does not
-   * stop to copy the WAL into the database every few batches.
+   * stop to copy the WAL into the database every few batches. Worth it when
+   * the worker has time to spare (seeding); an import's worker is the busier
+   * thread already, so imports leave checkpoints to the inserting thread.
    */
   sqliteFile?: string;
 };

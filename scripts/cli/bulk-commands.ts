@@ -166,7 +166,6 @@ export const importFile: Command = async (args, context) => {
     {
       kind: 'import',
       path: file,
-      sqliteFile: context.sqliteFile(),
       options: {
         orgId,
         rehome: values.rehome ?? false,
