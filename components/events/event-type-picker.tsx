@@ -138,6 +138,7 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
         type="button"
         className="button"
         aria-haspopup="dialog"
+        aria-label={`Event types: ${label}`}
         aria-expanded={open}
         aria-controls={open ? popoverId : undefined}
         onClick={() => (open ? close() : show())}

@@ -48,6 +48,21 @@ type Props = {
 };
 
 const NUMBER = new Intl.NumberFormat('en-US');
+const SLOW_LOAD_MS = 200;
+
+/** `value`, but turning true only once it has stayed true for `delayMs`. */
+function useDelayedFlag(value: boolean, delayMs: number): boolean {
+  const [delayed, setDelayed] = useState(false);
+  useEffect(() => {
+    if (!value) return;
+    const timer = setTimeout(() => setDelayed(true), delayMs);
+    return () => {
+      clearTimeout(timer);
+      setDelayed(false);
+    };
+  }, [value, delayMs]);
+  return value && delayed;
+}
 
 function isTypingTarget(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;
@@ -111,6 +126,18 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
   const events = useMemo(() => query.data?.results ?? [], [query.data]);
   const totalCount = query.data?.totalCount ?? 0;
   const lastPage = pageCount(totalCount, view.size);
+
+  // Which page the rows on screen belong to. While the next page loads, the
+  // previous one stays on screen with its own row numbers, so its rows are not
+  // re-rendered at all (derived state, updated during render).
+  const [shown, setShown] = useState({ page: view.page, size: view.size });
+  if (
+    query.data &&
+    !query.isPlaceholderData &&
+    (shown.page !== view.page || shown.size !== view.size)
+  ) {
+    setShown({ page: view.page, size: view.size });
+  }
 
   // The row keyboard focus is on; it follows the open event.
   const [activeId, setActiveId] = useState<string | null>(null);
@@ -233,7 +260,10 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
 
   const filters = describeFilters(view, zone);
   const busy = query.isFetching && query.isPlaceholderData;
-  const offset = (view.page - 1) * view.size;
+  // Loading indicators appear only for loads slow enough to notice: a fast
+  // change goes straight from the old rows to the new ones, with no extra paint.
+  const slow = useDelayedFlag(busy || (query.isFetching && !query.data), SLOW_LOAD_MS);
+  const offset = (shown.page - 1) * shown.size;
   const openInList = openIndex >= 0 ? events[openIndex] : undefined;
 
   let content;
@@ -325,11 +355,12 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
         events={events}
         totalCount={totalCount}
         offset={offset}
-        page={view.page}
-        pageSize={view.size}
+        page={shown.page}
+        pageSize={shown.size}
         meta={tableMeta}
         activeIndex={activeIndex}
         busy={busy}
+        stale={slow && busy}
         caption={`Events of ${orgName}, newest first, page ${view.page} of ${lastPage}`}
         onActivate={(index) => setActiveId(events[index]?.id ?? null)}
         onOpen={openEvent}
@@ -400,11 +431,7 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
         </span>
         <span className="hint">↑/↓ or j/k to move · Enter to open · Esc to close</span>
       </div>
-      <div
-        className="progress"
-        data-active={busy || (query.isFetching && !query.data)}
-        aria-hidden="true"
-      />
+      <div className="progress" data-active={slow} aria-hidden="true" />
       {content}
       {query.data && totalCount > 0 ? (
         <Pagination

@@ -27,7 +27,6 @@ import {
   type ApiEvent,
   eventActor,
   eventLabel,
-  eventResource,
   eventResourceLines,
   eventSummary,
   eventTarget,
@@ -62,16 +61,40 @@ function describeMoment(target: HTMLElement, millis: number, zone: string, local
   target.title = `${formatRelative(millis, Date.now())}${otherText}`;
 }
 
+/**
+ * Every cell of a column has the same element structure whatever the event,
+ * so moving to another page only rewrites text and attributes: no elements
+ * are removed or created (rows are keyed by position).
+ */
+function TwoLines({
+  line,
+  sub,
+  muted = false,
+  mono = false,
+}: {
+  line: string;
+  sub: string;
+  muted?: boolean;
+  mono?: boolean;
+}) {
+  return (
+    <>
+      <span className={muted ? 'line muted' : mono ? 'line mono' : 'line'}>{line}</span>
+      <span className="sub">{sub}</span>
+    </>
+  );
+}
+
 function TimeCell(context: CellContext<ApiEvent, string>) {
   const { zone, localZone } = meta(context);
   const iso = context.getValue();
   const millis = parseApiDateTime(iso);
-  if (millis === null) return <span className="line">{iso}</span>;
-  const onHover = (event: PointerEvent<HTMLElement> | FocusEvent<HTMLElement>) =>
-    describeMoment(event.currentTarget, millis, zone, localZone);
+  const onHover = (event: PointerEvent<HTMLElement> | FocusEvent<HTMLElement>) => {
+    if (millis !== null) describeMoment(event.currentTarget, millis, zone, localZone);
+  };
   return (
     <time className="line" dateTime={iso} onPointerEnter={onHover} onFocus={onHover}>
-      {formatTimestamp(millis, zone)}
+      {millis === null ? iso : formatTimestamp(millis, zone)}
     </time>
   );
 }
@@ -91,49 +114,25 @@ function TypeCell(context: CellContext<ApiEvent, string>) {
 
 function ActorCell(context: CellContext<ApiEvent, unknown>) {
   const actor = eventActor(context.row.original);
-  if (actor.kind === 'none') return <span className="line muted">System</span>;
-  return (
-    <>
-      <span className="line" title={actor.label}>
-        {actor.label}
-      </span>
-      <span className="sub">{actor.kind === 'user' ? 'User' : 'API key'}</span>
-    </>
-  );
+  if (actor.kind === 'none') return <TwoLines line="System" sub="" muted />;
+  return <TwoLines line={actor.label} sub={actor.kind === 'user' ? 'User' : 'API key'} />;
 }
 
 function TargetCell(context: CellContext<ApiEvent, unknown>) {
   const target = eventTarget(context.row.original);
-  if (!target) return <span className="muted">—</span>;
-  return (
-    <>
-      <span className="line" title={target.label}>
-        {target.label}
-      </span>
-      <span className="sub">{target.kind}</span>
-    </>
-  );
+  if (!target) return <TwoLines line="—" sub="" muted />;
+  return <TwoLines line={target.label} sub={target.kind} />;
 }
 
 function ResourceCell(context: CellContext<ApiEvent, unknown>) {
-  const event = context.row.original;
-  const { primary, secondary } = eventResourceLines(event);
-  if (!primary) return <span className="muted">—</span>;
-  return (
-    <span title={eventResource(event)}>
-      <span className="line">{primary}</span>
-      {secondary ? <span className="sub mono">{secondary}</span> : null}
-    </span>
-  );
+  const { primary, secondary } = eventResourceLines(context.row.original);
+  if (!primary) return <TwoLines line="—" sub="" muted />;
+  return <TwoLines line={primary} sub={secondary} />;
 }
 
 function TextCell({ value, mono = false }: { value: string; mono?: boolean }) {
-  if (!value) return <span className="muted">—</span>;
-  return (
-    <span className={mono ? 'line mono' : 'line'} title={value}>
-      {value}
-    </span>
-  );
+  if (!value) return <TwoLines line="—" sub="" muted />;
+  return <TwoLines line={value} sub="" mono={mono} />;
 }
 
 /** Defined once: cells read the zone from table meta, so columns never rebuild. */
@@ -198,7 +197,9 @@ const EventRow = memo(function EventRow({
       tabIndex={isFocusTarget ? 0 : -1}
     >
       {row.getVisibleCells().map((cell) => (
-        <td key={cell.id} className={`col-${cell.column.id}`}>
+        // Keyed by column, not cell id (which embeds the event id), so a
+        // row's cells survive a change of event.
+        <td key={cell.column.id} className={`col-${cell.column.id}`}>
           {flexRender(cell.column.columnDef.cell, cell.getContext())}
         </td>
       ))}
@@ -233,7 +234,10 @@ type Props = {
   pageSize: number;
   meta: EventsTableMeta;
   activeIndex: number | null;
+  /** The next rows are loading (for assistive technology). */
   busy: boolean;
+  /** They have been loading long enough to dim the rows on screen. */
+  stale: boolean;
   caption: string;
   onActivate: (index: number) => void;
   onOpen: (index: number) => void;
@@ -250,6 +254,7 @@ export function EventsTable({
   meta: tableMeta,
   activeIndex,
   busy,
+  stale,
   caption,
   onActivate,
   onOpen,
@@ -294,11 +299,29 @@ export function EventsTable({
     [rows.length],
   );
 
-  // A new page starts at its top.
+  // A new page starts at its top. The scroll position is tracked from scroll
+  // events, so this costs nothing (no forced layout) when already there.
+  const scrolled = useRef(false);
   useLayoutEffect(() => {
-    if (wrapRef.current) wrapRef.current.scrollTop = 0;
-    setRange({ start: 0, end: INITIAL_WINDOW });
+    if (scrolled.current && wrapRef.current) {
+      wrapRef.current.scrollTop = 0;
+      scrolled.current = false;
+    }
+    setRange((current) =>
+      current.start === 0 && current.end === INITIAL_WINDOW
+        ? current
+        : { start: 0, end: INITIAL_WINDOW },
+    );
   }, [events]);
+  useEffect(() => {
+    const wrap = wrapRef.current;
+    if (!wrap) return;
+    const onScroll = () => {
+      scrolled.current = wrap.scrollTop > 0;
+    };
+    wrap.addEventListener('scroll', onScroll, { passive: true });
+    return () => wrap.removeEventListener('scroll', onScroll);
+  }, []);
 
   // Follow scrolling (one update per frame) when windowed.
   useEffect(() => {
@@ -388,6 +411,14 @@ export function EventsTable({
     if (index !== null && index !== activeIndex) onActivate(index);
   };
 
+  // Cut-off text gets its full value as a tooltip, decided on hover: setting
+  // titles on every cell of every page would cost more than the rows' text.
+  const onPointerOver = (event: PointerEvent<HTMLTableSectionElement>) => {
+    const element = (event.target as HTMLElement).closest?.<HTMLElement>('span.line, span.sub');
+    if (!element) return;
+    element.title = element.scrollWidth > element.clientWidth ? (element.textContent ?? '') : '';
+  };
+
   const start = windowed ? Math.min(range.start, rows.length) : 0;
   const end = windowed ? Math.min(Math.max(range.end, start), rows.length) : rows.length;
   // The roving tab stop must exist: keep it inside the rendered window.
@@ -395,7 +426,7 @@ export function EventsTable({
 
   return (
     <div className="table-wrap" ref={wrapRef}>
-      <table className="events" aria-rowcount={totalCount + 1} aria-busy={busy}>
+      <table className="events" aria-rowcount={totalCount + 1} aria-busy={busy} data-stale={stale}>
         <caption className="visually-hidden">{caption}</caption>
         <colgroup>
           {table.getVisibleLeafColumns().map((col) => (
@@ -418,6 +449,7 @@ export function EventsTable({
           onClick={onClick}
           onKeyDown={onRowKeyDown}
           onFocus={onFocus}
+          onPointerOver={onPointerOver}
           data-rows={rows.length}
         >
           {start > 0 ? (

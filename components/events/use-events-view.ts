@@ -41,10 +41,22 @@ function subscribeToSearch(listener: () => void): () => void {
 const currentSearch = () => window.location.search;
 
 /**
+ * Writes the history entry with the browser's own History methods. Next's
+ * router patches pushState/replaceState to mirror every URL change into its
+ * state, which re-renders the whole app in a transition and rewrites history
+ * again: on this page that doubled the cost of a page change. The events page
+ * reads its state from the URL itself, so it bypasses that, carrying Next's
+ * entry state along so back/forward are still restored by Next's router.
+ */
+function writeHistory(mode: NavigateMode, href: string): void {
+  const write = mode === 'push' ? History.prototype.pushState : History.prototype.replaceState;
+  write.call(window.history, window.history.state, '', href);
+}
+
+/**
  * The view in the URL and the way to change it. Changes go through the
- * History API (Next's router observes it and keeps its own URL in step), so
- * the URL and back/forward stay the source of truth and a filter or page
- * change never costs a server round trip for the page itself.
+ * History API, so the URL and back/forward stay the source of truth and a
+ * filter or page change never costs a server round trip for the page itself.
  *
  * `serverSearch` is the query the server rendered, used until hydration ends.
  */
@@ -61,8 +73,7 @@ export function useEventsView(orgId: string, localZone: string, serverSearch: st
       const href = eventsViewHref(orgId, next, localZone);
       const current = window.location.pathname + window.location.search;
       if (href === current) return;
-      if (mode === 'push') window.history.pushState(null, '', href);
-      else window.history.replaceState(null, '', href);
+      writeHistory(mode, href);
       searchListeners.forEach((notify) => notify());
     },
     [orgId, localZone],

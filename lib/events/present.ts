@@ -109,14 +109,15 @@ const UNIT_LABELS: Record<string, string> = {
   DAYS: 'd',
 };
 
+// One formatter for all values: building one per call (toLocaleString) is slow.
+const METRIC_NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+
 /** "512 MB", "12", "3.5 million tokens": a metric value with readable units. */
 export function formatMetricValue(value: unknown): string | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const { number, units } = value as { number?: unknown; units?: unknown };
   if (typeof number !== 'number' || !Number.isFinite(number)) return undefined;
-  const amount = Number.isInteger(number)
-    ? number.toLocaleString('en-US')
-    : number.toLocaleString('en-US', { maximumFractionDigits: 3 });
+  const amount = METRIC_NUMBER.format(number);
   const unit = typeof units === 'string' ? (UNIT_LABELS[units] ?? units) : '';
   return unit ? `${amount} ${unit}` : amount;
 }

@@ -1,5 +1,6 @@
 import { TZDate } from '@date-fns/tz';
-import { format, formatDistanceStrict, formatISO, isValid, parseISO } from 'date-fns';
+import { UTCDate } from '@date-fns/utc';
+import { format, formatDistanceStrict, formatISO, isValid, parseJSON } from 'date-fns';
 
 /**
  * Every date the dashboard shows, reads or writes goes through this module,
@@ -23,13 +24,22 @@ export function zoneFor(mode: TimeZoneMode, localZone: string): string {
   return mode === 'utc' ? UTC_ZONE : localZone;
 }
 
-/** The browser's IANA zone, or UTC where the runtime cannot say. */
+let detectedZone: string | undefined;
+
+/**
+ * The browser's IANA zone, or UTC where the runtime cannot say. Asked once per
+ * page load: creating the formatter that knows it is costly, and React asks on
+ * every render.
+ */
 export function detectLocalZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || UTC_ZONE;
-  } catch {
-    return UTC_ZONE;
+  if (detectedZone === undefined) {
+    try {
+      detectedZone = Intl.DateTimeFormat().resolvedOptions().timeZone || UTC_ZONE;
+    } catch {
+      detectedZone = UTC_ZONE;
+    }
   }
+  return detectedZone;
 }
 
 /** True when the runtime knows the zone name (a cookie value is only a hint). */
@@ -43,7 +53,15 @@ export function isKnownZone(zone: string): boolean {
   }
 }
 
-function inZone(millis: number, zone: string): TZDate {
+/**
+ * A Date whose getters read wall-clock time in `zone`. UTC and the runtime's
+ * own zone (the browser's, in the browser) need no time-zone lookup, which
+ * makes them many times cheaper than TZDate; any other zone (the server
+ * rendering a browser's local time) uses TZDate.
+ */
+function inZone(millis: number, zone: string): Date {
+  if (zone === UTC_ZONE) return new UTCDate(millis);
+  if (zone === detectLocalZone()) return new Date(millis);
   return new TZDate(millis, zone);
 }
 
@@ -76,7 +94,8 @@ export function formatRelative(millis: number, now: number): string {
 
 /** Parses an ISO 8601 timestamp from the API ("2026-01-02T10:04:05Z"); null when invalid. */
 export function parseApiDateTime(value: string): number | null {
-  const date = parseISO(value);
+  // parseJSON reads exactly the API's shape and is several times faster than parseISO.
+  const date = parseJSON(value);
   return isValid(date) ? date.getTime() : null;
 }
 
