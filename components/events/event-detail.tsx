@@ -44,7 +44,9 @@ function DetailSkeleton() {
 }
 
 function LoadError({ error, onRetry }: { error: Error; onRetry: () => void }) {
-  const notFound = error instanceof ApiRequestError && error.status === 404;
+  // A malformed id (400) is as absent as an unknown one (404).
+  const notFound =
+    error instanceof ApiRequestError && (error.status === 404 || error.status === 400);
   return (
     <div className="notice error" role="alert">
       <h2>{notFound ? 'Event not found' : 'The event could not be loaded'}</h2>

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type TestServer, startTestServer } from '../helpers/server';
+
+/**
+ * The dashboard's sign-in endpoint and pages against the real server: the
+ * cookie it sets, the API accepting it as the key, and every refusal (wrong
+ * or disabled key, cross-site post, throttling, another org), never a 5xx.
+ */
+
+type Key = { publicKey: string; privateKey: string };
+
+describe('dashboard session (POST/DELETE /api/session) and pages', () => {
+  let server: TestServer;
+  const url = (path: string) => `${server.baseUrl}${path}`;
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(url('/api/session'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: server.baseUrl, ...headers },
+      body,
+      redirect: 'manual',
+    });
+  const signIn = (key: Key) =>
+    post(JSON.stringify({ publicKey: key.publicKey, privateKey: key.privateKey }));
+  const sessionCookie = (response: Response) => {
+    const header = response.headers.getSetCookie().find((c) => c.startsWith('org_events_session='));
+    assert.ok(header, 'a session cookie is set');
+    return header;
+  };
+  const cookiePair = (header: string) => header.split(';')[0]!;
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.stop());
+
+  it('exchanges a correct key for a sealed HttpOnly SameSite=Strict cookie the API accepts', async () => {
+    const response = await signIn(server.keys.member);
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    assert.ok(!text.includes(server.keys.member.privateKey));
+    const cookie = sessionCookie(response);
+    assert.match(cookie, /; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+    assert.ok(!cookie.includes('Secure'), 'plain HTTP: no Secure flag');
+    assert.ok(!cookie.includes(server.keys.member.privateKey));
+
+    // The same principal as Digest, for the dashboard and for any client.
+    const variants: Record<string, string>[] = [{ 'X-Org-Events-Client': 'dashboard' }, {}];
+    for (const extra of variants) {
+      const api = await fetch(url(`/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=3`), {
+        headers: { Cookie: cookiePair(cookie), ...extra },
+      });
+      assert.equal(api.status, 200);
+      const body = (await api.json()) as { results: { id: string }[]; totalCount: number };
+      assert.deepEqual(
+        body.results.map((e) => e.id),
+        server.events.org.slice(0, 3).map((e) => e.id),
+      );
+      assert.equal(body.totalCount, server.events.org.length);
+    }
+    const orgs = await fetch(url('/api/public/v1.0/orgs'), {
+      headers: { Cookie: cookiePair(cookie) },
+    });
+    const list = (await orgs.json()) as { results: { id: string }[] };
+    assert.deepEqual(
+      list.results.map((o) => o.id),
+      [server.orgId],
+    );
+    // Another org: refused, no data.
+    const other = await fetch(url(`/api/public/v1.0/orgs/${server.otherOrgId}/events`), {
+      headers: { Cookie: cookiePair(cookie), 'X-Org-Events-Client': 'dashboard' },
+    });
+    assert.ok([401, 403, 404].includes(other.status), `got ${other.status}`);
+    assert.equal(other.headers.get('www-authenticate'), null);
+    assert.ok(!(await other.text()).includes('"results"'));
+  });
+
+  it('refuses wrong, disabled and malformed keys with the API error shape, never a 5xx', async () => {
+    const wrong = await signIn({ ...server.keys.member, privateKey: 'nope' });
+    assert.equal(wrong.status, 401);
+    assert.deepEqual(await wrong.json(), {
+      detail: 'The public key or private key is not correct.',
+      error: 401,
+      errorCode: 'INVALID_CREDENTIALS',
+      parameters: [],
+      reason: 'Unauthorized',
+    });
+    assert.equal(wrong.headers.getSetCookie().length, 0);
+
+    assert.equal((await signIn(server.keys.disabled)).status, 401);
+    for (const body of ['', '{', '[]', 'null', '"x"', '{"publicKey":1}', 'x'.repeat(20_000)]) {
+      const response = await post(body);
+      assert.equal(response.status, 400, `body ${body.slice(0, 20)}`);
+      assert.equal(
+        ((await response.json()) as { errorCode: string }).errorCode,
+        'MISSING_CREDENTIALS',
+      );
+    }
+  });
+
+  it('refuses a cross-site post', async () => {
+    const response = await post(
+      JSON.stringify({
+        publicKey: server.keys.member.publicKey,
+        privateKey: server.keys.member.privateKey,
+      }),
+      { Origin: 'https://attacker.example' },
+    );
+    assert.equal(response.status, 403);
+    assert.equal(response.headers.getSetCookie().length, 0);
+  });
+
+  it('works as a plain form post without JavaScript, and only redirects on-site', async () => {
+    const form = (fields: Record<string, string>) =>
+      fetch(url('/api/session'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.baseUrl },
+        body: new URLSearchParams(fields).toString(),
+        redirect: 'manual',
+      });
+    const ok = await form({ ...server.keys.member, next: `/orgs/${server.orgId}/events?page=2` });
+    assert.equal(ok.status, 303);
+    assert.equal(ok.headers.get('location'), `/orgs/${server.orgId}/events?page=2`);
+    sessionCookie(ok);
+    const offSite = await form({ ...server.keys.member, next: '//attacker.example/x' });
+    assert.equal(offSite.headers.get('location'), '/');
+    const bad = await form({ publicKey: server.keys.member.publicKey, privateKey: 'nope' });
+    assert.equal(bad.status, 303);
+    assert.match(bad.headers.get('location') ?? '', /^\/sign-in\?error=INVALID_CREDENTIALS/);
+  });
+
+  it('signs out by clearing the cookie', async () => {
+    const response = await fetch(url('/api/session'), { method: 'DELETE' });
+    assert.equal(response.status, 204);
+    assert.match(
+      sessionCookie(response),
+      /^org_events_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/,
+    );
+  });
+
+  it('throttles repeated failures like Digest: the right key is refused while blocked', async () => {
+    const key = server.keys.spare[0]!;
+    let last: Response | undefined;
+    for (let i = 0; i < 10; i++) last = await signIn({ ...key, privateKey: `wrong-${i}` });
+    assert.equal(last?.status, 401);
+    const blocked = await signIn(key);
+    assert.equal(blocked.status, 429);
+    assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+    assert.equal(((await blocked.json()) as { errorCode: string }).errorCode, 'RATE_LIMITED');
+  });
+
+  it('renders pages for the signed-in key only', async () => {
+    const anonymous = await fetch(url('/'), { redirect: 'manual' });
+    assert.equal(anonymous.status, 307);
+    assert.equal(anonymous.headers.get('location'), '/sign-in');
+    const deep = await fetch(url(`/orgs/${server.orgId}/events?page=2`), { redirect: 'manual' });
+    assert.match(deep.headers.get('location') ?? '', /^\/sign-in\?next=/);
+
+    const cookie = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    const home = await fetch(url('/'), { headers: { Cookie: cookie }, redirect: 'manual' });
+    assert.equal(home.headers.get('location'), `/orgs/${server.orgId}/events`);
+
+    // The first page is in the server-rendered HTML.
+    const page = await fetch(url(`/orgs/${server.orgId}/events`), { headers: { Cookie: cookie } });
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    for (const event of server.events.org.slice(0, 50)) assert.ok(html.includes(event.id));
+
+    const refused = await fetch(url(`/orgs/${server.otherOrgId}/events`), {
+      headers: { Cookie: cookie },
+    });
+    const refusedHtml = await refused.text();
+    assert.ok(refusedHtml.includes('have access to this organization'));
+    for (const event of server.events.otherOrg.slice(0, 5))
+      assert.ok(!refusedHtml.includes(event.id));
+
+    // Odd addresses and parameters still get a page, never a server error.
+    for (const path of [
+      `/orgs/${server.orgId}/events?page=-1&size=99999&types=%00&from=2026-02-30&tz=x&event=zz`,
+      `/orgs/${server.orgId}/events/not-an-id`,
+      `/orgs/not-an-id/events`,
+      `/orgs/${server.orgId}/events/${'f'.repeat(24)}`,
+    ]) {
+      const response = await fetch(url(path), { headers: { Cookie: cookie } });
+      assert.ok(response.status < 500, `${path} -> ${response.status}`);
+    }
+  });
+});
