@@ -127,17 +127,11 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
   const totalCount = query.data?.totalCount ?? 0;
   const lastPage = pageCount(totalCount, view.size);
 
-  // Which page the rows on screen belong to. While the next page loads, the
-  // previous one stays on screen with its own row numbers, so its rows are not
-  // re-rendered at all (derived state, updated during render).
-  const [shown, setShown] = useState({ page: view.page, size: view.size });
-  if (
-    query.data &&
-    !query.isPlaceholderData &&
-    (shown.page !== view.page || shown.size !== view.size)
-  ) {
-    setShown({ page: view.page, size: view.size });
-  }
+  // The view the rows on screen belong to. While the next rows load, the
+  // previous ones stay on screen with their own row numbers and description,
+  // so they are not re-rendered at all (derived state, updated during render).
+  const [shown, setShown] = useState(view);
+  if (query.data && !query.isPlaceholderData && shown !== view) setShown(view);
 
   // The row keyboard focus is on; it follows the open event.
   const [activeId, setActiveId] = useState<string | null>(null);
@@ -259,6 +253,7 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
   );
 
   const filters = describeFilters(view, zone);
+  const shownFilters = describeFilters(shown, zone);
   const busy = query.isFetching && query.isPlaceholderData;
   // Loading indicators appear only for loads slow enough to notice: a fast
   // change goes straight from the old rows to the new ones, with no extra paint.
@@ -423,7 +418,7 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
             <>
               <strong data-testid="results-count">{NUMBER.format(totalCount)}</strong>{' '}
               {totalCount === 1 ? 'event' : 'events'}
-              {filters.length ? ` with ${filters.join(', ')}` : ''}
+              {shownFilters.length ? ` with ${shownFilters.join(', ')}` : ''}
             </>
           ) : query.isPending ? (
             'Loading events…'
