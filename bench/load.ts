@@ -31,16 +31,46 @@ const FROM = Date.UTC(2025, 0, 1);
 const TO = Date.UTC(2025, 3, 1);
 const BATCH = 10_000;
 
-type Figure = { stage: string; events: number; seconds: number; eventsPerSecond: number };
+type Figure = {
+  stage: string;
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  /** CPU time of the whole process (all threads) per event: what the stage costs on an idle machine. */
+  cpuMicrosPerEvent: number;
+  loadAverage: number;
+};
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-function figure(stage: string, events: number, seconds: number): Figure {
-  const result = { stage, events, seconds, eventsPerSecond: Math.round(events / seconds) };
+/** Wall and CPU time of one stage; the machine may be shared, so both are reported. */
+async function timed<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; seconds: number; cpuSeconds: number }> {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  const value = await fn();
+  const used = process.cpuUsage(cpu);
+  return {
+    value,
+    seconds: (performance.now() - wall) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
+}
+
+function figure(stage: string, events: number, seconds: number, cpuSeconds: number): Figure {
+  const result = {
+    stage,
+    events,
+    seconds,
+    eventsPerSecond: Math.round(events / seconds),
+    cpuMicrosPerEvent: Number(((cpuSeconds / events) * 1e6).toFixed(2)),
+    loadAverage: os.loadavg()[0]!,
+  };
   log(
-    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s`,
+    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s (${result.cpuMicrosPerEvent} CPU-us/event, load ${result.loadAverage.toFixed(2)})`,
   );
   return result;
 }
@@ -103,25 +133,32 @@ async function main(): Promise<void> {
     from: FROM,
     to: TO,
   });
-  let started = performance.now();
-  let generated = 0;
-  for (const batch of generateEventBatches(seedOptions(newObjectId(), 'gen'), BATCH))
-    generated += batch.length;
-  figures.push(figure('generator alone', generated, (performance.now() - started) / 1000));
+  const generated = await timed(() => {
+    let count = 0;
+    for (const batch of generateEventBatches(seedOptions(newObjectId(), 'gen'), BATCH)) {
+      count += batch.length;
+    }
+    return Promise.resolve(count);
+  });
+  figures.push(figure('generator alone', generated.value, generated.seconds, generated.cpuSeconds));
 
   // 2. Seeding.
   const seeded = await freshStore(`load-${events}-seed`);
   const engine = seeded.engine;
   const seedOrg = newObjectId();
   await seeded.store.createOrg({ id: seedOrg, name: 'Load benchmark (seed)', created: FROM });
-  const seed = await runBulkLoad(seeded.store, seedOrg, {
-    kind: 'seed',
-    options: seedOptions(seedOrg, 'seed'),
-    batchSize: BATCH,
-    sqliteFile: seeded.file,
-  });
+  const seed = await timed(() =>
+    runBulkLoad(seeded.store, seedOrg, {
+      kind: 'seed',
+      options: seedOptions(seedOrg, 'seed'),
+      batchSize: BATCH,
+      sqliteFile: seeded.file,
+    }),
+  );
   await seeded.store.close();
-  figures.push(figure(`seed into ${engine}`, seed.inserted, seed.seconds));
+  figures.push(
+    figure(`seed into ${engine}`, seed.value.inserted, seed.value.seconds, seed.cpuSeconds),
+  );
 
   // 3 and 4. Import, per format.
   for (const format of formats) {
@@ -131,16 +168,15 @@ async function main(): Promise<void> {
     const bytes = await writeExport(file, seedOptions(importOrg, `import-${format}`), format);
     log(`  ${(bytes / 1e6).toFixed(0)} MB`);
 
-    started = performance.now();
-    let read = 0;
-    for await (const batch of readEventBatches(file, { orgId: importOrg, batchSize: BATCH }))
-      read += batch.length;
+    const read = await timed(async () => {
+      let count = 0;
+      for await (const batch of readEventBatches(file, { orgId: importOrg, batchSize: BATCH })) {
+        count += batch.length;
+      }
+      return count;
+    });
     figures.push(
-      figure(
-        `read + validate + encode ${format} alone`,
-        read,
-        (performance.now() - started) / 1000,
-      ),
+      figure(`read + validate + encode ${format} alone`, read.value, read.seconds, read.cpuSeconds),
     );
 
     const target = await freshStore(`load-${events}-import-${format}`);
@@ -149,18 +185,28 @@ async function main(): Promise<void> {
       name: `Load benchmark (import ${format})`,
       created: FROM,
     });
-    const imported = await runBulkLoad(target.store, importOrg, {
-      kind: 'import',
-      path: file,
-      options: { orgId: importOrg, batchSize: BATCH },
-    });
+    const run = await timed(() =>
+      runBulkLoad(target.store, importOrg, {
+        kind: 'import',
+        path: file,
+        options: { orgId: importOrg, batchSize: BATCH },
+      }),
+    );
+    const imported = run.value;
     await target.store.close();
     if (imported.fatal || imported.summary.invalid > 0) {
       throw new Error(
         `The import failed: ${imported.fatal ?? `${imported.summary.invalid} invalid`}`,
       );
     }
-    figures.push(figure(`import ${format} into ${engine}`, imported.inserted, imported.seconds));
+    figures.push(
+      figure(
+        `import ${format} into ${engine}`,
+        imported.inserted,
+        imported.seconds,
+        run.cpuSeconds,
+      ),
+    );
     fs.rmSync(file, { force: true });
   }
 
@@ -171,7 +217,7 @@ async function main(): Promise<void> {
       '',
       ...figures.map(
         (f) =>
-          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  (${f.seconds.toFixed(1)} s)`,
+          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  ${f.cpuMicrosPerEvent.toFixed(1).padStart(5)} CPU-us/event  (${f.seconds.toFixed(1)} s, load ${f.loadAverage.toFixed(1)})`,
       ),
     ].join('\n'),
   );
