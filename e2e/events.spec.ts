@@ -299,6 +299,21 @@ test.describe('the events table', () => {
     await expect(
       page.getByRole('dialog').getByText(filtered[50]!.id, { exact: true }),
     ).toBeVisible();
+
+    // Out to the event's own page and back again: the same view returns.
+    const viewUrl = page.url();
+    await page.getByRole('link', { name: 'Open full page' }).click();
+    await expect(page).toHaveURL(new RegExp(`/events/${filtered[50]!.id}$`));
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(/.+/);
+    await page.goBack();
+    await expect(page).toHaveURL(viewUrl);
+    await expect(
+      page.getByRole('dialog').getByText(filtered[50]!.id, { exact: true }),
+    ).toBeVisible();
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
+    await page.goBack();
+    await expect(page.getByRole('dialog')).toBeHidden();
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
   });
 
   test('keyboard: arrows and j/k move, Enter opens, Esc closes and returns focus', async ({

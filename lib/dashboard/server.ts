@@ -8,6 +8,7 @@ import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/events/qu
 import type { ApiErrorBody } from '@/lib/events/query-options';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/format/date';
 import { getStore } from '@/lib/store';
+import { clientAddress } from './request';
 
 /**
  * Server-component glue for dashboard pages: who is signed in, which zone the
@@ -56,7 +57,7 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
     method: 'GET',
     url: path,
     headers: forwarded,
-    remoteAddress: incoming.get('x-forwarded-for')?.split(',')[0]?.trim() || undefined,
+    remoteAddress: clientAddress(incoming),
   });
   let body: unknown = null;
   try {
