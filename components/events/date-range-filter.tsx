@@ -2,7 +2,7 @@
 
 import { type FormEvent, useId, useState } from 'react';
 import { parseDateTime, toDateTimeInputValue, zoneName } from '@/lib/format/date';
-import { RANGE_PRESETS, RANGE_PRESET_LABELS, type RangePreset } from '@/lib/events/search-params';
+import { RANGE_PRESETS, type RangePreset } from '@/lib/events/search-params';
 
 type Range = { range: RangePreset | null; from: number | null; to: number | null };
 
@@ -76,7 +76,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             type="button"
             className="button"
             aria-pressed={range === preset}
-            aria-label={RANGE_PRESET_LABELS[preset]}
+            aria-label={`Last ${SHORT[preset]}`}
             onClick={() => {
               setEditing(false);
               onChange({ range: preset, from: null, to: null });
