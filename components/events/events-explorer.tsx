@@ -11,20 +11,16 @@ import {
   useState,
 } from 'react';
 import { eventTypeLabel } from '@/lib/events/catalog';
-import { ApiRequestError, eventsListQueryOptions } from '@/lib/events/query-options';
+import { eventsListQueryOptions } from '@/lib/events/query-options';
 import {
   type EventsView,
-  RANGE_PRESETS,
-  RANGE_PRESET_LABELS,
-  type RangePreset,
   eventPath,
   eventsViewHref,
-  hasFilters,
   listParams,
   pageCount,
 } from '@/lib/events/search-params';
-import { formatTimestamp, formatZoneOffset } from '@/lib/format/date';
 import { DateRangeFilter } from './date-range-filter';
+import { describeFilters } from './describe-view';
 import { EventDetail } from './event-detail';
 import { EventPanel } from './event-panel';
 import { EventTypePicker } from './event-type-picker';
@@ -35,8 +31,11 @@ import {
   EventsTableSkeleton,
 } from './events-table';
 import { Pagination } from './pagination';
+import { ActiveFilters, EmptyResults, LoadErrorNotice } from './result-states';
+import { useDelayedFlag, whenIdle } from './timing';
 import { TimeZoneSwitch } from './time-zone-switch';
 import { useEventsView, useLocalZone } from './use-events-view';
+import { usePageShortcuts } from './use-page-shortcuts';
 
 type Props = {
   orgId: string;
@@ -49,65 +48,6 @@ type Props = {
 
 const NUMBER = new Intl.NumberFormat('en-US');
 const SLOW_LOAD_MS = 200;
-
-/** `value`, but turning true only once it has stayed true for `delayMs`. */
-function useDelayedFlag(value: boolean, delayMs: number): boolean {
-  const [delayed, setDelayed] = useState(false);
-  useEffect(() => {
-    if (!value) return;
-    const timer = setTimeout(() => setDelayed(true), delayMs);
-    return () => {
-      clearTimeout(timer);
-      setDelayed(false);
-    };
-  }, [value, delayMs]);
-  return value && delayed;
-}
-
-function isTypingTarget(target: EventTarget | null): boolean {
-  const element = target as HTMLElement | null;
-  if (!element || !element.tagName) return false;
-  return (
-    element.isContentEditable ||
-    ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) ||
-    element.closest('.popover') !== null
-  );
-}
-
-/** Runs work when the browser is idle (or soon, where it has no idle callback). */
-function whenIdle(work: () => void): () => void {
-  if (typeof window.requestIdleCallback === 'function') {
-    const handle = window.requestIdleCallback(work, { timeout: 500 });
-    return () => window.cancelIdleCallback(handle);
-  }
-  const handle = window.setTimeout(work, 50);
-  return () => window.clearTimeout(handle);
-}
-
-/** Names the active filters in words, for the results line and the empty state. */
-function describeFilters(view: EventsView, zone: string): string[] {
-  const parts: string[] = [];
-  if (view.types.length) {
-    parts.push(`event type ${view.types.map((type) => eventTypeLabel(type)).join(', ')}`);
-  }
-  if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
-  const zoneLabel = (millis: number) =>
-    `${formatTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
-  if (!view.range && view.from !== null && view.to !== null) {
-    parts.push(`from ${zoneLabel(view.from)} to ${zoneLabel(view.to)}`);
-  } else if (!view.range && view.from !== null) {
-    parts.push(`from ${zoneLabel(view.from)}`);
-  } else if (!view.range && view.to !== null) {
-    parts.push(`until ${zoneLabel(view.to)}`);
-  }
-  return parts;
-}
-
-/** The next wider preset, for "widen the date range" in the empty state. */
-function widerRange(range: RangePreset): RangePreset | null {
-  const index = RANGE_PRESETS.indexOf(range);
-  return RANGE_PRESETS[index + 1] ?? null;
-}
 
 /**
  * The events page: filters, the server-paginated table, pagination and the
@@ -198,30 +138,7 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
   );
 
   // j/k anywhere on the page, Esc to close the panel.
-  const panelOpen = view.event !== null;
-  const latest = useRef({ moveBy, closePanel, panelOpen });
-  useEffect(() => {
-    latest.current = { moveBy, closePanel, panelOpen };
-  });
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-      if (event.key === 'Escape' && latest.current.panelOpen) {
-        if ((event.target as HTMLElement | null)?.closest?.('.popover')) return;
-        event.preventDefault();
-        latest.current.closePanel();
-        return;
-      }
-      if (isTypingTarget(event.target)) return;
-      const inPanel = (event.target as HTMLElement | null)?.closest?.('.panel') !== null;
-      if (event.key === 'j' || event.key === 'k') {
-        event.preventDefault();
-        latest.current.moveBy(event.key === 'j' ? 1 : -1, !inPanel);
-      }
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, []);
+  usePageShortcuts({ moveBy, closePanel, panelOpen: view.event !== null });
 
   // ↑/↓ and Enter on the rows themselves.
   const onRowKeyDown = useCallback(
@@ -252,7 +169,6 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
     [zone, localZone, fullPageHref],
   );
 
-  const filters = describeFilters(view, zone);
   const shownFilters = describeFilters(shown, zone);
   const busy = query.isFetching && query.isPlaceholderData;
   // Loading indicators appear only for loads slow enough to notice: a fast
@@ -269,80 +185,18 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
       </div>
     );
   } else if (query.isError && !query.data) {
-    const error = query.error;
-    content = (
-      <div className="notice error" role="alert">
-        <h2>Events could not be loaded</h2>
-        <p>
-          {error instanceof ApiRequestError && error.status === 429
-            ? `Too many requests. Try again in ${error.retryAfterSeconds ?? 'a few'} seconds.`
-            : (error.message ?? 'Something went wrong.')}
-        </p>
-        <div className="actions">
-          <button type="button" className="button primary" onClick={() => void query.refetch()}>
-            Retry
-          </button>
-        </div>
-      </div>
-    );
+    content = <LoadErrorNotice error={query.error} onRetry={() => void query.refetch()} />;
   } else if (events.length === 0) {
-    content =
-      totalCount > 0 && view.page > lastPage ? (
-        <div className="notice" data-testid="empty-state">
-          <h2>This page is past the end</h2>
-          <p>
-            Page {NUMBER.format(view.page)} is beyond the last page ({NUMBER.format(lastPage)}) of{' '}
-            {NUMBER.format(totalCount)} events.
-          </p>
-          <div className="actions">
-            <button type="button" className="button primary" onClick={() => goToPage(lastPage)}>
-              Go to the last page
-            </button>
-          </div>
-        </div>
-      ) : hasFilters(view) ? (
-        <div className="notice" data-testid="empty-state">
-          <h2>No events match these filters</h2>
-          <p>No events with {filters.join(', ')}.</p>
-          <div className="actions">
-            {view.range && widerRange(view.range) ? (
-              <button
-                type="button"
-                className="button"
-                onClick={() => update({ range: widerRange(view.range!) })}
-              >
-                Widen to {RANGE_PRESET_LABELS[widerRange(view.range)!].toLowerCase()}
-              </button>
-            ) : null}
-            {view.range || view.from !== null || view.to !== null ? (
-              <button
-                type="button"
-                className="button"
-                onClick={() => update({ range: null, from: null, to: null })}
-              >
-                Any time
-              </button>
-            ) : null}
-            {view.types.length ? (
-              <button type="button" className="button" onClick={() => update({ types: [] })}>
-                All event types
-              </button>
-            ) : null}
-            <button
-              type="button"
-              className="button primary"
-              onClick={() => update({ types: [], range: null, from: null, to: null })}
-            >
-              Clear all filters
-            </button>
-          </div>
-        </div>
-      ) : (
-        <div className="notice" data-testid="empty-state">
-          <h2>No events yet</h2>
-          <p>This organization has no recorded events.</p>
-        </div>
-      );
+    content = (
+      <EmptyResults
+        view={view}
+        zone={zone}
+        totalCount={totalCount}
+        lastPage={lastPage}
+        onUpdate={update}
+        onGoToPage={goToPage}
+      />
+    );
   } else {
     content = (
       <EventsTable
@@ -389,29 +243,7 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
           onChange={(tz) => navigate({ ...view, tz })}
         />
       </div>
-      <div className="chips" aria-label="Active filters">
-        {view.types.map((type) => (
-          <span key={type} className="chip">
-            {eventTypeLabel(type)} <code className="muted">{type}</code>
-            <button
-              type="button"
-              aria-label={`Remove event type ${eventTypeLabel(type)}`}
-              onClick={() => update({ types: view.types.filter((t) => t !== type) })}
-            >
-              ✕
-            </button>
-          </span>
-        ))}
-        {filters.length && hasFilters(view) ? (
-          <button
-            type="button"
-            className="button small ghost"
-            onClick={() => update({ types: [], range: null, from: null, to: null })}
-          >
-            Clear all filters
-          </button>
-        ) : null}
-      </div>
+      <ActiveFilters view={view} onUpdate={update} typeLabel={eventTypeLabel} />
       <div className="results-bar" aria-live="polite">
         <span>
           {query.data ? (

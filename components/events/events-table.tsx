@@ -1,13 +1,6 @@
 'use client';
 
-import {
-  type CellContext,
-  type Row,
-  createColumnHelper,
-  flexRender,
-  getCoreRowModel,
-  useReactTable,
-} from '@tanstack/react-table';
+import { type Row, flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import {
   type FocusEvent,
   type KeyboardEvent,
@@ -23,153 +16,10 @@ import {
   useState,
 } from 'react';
 import { flushSync } from 'react-dom';
-import {
-  type ApiEvent,
-  eventActor,
-  eventLabel,
-  eventResourceLines,
-  eventSummary,
-  eventTarget,
-} from '@/lib/events/present';
-import {
-  formatRelative,
-  formatTimestamp,
-  formatZoneOffset,
-  parseApiDateTime,
-  UTC_ZONE,
-  zoneName,
-} from '@/lib/format/date';
+import type { ApiEvent } from '@/lib/events/present';
+import { COLUMNS, type EventsTableMeta } from './event-columns';
 
-/** What cells need beyond the row: the zone to show times in and link targets. */
-export type EventsTableMeta = {
-  zone: string;
-  localZone: string;
-  eventHref: (eventId: string) => string;
-};
-
-const column = createColumnHelper<ApiEvent>();
-
-function meta(context: { table: { options: { meta?: unknown } } }): EventsTableMeta {
-  return context.table.options.meta as EventsTableMeta;
-}
-
-/** Relative time (and the other zone) computed at hover time, so it is never stale. */
-function describeMoment(target: HTMLElement, millis: number, zone: string, localZone: string) {
-  const other = zone === UTC_ZONE ? localZone : UTC_ZONE;
-  const otherText =
-    other === zone ? '' : `\n${formatTimestamp(millis, other)} ${formatZoneOffset(millis, other)}`;
-  target.title = `${formatRelative(millis, Date.now())}${otherText}`;
-}
-
-/**
- * Every cell of a column has the same element structure whatever the event,
- * so moving to another page only rewrites text and attributes: no elements
- * are removed or created (rows are keyed by position).
- */
-function TwoLines({
-  line,
-  sub,
-  muted = false,
-  mono = false,
-}: {
-  line: string;
-  sub: string;
-  muted?: boolean;
-  mono?: boolean;
-}) {
-  return (
-    <>
-      <span className={muted ? 'line muted' : mono ? 'line mono' : 'line'}>{line}</span>
-      <span className="sub">{sub}</span>
-    </>
-  );
-}
-
-function TimeCell(context: CellContext<ApiEvent, string>) {
-  const { zone, localZone } = meta(context);
-  const iso = context.getValue();
-  const millis = parseApiDateTime(iso);
-  const onHover = (event: PointerEvent<HTMLElement> | FocusEvent<HTMLElement>) => {
-    if (millis !== null) describeMoment(event.currentTarget, millis, zone, localZone);
-  };
-  return (
-    <time className="line" dateTime={iso} onPointerEnter={onHover} onFocus={onHover}>
-      {millis === null ? iso : formatTimestamp(millis, zone)}
-    </time>
-  );
-}
-
-function TypeCell(context: CellContext<ApiEvent, string>) {
-  const event = context.row.original;
-  return (
-    <>
-      {/* A real link for middle-click / open-in-new-tab; keyboard users open rows with Enter. */}
-      <a className="type-link line" href={meta(context).eventHref(event.id)} tabIndex={-1}>
-        {eventLabel(event)}
-      </a>
-      <span className="sub mono">{event.eventTypeName}</span>
-    </>
-  );
-}
-
-function ActorCell(context: CellContext<ApiEvent, unknown>) {
-  const actor = eventActor(context.row.original);
-  if (actor.kind === 'none') return <TwoLines line="System" sub="" muted />;
-  return <TwoLines line={actor.label} sub={actor.kind === 'user' ? 'User' : 'API key'} />;
-}
-
-function TargetCell(context: CellContext<ApiEvent, unknown>) {
-  const target = eventTarget(context.row.original);
-  if (!target) return <TwoLines line="—" sub="" muted />;
-  return <TwoLines line={target.label} sub={target.kind} />;
-}
-
-function ResourceCell(context: CellContext<ApiEvent, unknown>) {
-  const { primary, secondary } = eventResourceLines(context.row.original);
-  if (!primary) return <TwoLines line="—" sub="" muted />;
-  return <TwoLines line={primary} sub={secondary} />;
-}
-
-function TextCell({ value, mono = false }: { value: string; mono?: boolean }) {
-  if (!value) return <TwoLines line="—" sub="" muted />;
-  return <TwoLines line={value} sub="" mono={mono} />;
-}
-
-/** Defined once: cells read the zone from table meta, so columns never rebuild. */
-const COLUMNS = [
-  column.accessor('created', {
-    id: 'time',
-    header: (context) => `Time (${zoneName(meta(context).zone)})`,
-    cell: TimeCell,
-  }),
-  column.accessor('eventTypeName', { id: 'type', header: 'Event type', cell: TypeCell }),
-  column.display({ id: 'actor', header: 'Actor', cell: ActorCell }),
-  column.display({ id: 'target', header: 'Target', cell: TargetCell }),
-  column.display({
-    id: 'resource',
-    header: 'Project / cluster / host',
-    cell: ResourceCell,
-  }),
-  column.display({
-    id: 'remote',
-    header: 'Remote address',
-    cell: (context) => (
-      <TextCell
-        value={
-          typeof context.row.original.remoteAddress === 'string'
-            ? context.row.original.remoteAddress
-            : ''
-        }
-        mono
-      />
-    ),
-  }),
-  column.display({
-    id: 'summary',
-    header: 'Summary',
-    cell: (context) => <TextCell value={eventSummary(context.row.original)} />,
-  }),
-];
+export type { EventsTableMeta } from './event-columns';
 
 type RowProps = {
   row: Row<ApiEvent>;

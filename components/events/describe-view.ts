@@ -1,0 +1,32 @@
+import { eventTypeLabel } from '@/lib/events/catalog';
+import {
+  type EventsView,
+  RANGE_PRESETS,
+  RANGE_PRESET_LABELS,
+  type RangePreset,
+} from '@/lib/events/search-params';
+import { formatTimestamp, formatZoneOffset } from '@/lib/format/date';
+
+/** Names a view's filters in words, for the results line and the empty state. */
+export function describeFilters(view: EventsView, zone: string): string[] {
+  const parts: string[] = [];
+  if (view.types.length) {
+    parts.push(`event type ${view.types.map((type) => eventTypeLabel(type)).join(', ')}`);
+  }
+  if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
+  const at = (millis: number) =>
+    `${formatTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
+  if (!view.range && view.from !== null && view.to !== null) {
+    parts.push(`from ${at(view.from)} to ${at(view.to)}`);
+  } else if (!view.range && view.from !== null) {
+    parts.push(`from ${at(view.from)}`);
+  } else if (!view.range && view.to !== null) {
+    parts.push(`until ${at(view.to)}`);
+  }
+  return parts;
+}
+
+/** The next wider preset, for "widen the date range" in the empty state. */
+export function widerRange(range: RangePreset): RangePreset | null {
+  return RANGE_PRESETS[RANGE_PRESETS.indexOf(range) + 1] ?? null;
+}

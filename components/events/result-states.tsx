@@ -1,0 +1,146 @@
+'use client';
+
+import { ApiRequestError } from '@/lib/events/query-options';
+import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/events/search-params';
+import { describeFilters, widerRange } from './describe-view';
+
+const NUMBER = new Intl.NumberFormat('en-US');
+
+/** A failed load, said plainly, with a retry. */
+export function LoadErrorNotice({ error, onRetry }: { error: Error; onRetry: () => void }) {
+  return (
+    <div className="notice error" role="alert">
+      <h2>Events could not be loaded</h2>
+      <p>
+        {error instanceof ApiRequestError && error.status === 429
+          ? `Too many requests. Try again in ${error.retryAfterSeconds ?? 'a few'} seconds.`
+          : (error.message ?? 'Something went wrong.')}
+      </p>
+      <div className="actions">
+        <button type="button" className="button primary" onClick={onRetry}>
+          Retry
+        </button>
+      </div>
+    </div>
+  );
+}
+
+type EmptyProps = {
+  view: EventsView;
+  zone: string;
+  totalCount: number;
+  lastPage: number;
+  onUpdate: (patch: Partial<EventsView>) => void;
+  onGoToPage: (page: number) => void;
+};
+
+/**
+ * No rows: past the last page, filtered to nothing (named, with ways to
+ * widen), or an organization with no events at all.
+ */
+export function EmptyResults({
+  view,
+  zone,
+  totalCount,
+  lastPage,
+  onUpdate,
+  onGoToPage,
+}: EmptyProps) {
+  if (totalCount > 0 && view.page > lastPage) {
+    return (
+      <div className="notice" data-testid="empty-state">
+        <h2>This page is past the end</h2>
+        <p>
+          Page {NUMBER.format(view.page)} is beyond the last page ({NUMBER.format(lastPage)}) of{' '}
+          {NUMBER.format(totalCount)} events.
+        </p>
+        <div className="actions">
+          <button type="button" className="button primary" onClick={() => onGoToPage(lastPage)}>
+            Go to the last page
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (!hasFilters(view)) {
+    return (
+      <div className="notice" data-testid="empty-state">
+        <h2>No events yet</h2>
+        <p>This organization has no recorded events.</p>
+      </div>
+    );
+  }
+  const wider = view.range ? widerRange(view.range) : null;
+  const hasDates = view.range !== null || view.from !== null || view.to !== null;
+  return (
+    <div className="notice" data-testid="empty-state">
+      <h2>No events match these filters</h2>
+      <p>No events with {describeFilters(view, zone).join(', ')}.</p>
+      <div className="actions">
+        {wider ? (
+          <button type="button" className="button" onClick={() => onUpdate({ range: wider })}>
+            Widen to {RANGE_PRESET_LABELS[wider].toLowerCase()}
+          </button>
+        ) : null}
+        {hasDates ? (
+          <button
+            type="button"
+            className="button"
+            onClick={() => onUpdate({ range: null, from: null, to: null })}
+          >
+            Any time
+          </button>
+        ) : null}
+        {view.types.length ? (
+          <button type="button" className="button" onClick={() => onUpdate({ types: [] })}>
+            All event types
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="button primary"
+          onClick={() => onUpdate({ types: [], range: null, from: null, to: null })}
+        >
+          Clear all filters
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The active type filters as removable chips, and a way to clear everything. */
+export function ActiveFilters({
+  view,
+  onUpdate,
+  typeLabel,
+}: {
+  view: EventsView;
+  onUpdate: (patch: Partial<EventsView>) => void;
+  typeLabel: (type: string) => string;
+}) {
+  return (
+    <div className="chips" aria-label="Active filters">
+      {view.types.map((type) => (
+        <span key={type} className="chip">
+          {typeLabel(type)} <code className="muted">{type}</code>
+          <button
+            type="button"
+            aria-label={`Remove event type ${typeLabel(type)}`}
+            onClick={() => onUpdate({ types: view.types.filter((t) => t !== type) })}
+          >
+            ✕
+          </button>
+        </span>
+      ))}
+      {hasFilters(view) ? (
+        <button
+          type="button"
+          className="button small ghost"
+          onClick={() => onUpdate({ types: [], range: null, from: null, to: null })}
+        >
+          Clear all filters
+        </button>
+      ) : null}
+    </div>
+  );
+}

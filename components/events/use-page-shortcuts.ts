@@ -1,0 +1,51 @@
+'use client';
+
+import { useEffect, useRef } from 'react';
+
+function isTypingTarget(target: EventTarget | null): boolean {
+  const element = target as HTMLElement | null;
+  if (!element || !element.tagName) return false;
+  return (
+    element.isContentEditable ||
+    ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) ||
+    element.closest('.popover') !== null
+  );
+}
+
+type Shortcuts = {
+  /** Move the selection by one row; `focusRow` is false when focus is in the panel. */
+  moveBy: (delta: number, focusRow: boolean) => void;
+  closePanel: () => void;
+  panelOpen: boolean;
+};
+
+/**
+ * Page-wide keys: j/k move between rows (except while typing), Esc closes the
+ * event panel (a popover's own Esc comes first). Registered once; the latest
+ * handlers are read through a ref.
+ */
+export function usePageShortcuts(shortcuts: Shortcuts): void {
+  const latest = useRef(shortcuts);
+  useEffect(() => {
+    latest.current = shortcuts;
+  });
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key === 'Escape' && latest.current.panelOpen) {
+        if ((event.target as HTMLElement | null)?.closest?.('.popover')) return;
+        event.preventDefault();
+        latest.current.closePanel();
+        return;
+      }
+      if (isTypingTarget(event.target)) return;
+      if (event.key === 'j' || event.key === 'k') {
+        const inPanel = (event.target as HTMLElement | null)?.closest?.('.panel') != null;
+        event.preventDefault();
+        latest.current.moveBy(event.key === 'j' ? 1 : -1, !inPanel);
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+}
