@@ -42,6 +42,14 @@ async function main(): Promise<void> {
       handleApi(req, res);
       return;
     }
+    if (!config.TRUST_PROXY) {
+      // Route handlers cannot see the socket and read the client address from
+      // X-Forwarded-For; without a trusted proxy, what the client sent there
+      // is a lie we must not pass on (it would dodge the sign-in throttle).
+      req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+      delete req.headers['x-forwarded-host'];
+      delete req.headers['x-forwarded-proto'];
+    }
     handleNext(req, res).catch((error: unknown) => {
       console.error(`[org-events] Next.js failed on ${req.method} ${req.url}: ${String(error)}`);
       if (!res.headersSent) res.writeHead(500);
