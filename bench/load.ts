@@ -9,7 +9,7 @@
  * 3. reading, validating and encoding an export file alone (no database);
  * 4. importing that file (what `npm run cli -- import` does), per format.
  *
- * SQLite stores go to bench/data/load-*.db (recreated each run); with
+ * SQLite stores go to bench/data/load-*.db (removed after each stage); with
  * DATABASE_URL=postgres://... the loads go to that database instead, each
  * into a new organization. Figures are printed and written to
  * bench/results/load-<engine>-<N>.json. Nothing is asserted on time.
@@ -74,6 +74,12 @@ function figure(stage: string, events: number, seconds: number, cpuSeconds: numb
     `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s (${result.cpuMicrosPerEvent} CPU-us/event, load ${result.loadAverage.toFixed(2)})`,
   );
   return result;
+}
+
+/** The loads' stores are throwaway: only the timings matter. */
+function removeStore(file: string | undefined): void {
+  if (file === undefined) return;
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
 }
 
 async function freshStore(
@@ -186,6 +192,7 @@ async function main(): Promise<void> {
     }),
   );
   await seeded.store.close();
+  removeStore(seeded.file);
   figures.push(
     figure(`seed into ${engine}`, seed.value.inserted, seed.value.seconds, seed.cpuSeconds),
   );
@@ -224,6 +231,7 @@ async function main(): Promise<void> {
     );
     const imported = run.value;
     await target.store.close();
+    removeStore(target.file);
     if (imported.fatal || imported.summary.invalid > 0) {
       throw new Error(
         `The import failed: ${imported.fatal ?? `${imported.summary.invalid} invalid`}`,
