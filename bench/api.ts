@@ -97,6 +97,7 @@ async function prepare(
       done += batch.length;
       if (done % 200_000 === 0) log(`  seeded ${done.toLocaleString()} events`);
     }
+    await store.refreshStatistics();
     seedRate = done / ((performance.now() - started) / 1000);
     log(
       `  seeded ${done.toLocaleString()} events at ${Math.round(seedRate).toLocaleString()} events/s`,

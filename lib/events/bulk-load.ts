@@ -123,8 +123,10 @@ export async function runBulkLoad(
           callbacks.onIssue?.(message.issue);
           break;
         case 'done':
+          if (inserted > 0) await store.refreshStatistics();
           return { summary: message.summary, inserted, skipped, seconds: elapsed(started) };
         case 'fatal':
+          if (inserted > 0) await store.refreshStatistics();
           return {
             summary: message.summary ?? { format: 'ndjson', read: 0, invalid: 0, bytes: 0 },
             inserted,

@@ -126,6 +126,8 @@ export async function importEvents(
       throw new ImportFatalError(error.message, error.summary, { ...report(), ...error.summary });
     }
     throw error;
+  } finally {
+    if (inserted > 0) await store.refreshStatistics();
   }
   return report();
 }

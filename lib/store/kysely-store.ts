@@ -51,6 +51,8 @@ export abstract class KyselyStore implements EventStore {
 
   protected constructor(protected readonly db: Kysely<Database>) {}
 
+  abstract refreshStatistics(): Promise<void>;
+
   protected abstract insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
 
   async migrate(): Promise<void> {

@@ -39,6 +39,14 @@ export class PostgresStore extends KyselyStore {
     return store;
   }
 
+  async refreshStatistics(): Promise<void> {
+    // Each batch rewrites its counter rows (ON CONFLICT DO UPDATE); without a
+    // vacuum the sums read every dead version (16 ms instead of 1 ms seen
+    // after a 1M-event seed with autovacuum off).
+    await sql`VACUUM (ANALYZE) event_counts`.execute(this.db);
+    await sql`ANALYZE events`.execute(this.db);
+  }
+
   /**
    * One transaction per batch, shipped as one JSON parameter through
    * json_to_recordset(): a single round trip writes thousands of rows, and the

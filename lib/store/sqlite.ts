@@ -141,6 +141,11 @@ export class SqliteStore extends KyselyStore {
     return Promise.resolve({ inserted, skipped: events.length - inserted });
   }
 
+  async refreshStatistics(): Promise<void> {
+    this.sqlite.pragma('optimize');
+    return Promise.resolve();
+  }
+
   override async close(): Promise<void> {
     await super.close();
     if (this.sqlite.open) this.sqlite.close();

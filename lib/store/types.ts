@@ -90,6 +90,13 @@ export interface EventStore {
    */
   insertEvents(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
 
+  /**
+   * Brings planner statistics and counter storage up to date after a bulk
+   * load (PostgreSQL: VACUUM ANALYZE, since the counters are updated in place
+   * and autovacuum may be off or late; SQLite: PRAGMA optimize).
+   */
+  refreshStatistics(): Promise<void>;
+
   // Organizations
   createOrg(org: Org): Promise<Org>;
   getOrg(id: string): Promise<Org | null>;
