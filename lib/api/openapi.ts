@@ -13,6 +13,33 @@ const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 const OBJECT_ID = { type: 'string', pattern: '^[0-9a-f]{24}$' };
 
+/** `{status, content}`: one object wrapped by envelope=true. */
+const envelopeOf = (schema: string) => ({
+  type: 'object',
+  required: ['status', 'content'],
+  additionalProperties: false,
+  properties: { status: { type: 'integer' }, content: ref(schema) },
+});
+
+/** The list envelope `{links, results, totalCount}` (+ `status` with envelope=true). */
+const listOf = (
+  item: object,
+  totalCount: object = { type: 'integer', minimum: 0 },
+  extra: Record<string, object> = {},
+  required: string[] = [],
+) => ({
+  type: 'object',
+  required: ['links', 'results', ...required, 'totalCount'],
+  additionalProperties: false,
+  properties: {
+    links: { type: 'array', minItems: 1, items: ref('Link') },
+    results: { type: 'array', items: item },
+    ...extra,
+    totalCount,
+    status: { type: 'integer', description: 'Only with envelope=true.' },
+  },
+});
+
 const UNITS = [...METRIC_UNITS];
 
 const ERROR_CODES = [
@@ -458,27 +485,12 @@ export const openApiDocument = {
           links: { type: 'array', minItems: 1, items: ref('Link') },
         },
       },
-      EventEnvelope: {
-        type: 'object',
-        required: ['status', 'content'],
-        additionalProperties: false,
-        properties: { status: { type: 'integer' }, content: ref('Event') },
-      },
-      EventList: {
-        type: 'object',
-        required: ['links', 'results', 'totalCount'],
-        additionalProperties: false,
-        properties: {
-          links: { type: 'array', minItems: 1, items: ref('Link') },
-          results: { type: 'array', items: ref('Event') },
-          totalCount: {
-            type: 'integer',
-            minimum: 0,
-            description: 'Events matching the filters, exact; 0 when includeCount=false.',
-          },
-          status: { type: 'integer', description: 'Only with envelope=true.' },
-        },
-      },
+      EventEnvelope: envelopeOf('Event'),
+      EventList: listOf(ref('Event'), {
+        type: 'integer',
+        minimum: 0,
+        description: 'Events matching the filters, exact; 0 when includeCount=false.',
+      }),
       Org: {
         type: 'object',
         required: ['id', 'links', 'name'],
@@ -489,43 +501,22 @@ export const openApiDocument = {
           name: { type: 'string' },
         },
       },
-      OrgEnvelope: {
-        type: 'object',
-        required: ['status', 'content'],
-        additionalProperties: false,
-        properties: { status: { type: 'integer' }, content: ref('Org') },
-      },
-      OrgList: {
-        type: 'object',
-        required: ['links', 'results', 'totalCount'],
-        additionalProperties: false,
-        properties: {
-          links: { type: 'array', minItems: 1, items: ref('Link') },
-          results: { type: 'array', items: ref('Org') },
-          totalCount: { type: 'integer', minimum: 0 },
-          status: { type: 'integer', description: 'Only with envelope=true.' },
-        },
-      },
-      EventTypeList: {
-        type: 'object',
-        required: ['links', 'results', 'categories', 'totalCount'],
-        additionalProperties: false,
-        properties: {
-          links: { type: 'array', minItems: 1, items: ref('Link') },
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['eventTypeName', 'label', 'category', 'count'],
-              additionalProperties: false,
-              properties: {
-                eventTypeName: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,127}$' },
-                label: { type: 'string', description: 'e.g. "API key created".' },
-                category: { type: 'string', description: 'Catalogue category, or "Other".' },
-                count: { type: 'integer', minimum: 0 },
-              },
-            },
+      OrgEnvelope: envelopeOf('Org'),
+      OrgList: listOf(ref('Org')),
+      EventTypeList: listOf(
+        {
+          type: 'object',
+          required: ['eventTypeName', 'label', 'category', 'count'],
+          additionalProperties: false,
+          properties: {
+            eventTypeName: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,127}$' },
+            label: { type: 'string', description: 'e.g. "API key created".' },
+            category: { type: 'string', description: 'Catalogue category, or "Other".' },
+            count: { type: 'integer', minimum: 0 },
           },
+        },
+        { type: 'integer', minimum: 0, description: 'Number of results.' },
+        {
           categories: {
             type: 'array',
             items: {
@@ -538,10 +529,9 @@ export const openApiDocument = {
               },
             },
           },
-          totalCount: { type: 'integer', minimum: 0, description: 'Number of results.' },
-          status: { type: 'integer', description: 'Only with envelope=true.' },
         },
-      },
+        ['categories'],
+      ),
       ApiError: {
         type: 'object',
         description:
@@ -556,12 +546,7 @@ export const openApiDocument = {
           reason: { type: 'string', nullable: true, description: 'The HTTP reason phrase.' },
         },
       },
-      ApiErrorEnvelope: {
-        type: 'object',
-        required: ['status', 'content'],
-        additionalProperties: false,
-        properties: { status: { type: 'integer' }, content: ref('ApiError') },
-      },
+      ApiErrorEnvelope: envelopeOf('ApiError'),
     },
   },
 };
