@@ -1,6 +1,6 @@
 import { type Kysely, type SelectQueryBuilder, Migrator, sql } from 'kysely';
 import { migrationProvider } from './migrations';
-import { type Database, HOUR_MS } from './schema';
+import { counterUnit, type Database } from './schema';
 import type {
   ApiKeyRecord,
   EventFilter,
@@ -15,15 +15,17 @@ import type {
   StoredEvent,
 } from './types';
 
-type HourBucket = { hour: number; n: number };
+type Bucket = { bucket: number; n: number };
 
 /**
- * How a filtered set is counted: whole hours [innerMin, innerMax] from the
- * counters, plus the hours cut by the date bounds, counted exactly.
+ * How a filtered set is counted: whole buckets [innerMin, innerMax] from the
+ * counters, plus the buckets cut by the date bounds, counted exactly. A bucket
+ * is `unit` milliseconds long (an hour for all types, a day per type).
  */
 type CountPlan = {
+  unit: number;
   total: number;
-  partial: HourBucket[];
+  partial: Bucket[];
   innerMin?: number;
   innerMax?: number;
 };
@@ -68,8 +70,8 @@ export abstract class KyselyStore implements EventStore {
       return { events: [], totalCount, hasMore: false };
     }
 
-    // Find the hours holding the page's first and last rows by walking the
-    // per-hour counters from the nearer end, then read only that time window:
+    // Find the buckets holding the page's first and last rows by walking the
+    // counters from the nearer end, then read only that time window:
     // a deep page costs a few counter rows and one short index range instead
     // of skipping `offset` events.
     const last = Math.min(query.offset + query.limit, plan.total) - 1;
@@ -81,8 +83,8 @@ export abstract class KyselyStore implements EventStore {
       .$if(query.includeRaw, (qb) => qb.select('raw'));
     select = applyFilter(select, {
       ...query,
-      minCreated: Math.max(query.minCreated ?? -Infinity, window.endHour * HOUR_MS),
-      maxCreated: Math.min(query.maxCreated ?? Infinity, (window.startHour + 1) * HOUR_MS - 1),
+      minCreated: Math.max(query.minCreated ?? -Infinity, window.endBucket * plan.unit),
+      maxCreated: Math.min(query.maxCreated ?? Infinity, (window.startBucket + 1) * plan.unit - 1),
     });
     const rows = await select
       .orderBy('created', 'desc')
@@ -129,32 +131,33 @@ export abstract class KyselyStore implements EventStore {
   }
 
   /**
-   * The exact size of the filtered set. Whole hours come from the counters
-   * (one SUM); an hour cut by minCreated/maxCreated is counted exactly over a
+   * The exact size of the filtered set. Whole buckets come from the counters
+   * (one SUM); a bucket cut by minCreated/maxCreated is counted exactly over a
    * short index range, and kept so the page walk can use it too.
    */
   private async countPlan(filter: EventFilter): Promise<CountPlan> {
     const { minCreated, maxCreated } = filter;
-    const empty: CountPlan = { total: 0, partial: [] };
+    const unit = counterUnit(Boolean(filter.eventTypes?.length));
     if (minCreated !== undefined && maxCreated !== undefined && minCreated > maxCreated) {
-      return empty;
+      return { unit, total: 0, partial: [] };
     }
-    const minHour = minCreated === undefined ? undefined : Math.floor(minCreated / HOUR_MS);
-    const maxHour = maxCreated === undefined ? undefined : Math.floor(maxCreated / HOUR_MS);
-    const cutsMin = minHour !== undefined && minCreated! > minHour * HOUR_MS;
-    const cutsMax = maxHour !== undefined && maxCreated! < (maxHour + 1) * HOUR_MS - 1;
+    const minBucket = minCreated === undefined ? undefined : Math.floor(minCreated / unit);
+    const maxBucket = maxCreated === undefined ? undefined : Math.floor(maxCreated / unit);
+    const cutsMin = minBucket !== undefined && minCreated! > minBucket * unit;
+    const cutsMax = maxBucket !== undefined && maxCreated! < (maxBucket + 1) * unit - 1;
 
-    const partial: HourBucket[] = [];
-    for (const hour of new Set([...(cutsMax ? [maxHour!] : []), ...(cutsMin ? [minHour!] : [])])) {
+    const partial: Bucket[] = [];
+    const cut = new Set([...(cutsMax ? [maxBucket!] : []), ...(cutsMin ? [minBucket!] : [])]);
+    for (const bucket of cut) {
       const n = await this.countExact({
         ...filter,
-        minCreated: Math.max(minCreated ?? -Infinity, hour * HOUR_MS),
-        maxCreated: Math.min(maxCreated ?? Infinity, (hour + 1) * HOUR_MS - 1),
+        minCreated: Math.max(minCreated ?? -Infinity, bucket * unit),
+        maxCreated: Math.min(maxCreated ?? Infinity, (bucket + 1) * unit - 1),
       });
-      partial.push({ hour, n });
+      partial.push({ bucket, n });
     }
-    const innerMin = minHour === undefined ? undefined : cutsMin ? minHour + 1 : minHour;
-    const innerMax = maxHour === undefined ? undefined : cutsMax ? maxHour - 1 : maxHour;
+    const innerMin = minBucket === undefined ? undefined : cutsMin ? minBucket + 1 : minBucket;
+    const innerMax = maxBucket === undefined ? undefined : cutsMax ? maxBucket - 1 : maxBucket;
     let inner = 0;
     if (innerMin === undefined || innerMax === undefined || innerMin <= innerMax) {
       const row = await this.counters(filter, innerMin, innerMax)
@@ -163,6 +166,7 @@ export abstract class KyselyStore implements EventStore {
       inner = Number(row?.n ?? 0);
     }
     return {
+      unit,
       total: inner + partial.reduce((sum, b) => sum + b.n, 0),
       partial,
       innerMin,
@@ -180,46 +184,54 @@ export abstract class KyselyStore implements EventStore {
     plan: CountPlan,
     first: number,
     last: number,
-  ): Promise<{ startHour: number; endHour: number; skip: number }> {
+  ): Promise<{ startBucket: number; endBucket: number; skip: number }> {
     const fromNewest = first < plan.total - 1 - last;
     // Rows to pass, counted from the end we walk from.
     const [nearTarget, farTarget] = fromNewest
       ? [first, last]
       : [plan.total - 1 - last, plan.total - 1 - first];
     let seen = 0;
-    let nearHour: number | undefined;
+    let nearBucket: number | undefined;
     let nearSeenBefore = 0;
     for await (const bucket of this.walkBuckets(filter, plan, fromNewest ? 'desc' : 'asc')) {
-      if (nearHour === undefined && seen + bucket.n > nearTarget) {
-        nearHour = bucket.hour;
+      if (nearBucket === undefined && seen + bucket.n > nearTarget) {
+        nearBucket = bucket.bucket;
         nearSeenBefore = seen;
       }
       seen += bucket.n;
       if (seen > farTarget) {
         if (fromNewest) {
-          return { startHour: nearHour!, endHour: bucket.hour, skip: first - nearSeenBefore };
+          return {
+            startBucket: nearBucket!,
+            endBucket: bucket.bucket,
+            skip: first - nearSeenBefore,
+          };
         }
         // Walking oldest first: this bucket holds `first`; rows newer than it
         // number total - seen, so `first` is (first - (total - seen)) into it.
-        return { startHour: bucket.hour, endHour: nearHour!, skip: first - (plan.total - seen) };
+        return {
+          startBucket: bucket.bucket,
+          endBucket: nearBucket!,
+          skip: first - (plan.total - seen),
+        };
       }
     }
     throw new Error('Event counters disagree with the total; the page cannot be located');
   }
 
-  /** The non-empty hours of the filtered set in one direction, exact at cut edges. */
+  /** The non-empty buckets of the filtered set in one direction, exact at cut edges. */
   private async *walkBuckets(
     filter: EventFilter,
     plan: CountPlan,
     direction: 'asc' | 'desc',
-  ): AsyncGenerator<HourBucket> {
+  ): AsyncGenerator<Bucket> {
     const edges = [...plan.partial].sort((a, b) =>
-      direction === 'desc' ? b.hour - a.hour : a.hour - b.hour,
+      direction === 'desc' ? b.bucket - a.bucket : a.bucket - b.bucket,
     );
     const leading = edges.filter((b) =>
       direction === 'desc'
-        ? b.hour > (plan.innerMax ?? Infinity)
-        : b.hour < (plan.innerMin ?? -Infinity),
+        ? b.bucket > (plan.innerMax ?? Infinity)
+        : b.bucket < (plan.innerMin ?? -Infinity),
     );
     for (const bucket of leading) if (bucket.n > 0) yield bucket;
     if (
@@ -234,33 +246,33 @@ export abstract class KyselyStore implements EventStore {
           direction === 'asc' ? cursor : plan.innerMin,
           direction === 'desc' ? cursor : plan.innerMax,
         )
-          .select(['hour', (eb) => eb.fn.sum<number>('n').as('n')])
-          .groupBy('hour')
-          .orderBy('hour', direction)
+          .select(['bucket', (eb) => eb.fn.sum<number>('n').as('n')])
+          .groupBy('bucket')
+          .orderBy('bucket', direction)
           .limit(WALK_CHUNK)
           .execute();
         for (const row of chunk) {
-          const bucket = { hour: Number(row.hour), n: Number(row.n) };
+          const bucket = { bucket: Number(row.bucket), n: Number(row.n) };
           if (bucket.n > 0) yield bucket;
         }
         if (chunk.length < WALK_CHUNK) break;
-        const lastHour = Number(chunk[chunk.length - 1]!.hour);
-        cursor = direction === 'desc' ? lastHour - 1 : lastHour + 1;
+        const lastBucket = Number(chunk[chunk.length - 1]!.bucket);
+        cursor = direction === 'desc' ? lastBucket - 1 : lastBucket + 1;
       }
     }
     for (const bucket of edges) if (!leading.includes(bucket) && bucket.n > 0) yield bucket;
   }
 
-  /** Counter rows of the filter's types within [minHour, maxHour]. */
-  private counters(filter: EventFilter, minHour: number | undefined, maxHour: number | undefined) {
+  /** Counter rows of the filter's types (or the all-types row) within [min, max] buckets. */
+  private counters(filter: EventFilter, min: number | undefined, max: number | undefined) {
     const types = filter.eventTypes?.length ? filter.eventTypes : [''];
     return this.db
       .selectFrom('event_counts')
       .where('org_id', '=', filter.orgId)
       .$if(types.length === 1, (qb) => qb.where('event_type', '=', types[0]!))
       .$if(types.length > 1, (qb) => qb.where('event_type', 'in', types))
-      .$if(minHour !== undefined, (qb) => qb.where('hour', '>=', minHour!))
-      .$if(maxHour !== undefined, (qb) => qb.where('hour', '<=', maxHour!));
+      .$if(min !== undefined, (qb) => qb.where('bucket', '>=', min!))
+      .$if(max !== undefined, (qb) => qb.where('bucket', '<=', max!));
   }
 
   private async countExact(filter: EventFilter): Promise<number> {
@@ -477,21 +489,22 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
-/** Counter deltas of one batch: (event_type, hour) -> n, plus the all-types row. */
+/** Counter deltas of one batch: (event_type, day) -> n, plus the all-types (hour) rows. */
 export function countDeltas(
   inserted: Iterable<{ created: number; eventTypeName: string }>,
-): Map<string, { eventType: string; hour: number; n: number }> {
-  const deltas = new Map<string, { eventType: string; hour: number; n: number }>();
-  const bump = (eventType: string, hour: number) => {
-    const key = `${eventType}\u0000${hour}`;
+): Map<string, { eventType: string; bucket: number; n: number }> {
+  const deltas = new Map<string, { eventType: string; bucket: number; n: number }>();
+  const bump = (eventType: string, bucket: number) => {
+    const key = `${eventType}\u0000${bucket}`;
     const entry = deltas.get(key);
     if (entry) entry.n += 1;
-    else deltas.set(key, { eventType, hour, n: 1 });
+    else deltas.set(key, { eventType, bucket, n: 1 });
   };
+  const typeUnit = counterUnit(true);
+  const allUnit = counterUnit(false);
   for (const event of inserted) {
-    const hour = Math.floor(event.created / HOUR_MS);
-    bump(event.eventTypeName, hour);
-    bump('', hour);
+    bump(event.eventTypeName, Math.floor(event.created / typeUnit));
+    bump('', Math.floor(event.created / allUnit));
   }
   return deltas;
 }

@@ -79,14 +79,14 @@ export class PostgresStore extends KyselyStore {
       const deltas = [...countDeltas(rows).values()];
       if (deltas.length > 0) {
         await sql`
-          INSERT INTO event_counts (org_id, event_type, hour, n)
-          SELECT ${orgId}, t.event_type, t.hour, t.n
+          INSERT INTO event_counts (org_id, event_type, bucket, n)
+          SELECT ${orgId}, t.event_type, t.bucket, t.n
           FROM unnest(
             ${deltas.map((d) => d.eventType)}::text[],
-            ${deltas.map((d) => d.hour)}::bigint[],
+            ${deltas.map((d) => d.bucket)}::bigint[],
             ${deltas.map((d) => d.n)}::bigint[]
-          ) AS t(event_type, hour, n)
-          ON CONFLICT (org_id, event_type, hour) DO UPDATE SET n = event_counts.n + excluded.n`.execute(
+          ) AS t(event_type, bucket, n)
+          ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = event_counts.n + excluded.n`.execute(
           trx,
         );
       }

@@ -64,8 +64,8 @@ export class SqliteStore extends KyselyStore {
       'SELECT created, event_type AS eventTypeName FROM events WHERE rowid > ?',
     );
     this.bumpCount = sqlite.prepare(
-      `INSERT INTO event_counts (org_id, event_type, hour, n) VALUES (?, ?, ?, ?)
-       ON CONFLICT (org_id, event_type, hour) DO UPDATE SET n = n + excluded.n`,
+      `INSERT INTO event_counts (org_id, event_type, bucket, n) VALUES (?, ?, ?, ?)
+       ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = n + excluded.n`,
     );
   }
 
@@ -136,7 +136,7 @@ export class SqliteStore extends KyselyStore {
           ? batch
           : (this.rowsAfter.all(before) as { created: number; eventTypeName: string }[]);
       for (const delta of countDeltas(added).values()) {
-        this.bumpCount.run(orgId, delta.eventType, delta.hour, delta.n);
+        this.bumpCount.run(orgId, delta.eventType, delta.bucket, delta.n);
       }
       return inserted;
     });
