@@ -1,21 +1,11 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_LAUNCH_OPTIONS } from './tests/helpers/chromium';
 
 /**
  * The dashboard's browser suite: Debian's Chromium against the production
  * build (`npm run build` first), served by the real server on a fresh
  * database that e2e/global-setup.ts creates and seeds.
  */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
@@ -35,7 +25,7 @@ export default defineConfig({
     timezoneId: 'UTC',
     locale: 'en-US',
     trace: 'retain-on-failure',
-    launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
+    launchOptions: CHROMIUM_LAUNCH_OPTIONS,
   },
   projects: [{ name: 'chromium' }],
 });

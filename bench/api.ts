@@ -18,6 +18,7 @@ import { generateEventBatches } from '@/lib/events/seed';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { type Credentials, type LoadResult, runLoad } from './lib/digest-load';
+import { machineInfo } from './lib/machine';
 import {
   type RunningServer,
   startBaselineServer,
@@ -175,6 +176,7 @@ async function main(): Promise<void> {
     events: EVENTS,
     durationMs: DURATION_MS,
     startedAt: new Date().toISOString(),
+    machine: machineInfo(),
   };
   for (const engine of ENGINES) {
     log(`\n== ${engine}: ${EVENTS.toLocaleString()} events`);

@@ -7,7 +7,6 @@
  *
  *   npm run bench:breakdown -- [--database file:bench/data/api-1000000.db]
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { issueApiKey } from '@/lib/auth/api-keys';
 import { loadServerSecret, deriveKey } from '@/lib/auth/secrets';
@@ -15,6 +14,7 @@ import { sealSession, SESSION_COOKIE } from '@/lib/auth/session';
 import { createApiHandler } from '@/lib/api/handler';
 import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
+import { authorizationHeader } from '@/tests/helpers/digest-client';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,14 +74,16 @@ async function main() {
   const header = challenge.headers.find(([n]) => n === 'WWW-Authenticate')![1];
   const nonce = /nonce="([^"]+)"/.exec(header)![1]!;
   let nc = 0;
-  const md5 = (s: string) => createHash('md5').update(s).digest('hex');
-  const digestHeader = (url: string) => {
-    const count = (++nc).toString(16).padStart(8, '0');
-    const cnonce = randomBytes(8).toString('hex');
-    const ha1 = md5(`${record.publicKey}:${realm}:${privateKey}`);
-    const response = md5(`${ha1}:${nonce}:${count}:${cnonce}:auth:${md5(`GET:${url}`)}`);
-    return `Digest username="${record.publicKey}", realm="${realm}", nonce="${nonce}", uri="${url}", algorithm=MD5, qop=auth, nc=${count}, cnonce="${cnonce}", response="${response}"`;
-  };
+  const digestHeader = (url: string) =>
+    authorizationHeader({
+      username: record.publicKey,
+      password: privateKey,
+      realm,
+      nonce,
+      method: 'GET',
+      uri: url,
+      nc: ++nc,
+    });
 
   console.log(`${total.toLocaleString()} events in ${args.database}\n`);
   console.log(`| ${'step (in process)'.padEnd(46)} | p50 ms  | p95 ms  |`);

@@ -25,6 +25,7 @@ import { newObjectId } from '@/lib/events/object-id';
 import { generateEvents, type SeedOptions } from '@/lib/events/seed';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
+import { machineInfo, machineLine } from './lib/machine';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
@@ -153,12 +154,7 @@ async function main(): Promise<void> {
   const formats = values.formats.split(',').filter(Boolean);
   fs.mkdirSync(DATA, { recursive: true });
   const figures: Figure[] = [];
-  log(
-    `Machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, load ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
+  log(machineLine());
 
   // 1. The generator alone.
   const seedOptions = (orgId: string, seed: string): SeedOptions => ({
@@ -269,12 +265,7 @@ async function main(): Promise<void> {
         engine,
         events,
         batchSize: BATCH,
-        machine: {
-          cpus: os.cpus().length,
-          model: os.cpus()[0]?.model,
-          loadavg: os.loadavg(),
-          node: process.version,
-        },
+        machine: machineInfo(),
         date: new Date().toISOString(),
         figures,
       },

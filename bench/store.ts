@@ -17,13 +17,13 @@
  * bench/results/store-<engine>-<N>.json. Nothing is asserted on time.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runBulkLoad } from '@/lib/events/bulk-load';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventPageQuery, EventStore } from '@/lib/store/types';
 import { lcg, measure, type Timing, timingTable } from './lib/timing';
+import { machineInfo, machineLine } from './lib/machine';
 
 const ORG_ID = '5be0c4a1b2c3d4e5f6a7b8c9';
 /** A fixed range, so every run seeds the same events: 90 days. */
@@ -185,10 +185,7 @@ async function main(): Promise<void> {
       seeding
         ? `Seed: ${Math.round(seeding.rate).toLocaleString('en-US')} events/s (${seeding.seconds.toFixed(1)} s)`
         : 'Seed: reused',
-      `Machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, load ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}, Node ${process.version}`,
+      machineLine(),
       `Each query: ${opts.warmup} warm-up runs, then ${opts.runs} timed runs, one at a time`,
     ];
     console.log(`${header.join('\n')}\n\n${timingTable(timings)}`);
@@ -206,12 +203,7 @@ async function main(): Promise<void> {
           seedSeconds: seeding ? Number(seeding.seconds.toFixed(2)) : null,
           runs: opts.runs,
           warmup: opts.warmup,
-          machine: {
-            cpus: os.cpus().length,
-            model: os.cpus()[0]?.model,
-            loadavg: os.loadavg(),
-            node: process.version,
-          },
+          machine: machineInfo(),
           date: new Date().toISOString(),
           timings,
         },

@@ -22,7 +22,6 @@
  * benchmark makes the same file), otherwise seeded here once.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { type Page, chromium } from '@playwright/test';
 import { issueApiKey } from '@/lib/auth/api-keys';
@@ -30,19 +29,11 @@ import { getConfig } from '@/lib/config';
 import { newObjectId } from '@/lib/events/object-id';
 import { generateEventBatches } from '@/lib/events/seed';
 import { openStore } from '@/lib/store';
+import { CHROMIUM_LAUNCH_OPTIONS } from '@/tests/helpers/chromium';
 import { startOurServer } from './lib/servers';
+import { machineInfo } from './lib/machine';
 
 const ROOT = path.resolve(__dirname, '..');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -219,10 +210,7 @@ async function main(): Promise<void> {
     DATABASE_URL: `file:${file}`,
     NEXT_TELEMETRY_DISABLED: '1',
   });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
   try {
     const context = await browser.newContext({
       baseURL: server.baseUrl,
@@ -372,7 +360,7 @@ async function main(): Promise<void> {
       events: target.events,
       repeat: REPEAT,
       goalMs: 150,
-      machine: { cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+      machine: machineInfo(),
       measure:
         'change (click/submit/select) to the expected rows rendered and the next frame painted, in the page; each change asks for a view not seen before',
       results,

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { authorizationHeader, type Challenge, parseChallenge } from '@/tests/helpers/digest-client';
 
 /**
  * A small closed-loop HTTP load generator that speaks Digest the way real
@@ -9,8 +9,6 @@ import http from 'node:http';
  */
 
 export type Credentials = { username: string; password: string };
-
-type Challenge = { realm: string; nonce: string; qop?: string; opaque?: string; algorithm: string };
 
 export type LoadResult = {
   requests: number;
@@ -23,24 +21,6 @@ export type LoadResult = {
   max: number;
 };
 
-function parseChallenge(header: string): Challenge {
-  const params: Record<string, string> = {};
-  const body = header.replace(/^Digest\s+/i, '');
-  const re = /([a-zA-Z]+)=(?:"([^"]*)"|([^,\s]*))/g;
-  for (let m = re.exec(body); m; m = re.exec(body))
-    params[m[1]!.toLowerCase()] = m[2] ?? m[3] ?? '';
-  if (!params.realm || !params.nonce) throw new Error(`Not a Digest challenge: ${header}`);
-  return {
-    realm: params.realm,
-    nonce: params.nonce,
-    qop: params.qop,
-    opaque: params.opaque,
-    algorithm: params.algorithm ?? 'MD5',
-  };
-}
-
-const md5 = (s: string) => createHash('md5').update(s).digest('hex');
-
 class DigestSession {
   private challenge: Challenge | undefined;
   private nc = 0;
@@ -52,16 +32,15 @@ class DigestSession {
     const c = this.challenge;
     if (!c) return undefined;
     this.nc += 1;
-    const nc = this.nc.toString(16).padStart(8, '0');
-    const cnonce = randomBytes(8).toString('hex');
-    const ha1 = md5(`${this.credentials.username}:${c.realm}:${this.credentials.password}`);
-    const ha2 = md5(`${method}:${uri}`);
-    const response = md5(`${ha1}:${c.nonce}:${nc}:${cnonce}:auth:${ha2}`);
-    return (
-      `Digest username="${this.credentials.username}", realm="${c.realm}", nonce="${c.nonce}", ` +
-      `uri="${uri}", algorithm=MD5, qop=auth, nc=${nc}, cnonce="${cnonce}", response="${response}"` +
-      (c.opaque ? `, opaque="${c.opaque}"` : '')
-    );
+    return authorizationHeader({
+      username: this.credentials.username,
+      password: this.credentials.password,
+      realm: c.realm,
+      nonce: c.nonce,
+      method,
+      uri,
+      nc: this.nc,
+    });
   }
 
   accept(header: string): void {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from '@playwright/test';
 import { request } from 'urllib';
+import { CHROMIUM_LAUNCH_OPTIONS } from '../../helpers/chromium';
 import { eventPath, eventsPath, run, type ListBody, type ServerRef } from './support';
 
 /**
@@ -130,19 +131,7 @@ export function clientSuites(server: ServerRef) {
   describe("Chromium's own Digest (Playwright httpCredentials)", () => {
     let browser: Browser;
     before(async () => {
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
     });
     after(async () => {
       await browser?.close();
