@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { AppHeader } from './app-header';
 
 /** A failure the server hit while rendering; "Try again" reloads the page. */
 export function ErrorNotice({
@@ -38,5 +39,17 @@ export function NoAccessNotice({ orgId }: { orgId: string }) {
         </Link>
       </div>
     </div>
+  );
+}
+
+/** The whole page shown for an organization the signed-in key cannot read. */
+export function NoAccessPage({ orgId, publicKey }: { orgId: string; publicKey: string }) {
+  return (
+    <>
+      <AppHeader publicKey={publicKey} />
+      <main id="main" className="page narrow">
+        <NoAccessNotice orgId={orgId} />
+      </main>
+    </>
   );
 }

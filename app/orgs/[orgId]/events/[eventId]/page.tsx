@@ -2,7 +2,7 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { AppHeader } from '@/components/app-header';
 import { EventPage } from '@/components/events/event-page';
-import { NoAccessNotice } from '@/components/notices';
+import { NoAccessPage } from '@/components/notices';
 import { readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
 import type { ApiEvent } from '@/lib/events/present';
@@ -27,16 +27,7 @@ export default async function EventDetailPage({ params, searchParams }: Props) {
   );
 
   const org = await readableOrg(orgId);
-  if (!org) {
-    return (
-      <>
-        <AppHeader publicKey={principal.publicKey} />
-        <main id="main" className="page narrow">
-          <NoAccessNotice orgId={orgId} />
-        </main>
-      </>
-    );
-  }
+  if (!org) return <NoAccessPage orgId={orgId} publicKey={principal.publicKey} />;
 
   const queryClient = makeQueryClient();
   const event = await callApi<ApiEvent>(apiEventPath(orgId, eventId, false));
