@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runBulkLoad } from '@/lib/events/bulk-load';
+import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventPageQuery, EventStore } from '@/lib/store/types';
 import { lcg, measure, type Timing, timingTable } from './lib/timing';

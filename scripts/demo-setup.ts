@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { issueApiKey, privateKeyMatches } from '@/lib/auth/api-keys';
 import { getConfig } from '@/lib/config';
-import { generateEventBatches } from '@/lib/events/seed';
+import { generateEventBatches } from '@/lib/ingest/seed';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 

@@ -3,8 +3,8 @@ import Link from 'next/link';
 import { AppHeader } from '@/components/app-header';
 import { ErrorNotice } from '@/components/notices';
 import { callApi, requireSession } from '@/lib/dashboard/server';
-import type { OrgList } from '@/lib/events/query-options';
-import { API_ORGS_PATH, eventsPath } from '@/lib/events/search-params';
+import type { OrgList } from '@/lib/client/api-client';
+import { API_ORGS_PATH, eventsPath } from '@/lib/client/url-state';
 
 export const metadata: Metadata = { title: 'Organizations' };
 

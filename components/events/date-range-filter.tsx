@@ -1,8 +1,8 @@
 'use client';
 
 import { type FormEvent, useId, useState } from 'react';
-import { parseDateTime, toDateTimeInputValue, zoneName } from '@/lib/format/date';
-import { RANGE_PRESETS, type RangePreset } from '@/lib/events/search-params';
+import { parseDateTime, toDateTimeInputValue, zoneName } from '@/lib/domain/dates';
+import { RANGE_PRESETS, type RangePreset } from '@/lib/client/url-state';
 
 type Range = { range: RangePreset | null; from: number | null; to: number | null };
 

@@ -1,11 +1,11 @@
-import { eventTypeLabel } from '@/lib/events/catalog';
+import { eventTypeLabel } from '@/lib/domain/catalog';
 import {
   type EventsView,
   RANGE_PRESETS,
   RANGE_PRESET_LABELS,
   type RangePreset,
-} from '@/lib/events/search-params';
-import { formatTimestamp, formatZoneOffset } from '@/lib/format/date';
+} from '@/lib/client/url-state';
+import { formatTimestamp, formatZoneOffset } from '@/lib/domain/dates';
 
 /** Names a view's filters in words, for the results line and the empty state. */
 export function describeFilters(view: EventsView, zone: string): string[] {

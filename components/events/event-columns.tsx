@@ -9,7 +9,7 @@ import {
   eventResourceLines,
   eventSummary,
   eventTarget,
-} from '@/lib/events/present';
+} from '@/lib/client/present';
 import {
   formatRelative,
   formatTimestamp,
@@ -17,11 +17,11 @@ import {
   parseApiDateTime,
   UTC_ZONE,
   zoneName,
-} from '@/lib/format/date';
+} from '@/lib/domain/dates';
 
 /**
  * The events table's columns: time, type, actor, target, place, remote
- * address and a one-line summary, each cell drawn from lib/events/present.
+ * address and a one-line summary, each cell drawn from lib/client/present.
  */
 
 /** What cells need beyond the row: the zone to show times in and link targets. */

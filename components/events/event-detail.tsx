@@ -12,9 +12,9 @@ import {
   eventDetailSections,
   eventLabel,
   eventSummary,
-} from '@/lib/events/present';
-import { ApiRequestError, eventQueryOptions } from '@/lib/events/query-options';
-import { UTC_ZONE, formatLongTimestamp, formatRelative, parseApiDateTime } from '@/lib/format/date';
+} from '@/lib/client/present';
+import { ApiRequestError, eventQueryOptions } from '@/lib/client/api-client';
+import { UTC_ZONE, formatLongTimestamp, formatRelative, parseApiDateTime } from '@/lib/domain/dates';
 
 type Props = {
   orgId: string;

@@ -2,8 +2,8 @@
 
 import Link from 'next/link';
 import { useId } from 'react';
-import { type TimeZoneMode, zoneFor } from '@/lib/format/date';
-import { eventsPath } from '@/lib/events/search-params';
+import { type TimeZoneMode, zoneFor } from '@/lib/domain/dates';
+import { eventsPath } from '@/lib/client/url-state';
 import { EventDetail } from './event-detail';
 import { useLocalZone } from './use-events-view';
 

@@ -2,8 +2,8 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
-import { categoryOf, eventTypeLabel } from '@/lib/events/catalog';
-import { type EventTypeSummary, eventTypesQueryOptions } from '@/lib/events/query-options';
+import { categoryOf, eventTypeLabel } from '@/lib/domain/catalog';
+import { type EventTypeSummary, eventTypesQueryOptions } from '@/lib/client/api-client';
 
 type Props = {
   orgId: string;

@@ -10,15 +10,15 @@ import {
   useRef,
   useState,
 } from 'react';
-import { eventTypeLabel } from '@/lib/events/catalog';
-import { eventsListQueryOptions } from '@/lib/events/query-options';
+import { eventTypeLabel } from '@/lib/domain/catalog';
+import { eventsListQueryOptions } from '@/lib/client/api-client';
 import {
   type EventsView,
   eventPath,
   eventsViewHref,
   listParams,
   pageCount,
-} from '@/lib/events/search-params';
+} from '@/lib/client/url-state';
 import { DateRangeFilter } from './date-range-filter';
 import { describeFilters } from './describe-view';
 import { EventDetail } from './event-detail';

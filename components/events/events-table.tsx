@@ -16,7 +16,7 @@ import {
   useState,
 } from 'react';
 import { flushSync } from 'react-dom';
-import type { ApiEvent } from '@/lib/events/present';
+import type { ApiEvent } from '@/lib/client/present';
 import { COLUMNS, type EventsTableMeta } from './event-columns';
 
 export type { EventsTableMeta } from './event-columns';

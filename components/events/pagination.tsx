@@ -1,7 +1,7 @@
 'use client';
 
 import { type FormEvent, useId, useState } from 'react';
-import { PAGE_SIZE_OPTIONS, pageCount } from '@/lib/events/search-params';
+import { PAGE_SIZE_OPTIONS, pageCount } from '@/lib/client/url-state';
 
 type Props = {
   page: number;

@@ -1,7 +1,7 @@
 'use client';
 
-import { ApiRequestError } from '@/lib/events/query-options';
-import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/events/search-params';
+import { ApiRequestError } from '@/lib/client/api-client';
+import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/client/url-state';
 import { describeFilters, widerRange } from './describe-view';
 
 const NUMBER = new Intl.NumberFormat('en-US');

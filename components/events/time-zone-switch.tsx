@@ -1,7 +1,7 @@
 'use client';
 
 import { useId } from 'react';
-import { type TimeZoneMode } from '@/lib/format/date';
+import { type TimeZoneMode } from '@/lib/domain/dates';
 
 type Props = {
   mode: TimeZoneMode;

@@ -1,8 +1,8 @@
 'use client';
 
 import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
-import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/format/date';
-import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/events/search-params';
+import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/domain/dates';
+import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/client/url-state';
 
 const subscribeNever = () => () => {};
 

@@ -1,6 +1,6 @@
 import { canReadOrgEvents, type Principal } from '@/lib/auth/principal';
 import type { Config } from '@/lib/config';
-import { isObjectId } from '@/lib/events/object-id';
+import { isObjectId } from '@/lib/domain/object-id';
 import type { EventStore, Org } from '@/lib/store/types';
 import { malformedPath, orgNotFound, userUnauthorized } from './errors';
 import type { QueryParam } from './params';

@@ -3,7 +3,7 @@ import {
   eventCategories,
   eventTypeLabel,
   isCatalogedEventType,
-} from '@/lib/events/catalog';
+} from '@/lib/domain/catalog';
 import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
 import { selfLink } from './links';
 import { API_PREFIX } from './types';

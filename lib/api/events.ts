@@ -1,5 +1,5 @@
-import { isCatalogedEventType } from '@/lib/events/catalog';
-import { isObjectId } from '@/lib/events/object-id';
+import { isCatalogedEventType } from '@/lib/domain/catalog';
+import { isObjectId } from '@/lib/domain/object-id';
 import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
 import { eventNotFound, invalidEventType, malformedPath } from './errors';
 import { pageLinks } from './links';

@@ -5,7 +5,7 @@
  * it, so it cannot drift from what the server does.
  */
 
-import { METRIC_UNITS } from '@/lib/events/event';
+import { METRIC_UNITS } from '@/lib/domain/event';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });

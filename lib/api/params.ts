@@ -1,4 +1,4 @@
-import { EVENT_TYPE_PATTERN } from '@/lib/events/catalog';
+import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
 import { invalidQueryParameter } from './errors';
 import type { ResponseFormat } from './types';
 

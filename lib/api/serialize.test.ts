@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { encodeEvent } from '@/lib/events/event';
+import { encodeEvent } from '@/lib/domain/event';
 import type { StoredEvent } from '@/lib/store/types';
 import { eventJson, formatBody, listJson } from './serialize';
 

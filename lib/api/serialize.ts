@@ -1,5 +1,5 @@
 import type { Variant } from '@/lib/config';
-import { canonicalJson } from '@/lib/events/event';
+import { canonicalJson } from '@/lib/domain/event';
 import type { StoredEvent } from '@/lib/store/types';
 import { eventHref, type Link } from './links';
 import type { ResponseFormat } from './types';

@@ -1,5 +1,5 @@
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import { newObjectId } from '@/lib/events/object-id';
+import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, OrgRole } from '@/lib/store/types';
 
 export type DigestAlgorithm = 'MD5' | 'SHA-256';

@@ -1,5 +1,5 @@
-import type { OrgSummary } from '@/lib/events/query-options';
-import { apiOrgPath } from '@/lib/events/search-params';
+import type { OrgSummary } from '@/lib/client/api-client';
+import { apiOrgPath } from '@/lib/client/url-state';
 import { callApi } from './server';
 
 /**

@@ -4,11 +4,11 @@ import { handleApiRequest } from '@/lib/api/handler';
 import { readDashboardSession } from '@/lib/auth/dashboard-session';
 import type { Principal } from '@/lib/auth/principal';
 import { SESSION_COOKIE } from '@/lib/auth/session';
-import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/events/query-options';
-import type { ApiErrorBody } from '@/lib/events/query-options';
-import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/format/date';
+import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/client/api-client';
+import type { ApiErrorBody } from '@/lib/client/api-client';
+import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
 import { getStore } from '@/lib/store';
-import { clientAddress } from './request';
+import { clientAddress } from '@/lib/http/request';
 
 /**
  * Server-component glue for dashboard pages: who is signed in, which zone the

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { encodeEvent } from '@/lib/events/event';
-import { objectIdAt } from '@/lib/events/object-id';
+import { encodeEvent } from '@/lib/domain/event';
+import { objectIdAt } from '@/lib/domain/object-id';
 import { HOUR_MS } from './schema';
 import type { EventStore, NewEvent } from './types';
 

@@ -1,6 +1,6 @@
 import { issueApiKey } from '@/lib/auth/api-keys';
 import { getConfig } from '@/lib/config';
-import { newObjectId } from '@/lib/events/object-id';
+import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, Membership } from '@/lib/store/types';
 import {
   CommandError,

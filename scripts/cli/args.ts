@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isObjectId } from '@/lib/events/object-id';
+import { isObjectId } from '@/lib/domain/object-id';
 import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
 
 /** Exit codes, documented in `cli help`. */

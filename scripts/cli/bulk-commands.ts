@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { runBulkLoad } from '@/lib/events/bulk-load';
-import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/events/import';
-import { DEFAULT_SEED, resolveSeedRange } from '@/lib/events/seed';
+import { runBulkLoad } from '@/lib/ingest/bulk-load';
+import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/ingest/import';
+import { DEFAULT_SEED, resolveSeedRange } from '@/lib/ingest/seed';
 import type { EventStore } from '@/lib/store/types';
 import {
   CommandError,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { generateEvents } from '@/lib/events/seed';
+import { generateEvents } from '@/lib/ingest/seed';
 import { createTestDatabase } from '../helpers/postgres';
 import { cli, cliWithInput, startCli } from './run-cli';
 

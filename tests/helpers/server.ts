@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
 import type { Variant } from '@/lib/config';
-import { objectIdAt } from '@/lib/events/object-id';
+import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { NewEvent, OrgRole } from '@/lib/store/types';
 import { generateEvents } from './test-events';

@@ -1,6 +1,6 @@
 import type { Variant } from '@/lib/config';
-import { encodeEvent, eventInputSchema, type EventInput } from '@/lib/events/event';
-import { objectIdAt } from '@/lib/events/object-id';
+import { encodeEvent, eventInputSchema, type EventInput } from '@/lib/domain/event';
+import { objectIdAt } from '@/lib/domain/object-id';
 import type { NewEvent } from '@/lib/store/types';
 
 /**

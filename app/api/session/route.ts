@@ -6,7 +6,7 @@ import {
   signIn,
   signOutCookie,
 } from '@/lib/auth/dashboard-session';
-import { clientAddress, readBodyText } from '@/lib/dashboard/request';
+import { clientAddress, readBodyText } from '@/lib/http/request';
 import { getConfig } from '@/lib/config';
 import { getStore } from '@/lib/store';
 

@@ -5,8 +5,8 @@ import { EventsExplorer } from '@/components/events/events-explorer';
 import { NoAccessPage } from '@/components/notices';
 import { readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
-import type { ApiEvent } from '@/lib/events/present';
-import { type EventList, eventQueryKey, eventsListQueryKey } from '@/lib/events/query-options';
+import type { ApiEvent } from '@/lib/client/present';
+import { type EventList, eventQueryKey, eventsListQueryKey } from '@/lib/client/api-client';
 import {
   apiEventPath,
   apiListPath,
@@ -14,8 +14,8 @@ import {
   listParams,
   parseEventsView,
   serializeEventsView,
-} from '@/lib/events/search-params';
-import { makeQueryClient } from '@/lib/query-client';
+} from '@/lib/client/url-state';
+import { makeQueryClient } from '@/lib/client/query-client';
 
 export const metadata: Metadata = { title: 'Events' };
 

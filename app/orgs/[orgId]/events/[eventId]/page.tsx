@@ -5,10 +5,10 @@ import { EventPage } from '@/components/events/event-page';
 import { NoAccessPage } from '@/components/notices';
 import { readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
-import type { ApiEvent } from '@/lib/events/present';
-import { eventQueryKey } from '@/lib/events/query-options';
-import { apiEventPath, eventPath } from '@/lib/events/search-params';
-import { makeQueryClient } from '@/lib/query-client';
+import type { ApiEvent } from '@/lib/client/present';
+import { eventQueryKey } from '@/lib/client/api-client';
+import { apiEventPath, eventPath } from '@/lib/client/url-state';
+import { makeQueryClient } from '@/lib/client/query-client';
 
 export const metadata: Metadata = { title: 'Event' };
 

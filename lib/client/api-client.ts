@@ -6,7 +6,7 @@ import {
   apiEventPath,
   apiEventTypesPath,
   apiListPath,
-} from './search-params';
+} from './url-state';
 
 /**
  * Every react-query definition the dashboard uses. The browser talks to the

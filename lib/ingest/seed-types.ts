@@ -1,5 +1,5 @@
 import type { Variant } from '@/lib/config';
-import { eventCategories, eventTypeLabel } from './catalog';
+import { eventCategories, eventTypeLabel } from '@/lib/domain/catalog';
 
 /**
  * Which event types the demo generator emits, how often, who triggers them

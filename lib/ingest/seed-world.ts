@@ -1,4 +1,4 @@
-import { objectIdAt } from './object-id';
+import { objectIdAt } from '@/lib/domain/object-id';
 import type { Prng } from './seed-prng';
 
 /**

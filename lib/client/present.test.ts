@@ -17,7 +17,7 @@ const event = (fields: Partial<ApiEvent> & { eventTypeName: string }): ApiEvent 
   ...fields,
 });
 
-describe('lib/events/present', () => {
+describe('lib/client/present', () => {
   it('names the actor: user, API key, or the system', () => {
     assert.deepEqual(eventActor(event({ eventTypeName: 'X', username: 'a@b.c', userId: 'u1' })), {
       kind: 'user',

@@ -1,8 +1,8 @@
 import type { Variant } from '@/lib/config';
 import type { NewEvent } from '@/lib/store/types';
-import type { EventInput } from './event';
-import { formatCreated } from './event';
-import { objectIdAt } from './object-id';
+import type { EventInput } from '@/lib/domain/event';
+import { formatCreated } from '@/lib/domain/event';
+import { objectIdAt } from '@/lib/domain/object-id';
 import { Prng } from './seed-prng';
 import { type Profile, type Severity, type TypeSpec, typeMix } from './seed-types';
 import {

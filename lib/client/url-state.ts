@@ -6,8 +6,8 @@ import {
   toApiDateTime,
   toUrlDateTime,
   zoneFor,
-} from '@/lib/format/date';
-import { EVENT_TYPE_PATTERN } from './catalog';
+} from '@/lib/domain/dates';
+import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
 
 /**
  * The events page's state lives in its URL, so a view can be bookmarked,

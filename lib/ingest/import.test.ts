@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { SqliteStore } from '@/lib/store/sqlite';
 import type { EventStore } from '@/lib/store/types';
-import { encodeEvent, eventInputSchema, type EventInput } from './event';
+import { encodeEvent, eventInputSchema, type EventInput } from '@/lib/domain/event';
 import { ImportFatalError, type ImportReport, importEvents } from './import';
 import { generateEvents } from './seed';
 

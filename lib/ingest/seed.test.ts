@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { NewEvent } from '@/lib/store/types';
-import { categoryOf, isCatalogedEventType } from './catalog';
-import { encodeEvent, eventInputSchema, METRIC_UNITS } from './event';
-import { isObjectId, objectIdTime } from './object-id';
+import { categoryOf, isCatalogedEventType } from '@/lib/domain/catalog';
+import { encodeEvent, eventInputSchema, METRIC_UNITS } from '@/lib/domain/event';
+import { isObjectId, objectIdTime } from '@/lib/domain/object-id';
 import {
   generateEventBatches,
   generateEvents,

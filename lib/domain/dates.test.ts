@@ -10,11 +10,11 @@ import {
   toApiDateTime,
   toDateTimeInputValue,
   toUrlDateTime,
-} from './date';
+} from './dates';
 
 const INSTANT = Date.UTC(2026, 0, 2, 10, 4, 5); // 2026-01-02T10:04:05Z
 
-describe('lib/format/date', () => {
+describe('lib/domain/dates', () => {
   it('formats one instant in UTC and in a named zone', () => {
     assert.equal(formatTimestamp(INSTANT, 'UTC'), '2026-01-02 10:04:05');
     assert.equal(formatTimestamp(INSTANT, 'Europe/Paris'), '2026-01-02 11:04:05');

@@ -1,4 +1,4 @@
-import { eventTypeLabel } from './catalog';
+import { eventTypeLabel } from '@/lib/domain/catalog';
 
 /**
  * Turns an event as the API returns it into the short strings the table and

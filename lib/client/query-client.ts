@@ -1,5 +1,5 @@
 import { QueryCache, QueryClient, isServer } from '@tanstack/react-query';
-import { ApiRequestError } from '@/lib/events/query-options';
+import { ApiRequestError } from '@/lib/client/api-client';
 
 /**
  * One QueryClient per server render (never shared between users) and one for

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { EventStore, NewEvent } from '@/lib/store/types';
-import { type EventInput, eventInputSchema, formatCreated } from './event';
+import { type EventInput, eventInputSchema, formatCreated } from '@/lib/domain/event';
 import { JsonArraySplitter, JsonStructureError, splitLines } from './json-stream';
 
 /**

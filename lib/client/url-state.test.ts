@@ -10,12 +10,12 @@ import {
   parseEventsView,
   presetStart,
   serializeEventsView,
-} from './search-params';
+} from './url-state';
 
 const ORG = '5f0000000000000000000001';
 const EVENT = '6a793fbd2c88faeba59bd3b5';
 
-describe('lib/events/search-params', () => {
+describe('lib/client/url-state', () => {
   it('reads every field of a view from the URL', () => {
     const view = parseEventsView(
       new URLSearchParams(
