@@ -1,9 +1,9 @@
+import { parseDateTime } from '@/lib/domain/dates';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from './errors';
 import {
   parseFormat,
-  parseIsoDateTime,
   parseListEventsParams,
   parsePaging,
   parseQuery,
@@ -108,22 +108,18 @@ describe('paging', () => {
 describe('dates', () => {
   test('accepted ISO 8601 forms', () => {
     const noon = Date.UTC(2026, 0, 31, 12, 0, 0);
-    assert.equal(parseIsoDateTime('2026-01-31T12:00:00Z'), noon);
-    assert.equal(parseIsoDateTime('2026-01-31t12:00:00z'), noon);
-    assert.equal(parseIsoDateTime('2026-01-31T12:00Z'), noon);
-    assert.equal(parseIsoDateTime('2026-01-31T12:00:00.250Z'), noon + 250);
-    assert.equal(parseIsoDateTime('2026-01-31T12:00:00.123456789Z'), noon + 123);
-    assert.equal(parseIsoDateTime('2026-01-31T14:00:00+02:00'), noon);
-    assert.equal(
-      parseIsoDateTime('2026-01-31T14:00:00 02:00'),
-      noon,
-      'unencoded + decodes to space',
-    );
-    assert.equal(parseIsoDateTime('2026-01-31T07:30:00-0430'), noon);
-    assert.equal(parseIsoDateTime('2026-01-31T13:00:00+01'), noon);
-    assert.equal(parseIsoDateTime('2026-01-31'), Date.UTC(2026, 0, 31));
-    assert.equal(parseIsoDateTime('2024-02-29'), Date.UTC(2024, 1, 29));
-    const early = parseIsoDateTime('0050-06-01T00:00:00Z');
+    assert.equal(parseDateTime('2026-01-31T12:00:00Z'), noon);
+    assert.equal(parseDateTime('2026-01-31t12:00:00z'), noon);
+    assert.equal(parseDateTime('2026-01-31T12:00Z'), noon);
+    assert.equal(parseDateTime('2026-01-31T12:00:00.250Z'), noon + 250);
+    assert.equal(parseDateTime('2026-01-31T12:00:00.123456789Z'), noon + 123);
+    assert.equal(parseDateTime('2026-01-31T14:00:00+02:00'), noon);
+    assert.equal(parseDateTime('2026-01-31T14:00:00 02:00'), noon, 'unencoded + decodes to space');
+    assert.equal(parseDateTime('2026-01-31T07:30:00-0430'), noon);
+    assert.equal(parseDateTime('2026-01-31T13:00:00+01'), noon);
+    assert.equal(parseDateTime('2026-01-31'), Date.UTC(2026, 0, 31));
+    assert.equal(parseDateTime('2024-02-29'), Date.UTC(2024, 1, 29));
+    const early = parseDateTime('0050-06-01T00:00:00Z');
     assert.equal(new Date(early!).toISOString(), '0050-06-01T00:00:00.000Z', 'no 19xx mapping');
   });
 
@@ -144,7 +140,7 @@ describe('dates', () => {
       '',
     ];
     for (const text of bad) {
-      assert.equal(parseIsoDateTime(text), null, text);
+      assert.equal(parseDateTime(text), null, text);
       rejects(
         () => parseListEventsParams(q(`minDate=${encodeURIComponent(text)}`)),
         'INVALID_QUERY_PARAMETER',

@@ -1,3 +1,4 @@
+import { DATE_TIME_FORMS, parseDateTime } from '@/lib/domain/dates';
 import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
 import { invalidQueryParameter } from './errors';
 import type { ResponseFormat } from './types';
@@ -77,52 +78,11 @@ export function parseIntegerParam(
   return value;
 }
 
-/**
- * ISO 8601 calendar date-time with `Z` or a UTC offset (seconds and fraction
- * optional), or a plain date meaning midnight UTC. A space where the offset's
- * `+` belongs is accepted: an unencoded `+` in a query string decodes to one.
- */
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?))?$/;
-
-/** Milliseconds since the epoch, or null when the text is not an accepted ISO 8601 form. */
-export function parseIsoDateTime(text: string): number | null {
-  const m = ISO_DATE_TIME.exec(text);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, fraction, zulu, sign, oh, om] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const hasTime = h !== undefined;
-  if (hasTime && zulu === undefined && sign === undefined) return null; // local time: ambiguous
-  const hour = hasTime ? Number(h) : 0;
-  const minute = hasTime ? Number(mi) : 0;
-  const second = s === undefined ? 0 : Number(s);
-  const millis = fraction === undefined ? 0 : Math.floor(Number(`0.${fraction}`) * 1000);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const offsetHours = oh === undefined ? 0 : Number(oh);
-  const offsetMinutes = om === undefined ? 0 : Number(om);
-  if (offsetHours > 23 || offsetMinutes > 59) return null;
-
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day); // not Date.UTC: it maps years 0-99 to 19xx
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null; // e.g. 02-30
-  date.setUTCHours(hour, minute, second, millis);
-  const offset = (offsetHours * 60 + offsetMinutes) * 60_000;
-  return date.getTime() - (sign === '-' ? -offset : offset);
-}
-
 export function parseDateParam(params: readonly QueryParam[], name: string): number | undefined {
   const raw = firstValue(params, name);
   if (raw === undefined) return undefined;
-  const value = parseIsoDateTime(raw);
-  if (value === null) {
-    throw invalidQueryParameter(
-      name,
-      raw,
-      'must be an ISO 8601 date-time with Z or a UTC offset (e.g. 2026-01-31T12:00:00Z) or a date (2026-01-31)',
-    );
-  }
+  const value = parseDateTime(raw);
+  if (value === null) throw invalidQueryParameter(name, raw, `must be ${DATE_TIME_FORMS}`);
   return value;
 }
 

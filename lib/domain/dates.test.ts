@@ -66,4 +66,29 @@ describe('lib/domain/dates', () => {
     assert.equal(isKnownZone('Mars/Olympus'), false);
     assert.equal(isKnownZone(''), false);
   });
+
+  it('reads instants without a zone the way the API, the CLI and imports need', () => {
+    assert.equal(parseDateTime('2026-01-31'), Date.UTC(2026, 0, 31), 'a bare date is midnight UTC');
+    assert.equal(parseDateTime('2026-01-31T12:00:00+0200'), Date.UTC(2026, 0, 31, 10));
+    assert.equal(parseDateTime('2026-01-31t12:00z'), Date.UTC(2026, 0, 31, 12));
+    assert.equal(
+      parseDateTime('2026-01-31T12:00:00'),
+      null,
+      'a time without an offset is ambiguous',
+    );
+    assert.equal(parseDateTime('2026-01-31Z'), null);
+  });
+
+  it('refuses dates that do not exist with or without a zone', () => {
+    for (const text of [
+      '2026-02-30T00:00:00Z',
+      '2026-02-29',
+      '2026-01-31T24:00:00Z',
+      '2026-04-31',
+    ]) {
+      assert.equal(parseDateTime(text), null, text);
+      assert.equal(parseDateTime(text, 'Europe/Paris'), null, text);
+    }
+    assert.equal(parseDateTime('2024-02-29'), Date.UTC(2024, 1, 29));
+  });
 });

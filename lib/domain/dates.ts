@@ -104,49 +104,66 @@ export function toApiDateTime(millis: number): string {
   return formatISO(inZone(millis, UTC_ZONE)).replace(/\+00:00$/, 'Z');
 }
 
-const WALL_CLOCK =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+/**
+ * ISO 8601 calendar date, optionally with a time (`T`, `t` or a space before
+ * it; seconds and a fraction optional) and an offset (`Z`, `z`, `+02:00`,
+ * `+0200`, `+02`). A space where the offset's `+` belongs is read as `+`: an
+ * unencoded `+` in a query string decodes to one.
+ */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)?$/;
 
 /**
- * Reads a date-time from the URL or a date input. With an offset (Z, +02:00)
- * it is an exact instant; without one it is wall-clock time in `zone`. A bare
- * date means its midnight. Null for anything that is not a real date-time.
+ * The one reader of date-times, for the API's `minDate`/`maxDate`, the CLI's
+ * date flags, imported `created` values and the dashboard's URL and inputs.
+ *
+ * With an offset the text is an exact instant. Without one it is wall-clock
+ * time in `zone`; when no zone is given (the API, the CLI, imports), a bare
+ * date means its midnight UTC and a time without an offset is refused as
+ * ambiguous. A date or time that does not exist (February 30, 24:00, a
+ * 60th second) is null everywhere, never rolled over.
  */
-export function parseDateTime(value: string, zone: string): number | null {
-  const match = WALL_CLOCK.exec(value.trim());
+export function parseDateTime(text: string, zone?: string): number | null {
+  const match = DATE_TIME.exec(text.trim());
   if (!match) return null;
-  const [, y, mo, d, h = '00', mi = '00', s = '00', offset] = match;
-  const fields = [y, mo, d, h, mi, s].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const [year, month, day, hour, minute, second] = fields;
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
-    return null;
+  const [, y, mo, d, h, mi, s, fraction, zulu, sign, oh, om] = match;
+  const [year, month, day] = [Number(y), Number(mo), Number(d)];
+  const hasTime = h !== undefined;
+  const hasOffset = zulu !== undefined || sign !== undefined;
+  if (hasTime && !hasOffset && zone === undefined) return null;
+  if (!hasTime && hasOffset) return null; // "2026-01-31Z" is not ISO 8601
+  const hour = hasTime ? Number(h) : 0;
+  const minute = hasTime ? Number(mi) : 0;
+  const second = s === undefined ? 0 : Number(s);
+  const millis = fraction === undefined ? 0 : Math.floor(Number(`0.${fraction}`) * 1000);
+  if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
+
+  if (!hasOffset && zone !== undefined && zone !== UTC_ZONE) {
+    const wall = new TZDate(year, month - 1, day, hour, minute, second, millis, zone);
+    const instant = wall.getTime();
+    return Number.isFinite(instant) ? instant : null;
   }
-  const date = new TZDate(
-    year,
-    month - 1,
-    day,
-    hour,
-    minute,
-    second,
-    offset ? normalizeOffset(offset) : zone,
-  );
-  // Reject dates that rolled over (Feb 30 -> Mar 2) rather than silently moving them.
-  if (date.getDate() !== day || date.getMonth() !== month - 1) return null;
-  const millis = date.getTime();
-  return Number.isFinite(millis) ? millis : null;
+  const offsetHours = oh === undefined ? 0 : Number(oh);
+  const offsetMinutes = om === undefined ? 0 : Number(om);
+  if (offsetHours > 23 || offsetMinutes > 59) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // not Date.UTC: it maps years 0-99 to 19xx
+  date.setUTCHours(hour, minute, second, millis);
+  const offset = (offsetHours * 60 + offsetMinutes) * 60_000;
+  return date.getTime() - (sign === '-' ? -offset : offset);
 }
 
-function normalizeOffset(offset: string): string {
-  if (offset.toUpperCase() === 'Z') return '+00:00';
-  return offset.includes(':') ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
+/** Whether the day exists (date-fns's isExists maps years 0-99 to 19xx). */
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
+
+/** The accepted forms, in words, for error messages. */
+export const DATE_TIME_FORMS =
+  'a date (2026-01-31) or an ISO 8601 date-time with Z or a UTC offset (2026-01-31T12:00:00Z)';
 
 /**
  * The URL's form of an instant, written in the chosen zone with its offset so

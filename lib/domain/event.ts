@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATE_TIME_FORMS, parseDateTime } from './dates';
 import type { NewEvent } from '@/lib/store/types';
 import { EVENT_TYPE_PATTERN } from './catalog';
 import { OBJECT_ID_PATTERN } from './object-id';
@@ -33,7 +34,9 @@ export const METRIC_UNITS = [
 export const eventInputSchema = z
   .looseObject({
     id: z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
-    created: z.iso.datetime({ offset: true, message: 'created must be an ISO 8601 date-time' }),
+    created: z.string().refine((text) => parseDateTime(text) !== null, {
+      message: `created must be ${DATE_TIME_FORMS}`,
+    }),
     eventTypeName: z.string().regex(EVENT_TYPE_PATTERN, 'eventTypeName must be UPPER_SNAKE_CASE'),
     alertId: z.string().optional(),
     alertConfigId: z.string().optional(),
@@ -108,7 +111,7 @@ export function canonicalJson(value: unknown): string {
  */
 export function encodeEvent(orgId: string, input: EventInput): NewEvent {
   const { raw, links: _links, ...fields } = input;
-  const created = Date.parse(input.created);
+  const created = parseDateTime(input.created)!;
   const doc = canonicalJson({ ...fields, orgId, created: formatCreated(created) });
   return {
     id: input.id,

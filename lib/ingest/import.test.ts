@@ -147,7 +147,10 @@ describe('import', () => {
     assert.match(byLine.get(4)!, /^Not valid JSON/);
     assert.match(byLine.get(6)!, /mutually exclusive/);
     assert.match(byLine.get(7)!, new RegExp(`orgId "${OTHER_ORG}" is not the target organization`));
-    assert.match(byLine.get(9)!, /^created: created must be an ISO 8601 date-time/);
+    assert.match(
+      byLine.get(9)!,
+      /^created: created must be a date \(2026-01-31\) or an ISO 8601 date-time/,
+    );
     assert.match(byLine.get(10)!, /^currentValue\.units:/);
     assert.equal(report.issues.find((i) => i.line === 8)!.location, 'line 8, [0]');
     assert.match(report.issues.find((i) => i.line === 8)!.message, /Expected an event object/);

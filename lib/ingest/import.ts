@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { parseDateTime } from '@/lib/domain/dates';
 import { StringDecoder } from 'node:string_decoder';
 import type { EventStore, NewEvent } from '@/lib/store/types';
 import { type EventInput, eventInputSchema, formatCreated } from '@/lib/domain/event';
@@ -291,7 +292,7 @@ export function toNewEvent(value: unknown, orgId: string, rehome: boolean): NewE
  */
 export function encodeForImport(orgId: string, input: EventInput): NewEvent {
   const source = input as Record<string, unknown>;
-  const created = Date.parse(input.created);
+  const created = parseDateTime(input.created)!;
   // The same key set as encodeEvent's {...fields, orgId, created}, built once, in order.
   const keys = Object.keys(source);
   if (!Object.prototype.hasOwnProperty.call(source, 'orgId')) keys.push('orgId');

@@ -1,3 +1,4 @@
+import { DATE_TIME_FORMS, parseDateTime } from '@/lib/domain/dates';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isObjectId } from '@/lib/domain/object-id';
 import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
@@ -98,20 +99,9 @@ export function parseCount(value: string, flag: string, min: number, max: number
   return number;
 }
 
-/**
- * A UTC instant: a date (2026-01-31, meaning 00:00:00 UTC) or an ISO 8601
- * date-time with Z or an offset. Anything else is rejected, not guessed.
- */
+/** A UTC instant, read by the one date parser the API and imports use too. */
 export function parseDate(value: string, flag: string): number {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(
-    value,
-  );
-  const millis = dateOnly ? Date.parse(`${value}T00:00:00Z`) : dateTime ? Date.parse(value) : NaN;
-  if (Number.isNaN(millis) || (dateOnly && new Date(millis).toISOString().slice(0, 10) !== value)) {
-    throw new UsageError(
-      `${flag} must be a date (2026-01-31) or an ISO 8601 date-time with a zone (2026-01-31T12:00:00Z), got '${value}'`,
-    );
-  }
+  const millis = parseDateTime(value);
+  if (millis === null) throw new UsageError(`${flag} must be ${DATE_TIME_FORMS}, got '${value}'`);
   return millis;
 }
