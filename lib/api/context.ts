@@ -2,7 +2,7 @@ import { canReadOrgEvents, type Principal } from '@/lib/auth/principal';
 import type { Config } from '@/lib/config';
 import { isObjectId } from '@/lib/domain/object-id';
 import type { EventStore, Org } from '@/lib/store/types';
-import { malformedPath, orgNotFound, userUnauthorized } from './errors';
+import { malformedPath, orgNotFound, userUnauthorized } from '@/lib/domain/errors';
 import type { QueryParam } from './params';
 import type { ApiRequest, ResponseFormat } from './types';
 

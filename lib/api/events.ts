@@ -1,7 +1,7 @@
 import { isCatalogedEventType } from '@/lib/domain/catalog';
 import { isObjectId } from '@/lib/domain/object-id';
 import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
-import { eventNotFound, invalidEventType, malformedPath } from './errors';
+import { eventNotFound, invalidEventType, malformedPath } from '@/lib/domain/errors';
 import { pageLinks } from './links';
 import { parseBooleanParam, parseListEventsParams } from './params';
 import { eventJson, listJson } from './serialize';

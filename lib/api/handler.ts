@@ -12,7 +12,7 @@ import {
   rateLimited,
   routeNotFound,
   toApiError,
-} from './errors';
+} from '@/lib/domain/errors';
 import { listEventTypes } from './event-types';
 import { getEvent, listEvents } from './events';
 import { serviceHeaders } from './headers';

@@ -1,3 +1,4 @@
+import { lastForwardedFor } from '@/lib/http/client-address';
 import { handleApiRequest } from './handler';
 
 /**
@@ -11,12 +12,11 @@ import { handleApiRequest } from './handler';
  */
 export async function handleNextRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  const forwarded = request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
   const response = await handleApiRequest({
     method: request.method,
     url: `${url.pathname}${url.search}`,
     headers: request.headers,
-    remoteAddress: forwarded || undefined,
+    remoteAddress: lastForwardedFor(request.headers),
   });
   // Next streams the body (chunked) and adds its own Vary values: header
   // parity with the real service is the fast path's job (server.ts).

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorJson, unexpectedError } from '@/lib/domain/errors';
 import { handleApiRequest, type ApiHandler } from './handler';
 import type { ApiRequest, ApiResponse } from './types';
 
@@ -47,9 +48,7 @@ export function createNodeApiHandler(
         // The handler maps every failure itself; this is the last line of defence.
         console.error(`[org-events api] adapter failure: ${String(error)}`);
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(
-          '{"detail":"Unexpected error.","error":500,"errorCode":"UNEXPECTED_ERROR","parameters":[],"reason":"Internal Server Error"}',
-        );
+        res.end(errorJson(unexpectedError()));
       },
     );
   };

@@ -1,7 +1,7 @@
 import { parseDateTime } from '@/lib/domain/dates';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ApiError } from './errors';
+import { ApiError } from '@/lib/domain/errors';
 import {
   parseFormat,
   parseListEventsParams,

@@ -1,6 +1,6 @@
 import { DATE_TIME_FORMS, parseDateTime } from '@/lib/domain/dates';
 import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
-import { invalidQueryParameter } from './errors';
+import { invalidQueryParameter } from '@/lib/domain/errors';
 import type { ResponseFormat } from './types';
 
 /**

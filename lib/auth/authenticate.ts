@@ -1,4 +1,5 @@
 import { getConfig } from '@/lib/config';
+import { clientAddress } from '@/lib/http/client-address';
 import type { EventStore } from '@/lib/store/types';
 import {
   buildChallenge,
@@ -49,20 +50,6 @@ function authKeys(store: EventStore): Promise<Keys> {
     cache.set(store, keys);
   }
   return keys;
-}
-
-/**
- * The client's address for throttling. With TRUST_PROXY the right-most
- * X-Forwarded-For entry is used: the one our (single) proxy appended; the
- * entries left of it are whatever the client claimed.
- */
-export function clientAddress(request: Pick<AuthRequest, 'headers' | 'remoteAddress'>): string {
-  if (getConfig().TRUST_PROXY) {
-    const forwarded = request.headers.get('x-forwarded-for');
-    const last = forwarded?.split(',').pop()?.trim();
-    if (last) return last;
-  }
-  return request.remoteAddress ?? 'unknown';
 }
 
 function readCookie(header: string | null, name: string): string | undefined {

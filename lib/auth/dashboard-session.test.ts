@@ -78,7 +78,7 @@ describe('lib/auth/dashboard-session', () => {
       remoteAddress: '10.0.0.1',
       secure: false,
     });
-    assert.deepEqual(wrong.ok ? null : [wrong.status, wrong.errorCode], [
+    assert.deepEqual(wrong.ok ? null : [wrong.error.status, wrong.error.code], [
       401,
       'INVALID_CREDENTIALS',
     ]);
@@ -88,7 +88,7 @@ describe('lib/auth/dashboard-session', () => {
       remoteAddress: undefined,
       secure: false,
     });
-    assert.deepEqual(empty.ok ? null : [empty.status, empty.errorCode], [
+    assert.deepEqual(empty.ok ? null : [empty.error.status, empty.error.code], [
       400,
       'MISSING_CREDENTIALS',
     ]);
@@ -140,9 +140,10 @@ describe('lib/auth/dashboard-session', () => {
       now + 1000,
     );
     assert.ok(!blocked.ok);
-    assert.equal(blocked.status, 429);
-    assert.equal(blocked.errorCode, 'RATE_LIMITED');
-    assert.ok((blocked.retryAfterSeconds ?? 0) > 0);
+    assert.equal(blocked.error.status, 429);
+    assert.equal(blocked.error.code, 'RATE_LIMITED');
+    const retryAfter = blocked.error.headers.find(([name]) => name === 'Retry-After')?.[1];
+    assert.ok(Number(retryAfter) > 0);
   });
 
   it('ignores forged, tampered and absent cookies', async () => {

@@ -1,4 +1,10 @@
 import { getConfig } from '@/lib/config';
+import {
+  type ApiError,
+  invalidCredentials,
+  missingCredentials,
+  signInRateLimited,
+} from '@/lib/domain/errors';
 import type { EventStore } from '@/lib/store/types';
 import { privateKeyMatches } from './api-keys';
 import type { Principal } from './principal';
@@ -15,34 +21,9 @@ import { addressThrottleKey, getAuthThrottle } from './throttle';
 
 type HeaderReader = { get(name: string): string | null };
 
-export type DashboardError = {
-  status: 400 | 401 | 403 | 429;
-  errorCode: string;
-  detail: string;
-  retryAfterSeconds?: number;
-};
-
 export type SignInOutcome =
   | { ok: true; principal: Principal; cookie: string }
-  | ({ ok: false } & DashboardError);
-
-const REASONS: Record<DashboardError['status'], string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  429: 'Too Many Requests',
-};
-
-/** The API's error body shape, so the dashboard and API clients read errors alike. */
-export function dashboardErrorBody(error: DashboardError): string {
-  return JSON.stringify({
-    detail: error.detail,
-    error: error.status,
-    errorCode: error.errorCode,
-    parameters: [],
-    reason: REASONS[error.status],
-  });
-}
+  | { ok: false; error: ApiError };
 
 // Deriving the key reads the server secret from the database; it never
 // changes for a store, so it is derived once per store.
@@ -60,7 +41,6 @@ export function getSessionKey(store: EventStore): Promise<Buffer> {
 
 const MAX_PUBLIC_KEY_LENGTH = 128;
 const MAX_PRIVATE_KEY_LENGTH = 256;
-const WRONG_KEY = 'The public key or private key is not correct.';
 
 export async function signIn(
   store: EventStore,
@@ -74,16 +54,9 @@ export async function signIn(
 ): Promise<SignInOutcome> {
   const publicKey = typeof input.publicKey === 'string' ? input.publicKey.trim() : '';
   const privateKey = typeof input.privateKey === 'string' ? input.privateKey.trim() : '';
-  if (!publicKey || !privateKey) {
-    return {
-      ok: false,
-      status: 400,
-      errorCode: 'MISSING_CREDENTIALS',
-      detail: 'Enter both the public key and the private key.',
-    };
-  }
+  if (!publicKey || !privateKey) return { ok: false, error: missingCredentials() };
   if (publicKey.length > MAX_PUBLIC_KEY_LENGTH || privateKey.length > MAX_PRIVATE_KEY_LENGTH) {
-    return { ok: false, status: 401, errorCode: 'INVALID_CREDENTIALS', detail: WRONG_KEY };
+    return { ok: false, error: invalidCredentials() };
   }
 
   // Sign-in shares Digest's throttle, so guessing here is no cheaper than there.
@@ -91,21 +64,13 @@ export async function signIn(
   const keyThrottle = `key:${publicKey}`;
   const throttleKeys = [keyThrottle, addressThrottleKey(input.remoteAddress)];
   const verdict = throttle.check(throttleKeys, now);
-  if (verdict.blocked) {
-    return {
-      ok: false,
-      status: 429,
-      errorCode: 'RATE_LIMITED',
-      detail: `Too many failed sign-in attempts. Try again in ${verdict.retryAfterSeconds} seconds.`,
-      retryAfterSeconds: verdict.retryAfterSeconds,
-    };
-  }
+  if (verdict.blocked) return { ok: false, error: signInRateLimited(verdict.retryAfterSeconds) };
 
   const { DIGEST_REALM, SESSION_TTL_SECONDS } = getConfig();
   const record = await store.getApiKeyByPublicKey(publicKey);
   if (!record || record.disabled || !privateKeyMatches(record, privateKey, DIGEST_REALM)) {
     throttle.recordFailure(throttleKeys, now);
-    return { ok: false, status: 401, errorCode: 'INVALID_CREDENTIALS', detail: WRONG_KEY };
+    return { ok: false, error: invalidCredentials() };
   }
   // Only the key was proven; forgiving the address would refill a guesser's budget.
   throttle.recordSuccess([keyThrottle]);

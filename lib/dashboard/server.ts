@@ -8,7 +8,7 @@ import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/client/ap
 import type { ApiErrorBody } from '@/lib/client/api-client';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
 import { getStore } from '@/lib/store';
-import { clientAddress } from '@/lib/http/request';
+import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 
 /**
  * Server-component glue for dashboard pages: who is signed in, which zone the
@@ -57,7 +57,10 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
     method: 'GET',
     url: path,
     headers: forwarded,
-    remoteAddress: clientAddress(incoming),
+    remoteAddress: clientAddress({
+      headers: incoming,
+      remoteAddress: lastForwardedFor(incoming),
+    }),
   });
   let body: unknown = null;
   try {

@@ -31,6 +31,16 @@ export const METRIC_UNITS = [
   'million tokens',
 ] as const;
 
+/** Who acted on whose behalf (OAuth delegated access): nests through `onBehalfOf`. */
+export type Principal = { id?: string; name?: string; onBehalfOf?: Principal };
+const principalSchema: z.ZodType<Principal> = z.lazy(() =>
+  z.looseObject({
+    id: z.string().optional(),
+    name: z.string().optional(),
+    onBehalfOf: principalSchema.optional(),
+  }),
+);
+
 export const eventInputSchema = z
   .looseObject({
     id: z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
@@ -70,6 +80,11 @@ export const eventInputSchema = z
     invoiceId: z.string().optional(),
     paymentId: z.string().optional(),
     maintenanceWindowId: z.string().optional(),
+    resourceId: z.string().optional(),
+    resourceType: z.string().optional(),
+    resourcePolicyId: z.string().optional(),
+    dbUserUsername: z.string().optional(),
+    delegatePrincipal: principalSchema.optional(),
     raw: z.record(z.string(), z.unknown()).nullable().optional(),
     links: z.array(z.unknown()).optional(),
   })

@@ -1,13 +1,14 @@
 import {
-  dashboardErrorBody,
   isSameOriginRequest,
   isSecureRequest,
   safeNextPath,
   signIn,
   signOutCookie,
 } from '@/lib/auth/dashboard-session';
-import { clientAddress, readBodyText } from '@/lib/http/request';
+import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
+import { readBodyText } from '@/lib/http/request';
 import { getConfig } from '@/lib/config';
+import { type ApiError, crossSiteRequest, errorJson } from '@/lib/domain/errors';
 import { getStore } from '@/lib/store';
 
 /**
@@ -24,22 +25,17 @@ export async function POST(request: Request): Promise<Response> {
     'application/x-www-form-urlencoded',
   );
   if (!isSameOriginRequest(request.url, request.headers, TRUST_PROXY)) {
-    const error = {
-      status: 403 as const,
-      errorCode: 'CROSS_SITE_REQUEST',
-      detail: 'Sign-in must come from this site.',
-    };
-    return new Response(dashboardErrorBody(error), {
-      status: 403,
-      headers: { 'Content-Type': 'application/json', ...NO_STORE },
-    });
+    return errorResponse(crossSiteRequest());
   }
 
   const fields = await readFields(request, isForm);
   const outcome = await signIn(await getStore(), {
     publicKey: fields.publicKey,
     privateKey: fields.privateKey,
-    remoteAddress: clientAddress(request.headers),
+    remoteAddress: clientAddress({
+      headers: request.headers,
+      remoteAddress: lastForwardedFor(request.headers),
+    }),
     secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
   });
   const next = safeNextPath(fields.next);
@@ -48,19 +44,13 @@ export async function POST(request: Request): Promise<Response> {
     // Without JavaScript: back to the page asked for, or to the form with the reason.
     const location = outcome.ok
       ? next
-      : `/sign-in?error=${encodeURIComponent(outcome.errorCode)}&next=${encodeURIComponent(next)}`;
+      : `/sign-in?error=${encodeURIComponent(outcome.error.code)}&next=${encodeURIComponent(next)}`;
     const headers = new Headers({ Location: location, ...NO_STORE });
     if (outcome.ok) headers.append('Set-Cookie', outcome.cookie);
     return new Response(null, { status: 303, headers });
   }
 
-  if (!outcome.ok) {
-    const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
-    if (outcome.retryAfterSeconds !== undefined) {
-      headers.set('Retry-After', String(outcome.retryAfterSeconds));
-    }
-    return new Response(dashboardErrorBody(outcome), { status: outcome.status, headers });
-  }
+  if (!outcome.ok) return errorResponse(outcome.error);
   const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
   headers.append('Set-Cookie', outcome.cookie);
   return new Response(JSON.stringify({ publicKey: outcome.principal.publicKey, next }), {
@@ -77,6 +67,12 @@ export async function DELETE(request: Request): Promise<Response> {
     signOutCookie(isSecureRequest(request.url, request.headers, TRUST_PROXY)),
   );
   return new Response(null, { status: 204, headers });
+}
+
+function errorResponse(error: ApiError): Response {
+  const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
+  for (const [name, value] of error.headers) headers.set(name, value);
+  return new Response(errorJson(error), { status: error.status, headers });
 }
 
 /** Sign-in bodies are tiny; anything large or malformed reads as empty fields (a 400). */

@@ -1,10 +1,10 @@
-import { STATUS_CODES } from 'node:http';
-
 /**
- * The one error model of the API. Every failure becomes the real service's
- * body `{detail, error, errorCode, parameters, reason}` (compact, keys in
- * alphabetical order) with an `X-Error-Code` header. Codes are the real
- * service's where one exists for the situation.
+ * The one error model of the service: the API, the dashboard's sign-in and
+ * the transport adapters all fail through ApiError, and every error body is
+ * the real service's `{detail, error, errorCode, parameters, reason}`
+ * (compact, keys in alphabetical order), built by `errorObject` alone. Codes
+ * are the real service's where one exists for the situation; the list below
+ * is also the OpenAPI document's list (kept open there: the real one grows).
  */
 export const ERROR_STATUS = {
   /** A query parameter has a value of the wrong type, syntax or range. */
@@ -21,7 +21,15 @@ export const ERROR_STATUS = {
   /** Too many failed sign-in attempts for the key or the client address. */
   RATE_LIMITED: 429,
   UNEXPECTED_ERROR: 500,
+  /** Dashboard sign-in: a public or private key field left empty. */
+  MISSING_CREDENTIALS: 400,
+  /** Dashboard sign-in: the key pair is wrong, unknown or disabled. */
+  INVALID_CREDENTIALS: 401,
+  /** Dashboard sign-in posted from another site. */
+  CROSS_SITE_REQUEST: 403,
 } as const;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ApiErrorCode[];
 
 export type ApiErrorCode = keyof typeof ERROR_STATUS;
 
@@ -40,8 +48,20 @@ export class ApiError extends Error {
   }
 }
 
+/** The reason phrases of the statuses above (node:http's names; this module also runs in browsers). */
+const REASON_PHRASES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
 export function reasonPhrase(status: number): string {
-  return STATUS_CODES[status] ?? 'Error';
+  return REASON_PHRASES[status] ?? 'Error';
 }
 
 /** The error body object, keys in the real service's (alphabetical) order. */
@@ -121,6 +141,32 @@ export function rateLimited(retryAfterSeconds: number): ApiError {
 
 export function unexpectedError(): ApiError {
   return new ApiError('UNEXPECTED_ERROR', 'Unexpected error.');
+}
+
+export function missingCredentials(): ApiError {
+  return new ApiError('MISSING_CREDENTIALS', 'Enter both the public key and the private key.');
+}
+
+export function invalidCredentials(): ApiError {
+  return new ApiError('INVALID_CREDENTIALS', 'The public key or private key is not correct.');
+}
+
+export function crossSiteRequest(): ApiError {
+  return new ApiError('CROSS_SITE_REQUEST', 'Sign-in must come from this site.');
+}
+
+export function signInRateLimited(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    `Too many failed sign-in attempts. Try again in ${retryAfterSeconds} seconds.`,
+    [],
+    [['Retry-After', String(retryAfterSeconds)]],
+  );
+}
+
+/** The error body as JSON text: what every transport sends. */
+export function errorJson(error: ApiError): string {
+  return JSON.stringify(errorObject(error));
 }
 
 /**
