@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VARIANTS } from '@/lib/domain/catalog';
 
 /**
  * Runtime configuration, read once from the environment and validated.
@@ -6,7 +7,7 @@ import { z } from 'zod';
  */
 const configSchema = z.object({
   DATABASE_URL: z.string().min(1).default('file:./data/org-events.db'),
-  EVENTS_VARIANT: z.enum(['hosted', 'self-hosted']).default('hosted'),
+  EVENTS_VARIANT: z.enum(VARIANTS).default('hosted'),
   DIGEST_REALM: z.string().min(1).default('MMS Public API'),
   PUBLIC_BASE_URL: z
     .string()
@@ -32,7 +33,7 @@ const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
-export type Variant = Config['EVENTS_VARIANT'];
+export type { Variant } from '@/lib/domain/catalog';
 
 let cached: Config | undefined;
 

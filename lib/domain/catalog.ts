@@ -1,11 +1,14 @@
 import catalogJson from './event-types.json';
-import type { Variant } from '@/lib/config';
 
 /**
  * The event type catalogue: the org event types of the official schema grouped
  * by category, the project/host types the spec names, and the self-hosted
  * audit types that only the self-hosted variant accepts.
  */
+/** The two deployments the spec describes: the hosted service and the self-hosted manager. */
+export const VARIANTS = ['hosted', 'self-hosted'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
 export type EventCategory = {
   name: string;
   subtype: string;

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 /** 24 lowercase hex digits, the id shape of orgs, events, keys and projects. */
 export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
 
@@ -13,7 +11,7 @@ export function isObjectId(value: string): boolean {
  */
 export function objectIdAt(millis: number, tail?: string): string {
   const seconds = Math.max(0, Math.floor(millis / 1000)) >>> 0;
-  const suffix = tail ?? randomBytes(8).toString('hex');
+  const suffix = tail ?? randomHex(8);
   return seconds.toString(16).padStart(8, '0') + suffix.padStart(16, '0').slice(-16);
 }
 
@@ -24,4 +22,12 @@ export function newObjectId(): string {
 /** The creation second encoded in an ObjectId, in milliseconds. */
 export function objectIdTime(id: string): number {
   return parseInt(id.slice(0, 8), 16) * 1000;
+}
+
+/** Web Crypto, so ids can be made in the browser and in Node alike. */
+function randomHex(bytes: number): string {
+  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  let hex = '';
+  for (const byte of buffer) hex += byte.toString(16).padStart(2, '0');
+  return hex;
 }
