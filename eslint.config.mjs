@@ -1,6 +1,34 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
+
+/**
+ * Type-aware lint (typescript-eslint's type-checked rules: no floating
+ * promises, no unsafe any), React hooks, and the layer rules of the tree:
+ * code that runs in the browser (components/, lib/client/, lib/domain/)
+ * imports only lib/domain and its own modules, never a server module.
+ */
+
+/** What browser code may not import (type-only imports are fine: they vanish). */
+const SERVER_ONLY_MODULES = [
+  {
+    group: [
+      '@/lib/store',
+      '@/lib/store/*',
+      '@/lib/auth/*',
+      '@/lib/api/*',
+      '@/lib/ingest/*',
+      '@/lib/dashboard/*',
+      '@/lib/http/*',
+      '@/lib/config',
+      'node:*',
+    ],
+    allowTypeImports: true,
+    message:
+      'Browser code (components/, lib/client/, lib/domain/) imports only lib/domain and lib/client.',
+  },
+];
 
 export default tseslint.config(
   {
@@ -14,7 +42,12 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
   {
     files: ['**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
@@ -23,22 +56,31 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          // node:test's describe/it/test return promises the runner itself awaits.
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] },
+          ],
+        },
       ],
       'no-console': 'off',
     },
   },
   {
+    files: ['components/**/*.{ts,tsx}', 'lib/client/**/*.ts', 'lib/domain/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: SERVER_ONLY_MODULES }] },
+  },
+  {
     files: ['**/*.{js,mjs,cjs}'],
+    ...tseslint.configs.disableTypeChecked,
     languageOptions: {
-      globals: {
-        process: 'readonly',
-        console: 'readonly',
-        URL: 'readonly',
-        Buffer: 'readonly',
-        module: 'writable',
-        require: 'readonly',
-      },
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { ...globals.node },
     },
   },
 );

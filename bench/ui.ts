@@ -164,9 +164,7 @@ const MEASURE_IN_PAGE = `({ trigger, expectation }) => new Promise((resolve, rej
 })`;
 
 async function measure(page: Page, trigger: Trigger, expectation: Expectation): Promise<Sample> {
-  return page.evaluate(
-    `(${MEASURE_IN_PAGE})(${JSON.stringify({ trigger, expectation })})`,
-  ) as Promise<Sample>;
+  return page.evaluate<Sample>(`(${MEASURE_IN_PAGE})(${JSON.stringify({ trigger, expectation })})`);
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -31,7 +31,7 @@ export function CopyButton({
 
   return (
     <>
-      <button type="button" className={className} onClick={copy}>
+      <button type="button" className={className} onClick={() => void copy()}>
         {label}
       </button>
       <span className="copy-status" role="status" aria-live="polite">

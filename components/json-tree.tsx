@@ -21,7 +21,8 @@ function Scalar({ value }: { value: JsonValue }) {
     case 'boolean':
       return <span className="json-literal">{String(value)}</span>;
     default:
-      return <span className="json-meta">{String(value)}</span>;
+      // Parsed JSON holds no other scalars; anything else is shown by its type.
+      return <span className="json-meta">{typeof value}</span>;
   }
 }
 

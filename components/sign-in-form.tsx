@@ -47,7 +47,12 @@ export function SignInForm({ next, initialError }: Props) {
     <div className="card">
       <h1>Sign in to Org Events</h1>
       <p className="lead">Use an API key that can read your organization’s events.</p>
-      <form method="post" action="/api/session" onSubmit={onSubmit} noValidate>
+      <form
+        method="post"
+        action="/api/session"
+        onSubmit={(event) => void onSubmit(event)}
+        noValidate
+      >
         <input type="hidden" name="next" value={next} />
         <div className="field">
           <label htmlFor="publicKey">Public key</label>

@@ -19,7 +19,12 @@ export function SignOutButton() {
   }
 
   return (
-    <button type="button" className="button small" onClick={signOut} disabled={pending}>
+    <button
+      type="button"
+      className="button small"
+      onClick={() => void signOut()}
+      disabled={pending}
+    >
       Sign out
     </button>
   );

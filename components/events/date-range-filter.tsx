@@ -36,8 +36,8 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const fromText = String(form.get('from') ?? '');
-    const toText = String(form.get('to') ?? '');
+    const fromText = formText(form, 'from');
+    const toText = formText(form, 'to');
     const fromValue = fromText ? parseDateTime(fromText, zone) : null;
     const toValue = toText ? parseDateTime(toText, zone) : null;
     if ((fromText && fromValue === null) || (toText && toValue === null)) {
@@ -133,4 +133,10 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
       ) : null}
     </div>
   );
+}
+
+/** A text field's value; a file input would give a File, which is never a date. */
+function formText(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value : '';
 }

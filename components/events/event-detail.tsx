@@ -14,7 +14,12 @@ import {
   eventSummary,
 } from '@/lib/client/present';
 import { ApiRequestError, eventQueryOptions } from '@/lib/client/api-client';
-import { UTC_ZONE, formatLongTimestamp, formatRelative, parseApiDateTime } from '@/lib/domain/dates';
+import {
+  UTC_ZONE,
+  formatLongTimestamp,
+  formatRelative,
+  parseApiDateTime,
+} from '@/lib/domain/dates';
 
 type Props = {
   orgId: string;

@@ -191,7 +191,7 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
             ) : types.isError ? (
               <p className="alert" role="alert">
                 Event types could not be loaded.{' '}
-                <button type="button" className="button small" onClick={() => types.refetch()}>
+                <button type="button" className="button small" onClick={() => void types.refetch()}>
                   Retry
                 </button>
               </p>

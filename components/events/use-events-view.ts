@@ -49,8 +49,10 @@ const currentSearch = () => window.location.search;
  * entry state along so back/forward are still restored by Next's router.
  */
 function writeHistory(mode: NavigateMode, href: string): void {
-  const write = mode === 'push' ? History.prototype.pushState : History.prototype.replaceState;
-  write.call(window.history, window.history.state, '', href);
+  // History.prototype's own methods, not window.history's patched ones.
+  const state: unknown = window.history.state;
+  if (mode === 'push') History.prototype.pushState.call(window.history, state, '', href);
+  else History.prototype.replaceState.call(window.history, state, '', href);
 }
 
 /**

@@ -31,9 +31,9 @@ const MAX_CACHED_ORGS = 10_000;
 
 async function findOrg(store: EventStore, orgId: string): Promise<Org | null> {
   const holder = globalThis as OrgCacheHolder;
-  const caches = (holder[ORG_CACHE_KEY] ??= new WeakMap());
+  const caches = (holder[ORG_CACHE_KEY] ??= new WeakMap<EventStore, Map<string, Org>>());
   let cache = caches.get(store);
-  if (!cache) caches.set(store, (cache = new Map()));
+  if (!cache) caches.set(store, (cache = new Map<string, Org>()));
   const cached = cache.get(orgId);
   if (cached) return cached;
   const org = await store.getOrg(orgId);
