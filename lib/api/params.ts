@@ -1,13 +1,21 @@
-import { DATE_TIME_FORMS, parseDateTime } from '@/lib/domain/dates';
-import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
-import { invalidQueryParameter } from '@/lib/domain/errors';
+import type { z } from 'zod';
+import { type ApiError, invalidQueryParameter } from '@/lib/domain/errors';
+import {
+  BOOLEAN_VALUE,
+  REPEATABLE_QUERY_PARAMETERS,
+  formatParameters,
+  getEventParameters,
+  listEventsParameters,
+  pagingParameters,
+} from '@/lib/domain/query';
 import type { ResponseFormat } from './types';
 
 /**
- * Query parameters, strictly validated. The raw pairs are kept in the order
- * received: the list's `self` link repeats them that way, like the real
- * service. Names are case-sensitive; unknown names are ignored (real clients
- * send extras); for a repeated single-valued name the first value wins.
+ * Query parameters, strictly validated by the schemas of lib/domain/query.ts
+ * (which the OpenAPI document is generated from). The raw pairs are kept in
+ * the order received: the list's `self` link repeats them that way, like the
+ * real service. Names are case-sensitive; unknown names are ignored (real
+ * clients send extras); for a repeated single-valued name the first value wins.
  */
 export type QueryParam = { name: string; value: string };
 
@@ -39,83 +47,65 @@ export function firstValue(params: readonly QueryParam[], name: string): string 
   return undefined;
 }
 
-export function allValues(params: readonly QueryParam[], name: string): string[] {
-  return params.filter((p) => p.name === name).map((p) => p.value);
-}
+// ---- parsing with the schemas of lib/domain/query.ts ------------------------------
 
-// ---- scalar parsers -----------------------------------------------------------
+type RawInput = Record<string, string | string[]>;
 
-/** `true`/`false` in any letter case, like the real (Java) service; anything else is a 400. */
-export function parseBooleanParam(
+/**
+ * The schema's input from the ordered pairs: only the names the schema
+ * knows, every value of a repeatable name, the first value of any other.
+ */
+function rawInput(
   params: readonly QueryParam[],
-  name: string,
-  fallback: boolean,
-): boolean {
-  const raw = firstValue(params, name);
-  if (raw === undefined) return fallback;
-  const lower = raw.toLowerCase();
-  if (lower === 'true') return true;
-  if (lower === 'false') return false;
-  throw invalidQueryParameter(name, raw, 'must be true or false');
-}
-
-export function parseIntegerParam(
-  params: readonly QueryParam[],
-  name: string,
-  options: { fallback: number; min: number; max: number },
-): number {
-  const raw = firstValue(params, name);
-  if (raw === undefined) return options.fallback;
-  const range =
-    options.max === Number.MAX_SAFE_INTEGER
-      ? `an integer of at least ${options.min}`
-      : `an integer from ${options.min} to ${options.max}`;
-  if (!/^\d{1,16}$/.test(raw)) throw invalidQueryParameter(name, raw, `must be ${range}`);
-  const value = Number(raw);
-  if (value < options.min || value > options.max) {
-    throw invalidQueryParameter(name, raw, `must be ${range}`);
+  shape: Readonly<Record<string, unknown>>,
+): RawInput {
+  const input: RawInput = {};
+  for (const { name, value } of params) {
+    if (!Object.hasOwn(shape, name)) continue;
+    const seen = input[name];
+    if (REPEATABLE_QUERY_PARAMETERS.has(name)) {
+      if (Array.isArray(seen)) seen.push(value);
+      else input[name] = [value];
+    } else if (seen === undefined) {
+      input[name] = value;
+    }
   }
-  return value;
+  return input;
 }
 
-export function parseDateParam(params: readonly QueryParam[], name: string): number | undefined {
-  const raw = firstValue(params, name);
-  if (raw === undefined) return undefined;
-  const value = parseDateTime(raw);
-  if (value === null) throw invalidQueryParameter(name, raw, `must be ${DATE_TIME_FORMS}`);
-  return value;
+/**
+ * A schema's first issue as the API's 400: the parameter it names, the value
+ * as received (for a list item, the item) and the schema's rule text.
+ */
+function toInvalidQueryParameter(issue: z.core.$ZodIssue, input: RawInput): ApiError {
+  const name = String(issue.path[0]);
+  const raw = input[name];
+  const value =
+    typeof issue.path[1] === 'number' || typeof raw !== 'string' ? String(issue.input) : raw;
+  return invalidQueryParameter(name, value, issue.message);
+}
+
+function parseWith<Schema extends z.ZodObject>(
+  schema: Schema,
+  params: readonly QueryParam[],
+): z.output<Schema> {
+  const input = rawInput(params, schema.shape);
+  const result = schema.safeParse(input, { reportInput: true });
+  if (!result.success) throw toInvalidQueryParameter(result.error.issues[0]!, input);
+  return result.data;
 }
 
 // ---- the parameter sets of the endpoints ------------------------------------
 
 export function parseFormat(params: readonly QueryParam[]): ResponseFormat {
-  return {
-    pretty: parseBooleanParam(params, 'pretty', false),
-    envelope: parseBooleanParam(params, 'envelope', false),
-  };
+  return parseWith(formatParameters, params);
 }
-
-export const MAX_ITEMS_PER_PAGE = 500;
-export const DEFAULT_ITEMS_PER_PAGE = 100;
 
 export type Paging = { pageNum: number; itemsPerPage: number; includeCount: boolean };
 
-/** pageNum ≥ 1, itemsPerPage 1..500, includeCount; a page beyond any possible offset is a 400. */
+/** pageNum ≥ 1, itemsPerPage 1..MAX_ITEMS_PER_PAGE, includeCount; a page beyond any possible offset is a 400. */
 export function parsePaging(params: readonly QueryParam[]): Paging {
-  const itemsPerPage = parseIntegerParam(params, 'itemsPerPage', {
-    fallback: DEFAULT_ITEMS_PER_PAGE,
-    min: 1,
-    max: MAX_ITEMS_PER_PAGE,
-  });
-  const pageNum = parseIntegerParam(params, 'pageNum', {
-    fallback: 1,
-    min: 1,
-    max: Number.MAX_SAFE_INTEGER,
-  });
-  if ((pageNum - 1) * itemsPerPage > Number.MAX_SAFE_INTEGER) {
-    throw invalidQueryParameter('pageNum', String(pageNum), 'page is beyond any possible result');
-  }
-  const includeCount = parseBooleanParam(params, 'includeCount', true);
+  const { pageNum, itemsPerPage, includeCount } = parseWith(pagingParameters, params);
   return { pageNum, itemsPerPage, includeCount };
 }
 
@@ -130,29 +120,36 @@ export type ListEventsParams = Paging & {
 /**
  * The list's parameters, checked for syntax. Whether each event type exists
  * (catalogue or data) is the events handler's check: it needs the store.
- * eventType is repeatable and each value may also be a comma-separated list.
  */
 export function parseListEventsParams(params: readonly QueryParam[]): ListEventsParams {
-  const eventTypes = new Set<string>();
-  for (const value of allValues(params, 'eventType')) {
-    for (const item of value.split(',')) {
-      const type = item.trim();
-      if (type === '') continue;
-      if (!EVENT_TYPE_PATTERN.test(type)) {
-        throw invalidQueryParameter(
-          'eventType',
-          type,
-          'must be an event type name in upper snake case, e.g. API_KEY_CREATED',
-        );
-      }
-      eventTypes.add(type);
-    }
-  }
+  const parsed = parseWith(listEventsParameters, params);
   return {
-    ...parsePaging(params),
-    eventTypes: [...eventTypes],
-    includeRaw: parseBooleanParam(params, 'includeRaw', false),
-    minCreated: parseDateParam(params, 'minDate'),
-    maxCreated: parseDateParam(params, 'maxDate'),
+    pageNum: parsed.pageNum,
+    itemsPerPage: parsed.itemsPerPage,
+    includeCount: parsed.includeCount,
+    eventTypes: parsed.eventType,
+    includeRaw: parsed.includeRaw,
+    minCreated: parsed.minDate,
+    maxCreated: parsed.maxDate,
   };
+}
+
+export function parseGetEventParams(params: readonly QueryParam[]): { includeRaw: boolean } {
+  return parseWith(getEventParameters, params);
+}
+
+/**
+ * One true/false parameter by name, decoded like every flag of the API
+ * (any letter case; anything else is a 400).
+ */
+export function parseBooleanParam(
+  params: readonly QueryParam[],
+  name: string,
+  fallback: boolean,
+): boolean {
+  const raw = firstValue(params, name);
+  if (raw === undefined) return fallback;
+  const result = BOOLEAN_VALUE.safeParse(raw);
+  if (!result.success) throw invalidQueryParameter(name, raw, result.error.issues[0]!.message);
+  return result.data;
 }

@@ -22,5 +22,4 @@ export type ResponseFormat = { pretty: boolean; envelope: boolean };
 
 export const PLAIN_FORMAT: ResponseFormat = { pretty: false, envelope: false };
 
-/** Every route lives under this prefix. */
-export const API_PREFIX = '/api/public/v1.0';
+export { API_PREFIX } from '@/lib/domain/limits';

@@ -29,8 +29,7 @@ const SELF_HOSTED_ONLY = new Set(
   SELF_HOSTED_AUDIT.types.filter((type) => HOSTED_CATEGORIES.every((c) => !c.types.includes(type))),
 );
 
-/** Event type names are upper snake case; anything else is a syntax error. */
-export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
+export { EVENT_TYPE_PATTERN } from './limits';
 
 export function eventCategories(variant: Variant): readonly EventCategory[] {
   return variant === 'self-hosted' ? [...HOSTED_CATEGORIES, SELF_HOSTED_AUDIT] : HOSTED_CATEGORIES;

@@ -1,5 +1,6 @@
-/** 24 lowercase hex digits, the id shape of orgs, events, keys and projects. */
-export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
+import { OBJECT_ID_PATTERN } from './limits';
+
+export { OBJECT_ID_PATTERN };
 
 export function isObjectId(value: string): boolean {
   return OBJECT_ID_PATTERN.test(value);

@@ -1,0 +1,22 @@
+/**
+ * The API's fixed shapes and limits, written once. The API's parameter
+ * schemas (lib/domain/query.ts), the OpenAPI document generated from them and
+ * the dashboard's URL state (lib/client/url-state.ts) all read these, so the
+ * parser, the document and the dashboard cannot disagree. Plain constants:
+ * browser code imports this module without pulling in zod or node.
+ */
+
+/** Every route of the API lives under this prefix, as on the real service. */
+export const API_PREFIX = '/api/public/v1.0';
+
+/** The largest page the list endpoints serve (itemsPerPage), as on the real service. */
+export const MAX_ITEMS_PER_PAGE = 500;
+
+/** The page size of a list request that names none. */
+export const DEFAULT_ITEMS_PER_PAGE = 100;
+
+/** 24 lowercase hex digits, the id shape of orgs, events, keys and projects. */
+export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
+
+/** Event type names are upper snake case, at most 128 characters; anything else is a syntax error. */
+export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
