@@ -2,8 +2,18 @@ import { parseDateTime } from '@/lib/domain/dates';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
+import { API_PREFIX, DEFAULT_ITEMS_PER_PAGE, MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
+import {
+  API_ORGS_PATH,
+  DEFAULT_VIEW,
+  MAX_PAGE_SIZE,
+  apiEventPath,
+  apiListPath,
+  listParams,
+} from '@/lib/client/url-state';
 import {
   parseFormat,
+  parseGetEventParams,
   parseListEventsParams,
   parsePaging,
   parseQuery,
@@ -168,5 +178,48 @@ describe('eventType', () => {
         'eventType',
       );
     }
+  });
+});
+
+describe('one definition of the limits', () => {
+  test('itemsPerPage: the default and the maximum are the shared constants', () => {
+    assert.equal(parsePaging(q('')).itemsPerPage, DEFAULT_ITEMS_PER_PAGE);
+    assert.equal(
+      parsePaging(q(`itemsPerPage=${MAX_ITEMS_PER_PAGE}`)).itemsPerPage,
+      MAX_ITEMS_PER_PAGE,
+    );
+    rejects(
+      () => parsePaging(q(`itemsPerPage=${MAX_ITEMS_PER_PAGE + 1}`)),
+      'INVALID_QUERY_PARAMETER',
+      'itemsPerPage',
+    );
+  });
+
+  test("the dashboard's API query parses to the view it came from", () => {
+    const view = {
+      ...DEFAULT_VIEW,
+      types: ['API_KEY_CREATED', 'JOINED_ORG'],
+      from: Date.UTC(2026, 0, 2, 10),
+      to: Date.UTC(2026, 0, 3),
+      page: 3,
+      size: MAX_PAGE_SIZE,
+    };
+    const path = apiListPath(listParams('5f0000000000000000000001', view));
+    assert.ok(path.startsWith(`${API_PREFIX}/orgs/5f0000000000000000000001/events?`));
+    assert.deepEqual(parseListEventsParams(parseQuery(path.slice(path.indexOf('?')))), {
+      eventTypes: ['API_KEY_CREATED', 'JOINED_ORG'],
+      minCreated: view.from,
+      maxCreated: view.to,
+      pageNum: 3,
+      itemsPerPage: MAX_ITEMS_PER_PAGE,
+      includeCount: true,
+      includeRaw: false,
+    });
+    const orgs = parseQuery(API_ORGS_PATH.slice(API_ORGS_PATH.indexOf('?')));
+    assert.equal(parsePaging(orgs).itemsPerPage, MAX_ITEMS_PER_PAGE);
+    const eventPath = apiEventPath('5f0000000000000000000001', '6a793fbd2c88faeba59bd3b5', true);
+    assert.deepEqual(parseGetEventParams(parseQuery(eventPath.slice(eventPath.indexOf('?')))), {
+      includeRaw: true,
+    });
   });
 });

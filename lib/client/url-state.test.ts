@@ -11,6 +11,7 @@ import {
   presetStart,
   serializeEventsView,
 } from './url-state';
+import { MAX_ITEMS_PER_PAGE, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
 
 const ORG = '5f0000000000000000000001';
 const EVENT = '6a793fbd2c88faeba59bd3b5';
@@ -125,5 +126,19 @@ describe('lib/client/url-state', () => {
     assert.equal(pageCount(25, 25), 1);
     assert.equal(pageCount(26, 25), 2);
     assert.equal(pageCount(1_000_000, 500), 2000);
+  });
+
+  it("reads sizes up to the API's maximum and ids of the API's shape, nothing beyond", () => {
+    assert.equal(
+      parseEventsView({ size: String(MAX_ITEMS_PER_PAGE) }, 'UTC').size,
+      MAX_ITEMS_PER_PAGE,
+    );
+    assert.equal(
+      parseEventsView({ size: String(MAX_ITEMS_PER_PAGE + 1) }, 'UTC').size,
+      DEFAULT_PAGE_SIZE,
+    );
+    assert.equal(parseEventsView({ event: EVENT.toUpperCase() }, 'UTC').event, EVENT);
+    assert.equal(parseEventsView({ event: `${EVENT}0` }, 'UTC').event, null);
+    assert.ok(OBJECT_ID_PATTERN.test(EVENT));
   });
 });

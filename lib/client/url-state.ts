@@ -7,7 +7,14 @@ import {
   toUrlDateTime,
   zoneFor,
 } from '@/lib/domain/dates';
-import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
+import {
+  API_PREFIX,
+  DEFAULT_ITEMS_PER_PAGE,
+  EVENT_TYPE_PATTERN,
+  MAX_ITEMS_PER_PAGE,
+  OBJECT_ID_PATTERN,
+} from '@/lib/domain/limits';
+import type { QueryParameterName } from '@/lib/domain/query';
 
 /**
  * The events page's state lives in its URL, so a view can be bookmarked,
@@ -18,7 +25,7 @@ import { EVENT_TYPE_PATTERN } from '@/lib/domain/catalog';
  *   types=A,B         event types (comma list)
  *   range=24h         a preset window ending now: 1h, 24h, 7d, 30d
  *   from=…&to=…       custom bounds, ISO 8601 in the chosen zone with its offset
- *   page=3&size=25    1-based page and page size (≤ 500)
+ *   page=3&size=25    1-based page and page size (≤ the API's MAX_ITEMS_PER_PAGE)
  *   tz=local          times in the browser's zone (default: UTC)
  *   event=<id>        the event open in the side panel
  */
@@ -40,13 +47,14 @@ export const RANGE_PRESET_LABELS: Record<RangePreset, string> = {
   '30d': 'Last 30 days',
 };
 
-export const PAGE_SIZE_OPTIONS = [25, 50, 100, 200, 500] as const;
+export const PAGE_SIZE_OPTIONS = [25, 50, DEFAULT_ITEMS_PER_PAGE, 200, MAX_ITEMS_PER_PAGE] as const;
+/** Smaller than the API's default: a screenful, quick to render. */
 export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
+/** The API refuses larger pages, so the URL never asks for one. */
+export const MAX_PAGE_SIZE = MAX_ITEMS_PER_PAGE;
 /** Far beyond any real page count; keeps a typo'd page number a plain number. */
 export const MAX_PAGE = 10_000_000;
 const MAX_TYPES = 100;
-const EVENT_ID = /^[0-9a-f]{24}$/;
 
 export type EventsView = {
   /** Sorted, unique, each a well-formed type name. Empty: every type. */
@@ -124,7 +132,7 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
     page,
     size,
     tz,
-    event: event && EVENT_ID.test(event) ? event : null,
+    event: event && OBJECT_ID_PATTERN.test(event) ? event : null,
   };
 }
 
@@ -210,34 +218,38 @@ export function listBounds(
   return { min: params.from, max: params.to };
 }
 
+/** An API query string; the names are checked against the API's own (lib/domain/query.ts). */
+function apiQuery(pairs: readonly (readonly [QueryParameterName, string])[]): string {
+  return pairs.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+}
+
+export function apiOrgPath(orgId: string): string {
+  return `${API_PREFIX}/orgs/${encodeURIComponent(orgId)}`;
+}
+
 /** The API path and query for one list page: the only URL → API mapping. */
 export function apiListPath(params: EventsListParams, now: number = Date.now()): string {
-  const query = new URLSearchParams();
-  for (const type of params.types) query.append('eventType', type);
+  const pairs: [QueryParameterName, string][] = params.types.map((type) => ['eventType', type]);
   const { min, max } = listBounds(params, now);
-  if (min !== null) query.set('minDate', toApiDateTime(min));
-  if (max !== null) query.set('maxDate', toApiDateTime(max));
-  query.set('pageNum', String(params.page));
-  query.set('itemsPerPage', String(params.size));
-  query.set('includeCount', 'true');
-  return `/api/public/v1.0/orgs/${encodeURIComponent(params.orgId)}/events?${query.toString()}`;
+  if (min !== null) pairs.push(['minDate', toApiDateTime(min)]);
+  if (max !== null) pairs.push(['maxDate', toApiDateTime(max)]);
+  pairs.push(['pageNum', String(params.page)]);
+  pairs.push(['itemsPerPage', String(params.size)]);
+  pairs.push(['includeCount', 'true']);
+  return `${apiOrgPath(params.orgId)}/events?${apiQuery(pairs)}`;
 }
 
 export function apiEventPath(orgId: string, eventId: string, includeRaw: boolean): string {
-  const base = `/api/public/v1.0/orgs/${encodeURIComponent(orgId)}/events/${encodeURIComponent(eventId)}`;
-  return includeRaw ? `${base}?includeRaw=true` : base;
+  const base = `${apiOrgPath(orgId)}/events/${encodeURIComponent(eventId)}`;
+  return includeRaw ? `${base}?${apiQuery([['includeRaw', 'true']])}` : base;
 }
 
 export function apiEventTypesPath(orgId: string): string {
-  return `/api/public/v1.0/orgs/${encodeURIComponent(orgId)}/eventTypes`;
+  return `${apiOrgPath(orgId)}/eventTypes`;
 }
 
 /** Every organization the key can read, in one page (the API's maximum). */
-export const API_ORGS_PATH = '/api/public/v1.0/orgs?itemsPerPage=500';
-
-export function apiOrgPath(orgId: string): string {
-  return `/api/public/v1.0/orgs/${encodeURIComponent(orgId)}`;
-}
+export const API_ORGS_PATH = `${API_PREFIX}/orgs?${apiQuery([['itemsPerPage', String(MAX_ITEMS_PER_PAGE)]])}`;
 
 /** The last page number for a total, at least 1. */
 export function pageCount(totalCount: number, size: number): number {
