@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
-import { safeNextPath } from '@/lib/auth/dashboard-session';
 import { currentSession } from '@/lib/dashboard/server';
+import { safeNextPath } from '@/lib/http/request';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

@@ -9,9 +9,9 @@ import {
   type DigestCredentials,
 } from './digest';
 import { checkNonce, getNonceCounterTable, issueNonce } from './nonce';
+import { serverKeys } from './keys';
 import type { Principal } from './principal';
-import { deriveKey, loadServerSecret } from './secrets';
-import { openSession, SESSION_COOKIE } from './session';
+import { readSession, sessionCookieValue } from './session';
 import { addressThrottleKey, getAuthThrottle } from './throttle';
 
 /** What authentication needs to know about a request; the API's request shape satisfies it. */
@@ -30,53 +30,6 @@ export type AuthResult =
   | { challenge: { wwwAuthenticate: string; stale: boolean; reason: string } }
   | { throttled: { retryAfterSeconds: number } };
 
-type Keys = { nonce: Buffer; session: Buffer };
-
-// Derived keys, cached per store for the life of the process (on globalThis,
-// shared with Next's bundled copy of this module).
-const KEYS_KEY = Symbol.for('org-events.auth-keys');
-type KeysHolder = { [KEYS_KEY]?: WeakMap<EventStore, Promise<Keys>> };
-
-function authKeys(store: EventStore): Promise<Keys> {
-  const holder = globalThis as KeysHolder;
-  const cache = (holder[KEYS_KEY] ??= new WeakMap());
-  let keys = cache.get(store);
-  if (!keys) {
-    keys = loadServerSecret(store).then((secret) => ({
-      nonce: deriveKey(secret, 'digest-nonce'),
-      session: deriveKey(secret, 'session'),
-    }));
-    keys.catch(() => cache.delete(store));
-    cache.set(store, keys);
-  }
-  return keys;
-}
-
-function readCookie(header: string | null, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-/** The dashboard's session, if the cookie opens and its key is still usable. */
-async function sessionPrincipal(
-  request: AuthRequest,
-  store: EventStore,
-  keys: Keys,
-  now: number,
-): Promise<Principal | null> {
-  const sealed = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
-  if (!sealed) return null;
-  const session = openSession(keys.session, sealed, now);
-  if (!session) return null;
-  const record = await store.getApiKeyByPublicKey(session.publicKey);
-  if (!record || record.disabled || record.id !== session.apiKeyId) return null;
-  return { apiKeyId: record.id, publicKey: record.publicKey, via: 'session' };
-}
-
 /**
  * Who is calling: the dashboard session cookie first, then HTTP Digest.
  *
@@ -90,7 +43,7 @@ export async function authenticate(
   now: number = Date.now(),
 ): Promise<AuthResult> {
   const config = getConfig();
-  const keys = await authKeys(store);
+  const keys = await serverKeys(store);
   const challenge = (reason: string, stale = false): AuthResult => ({
     challenge: {
       wwwAuthenticate: buildChallenge(config.DIGEST_REALM, issueNonce(keys.nonce, now), stale),
@@ -99,7 +52,11 @@ export async function authenticate(
     },
   });
 
-  const fromSession = await sessionPrincipal(request, store, keys, now);
+  const fromSession = await readSession(
+    store,
+    sessionCookieValue(request.headers.get('cookie')),
+    now,
+  );
   if (fromSession) return { principal: fromSession };
 
   const parsed = parseAuthorization(request.headers.get('authorization'));

@@ -1,20 +1,22 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { issueApiKey } from './api-keys';
-import {
-  isSameOriginRequest,
-  isSecureRequest,
-  readDashboardSession,
-  safeNextPath,
-  signIn,
-} from './dashboard-session';
-import { SESSION_COOKIE } from './session';
+import { signIn } from './dashboard-session';
+import { serverKeys } from './keys';
+import { readSession, sealSession, SESSION_COOKIE, sessionCookieValue } from './session';
 
 const ORG = '5f0000000000000000000001';
-const headers = (values: Record<string, string>) => new Headers(values);
+
+/** A sealed cookie with one byte flipped at `offset` of its decoded bytes. */
+function flipByte(sealed: string, offset: number): string {
+  const bytes = Buffer.from(sealed, 'base64url');
+  bytes[offset] = bytes[offset]! ^ 0x01;
+  return bytes.toString('base64url');
+}
 
 function cookieValue(setCookie: string): string {
   const first = setCookie.split(';')[0]!;
@@ -49,7 +51,7 @@ describe('lib/auth/dashboard-session', () => {
     assert.match(outcome.cookie, /; HttpOnly; SameSite=Strict$/);
     assert.match(outcome.cookie, /Max-Age=\d+/);
     assert.ok(!outcome.cookie.includes(privateKey));
-    const principal = await readDashboardSession(store, cookieValue(outcome.cookie));
+    const principal = await readSession(store, cookieValue(outcome.cookie));
     assert.deepEqual(principal, {
       apiKeyId: record.id,
       publicKey: record.publicKey,
@@ -109,7 +111,7 @@ describe('lib/auth/dashboard-session', () => {
     });
     assert.equal(disabled.ok, false);
     // A session issued before the key was disabled stops working too.
-    assert.equal(await readDashboardSession(store, cookieValue(before.cookie)), null);
+    assert.equal(await readSession(store, cookieValue(before.cookie)), null);
   });
 
   it('throttles repeated failures like Digest, even for the right key afterwards', async () => {
@@ -146,63 +148,67 @@ describe('lib/auth/dashboard-session', () => {
     assert.ok(Number(retryAfter) > 0);
   });
 
-  it('ignores forged, tampered and absent cookies', async () => {
-    assert.equal(await readDashboardSession(store, undefined), null);
-    assert.equal(await readDashboardSession(store, 'not-a-session'), null);
-  });
-
-  it('accepts same-origin posts and refuses cross-site ones', () => {
-    const url = 'http://localhost:3000/api/session';
-    assert.equal(
-      isSameOriginRequest(
-        url,
-        headers({ host: 'localhost:3000', origin: 'http://localhost:3000' }),
-        false,
-      ),
-      true,
-    );
-    assert.equal(
-      isSameOriginRequest(
-        url,
-        headers({ host: 'localhost:3000', origin: 'https://evil.example' }),
-        false,
-      ),
-      false,
-    );
-    assert.equal(
-      isSameOriginRequest(url, headers({ host: 'localhost:3000', origin: 'null' }), false),
-      false,
-    );
-    assert.equal(
-      isSameOriginRequest(
-        url,
-        headers({ host: 'localhost:3000', 'sec-fetch-site': 'cross-site' }),
-        false,
-      ),
-      false,
-    );
-    assert.equal(isSameOriginRequest(url, headers({ host: 'localhost:3000' }), false), true);
-    const proxied = headers({
-      host: 'internal:3000',
-      origin: 'https://events.example',
-      'x-forwarded-host': 'events.example',
+  it('refuses forged, tampered, truncated, expired and orphaned cookies, and accepts the real one', async () => {
+    const { record } = await issueApiKey(store, {
+      orgId: ORG,
+      role: 'ORG_MEMBER',
+      description: 'ui',
+      realm,
     });
-    assert.equal(isSameOriginRequest(url, proxied, true), true);
-    assert.equal(isSameOriginRequest(url, proxied, false), false);
+    const principal = { apiKeyId: record.id, publicKey: record.publicKey };
+    const { session: key } = await serverKeys(store);
+    const ttl = getConfig().SESSION_TTL_SECONDS;
+    const real = sealSession(key, principal, ttl);
+    // Sealed with the right key, its TTL plus an hour ago: it expired an hour ago.
+    const sealedAt = Date.now() - (ttl + 3600) * 1000;
+    const expired = sealSession(key, principal, ttl, sealedAt);
+
+    // The untouched cookies open (the expired one while it was fresh), so
+    // every refusal below is the tampering's, or the clock's, doing.
+    assert.deepEqual(await readSession(store, real), { ...principal, via: 'session' });
+    assert.deepEqual(await readSession(store, expired, sealedAt + 1000), {
+      ...principal,
+      via: 'session',
+    });
+
+    // Layout of a sealed cookie: IV (12 bytes) || GCM tag (16) || ciphertext.
+    const refused: Record<string, string | undefined> = {
+      absent: undefined,
+      junk: 'not-a-session',
+      'sealed with another key': sealSession(randomBytes(32), principal, ttl),
+      'one IV byte flipped': flipByte(real, 0),
+      'one tag byte flipped': flipByte(real, 12),
+      'one ciphertext byte flipped': flipByte(real, 28),
+      'last ciphertext byte flipped': flipByte(real, Buffer.from(real, 'base64url').length - 1),
+      'truncated by one byte': Buffer.from(real, 'base64url').subarray(0, -1).toString('base64url'),
+      'truncated to IV and tag': Buffer.from(real, 'base64url')
+        .subarray(0, 28)
+        .toString('base64url'),
+      expired,
+      'naming a key the store does not have (as after deletion)': sealSession(
+        key,
+        { apiKeyId: '5f00000000000000000000ff', publicKey: 'zzzzzzzz' },
+        ttl,
+      ),
+      'naming the public key with another key id': sealSession(
+        key,
+        { apiKeyId: '5f00000000000000000000fe', publicKey: record.publicKey },
+        ttl,
+      ),
+    };
+    for (const [what, cookie] of Object.entries(refused)) {
+      assert.equal(await readSession(store, cookie), null, what);
+    }
+
+    // The same real cookie, once its key is disabled.
+    await store.setApiKeyDisabled(record.publicKey, true);
+    assert.equal(await readSession(store, real), null, 'key disabled');
   });
 
-  it('marks cookies Secure over HTTPS or behind a trusted HTTPS proxy only', () => {
-    assert.equal(isSecureRequest('https://x/api/session', headers({}), false), true);
-    const forwarded = headers({ 'x-forwarded-proto': 'https' });
-    assert.equal(isSecureRequest('http://x/api/session', forwarded, true), true);
-    assert.equal(isSecureRequest('http://x/api/session', forwarded, false), false);
-  });
-
-  it('only ever redirects to a path on this site', () => {
-    assert.equal(safeNextPath('/orgs/x/events?types=A'), '/orgs/x/events?types=A');
-    assert.equal(safeNextPath('//evil.example'), '/');
-    assert.equal(safeNextPath('https://evil.example'), '/');
-    assert.equal(safeNextPath('/\\evil.example'), '/');
-    assert.equal(safeNextPath(undefined), '/');
+  it('finds the session cookie among the others in a Cookie header', () => {
+    assert.equal(sessionCookieValue(`theme=dark; ${SESSION_COOKIE}=abc; x=1`), 'abc');
+    assert.equal(sessionCookieValue(`${SESSION_COOKIE}x=abc`), undefined);
+    assert.equal(sessionCookieValue('theme=dark'), undefined);
+    assert.equal(sessionCookieValue(null), undefined);
   });
 });

@@ -1,4 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { EventStore } from '@/lib/store/types';
+import { serverKeys } from './keys';
 import type { Principal } from './principal';
 
 /** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. */
@@ -45,6 +47,36 @@ export function openSession(
   } catch {
     return null;
   }
+}
+
+/** The session cookie's value in a Cookie request header, if it carries one. */
+export function sessionCookieValue(cookieHeader: string | null | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The one reader of a session: the principal a session cookie value names, or
+ * null when there is none, it does not open with this server's key (forged,
+ * tampered with, truncated), it has expired, or its key has since been
+ * deleted, disabled or replaced by another with the same public key. The API
+ * (authenticate) and the dashboard pages both ask here.
+ */
+export async function readSession(
+  store: EventStore,
+  sealed: string | undefined,
+  now = Date.now(),
+): Promise<Principal | null> {
+  if (!sealed) return null;
+  const opened = openSession((await serverKeys(store)).session, sealed, now);
+  if (!opened) return null;
+  const record = await store.getApiKeyByPublicKey(opened.publicKey);
+  if (!record || record.disabled || record.id !== opened.apiKeyId) return null;
+  return { apiKeyId: record.id, publicKey: record.publicKey, via: 'session' };
 }
 
 /** The Set-Cookie value for a session (Secure when served over HTTPS). */

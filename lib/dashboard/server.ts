@@ -1,9 +1,8 @@
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { handleApiRequest } from '@/lib/api/handler';
-import { readDashboardSession } from '@/lib/auth/dashboard-session';
 import type { Principal } from '@/lib/auth/principal';
-import { SESSION_COOKIE } from '@/lib/auth/session';
+import { readSession, SESSION_COOKIE } from '@/lib/auth/session';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/client/api-client';
 import type { ApiErrorBody } from '@/lib/client/api-client';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
@@ -18,18 +17,15 @@ import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 
 /** The signed-in principal, or a redirect to sign-in that comes back to `returnTo`. */
 export async function requireSession(returnTo: string): Promise<Principal> {
-  const cookieStore = await cookies();
-  const principal = await readDashboardSession(
-    await getStore(),
-    cookieStore.get(SESSION_COOKIE)?.value,
-  );
+  const principal = await currentSession();
   if (!principal) redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
   return principal;
 }
 
+/** The signed-in principal, read exactly as the API reads the same cookie. */
 export async function currentSession(): Promise<Principal | null> {
-  const cookieStore = await cookies();
-  return readDashboardSession(await getStore(), cookieStore.get(SESSION_COOKIE)?.value);
+  const sealed = (await cookies()).get(SESSION_COOKIE)?.value;
+  return readSession(await getStore(), sealed);
 }
 
 /** The zone the browser last reported, so local times render the same on both sides. */

@@ -1,3 +1,12 @@
+/**
+ * Helpers for route handlers that read a request directly (the dashboard's
+ * sign-in): its body, whether it came over HTTPS, whether a browser sent it
+ * from this site, and where it may redirect next. Which client address it came
+ * from is client-address.ts.
+ */
+
+type HeaderReader = { get(name: string): string | null };
+
 /** Reads a request body as text, refusing anything larger than `maxBytes`. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string | null> {
   const declared = Number(request.headers.get('content-length') ?? '0');
@@ -17,4 +26,52 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function firstForwarded(value: string | null): string | undefined {
+  return value?.split(',')[0]?.trim() || undefined;
+}
+
+/** HTTPS directly, or behind a trusted proxy that says so: the cookie gets `Secure`. */
+export function isSecureRequest(url: string, headers: HeaderReader, trustProxy: boolean): boolean {
+  if (url.startsWith('https:')) return true;
+  return trustProxy && firstForwarded(headers.get('x-forwarded-proto'))?.toLowerCase() === 'https';
+}
+
+/**
+ * Refuses cross-site posts: a browser always sends Origin on a POST, and it
+ * must name this host. Non-browser clients (curl) send neither Origin nor
+ * Sec-Fetch-Site and are let through; they cannot ride a victim's cookie.
+ */
+export function isSameOriginRequest(
+  url: string,
+  headers: HeaderReader,
+  trustProxy: boolean,
+): boolean {
+  const origin = headers.get('origin');
+  if (origin === null) return headers.get('sec-fetch-site') !== 'cross-site';
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host.toLowerCase();
+  } catch {
+    return false; // includes the opaque origin "null"
+  }
+  const forwardedHost = trustProxy ? firstForwarded(headers.get('x-forwarded-host')) : undefined;
+  let host = forwardedHost ?? headers.get('host') ?? undefined;
+  if (!host) {
+    try {
+      host = new URL(url).host;
+    } catch {
+      return false;
+    }
+  }
+  return originHost === host.toLowerCase();
+}
+
+/** Where a sign-in may send the browser next: only a path on this site. */
+export function safeNextPath(value: unknown): string {
+  if (typeof value !== 'string') return '/';
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  if (value.length > 2048 || [...value].some((char) => char.charCodeAt(0) < 0x20)) return '/';
+  return value;
 }

@@ -1,12 +1,11 @@
+import { signIn, signOutCookie } from '@/lib/auth/dashboard-session';
+import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import {
   isSameOriginRequest,
   isSecureRequest,
+  readBodyText,
   safeNextPath,
-  signIn,
-  signOutCookie,
-} from '@/lib/auth/dashboard-session';
-import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
-import { readBodyText } from '@/lib/http/request';
+} from '@/lib/http/request';
 import { getConfig } from '@/lib/config';
 import { type ApiError, crossSiteRequest, errorJson } from '@/lib/domain/errors';
 import { getStore } from '@/lib/store';
@@ -59,7 +58,7 @@ export async function POST(request: Request): Promise<Response> {
   });
 }
 
-export async function DELETE(request: Request): Promise<Response> {
+export function DELETE(request: Request): Response {
   const { TRUST_PROXY } = getConfig();
   const headers = new Headers(NO_STORE);
   headers.append(

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isSameOriginRequest, isSecureRequest, safeNextPath } from './request';
+
+const headers = (values: Record<string, string>) => new Headers(values);
+
+describe('lib/http/request', () => {
+  it('accepts same-origin posts and refuses cross-site ones', () => {
+    const url = 'http://localhost:3000/api/session';
+    assert.equal(
+      isSameOriginRequest(
+        url,
+        headers({ host: 'localhost:3000', origin: 'http://localhost:3000' }),
+        false,
+      ),
+      true,
+    );
+    assert.equal(
+      isSameOriginRequest(
+        url,
+        headers({ host: 'localhost:3000', origin: 'https://evil.example' }),
+        false,
+      ),
+      false,
+    );
+    assert.equal(
+      isSameOriginRequest(url, headers({ host: 'localhost:3000', origin: 'null' }), false),
+      false,
+    );
+    assert.equal(
+      isSameOriginRequest(
+        url,
+        headers({ host: 'localhost:3000', 'sec-fetch-site': 'cross-site' }),
+        false,
+      ),
+      false,
+    );
+    assert.equal(isSameOriginRequest(url, headers({ host: 'localhost:3000' }), false), true);
+    const proxied = headers({
+      host: 'internal:3000',
+      origin: 'https://events.example',
+      'x-forwarded-host': 'events.example',
+    });
+    assert.equal(isSameOriginRequest(url, proxied, true), true);
+    assert.equal(isSameOriginRequest(url, proxied, false), false);
+  });
+
+  it('marks cookies Secure over HTTPS or behind a trusted HTTPS proxy only', () => {
+    assert.equal(isSecureRequest('https://x/api/session', headers({}), false), true);
+    const forwarded = headers({ 'x-forwarded-proto': 'https' });
+    assert.equal(isSecureRequest('http://x/api/session', forwarded, true), true);
+    assert.equal(isSecureRequest('http://x/api/session', forwarded, false), false);
+  });
+
+  it('only ever redirects to a path on this site', () => {
+    assert.equal(safeNextPath('/orgs/x/events?types=A'), '/orgs/x/events?types=A');
+    assert.equal(safeNextPath('//evil.example'), '/');
+    assert.equal(safeNextPath('https://evil.example'), '/');
+    assert.equal(safeNextPath('/\\evil.example'), '/');
+    assert.equal(safeNextPath(undefined), '/');
+  });
+});
