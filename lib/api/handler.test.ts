@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { issueApiKey } from '@/lib/auth/api-keys';
-import { deriveKey, loadServerSecret } from '@/lib/auth/secrets';
+import { serverKeys } from '@/lib/auth/keys';
 import { sealSession, SESSION_COOKIE } from '@/lib/auth/session';
 import { getConfig, setConfigForTesting } from '@/lib/config';
-import { encodeEvent } from '@/lib/domain/event';
+import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
@@ -32,6 +33,18 @@ let handle: ApiHandler;
 let member: { publicKey: string; privateKey: string; id: string };
 let readOnly: { publicKey: string; privateKey: string };
 let address = 0;
+
+/** The fields of the JSON bodies these tests look at. */
+type ResponseBody = {
+  errorCode?: string;
+  openapi?: string;
+  id?: string;
+  content?: { errorCode?: string };
+};
+
+function bodyOf(response: ApiResponse): ResponseBody {
+  return JSON.parse(response.body) as ResponseBody;
+}
 
 function header(response: ApiResponse, name: string): string | undefined {
   return response.headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
@@ -106,18 +119,18 @@ describe('before authentication', () => {
   test('unknown paths are a JSON 404 and other methods a 405, no credentials needed', async () => {
     const missing = await request(`${P}/nothing`);
     assert.equal(missing.status, 404);
-    assert.equal(JSON.parse(missing.body).errorCode, 'RESOURCE_NOT_FOUND');
+    assert.equal(bodyOf(missing).errorCode, 'RESOURCE_NOT_FOUND');
     assert.equal(header(missing, 'X-Error-Code'), 'RESOURCE_NOT_FOUND');
     const post = await request(`${P}/orgs/${orgId}/events`, {}, 'POST');
     assert.equal(post.status, 405);
     assert.equal(header(post, 'Allow'), 'GET, HEAD');
-    assert.equal(JSON.parse(post.body).errorCode, 'METHOD_NOT_ALLOWED');
+    assert.equal(bodyOf(post).errorCode, 'METHOD_NOT_ALLOWED');
   });
 
   test('the OpenAPI document needs no credentials', async () => {
     const doc = await request(`${P}/openapi.json`);
     assert.equal(doc.status, 200);
-    assert.equal(JSON.parse(doc.body).openapi, '3.0.3');
+    assert.equal(bodyOf(doc).openapi, '3.0.3');
   });
 
   test('no credentials: the challenge, exactly', async () => {
@@ -128,7 +141,7 @@ describe('before authentication', () => {
       header(res, 'WWW-Authenticate')!,
       /^Digest realm="MMS Public API", domain="", nonce="[A-Za-z0-9_-]{32}", algorithm=MD5, qop="auth", stale=false$/,
     );
-    assert.equal(JSON.parse(res.body).errorCode, 'UNEXPECTED_ERROR');
+    assert.equal(bodyOf(res).errorCode, 'UNEXPECTED_ERROR');
     assert.equal(header(res, 'X-Error-Code'), undefined);
   });
 
@@ -144,21 +157,21 @@ describe('authorization order after authentication', () => {
   test('malformed org id 400, unknown org 404, no reader role 401 without challenge', async () => {
     const malformed = await digest(`${P}/orgs/not-an-id/events`, member);
     assert.equal(malformed.status, 400);
-    assert.equal(JSON.parse(malformed.body).errorCode, 'PATH_PARAM_PARSE_ERROR');
+    assert.equal(bodyOf(malformed).errorCode, 'PATH_PARAM_PARSE_ERROR');
 
     const unknown = objectIdAt(Date.UTC(2025, 0, 1), 'ffffffffffffffff');
     const missing = await digest(`${P}/orgs/${unknown}/events`, member);
     assert.equal(missing.status, 404);
-    assert.equal(JSON.parse(missing.body).errorCode, 'ORG_NOT_FOUND');
+    assert.equal(bodyOf(missing).errorCode, 'ORG_NOT_FOUND');
 
     const foreign = await digest(`${P}/orgs/${otherOrgId}/events`, member);
     assert.equal(foreign.status, 401);
-    assert.equal(JSON.parse(foreign.body).errorCode, 'USER_UNAUTHORIZED');
+    assert.equal(bodyOf(foreign).errorCode, 'USER_UNAUTHORIZED');
     assert.equal(header(foreign, 'WWW-Authenticate'), undefined);
 
     const weak = await digest(`${P}/orgs/${orgId}/events`, readOnly);
     assert.equal(weak.status, 401);
-    assert.equal(JSON.parse(weak.body).errorCode, 'USER_UNAUTHORIZED');
+    assert.equal(bodyOf(weak).errorCode, 'USER_UNAUTHORIZED');
   });
 
   test('parameters are checked only once the caller may read the org', async () => {
@@ -166,7 +179,7 @@ describe('authorization order after authentication', () => {
     assert.equal(foreign.status, 401);
     const bad = await digest(`${P}/orgs/${orgId}/events?itemsPerPage=0`, member);
     assert.equal(bad.status, 400);
-    assert.equal(JSON.parse(bad.body).errorCode, 'INVALID_QUERY_PARAMETER');
+    assert.equal(bodyOf(bad).errorCode, 'INVALID_QUERY_PARAMETER');
   });
 
   test('errors honour envelope and pretty once those are known', async () => {
@@ -176,14 +189,27 @@ describe('authorization order after authentication', () => {
     );
     assert.equal(res.status, 404);
     assert.ok(res.body.includes('\n  "status": 404'));
-    assert.equal(JSON.parse(res.body).content.errorCode, 'RESOURCE_NOT_FOUND');
+    assert.equal(bodyOf(res).content?.errorCode, 'RESOURCE_NOT_FOUND');
   });
 });
 
 describe('the dashboard session is the same principal', () => {
-  async function cookieFor(publicKey: string, apiKeyId: string, ttl = 600) {
-    const key = deriveKey(await loadServerSecret(store), 'session');
-    return `theme=dark; ${SESSION_COOKIE}=${sealSession(key, { apiKeyId, publicKey }, ttl)}`;
+  /** A Cookie header carrying a session sealed with this server's key at `sealedAt`. */
+  async function cookieFor(
+    publicKey: string,
+    apiKeyId: string,
+    { ttlSeconds = 600, sealedAt = Date.now() } = {},
+  ) {
+    const { session } = await serverKeys(store);
+    const sealed = sealSession(session, { apiKeyId, publicKey }, ttlSeconds, sealedAt);
+    return `theme=dark; ${SESSION_COOKIE}=${sealed}`;
+  }
+
+  /** Refused as if no credentials came: the Digest challenge, no data. */
+  function assertChallenged(res: ApiResponse, what: string) {
+    assert.equal(res.status, 401, what);
+    assert.match(header(res, 'WWW-Authenticate') ?? '', /^Digest realm="MMS Public API", /, what);
+    assert.equal(bodyOf(res).errorCode, 'UNEXPECTED_ERROR', what);
   }
 
   test('a valid session cookie reads the events without Digest', async () => {
@@ -191,26 +217,41 @@ describe('the dashboard session is the same principal', () => {
       cookie: await cookieFor(member.publicKey, member.id),
     });
     assert.equal(res.status, 200);
-    assert.equal(JSON.parse(res.body).id, eventId);
+    assert.equal(bodyOf(res).id, eventId);
   });
 
   test('forged, expired, mismatched or disabled-key sessions fall back to the challenge', async () => {
     const url = `${P}/orgs/${orgId}/events`;
-    const forged = await request(url, {
+    const junk = await request(url, {
       cookie: `${SESSION_COOKIE}=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`,
     });
-    assert.equal(forged.status, 401);
-    const wrongId = await request(url, {
-      cookie: await cookieFor(member.publicKey, 'x'.repeat(24)),
-    });
-    assert.equal(wrongId.status, 401);
+    assertChallenged(junk, 'junk');
+
+    // Well formed and naming the member, but sealed with a key that is not the server's.
+    const forgedSeal = sealSession(
+      randomBytes(32),
+      { apiKeyId: member.id, publicKey: member.publicKey },
+      600,
+    );
+    assertChallenged(await request(url, { cookie: `${SESSION_COOKIE}=${forgedSeal}` }), 'forged');
+
+    // Sealed with the server's key 20 minutes ago: with a 1-hour TTL it still
+    // opens; with a 10-minute TTL it expired 10 minutes ago.
+    const sealedAt = Date.now() - 20 * 60_000;
+    const fresh = await cookieFor(member.publicKey, member.id, { ttlSeconds: 3600, sealedAt });
+    assert.equal((await request(url, { cookie: fresh })).status, 200);
+    const expired = await cookieFor(member.publicKey, member.id, { ttlSeconds: 600, sealedAt });
+    assertChallenged(await request(url, { cookie: expired }), 'expired');
+
+    const wrongId = await cookieFor(member.publicKey, 'x'.repeat(24));
+    assertChallenged(await request(url, { cookie: wrongId }), 'mismatched key id');
 
     const realm = getConfig().DIGEST_REALM;
     const doomed = await issueApiKey(store, { orgId, role: 'ORG_OWNER', description: 'd', realm });
     const cookie = await cookieFor(doomed.record.publicKey, doomed.record.id);
     assert.equal((await request(url, { cookie })).status, 200);
     await store.setApiKeyDisabled(doomed.record.publicKey, true);
-    assert.equal((await request(url, { cookie })).status, 401);
+    assertChallenged(await request(url, { cookie }), 'key disabled since sign-in');
   });
 });
 
@@ -238,7 +279,7 @@ test("instances sharing the database accept each other's nonces (no shared memor
       remoteAddress: '10.2.0.1',
     });
     assert.equal(res.status, 200);
-    assert.equal(JSON.parse(res.body).id, eventId);
+    assert.equal(bodyOf(res).id, eventId);
   } finally {
     await second.close();
   }

@@ -70,22 +70,43 @@ describe('RFC test vectors', () => {
     assert.equal(verifyDigestResponse(credentialsOf(header), 'GET', sha256(secret)), true);
   });
 
-  test('-sess variants re-key HA1 with nonce and cnonce', () => {
-    const ha1 = md5('u:r:p');
-    const sessHa1 = md5(`${ha1}:n:c`);
-    const ha2 = md5('GET:/x');
+  test('-sess variants re-key HA1 with nonce and cnonce (independent vectors)', () => {
+    // RFC 7616 §3.9.1's inputs with the -sess algorithms (the RFC publishes no
+    // -sess example). The expected responses were computed outside this code:
+    // with Python's hashlib, HA1 = H(H("Mufasa:http-auth@example.org:Circle of
+    // Life"):nonce:cnonce), HA2 = H("GET:/dir/index.html"), response =
+    // H(HA1:nonce:00000001:cnonce:auth:HA2); the MD5-sess value and the header
+    // below are also what Python requests 2.34 (HTTPDigestAuth, its cnonce
+    // pinned to this one) sends.
+    const nonce = '7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v';
+    const cnonce = 'f2/wE4q74E6zIJEt';
+    const secret = 'Mufasa:http-auth@example.org:Circle of Life';
+    const base = {
+      nonce,
+      nc: '00000001',
+      cnonce,
+      qop: 'auth' as const,
+      method: 'GET',
+      uri: '/dir/index.html',
+    };
     assert.equal(
-      computeDigestResponse({
-        algorithm: 'MD5-sess',
-        ha1,
-        nonce: 'n',
-        nc: '00000001',
-        cnonce: 'c',
-        qop: 'auth',
-        method: 'GET',
-        uri: '/x',
-      }),
-      md5(`${sessHa1}:n:00000001:c:auth:${ha2}`),
+      computeDigestResponse({ ...base, algorithm: 'MD5-sess', ha1: md5(secret) }),
+      '2713d83eed36a98e138830816b0293d8',
+    );
+    assert.equal(
+      computeDigestResponse({ ...base, algorithm: 'SHA-256-sess', ha1: sha256(secret) }),
+      '9c035058a41f45ddb25167ce079e5204df646a25534db6ee1ad359f94246c019',
+    );
+    const fromRequests =
+      'Digest username="Mufasa", realm="http-auth@example.org", ' +
+      `nonce="${nonce}", uri="/dir/index.html", ` +
+      'response="2713d83eed36a98e138830816b0293d8", algorithm="MD5-sess", qop="auth", ' +
+      `nc=00000001, cnonce="${cnonce}"`;
+    assert.equal(verifyDigestResponse(credentialsOf(fromRequests), 'GET', md5(secret)), true);
+    // The plain algorithm's answer is not the -sess one.
+    assert.notEqual(
+      computeDigestResponse({ ...base, algorithm: 'MD5', ha1: md5(secret) }),
+      '2713d83eed36a98e138830816b0293d8',
     );
   });
 });
