@@ -14,7 +14,8 @@ export default defineConfig({
   fullyParallel: false,
   // Two cores: the server, the browser and one worker already fill them.
   workers: 1,
-  retries: process.env.CI ? 1 : 0,
+  // A flaky test is a bug to fix at its cause, not to retry away.
+  retries: 0,
   forbidOnly: Boolean(process.env.CI),
   timeout: 60_000,
   expect: { timeout: 10_000 },

@@ -2,10 +2,12 @@ import path from 'node:path';
 import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
 
 /**
- * Writes the screenshots the README and reviews look at: the table and the
- * detail panel, in the light and the dark theme (the system's choice).
+ * Writes screenshots for reviews to look at: the table and the detail panel,
+ * in the light and the dark theme (the system's choice). They go under the
+ * untracked test-results/ (outside Playwright's outputDir, which each run
+ * empties), so a run never rewrites tracked files.
  */
-const DIR = path.join(__dirname, 'screenshots');
+const DIR = path.join(__dirname, '..', 'test-results', 'screenshots');
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`screenshots of the table and the detail panel (${scheme})`, async ({ page, state }) => {
