@@ -100,7 +100,7 @@ async function freshStore(
  * same young-generation size), counting events: its throughput on its own.
  */
 function generateInWorker(options: SeedOptions): Promise<number> {
-  const seedModule = path.join(ROOT, 'lib', 'events', 'seed.ts');
+  const seedModule = path.join(ROOT, 'lib', 'ingest', 'seed.ts');
   const worker = new Worker(
     `require('tsx/cjs/api').register();
      const { parentPort, workerData } = require('node:worker_threads');
@@ -184,7 +184,6 @@ async function main(): Promise<void> {
       kind: 'seed',
       options: seedOptions(seedOrg, 'seed'),
       batchSize: BATCH,
-      sqliteFile: seeded.file,
     }),
   );
   await seeded.store.close();

@@ -57,7 +57,7 @@ function options() {
 async function openBenchStore(
   events: number,
   reuse: boolean,
-): Promise<{ store: EventStore; engine: string; where: string; file?: string }> {
+): Promise<{ store: EventStore; engine: string; where: string }> {
   const url = process.env.DATABASE_URL;
   if (url && parseDatabaseUrl(url).engine === 'postgres') {
     const store = await openStore(url);
@@ -75,14 +75,12 @@ async function openBenchStore(
     store: await openStore(file),
     engine: 'sqlite',
     where: path.relative(ROOT, file),
-    file,
   };
 }
 
 async function seed(
   store: EventStore,
   events: number,
-  file?: string,
 ): Promise<{ rate: number; seconds: number } | null> {
   if (await store.getOrg(ORG_ID)) {
     const have = await store.countEvents({ orgId: ORG_ID });
@@ -100,7 +98,6 @@ async function seed(
       kind: 'seed',
       options: { orgId: ORG_ID, count: events, seed: 'bench', from: FROM, to: TO },
       batchSize: 10_000,
-      sqliteFile: file,
     },
     {
       onBatch: ({ inserted }) => {
@@ -120,9 +117,9 @@ async function seed(
 
 async function main(): Promise<void> {
   const opts = options();
-  const { store, engine, where, file } = await openBenchStore(opts.events, opts.reuse);
+  const { store, engine, where } = await openBenchStore(opts.events, opts.reuse);
   try {
-    const seeding = await seed(store, opts.events, file);
+    const seeding = await seed(store, opts.events);
     const total = await store.countEvents({ orgId: ORG_ID });
     const page = (query: Partial<EventPageQuery>) =>
       store.listEvents({

@@ -3,8 +3,7 @@
  * `npm run cli -- help`) for commands, options and exit codes.
  */
 import { getConfig } from '@/lib/config';
-import path from 'node:path';
-import { openStore, parseDatabaseUrl } from '@/lib/store';
+import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import * as admin from './cli/admin-commands';
 import { CommandError, EXIT, UsageError } from './cli/args';
@@ -54,12 +53,6 @@ async function main(argv: string[]): Promise<number> {
     store: async () => {
       store ??= await openStore(databaseUrl ?? getConfig().DATABASE_URL);
       return store;
-    },
-    sqliteFile: () => {
-      const target = parseDatabaseUrl(databaseUrl ?? getConfig().DATABASE_URL);
-      return target.engine === 'sqlite' && target.filename !== ':memory:'
-        ? path.resolve(target.filename)
-        : undefined;
     },
     say: (text) => {
       if (!json) process.stdout.write(`${text}\n`);

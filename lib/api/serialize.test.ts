@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { encodeEvent } from '@/lib/domain/event';
-import type { StoredEvent } from '@/lib/store/types';
+import { encodeEvent } from '@/lib/domain/encode';
+import type { StoredEvent } from '@/lib/domain/event';
 import { eventJson, formatBody, listJson } from './serialize';
 
 const orgId = '5f0000000000000000000001';

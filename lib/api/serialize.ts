@@ -1,6 +1,6 @@
 import type { Variant } from '@/lib/config';
-import { canonicalJson } from '@/lib/domain/event';
-import type { StoredEvent } from '@/lib/store/types';
+import { canonicalJson } from '@/lib/domain/encode';
+import type { StoredEvent } from '@/lib/domain/event';
 import { eventHref, type Link } from './links';
 import type { ResponseFormat } from './types';
 

@@ -1,14 +1,8 @@
 import { z } from 'zod';
 import { DATE_TIME_FORMS, parseDateTime } from './dates';
-import type { NewEvent } from '@/lib/store/types';
 import { EVENT_TYPE_PATTERN } from './catalog';
 import { OBJECT_ID_PATTERN } from './object-id';
 
-/**
- * One incoming event (import, seed): the spec's fields, the fields real
- * responses carry beyond it, and any other field passed through untouched.
- * `links` is dropped (we generate our own) and `raw` is stored on its own.
- */
 /** The units a metric's currentValue may carry (the spec's list plus the release log's). */
 export const METRIC_UNITS = [
   'RAW',
@@ -41,6 +35,11 @@ const principalSchema: z.ZodType<Principal> = z.lazy(() =>
   }),
 );
 
+/**
+ * One incoming event (import, seed): the spec's fields, the fields real
+ * responses carry beyond it, and any other field passed through untouched.
+ * `links` is dropped (we generate our own) and `raw` is stored on its own.
+ */
 export const eventInputSchema = z
   .looseObject({
     id: z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
@@ -105,34 +104,24 @@ export function formatCreated(millis: number): string {
   return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
 }
 
-/** Compact JSON with keys sorted, recursively: one canonical text per document. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
-      const sorted: Record<string, unknown> = {};
-      for (const key of Object.keys(inner).sort()) {
-        sorted[key] = (inner as Record<string, unknown>)[key];
-      }
-      return sorted;
-    }
-    return inner;
-  });
-}
-
 /**
- * Turns a validated event into its stored form for one organization: the
- * org id is forced to the owning org, `created` is normalized to UTC, and the
- * public fields become one canonical JSON document.
+ * One event as stored and served: the indexed columns plus the serialized
+ * documents. The store keeps it; the API splices `doc` into responses.
  */
-export function encodeEvent(orgId: string, input: EventInput): NewEvent {
-  const { raw, links: _links, ...fields } = input;
-  const created = parseDateTime(input.created)!;
-  const doc = canonicalJson({ ...fields, orgId, created: formatCreated(created) });
-  return {
-    id: input.id,
-    created,
-    eventTypeName: input.eventTypeName,
-    doc,
-    raw: raw === undefined || raw === null ? null : JSON.stringify(raw),
-  };
-}
+export type StoredEvent = {
+  orgId: string;
+  id: string;
+  /** Milliseconds since the epoch, UTC. */
+  created: number;
+  eventTypeName: string;
+  /**
+   * The event's public fields (everything but `links` and `raw`) as canonical
+   * JSON (lib/domain/encode.ts), so responses are spliced, not re-serialized.
+   */
+  doc: string;
+  /** The raw document, verbatim JSON text, or null when the event has none. */
+  raw: string | null;
+};
+
+/** An event ready to insert into one organization (encodeEvent makes them). */
+export type NewEvent = Omit<StoredEvent, 'orgId'>;

@@ -1,4 +1,4 @@
-import type { NewEvent } from '@/lib/store/types';
+import type { NewEvent } from '@/lib/domain/event';
 
 /**
  * A batch of events packed into a few long strings for postMessage between

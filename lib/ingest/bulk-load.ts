@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { BulkLoadHelperTarget } from '@/lib/store/bulk-load-helper';
 import type { EventStore } from '@/lib/store/types';
 import { type PackedBatch, unpackBatch } from './bulk-batch';
 import type { ImportIssue, ReadOptions, ReadSummary } from './import';
@@ -12,22 +13,19 @@ import type { SeedOptions } from './seed';
  * to it. Each batch is one `store.insertEvents` call, atomic on its own.
  */
 
-export type BulkJob = (
+export type BulkJob =
   | { kind: 'seed'; options: SeedOptions; batchSize: number }
   | {
       kind: 'import';
       path: string;
       options: Omit<ReadOptions, 'onIssue' | 'onProgress'>;
-    }
-) & {
-  /**
-   * The SQLite file being loaded, when it is one: the worker then runs the
-   * WAL checkpoints on its own connection, so the inserting thread does not
-   * stop to copy the WAL into the database every few batches. Worth it when
-   * the worker has time to spare (seeding); an import's worker is the busier
-   * thread already, so imports leave checkpoints to the inserting thread.
-   */
-  sqliteFile?: string;
+    };
+
+/** What the worker thread starts with. */
+export type WorkerInput = {
+  job: BulkJob;
+  /** The store's upkeep the worker runs after each committed batch, if any. */
+  helper: BulkLoadHelperTarget | undefined;
 };
 
 export type BulkSummary = Omit<ReadSummary, 'format'> & { format: ReadSummary['format'] | 'seed' };
@@ -66,12 +64,20 @@ export async function runBulkLoad(
 ): Promise<BulkResult> {
   const started = performance.now();
   const fromStdin = job.kind === 'import' && job.path === '-';
+  // The store's upkeep (if its engine has any) moves to the worker when the
+  // worker has time to spare, so the inserting thread does not stop for it
+  // every few batches. A seed's generator does; an import's reader is the
+  // busier thread already, so imports leave upkeep to the inserting thread.
+  const workerInput: WorkerInput = {
+    job,
+    helper: job.kind === 'seed' ? store.bulkLoadHelperTarget() : undefined,
+  };
   // The worker is TypeScript: register tsx inside it before loading it.
   const worker = new Worker(
     `require('tsx/cjs/api').register(); require(${JSON.stringify(WORKER_FILE)});`,
     {
       eval: true,
-      workerData: { job },
+      workerData: workerInput,
       // A larger young generation: the producer allocates short-lived strings
       // by the megabyte, and the default semi-space makes it GC-bound.
       resourceLimits: { maxYoungGenerationSizeMb: 96 },

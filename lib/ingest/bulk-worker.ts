@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import type { NewEvent } from '@/lib/store/types';
+import type { NewEvent } from '@/lib/domain/event';
+import { openBulkLoadHelper } from '@/lib/store/bulk-load-helper';
 import { packBatch } from './bulk-batch';
-import type { BulkJob, FromWorker, ToWorker } from './bulk-load';
+import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
 import { generateEventBatches } from './seed';
 
@@ -15,43 +15,21 @@ import { generateEventBatches } from './seed';
 const MAX_IN_FLIGHT = 2;
 
 const port = parentPort!;
-const job = (workerData as { job: BulkJob }).job;
+const { job, helper: helperTarget } = workerData as WorkerInput;
 let inFlight = 0;
 let wake: (() => void) | undefined;
 
 /**
- * Checkpoints from this thread: a passive checkpoint after each committed
- * batch copies the new WAL frames into the database while the main thread
- * goes on inserting (WAL mode lets a checkpoint run alongside a writer). The
- * main connection's own automatic checkpoint then finds little or nothing
- * left to do. Best effort: a busy or failed checkpoint is simply retried
- * after the next batch.
+ * The store's upkeep, run from this thread after each batch the main thread
+ * has committed (an ack means committed), while it inserts the next one.
+ * Best effort: the helper swallows its own failures.
  */
-const checkpointer = job.sqliteFile === undefined ? undefined : openCheckpointer(job.sqliteFile);
-
-function openCheckpointer(file: string): Database.Database | undefined {
-  try {
-    const db = new Database(file, { fileMustExist: true });
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 0');
-    return db;
-  } catch {
-    return undefined;
-  }
-}
-
-function checkpoint(): void {
-  try {
-    checkpointer?.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy (another checkpoint is running) or transient: try again later.
-  }
-}
+const helper = helperTarget === undefined ? undefined : openBulkLoadHelper(helperTarget);
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'ack') {
     inFlight--;
-    checkpoint();
+    helper?.afterBatch();
     wake?.();
   }
 });

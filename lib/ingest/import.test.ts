@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { SqliteStore } from '@/lib/store/sqlite';
+import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import { encodeEvent, eventInputSchema, type EventInput } from '@/lib/domain/event';
+import { encodeEvent } from '@/lib/domain/encode';
+import { eventInputSchema, type EventInput } from '@/lib/domain/event';
 import { ImportFatalError, type ImportReport, importEvents } from './import';
 import { generateEvents } from './seed';
 
@@ -32,7 +33,7 @@ describe('import', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   beforeEach(async () => {
     await store?.close();
-    store = await SqliteStore.open(path.join(dir, `store-${++n}.db`));
+    store = await openStore(path.join(dir, `store-${++n}.db`));
     await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
   });
 
@@ -212,7 +213,7 @@ describe('import', () => {
     const bytes = Buffer.from(text, 'utf8');
     for (const size of [1, 2, 3, 7, 64]) {
       await store.close();
-      store = await SqliteStore.open(path.join(dir, `chunks-${size}.db`));
+      store = await openStore(path.join(dir, `chunks-${size}.db`));
       await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
       const chunks = (async function* () {
         for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);

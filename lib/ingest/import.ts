@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { parseDateTime } from '@/lib/domain/dates';
 import { StringDecoder } from 'node:string_decoder';
-import type { EventStore, NewEvent } from '@/lib/store/types';
-import { type EventInput, eventInputSchema, formatCreated } from '@/lib/domain/event';
+import { encodeEvent } from '@/lib/domain/encode';
+import { eventInputSchema, type NewEvent } from '@/lib/domain/event';
+import type { EventStore } from '@/lib/store/types';
 import { JsonArraySplitter, JsonStructureError, splitLines } from './json-stream';
 
 /**
@@ -260,10 +260,7 @@ function innerRecords(value: unknown): { list: unknown[]; prefix: string } | nul
   return null;
 }
 
-/**
- * Validates one record and encodes it for the store, or says why not. The
- * encoding is encodeEvent's, with a faster canonical JSON (see below).
- */
+/** Validates one record and encodes it for the store, or says why not. */
 export function toNewEvent(value: unknown, orgId: string, rehome: boolean): NewEvent | string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return 'Expected an event object';
@@ -281,54 +278,7 @@ export function toNewEvent(value: unknown, orgId: string, rehome: boolean): NewE
       )
       .join('; ');
   }
-  return encodeForImport(orgId, parsed.data);
-}
-
-/**
- * encodeEvent, byte for byte, about twice as fast: canonicalJson sorts keys
- * through a JSON.stringify replacer (a callback per value); sorting the
- * objects first and stringifying once gives the same text. The import tests
- * compare both on every record they import.
- */
-export function encodeForImport(orgId: string, input: EventInput): NewEvent {
-  const source = input as Record<string, unknown>;
-  const created = parseDateTime(input.created)!;
-  // The same key set as encodeEvent's {...fields, orgId, created}, built once, in order.
-  const keys = Object.keys(source);
-  if (!Object.prototype.hasOwnProperty.call(source, 'orgId')) keys.push('orgId');
-  keys.sort();
-  const doc: Record<string, unknown> = {};
-  for (const key of keys) {
-    if (key === 'raw' || key === 'links') continue;
-    const value = source[key];
-    doc[key] =
-      key === 'orgId'
-        ? orgId
-        : key === 'created'
-          ? formatCreated(created)
-          : typeof value === 'object' && value !== null
-            ? sortKeys(value)
-            : value;
-  }
-  const raw = input.raw;
-  return {
-    id: input.id,
-    created,
-    eventTypeName: input.eventTypeName,
-    doc: JSON.stringify(doc),
-    raw: raw === undefined || raw === null ? null : JSON.stringify(raw),
-  };
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    const source = value as Record<string, unknown>;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(source).sort()) sorted[key] = sortKeys(source[key]);
-    return sorted;
-  }
-  return value;
+  return encodeEvent(orgId, parsed.data);
 }
 
 // ---- reading -----------------------------------------------------------------

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { NewEvent } from '@/lib/store/types';
 import { categoryOf, isCatalogedEventType } from '@/lib/domain/catalog';
-import { encodeEvent, eventInputSchema, METRIC_UNITS } from '@/lib/domain/event';
+import { encodeEvent } from '@/lib/domain/encode';
+import { eventInputSchema, METRIC_UNITS, type NewEvent } from '@/lib/domain/event';
 import { isObjectId, objectIdTime } from '@/lib/domain/object-id';
 import {
   generateEventBatches,

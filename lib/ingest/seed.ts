@@ -1,7 +1,7 @@
 import type { Variant } from '@/lib/config';
-import type { NewEvent } from '@/lib/store/types';
-import type { EventInput } from '@/lib/domain/event';
-import { formatCreated } from '@/lib/domain/event';
+import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
+import { canonicalJson } from '@/lib/domain/encode';
+import { type EventInput, formatCreated, type NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { Prng } from './seed-prng';
 import { type Profile, type Severity, type TypeSpec, typeMix } from './seed-types';
@@ -47,8 +47,6 @@ export type SeedOptions = {
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_SPAN_DAYS = 90;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /** The concrete range a seed run covers, defaults applied (see the module comment). */
 export function resolveSeedRange(
@@ -69,12 +67,13 @@ export function* generateEvents(options: SeedOptions): Generator<EventInput> {
   for (const record of new SeedGenerator(options).records()) {
     const input: Record<string, unknown> = {};
     const keys = Object.keys(record.fields);
-    for (let i = 1; i < keys.length; i++) {
-      // A field set outside its type's template lands out of order: fail loudly here
-      // (tests go through this path) rather than write a non-canonical document.
-      if (keys[i - 1]! > keys[i]!) {
-        throw new Error(`${record.fields.eventTypeName}: field ${keys[i]} is not in its template`);
-      }
+    // A field set outside its type's template lands out of order, and
+    // generateEventBatches would store a non-canonical document: fail loudly
+    // here (tests go through this path) with the keys as they came out.
+    if (JSON.stringify(record.fields) !== canonicalJson(record.fields)) {
+      throw new Error(
+        `${record.fields.eventTypeName}: fields out of canonical order (one is set outside its template): ${keys.join(', ')}`,
+      );
     }
     for (const key of keys) {
       const value = record.fields[key as FieldName];
@@ -86,9 +85,11 @@ export function* generateEvents(options: SeedOptions): Generator<EventInput> {
 }
 
 /**
- * Events ready for `store.insertEvents`, in batches. The documents are built
- * directly in canonical form (sorted keys), byte-identical to what
- * `encodeEvent` makes of the same input, without its per-key replacer cost.
+ * Events ready for `store.insertEvents`, in batches. The documents come out
+ * of JSON.stringify already canonical (the templates below hold their keys
+ * sorted), byte-identical to what `encodeEvent` (lib/domain/encode.ts) makes
+ * of the same input without its per-event sorting; seed.test.ts checks every
+ * event type against encodeEvent, and generateEvents against canonicalJson.
  */
 export function* generateEventBatches(
   options: SeedOptions,
@@ -100,7 +101,7 @@ export function* generateEventBatches(
       id: record.fields.id!,
       created: record.created,
       eventTypeName: record.fields.eventTypeName!,
-      // JSON.stringify writes the template's keys in their (sorted) order.
+      // JSON.stringify writes the template's keys in their (canonical) order.
       doc: JSON.stringify(record.fields),
       raw: record.raw ? JSON.stringify(record.raw) : null,
     });

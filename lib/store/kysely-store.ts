@@ -1,4 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, Migrator, sql } from 'kysely';
+import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
 import { counterUnit, type Database } from './schema';
 import type {
@@ -54,6 +55,11 @@ export abstract class KyselyStore implements EventStore {
   protected constructor(protected readonly db: Kysely<Database>) {}
 
   abstract refreshStatistics(): Promise<void>;
+
+  /** No bulk-load upkeep to hand off unless the engine has some. */
+  bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined {
+    return undefined;
+  }
 
   protected abstract insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
 

@@ -1,4 +1,5 @@
 import type { ColumnType } from 'kysely';
+import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
 
 /** Table shapes as Kysely sees them. `org_id` leads every key. */
 
@@ -56,9 +57,6 @@ export type Database = {
   memberships: MembershipsTable;
   settings: SettingsTable;
 };
-
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The counters' time unit: hours for the all-types row (the unfiltered list is

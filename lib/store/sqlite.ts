@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
 import { countDeltas, KyselyStore, migrateToLatest } from './kysely-store';
 import type { Database } from './schema';
 import type { InsertResult, NewEvent } from './types';
@@ -147,6 +148,14 @@ export class SqliteStore extends KyselyStore {
   async refreshStatistics(): Promise<void> {
     this.sqlite.pragma('optimize');
     return Promise.resolve();
+  }
+
+  /**
+   * A file's WAL checkpoints can run from a bulk load's producer thread (an
+   * in-memory database has no WAL and no file another connection could open).
+   */
+  override bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined {
+    return this.sqlite.memory ? undefined : sqliteCheckpointTarget(path.resolve(this.sqlite.name));
   }
 
   override async close(): Promise<void> {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { encodeEvent } from '@/lib/domain/event';
+import { HOUR_MS } from '@/lib/domain/dates';
+import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { HOUR_MS } from './schema';
 import type { EventStore, NewEvent } from './types';
 
 /**

@@ -2,6 +2,8 @@
  * The storage contract. Every read is scoped to one organization; the API,
  * the dashboard and the CLI depend on this interface only, never on an engine.
  */
+import type { NewEvent, StoredEvent } from '@/lib/domain/event';
+import type { BulkLoadHelperTarget } from './bulk-load-helper';
 
 export const ORG_ROLES = [
   'ORG_OWNER',
@@ -13,23 +15,8 @@ export const ORG_ROLES = [
 ] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
-/** One event as stored: the indexed columns plus the serialized documents. */
-export type StoredEvent = {
-  orgId: string;
-  id: string;
-  /** Milliseconds since the epoch, UTC. */
-  created: number;
-  eventTypeName: string;
-  /**
-   * The event's public fields (everything but `links` and `raw`) as compact
-   * JSON with sorted keys, so responses are spliced, not re-serialized.
-   */
-  doc: string;
-  /** The raw document, verbatim JSON text, or null when the event has none. */
-  raw: string | null;
-};
-
-export type NewEvent = Omit<StoredEvent, 'orgId'>;
+// The event's wire and storage forms belong to the domain; the store keeps them.
+export type { NewEvent, StoredEvent } from '@/lib/domain/event';
 
 export type EventFilter = {
   orgId: string;
@@ -96,6 +83,13 @@ export interface EventStore {
    * and autovacuum may be off or late; SQLite: PRAGMA optimize).
    */
   refreshStatistics(): Promise<void>;
+
+  /**
+   * Upkeep a bulk load may hand to another thread while this one inserts
+   * (open it there with `openBulkLoadHelper`), or undefined when the engine
+   * has none. SQLite: WAL checkpoints, so inserts never stop to run them.
+   */
+  bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined;
 
   // Organizations
   createOrg(org: Org): Promise<Org>;

@@ -96,7 +96,6 @@ export const seed: Command = async (args, context) => {
       kind: 'seed',
       options: { orgId, count, seed: seedValue, ...range, variant, orgName: org.name },
       batchSize: batchSize(values['batch-size']),
-      sqliteFile: context.sqliteFile(),
     },
     {
       onBatch: ({ inserted, skipped }) => {

@@ -4,8 +4,6 @@ import type { EventStore } from '@/lib/store/types';
 export type CommandContext = {
   /** Opens the store on first use (help and usage errors never touch it). */
   store: () => Promise<EventStore>;
-  /** The store's file when it is SQLite (bulk loads checkpoint it from their worker). */
-  sqliteFile: () => string | undefined;
   json: boolean;
   /** Human-readable output (stdout); ignored under --json. */
   say: (text: string) => void;

@@ -1,7 +1,7 @@
 import type { Variant } from '@/lib/config';
-import { encodeEvent, eventInputSchema, type EventInput } from '@/lib/domain/event';
+import { encodeEvent } from '@/lib/domain/encode';
+import { eventInputSchema, type EventInput, type NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
-import type { NewEvent } from '@/lib/store/types';
 
 /**
  * Deterministic, realistic events for the API tests: the shapes the real
