@@ -23,7 +23,9 @@ const billing = stored({
 
 describe('eventJson', () => {
   test('splices the self link (and raw when asked) into the stored document', () => {
-    const plain = JSON.parse(eventJson(billing, base, { includeRaw: false, variant: 'hosted' }));
+    const plain: unknown = JSON.parse(
+      eventJson(billing, base, { includeRaw: false, variant: 'hosted' }),
+    );
     assert.deepEqual(plain, {
       created: '2026-02-01T10:00:00Z',
       eventTypeName: 'CHARGE_SUCCEEDED',
@@ -39,7 +41,9 @@ describe('eventJson', () => {
         },
       ],
     });
-    const withRaw = JSON.parse(eventJson(billing, base, { includeRaw: true, variant: 'hosted' }));
+    const withRaw = JSON.parse(
+      eventJson(billing, base, { includeRaw: true, variant: 'hosted' }),
+    ) as { raw: unknown };
     assert.deepEqual(withRaw.raw, { _t: 'BILLING', amountCents: 1200, nested: { a: [1, 2] } });
   });
 
@@ -53,7 +57,7 @@ describe('eventJson', () => {
 
   test('the self-hosted variant never returns invoiceId or paymentId', () => {
     const body = eventJson(billing, base, { includeRaw: true, variant: 'self-hosted' });
-    const event = JSON.parse(body);
+    const event = JSON.parse(body) as { eventTypeName: string; raw: { amountCents: number } };
     assert.equal('invoiceId' in event, false);
     assert.equal('paymentId' in event, false);
     assert.equal(event.eventTypeName, 'CHARGE_SUCCEEDED');

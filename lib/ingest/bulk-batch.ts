@@ -17,10 +17,10 @@ export type PackedBatch = {
 
 export function packBatch(events: readonly NewEvent[]): PackedBatch {
   const created = new Float64Array(events.length);
-  const ids: string[] = new Array(events.length);
-  const types: string[] = new Array(events.length);
-  const docs: string[] = new Array(events.length);
-  const raws: string[] = new Array(events.length);
+  const ids: string[] = new Array<string>(events.length);
+  const types: string[] = new Array<string>(events.length);
+  const docs: string[] = new Array<string>(events.length);
+  const raws: string[] = new Array<string>(events.length);
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
     created[i] = event.created;
@@ -44,7 +44,7 @@ export function unpackBatch(packed: PackedBatch): NewEvent[] {
   const types = packed.types.split('\n');
   const docs = packed.docs.split('\n');
   const raws = packed.raws.split('\n');
-  const events: NewEvent[] = new Array(packed.count);
+  const events: NewEvent[] = new Array<NewEvent>(packed.count);
   for (let i = 0; i < packed.count; i++) {
     const raw = raws[i]!;
     events[i] = {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
@@ -215,9 +216,11 @@ describe('import', () => {
       await store.close();
       store = await openStore(path.join(dir, `chunks-${size}.db`));
       await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
-      const chunks = (async function* () {
-        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-      })();
+      const chunks = Readable.from(
+        (function* () {
+          for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+        })(),
+      );
       const report = await importEvents(store, chunks, { orgId: ORG, batchSize: 7 });
       assert.equal(report.inserted, 40, `chunk size ${size}`);
       assert.equal(report.invalid, 0, JSON.stringify(report.issues[0]));

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { type Kysely, type SelectQueryBuilder, Migrator, sql } from 'kysely';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
@@ -40,7 +41,12 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
+    const reason =
+      error instanceof Error
+        ? error.message
+        : error
+          ? inspect(error)
+          : (failed?.migrationName ?? 'unknown migration');
     throw new Error(`Database migration failed: ${reason}`);
   }
 }
@@ -153,7 +159,7 @@ export abstract class KyselyStore implements EventStore {
     const cutsMax = maxBucket !== undefined && maxCreated! < (maxBucket + 1) * unit - 1;
 
     const partial: Bucket[] = [];
-    const cut = new Set([...(cutsMax ? [maxBucket!] : []), ...(cutsMin ? [minBucket!] : [])]);
+    const cut = new Set([...(cutsMax ? [maxBucket] : []), ...(cutsMin ? [minBucket] : [])]);
     for (const bucket of cut) {
       const n = await this.countExact({
         ...filter,

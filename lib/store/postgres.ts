@@ -24,7 +24,9 @@ export class PostgresStore extends KyselyStore {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID || oid === NUMERIC_OID
             ? (value: string) => Number(value)
-            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+            : (pg.types.getTypeParser(oid, format) as (
+                value: string,
+              ) => unknown)) as typeof pg.types.getTypeParser,
       },
     });
     const store = new PostgresStore(

@@ -198,7 +198,11 @@ export function storeContract(
             minCreated: min,
             maxCreated: max,
           });
-          assert.equal(count, expected.length, `count ${min}..${max} ${types}`);
+          assert.equal(
+            count,
+            expected.length,
+            `count ${min}..${max} ${types?.join(',') ?? 'all types'}`,
+          );
           const offset = Math.floor(expected.length / 2);
           const page = await store.listEvents({
             orgId: orgA,
@@ -327,10 +331,10 @@ export function storeContract(
       });
       const key = await store.getApiKeyByPublicKey('abcdefgh');
       assert.equal(key?.disabled, false);
-      await store.grantRole({ orgId: orgA, apiKeyId: key!.id, role: 'ORG_MEMBER', created: base });
-      await store.grantRole({ orgId: orgA, apiKeyId: key!.id, role: 'ORG_MEMBER', created: base });
-      assert.deepEqual(await store.getRoles(orgA, key!.id), ['ORG_MEMBER']);
-      assert.deepEqual(await store.getRoles(orgB, key!.id), []);
+      await store.grantRole({ orgId: orgA, apiKeyId: key.id, role: 'ORG_MEMBER', created: base });
+      await store.grantRole({ orgId: orgA, apiKeyId: key.id, role: 'ORG_MEMBER', created: base });
+      assert.deepEqual(await store.getRoles(orgA, key.id), ['ORG_MEMBER']);
+      assert.deepEqual(await store.getRoles(orgB, key.id), []);
       assert.equal((await store.listApiKeys(orgA)).length, 1);
       assert.equal((await store.listApiKeys(orgB)).length, 0);
       assert.equal(await store.setApiKeyDisabled('abcdefgh', true), true);

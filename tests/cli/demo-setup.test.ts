@@ -43,9 +43,9 @@ describe('demo setup (npm run demo, before the server starts)', () => {
     assert.equal(first.events, 5000);
     assert.equal(first.keyIssued, true);
     assert.equal(first.credentialsFile, path.join(dir, 'demo-credentials.json'));
-    const stat = fs.statSync(first.credentialsFile!);
+    const stat = fs.statSync(first.credentialsFile);
     assert.equal(stat.mode & 0o777, 0o600);
-    const saved = JSON.parse(fs.readFileSync(first.credentialsFile!, 'utf8')) as Setup;
+    const saved = JSON.parse(fs.readFileSync(first.credentialsFile, 'utf8')) as Setup;
     assert.equal(saved.privateKey, first.privateKey);
     // ...and only there: not in the database files.
     const bytes = Buffer.concat(
