@@ -4,7 +4,8 @@
  * the framework-free handler in lib/api (the fast path: Next's per-request
  * machinery costs several times the API's own work); everything else (the
  * dashboard) is Next's. The Next route handlers under app/api/public call the
- * same handler, so `next start` serves an identical API, only slower.
+ * same handler through the same route table, so `next start` serves the same
+ * API, only slower (tests/api/parity.test.ts compares the two).
  *
  * Environment: PORT (default 3000; 0 picks a free port), HOSTNAME (default
  * 0.0.0.0), DATABASE_URL and the rest of lib/config.ts.
@@ -13,8 +14,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createNodeApiHandler } from '@/lib/api/node-adapter';
-import { isApiTarget } from '@/lib/api/routes';
+import { isApiTarget, nextRoutingTarget } from '@/lib/api/routes';
 import { getConfig } from '@/lib/config';
+import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { getStore } from '@/lib/store';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -29,6 +31,11 @@ async function main(): Promise<void> {
   }
 
   const config = getConfig(); // fail fast on bad configuration
+  // Before Next loads (its instrumentation installs the same guard, a no-op
+  // then) and before we listen: no request is ever seen unguarded. Without a
+  // trusted proxy, what a client sends in X-Forwarded-For never reaches Next
+  // (it would dodge the sign-in throttle); the fast path reads the socket.
+  installFrontDoorGuard({ trustProxy: config.TRUST_PROXY, routeForNext: nextRoutingTarget });
   const store = await getStore(); // opens and migrates before we accept traffic
 
   const { default: next } = await import('next');
@@ -41,14 +48,6 @@ async function main(): Promise<void> {
     if (isApiTarget(req.url)) {
       handleApi(req, res);
       return;
-    }
-    if (!config.TRUST_PROXY) {
-      // Route handlers cannot see the socket and read the client address from
-      // X-Forwarded-For; without a trusted proxy, what the client sent there
-      // is a lie we must not pass on (it would dodge the sign-in throttle).
-      req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
-      delete req.headers['x-forwarded-host'];
-      delete req.headers['x-forwarded-proto'];
     }
     handleNext(req, res).catch((error: unknown) => {
       console.error(`[org-events] Next.js failed on ${req.method} ${req.url}: ${String(error)}`);

@@ -1,5 +1,6 @@
 import { authenticate } from '@/lib/auth/authenticate';
 import { getConfig } from '@/lib/config';
+import { originForm } from '@/lib/http/front-door';
 import { getStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import type { RouteContext, RouteResult } from './context';
@@ -13,14 +14,11 @@ import {
   routeNotFound,
   toApiError,
 } from '@/lib/domain/errors';
-import { listEventTypes } from './event-types';
-import { getEvent, listEvents } from './events';
 import { serviceHeaders } from './headers';
 import { baseUrl } from './links';
 import { openApiJson } from './openapi';
-import { getOrg, listOrgs } from './orgs';
 import { parseFormat, parseQuery } from './params';
-import { matchRoute, splitTarget, type Route } from './routes';
+import { matchRoute, serveOperation, splitTarget } from './routes';
 import { formatBody } from './serialize';
 import { PLAIN_FORMAT, type ApiRequest, type ApiResponse, type ResponseFormat } from './types';
 
@@ -28,21 +26,6 @@ export type { ApiRequest, ApiResponse } from './types';
 
 /** Sent by the dashboard: its 401s must not trigger the browser's own Digest prompt. */
 export const DASHBOARD_CLIENT_HEADER = 'x-org-events-client';
-
-function dispatch(route: Exclude<Route, { kind: 'openapi' }>, ctx: RouteContext) {
-  switch (route.kind) {
-    case 'orgs':
-      return listOrgs(ctx);
-    case 'org':
-      return getOrg(ctx, route.orgId);
-    case 'events':
-      return listEvents(ctx, route.orgId);
-    case 'event':
-      return getEvent(ctx, route.orgId, route.eventId);
-    case 'eventTypes':
-      return listEventTypes(ctx, route.orgId);
-  }
-}
 
 function success(result: RouteResult, format: ResponseFormat): ApiResponse {
   return {
@@ -91,13 +74,15 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
         throw methodNotAllowed(request.method);
       }
       const params = parseQuery(search);
-      if (route.kind === 'openapi') {
+      if (route.operation === 'getOpenApi') {
         format = parseFormat(params);
         return success({ json: openApiJson(), shape: 'object' }, format);
       }
 
       const store = await openStore();
-      const auth = await authenticate(request, store);
+      // A Digest `uri` is the origin form whether the request came through a
+      // proxy in absolute form or not: the origin form is what it must match.
+      const auth = await authenticate({ ...request, url: originForm(request.url) }, store);
       if ('challenge' in auth) return challengeResponse(request, auth.challenge.wwwAuthenticate);
       if ('throttled' in auth) throw rateLimited(auth.throttled.retryAfterSeconds);
 
@@ -112,7 +97,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
         config: getConfig(),
         base: baseUrl(request),
       };
-      return success(await dispatch(route, ctx), format);
+      return success(await serveOperation(route, ctx), format);
     } catch (error) {
       return errorResponse(toApiError(error, `${request.method} ${path}`), format);
     }

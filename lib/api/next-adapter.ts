@@ -1,25 +1,37 @@
+import { getConfig } from '@/lib/config';
 import { lastForwardedFor } from '@/lib/http/client-address';
+import { wireFacts } from '@/lib/http/front-door';
 import { handleApiRequest } from './handler';
 
 /**
- * Next.js route handlers (Web Request/Response) <-> the API. Route files
- * export this for every method so `next dev`/`next start` serve the API
- * exactly as the custom server's fast path does.
+ * Next.js route handlers (Web Request/Response) <-> the API, so that
+ * `next start` and `next dev` serve the API as server.ts's fast path does.
  *
- * Route handlers cannot see the socket. Next fills X-Forwarded-For with the
- * peer address when the client sent none, so its last entry is the best
- * address available (a client can forge it here; behind server.ts it cannot).
+ * Route handlers cannot see the socket, and Next gives them a normalised URL.
+ * The front-door guard (lib/http/front-door.ts, installed by
+ * instrumentation.ts) records the TCP peer and the request-target as
+ * received, so the handler gets what the fast path gets: the target a Digest
+ * `uri` signed, and an address a client cannot choose. A request the guard
+ * did not see (one that arrived while Next was still booting) gets the
+ * forwarded address only when a proxy is trusted, otherwise none: it shares
+ * the throttle's "unknown address" budget rather than picking its own.
  */
 export async function handleNextRequest(request: Request): Promise<Response> {
+  const wire = wireFacts();
   const url = new URL(request.url);
   const response = await handleApiRequest({
     method: request.method,
-    url: `${url.pathname}${url.search}`,
+    url: wire?.target ?? `${url.pathname}${url.search}`,
     headers: request.headers,
-    remoteAddress: lastForwardedFor(request.headers),
+    remoteAddress: wire
+      ? wire.remoteAddress
+      : getConfig().TRUST_PROXY
+        ? lastForwardedFor(request.headers)
+        : undefined,
   });
-  // Next streams the body (chunked) and adds its own Vary values: header
-  // parity with the real service is the fast path's job (server.ts).
+  // Next drops Content-Length (it streams every route handler's body) and
+  // puts its own Vary values before ours; tests/api/parity.test.ts lists
+  // what differs from the fast path and what does not.
   return new Response(request.method === 'HEAD' ? null : response.body, {
     status: response.status,
     headers: response.headers,

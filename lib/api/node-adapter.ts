@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorJson, unexpectedError } from '@/lib/domain/errors';
+import { wireFacts } from '@/lib/http/front-door';
 import { handleApiRequest, type ApiHandler } from './handler';
 import type { ApiRequest, ApiResponse } from './types';
 
@@ -11,7 +12,8 @@ export function toApiRequest(req: IncomingMessage): ApiRequest {
   const { headers } = req;
   return {
     method: req.method ?? 'GET',
-    url: req.url ?? '/',
+    // The target as received: the front-door guard (if installed) rewrites req.url for Next.
+    url: wireFacts()?.target ?? req.url ?? '/',
     headers: {
       get(name: string) {
         const value = headers[name.toLowerCase()];

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
@@ -10,10 +11,15 @@ import type { NewEvent, OrgRole } from '@/lib/store/types';
 import { generateEvents } from './test-events';
 
 /**
- * Starts the built server (`node --import tsx server.ts`, what `npm start`
- * runs) on a fresh database with two organizations, API keys and ~1,200
- * realistic events, and waits until it answers. Needs `npm run build` first.
- * Used by the API integration tests and the Playwright suites.
+ * Starts the built app behind one of its two front doors on a fresh database
+ * with two organizations, API keys and ~1,200 realistic events, and waits
+ * until it answers. Needs `npm run build` first. Used by the API integration
+ * tests and the Playwright suites.
+ *
+ * - 'npm start': `node --import tsx server.ts`, the custom server whose API
+ *   requests skip Next (the fast path).
+ * - 'next start': Next's own server, the API through the route handlers
+ *   under app/api/public.
  */
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -21,7 +27,10 @@ export const DEFAULT_REALM = 'MMS Public API';
 
 export type TestKey = { publicKey: string; privateKey: string; apiKeyId: string };
 
+export type FrontDoor = 'npm start' | 'next start';
+
 export type TestServer = {
+  door: FrontDoor;
   /** e.g. http://127.0.0.1:41234 */
   baseUrl: string;
   /** baseUrl + /api/public/v1.0 */
@@ -55,6 +64,8 @@ export type TestServer = {
 };
 
 export type StartOptions = {
+  /** Default 'npm start'. */
+  door?: FrontDoor;
   variant?: Variant;
   /** An existing, empty database (e.g. from createTestDatabase()); default: a temp SQLite file. */
   databaseUrl?: string;
@@ -62,6 +73,12 @@ export type StartOptions = {
   env?: Record<string, string>;
   /** Events in orgId (default 1,200). */
   eventCount?: number;
+  /**
+   * Serve the database, keys and events of this running server instead of
+   * seeding a new one (its variant and realm too): two front doors over the
+   * same data give byte-identical answers. It must outlive this server.
+   */
+  shareDataWith?: TestServer;
 };
 
 export const ORG_ID = objectIdAt(Date.UTC(2024, 2, 1), '00000000000000a1');
@@ -119,17 +136,28 @@ async function seed(databaseUrl: string, realm: string, variant: Variant, eventC
   }
 }
 
-async function waitForReady(child: ChildProcess, output: () => string): Promise<string> {
+/** The base URL once the server says it is ready, per front door. */
+const READY: Record<FrontDoor, (output: string) => string | undefined> = {
+  'npm start': (output) => /ready on (http:\/\/\S+)/.exec(output)?.[1],
+  'next start': (output) =>
+    /Ready in/.test(output) ? /Local:\s+(http:\/\/\S+)/.exec(output)?.[1] : undefined,
+};
+
+async function waitForReady(
+  child: ChildProcess,
+  output: () => string,
+  ready: (output: string) => string | undefined,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
       reject(new Error(`server did not start within 90 s:\n${output()}`));
     }, 90_000);
     const onData = () => {
-      const match = /ready on (http:\/\/\S+)/.exec(output());
-      if (match) {
+      const baseUrl = ready(output());
+      if (baseUrl) {
         cleanup();
-        resolve(match[1]!);
+        resolve(baseUrl);
       }
     };
     const onExit = (code: number | null) => {
@@ -146,17 +174,34 @@ async function waitForReady(child: ChildProcess, output: () => string): Promise<
   });
 }
 
+/** A port nobody listens on right now (`next start` cannot be told to pick one). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
   if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
     throw new Error(
       'No production build found (.next/BUILD_ID is missing): run `npm run build` before the integration tests.',
     );
   }
-  const variant = options.variant ?? 'hosted';
-  const realm = options.env?.DIGEST_REALM ?? DEFAULT_REALM;
+  const door = options.door ?? 'npm start';
+  const shared = options.shareDataWith;
+  const variant = shared?.variant ?? options.variant ?? 'hosted';
+  const realm = shared?.realm ?? options.env?.DIGEST_REALM ?? DEFAULT_REALM;
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-server-'));
-  const databaseUrl = options.databaseUrl ?? `file:${path.join(tempDir, 'org-events.db')}`;
-  const { keys, events } = await seed(databaseUrl, realm, variant, options.eventCount ?? 1200);
+  const databaseUrl =
+    shared?.databaseUrl ?? options.databaseUrl ?? `file:${path.join(tempDir, 'org-events.db')}`;
+  const { keys, events } = shared
+    ? { keys: shared.keys, events: shared.events }
+    : await seed(databaseUrl, realm, variant, options.eventCount ?? 1200);
 
   // Not the runner's NODE_ENV=test (the server runs as production), nor
   // settings of the developer's shell that would change what the tests see.
@@ -169,13 +214,22 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const env: NodeJS.ProcessEnv = { ...inherited } as NodeJS.ProcessEnv;
   Object.assign(env, {
     EVENTS_VARIANT: variant,
+    ...(shared && { DIGEST_REALM: realm }),
     ...options.env,
     DATABASE_URL: databaseUrl,
-    PORT: '0', // the server picks a free port and prints it
+    PORT: '0', // server.ts picks a free port and prints it
     HOSTNAME: '127.0.0.1',
     NEXT_TELEMETRY_DISABLED: '1',
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const args =
+    door === 'npm start'
+      ? ['--import', 'tsx', 'server.ts']
+      : [
+          path.join('node_modules', 'next', 'dist', 'bin', 'next'),
+          'start',
+          ...['-p', String(await freePort()), '-H', '127.0.0.1'],
+        ];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -199,11 +253,12 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   };
 
   try {
-    const baseUrl = (await waitForReady(child, () => output)).replace(/\/$/, '');
+    const baseUrl = (await waitForReady(child, () => output, READY[door])).replace(/\/$/, '');
     const apiUrl = `${baseUrl}/api/public/v1.0`;
     const response = await fetch(`${apiUrl}/openapi.json`);
     if (response.status !== 200) throw new Error(`server answers ${response.status}:\n${output}`);
     return {
+      door,
       baseUrl,
       apiUrl,
       databaseUrl,

@@ -47,6 +47,37 @@ export function assertError(res: TestResponse, status: number, errorCode: string
   return body;
 }
 
+/**
+ * Content-Length as each front door sends it: server.ts's fast path always
+ * does; Next drops it from route handlers' responses and streams them
+ * chunked, so under `next start` only the body's size is guaranteed.
+ */
+export function assertContentLength(server: TestServer, res: TestResponse, bytes: number) {
+  if (server.door === 'npm start') {
+    assert.equal(res.headers.get('content-length'), String(bytes));
+  } else {
+    assert.equal(res.headers.get('content-length'), null);
+    assert.equal(res.headers.get('transfer-encoding'), 'chunked');
+  }
+}
+
+/**
+ * Vary as each front door sends it: exactly `Accept-Encoding` from the fast
+ * path; Next puts the values of its own router (rsc, next-router-…) first,
+ * then ours.
+ */
+export function assertVary(server: TestServer, res: TestResponse) {
+  const vary = res.headers.get('vary');
+  if (server.door === 'npm start') {
+    assert.equal(vary, 'Accept-Encoding');
+    return;
+  }
+  const values = (vary ?? '').split(',').map((value) => value.trim());
+  assert.equal(values.at(-1), 'Accept-Encoding', `Vary: ${vary}`);
+  const nexts = values.slice(0, -1);
+  assert.ok(nexts.length > 0 && nexts.every((v) => v === 'rsc' || v.startsWith('next-')), vary!);
+}
+
 export function linkOf(body: { links: { href: string; rel: string }[] }, rel: string) {
   return body.links.find((link) => link.rel === rel)?.href;
 }

@@ -1,0 +1,97 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import http, { type IncomingMessage } from 'node:http';
+
+/**
+ * What only the node:http server knows about a request, and Next's route
+ * handlers cannot see: the TCP peer and the request-target exactly as
+ * received (Next hands route handlers a WHATWG-normalised URL, while a
+ * Digest `uri` signs the target as sent).
+ */
+export type WireFacts = {
+  remoteAddress: string | undefined;
+  /** The request-target as received: origin form, or absolute form from a proxy. */
+  target: string;
+};
+
+// One instance per process, shared by every bundle that loads this module
+// (server.ts under tsx, Next's instrumentation and route bundles).
+const STORAGE_KEY = Symbol.for('org-events.wire-facts');
+const INSTALLED_KEY = Symbol.for('org-events.front-door-guard');
+type Holder = {
+  [STORAGE_KEY]?: AsyncLocalStorage<WireFacts>;
+  [INSTALLED_KEY]?: boolean;
+};
+
+function storage(): AsyncLocalStorage<WireFacts> {
+  const holder = globalThis as Holder;
+  return (holder[STORAGE_KEY] ??= new AsyncLocalStorage<WireFacts>());
+}
+
+/**
+ * The facts of the request being handled, or undefined outside a request
+ * the guard saw (in-process calls; requests that arrived while `next start`
+ * was still booting, before instrumentation ran).
+ */
+export function wireFacts(): WireFacts | undefined {
+  return storage().getStore();
+}
+
+/**
+ * Without a trusted proxy, forwarding headers are whatever the client typed:
+ * X-Forwarded-For becomes the TCP peer (Next and the sign-in route read the
+ * client address from it; Next only fills it in when absent) and the
+ * forwarded host and protocol go.
+ */
+export function forgetUntrustedForwarding(req: IncomingMessage): void {
+  req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+  delete req.headers['x-forwarded-host'];
+  delete req.headers['x-forwarded-proto'];
+}
+
+/** `http://host:80/a?b` (absolute form, as sent to a proxy) -> `/a?b`; anything else unchanged. */
+export function originForm(target: string): string {
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (!absolute) return target;
+  const rest = target.slice(absolute[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+export type FrontDoorOptions = {
+  /** TRUST_PROXY: keep X-Forwarded-* as received. */
+  trustProxy: boolean;
+  /**
+   * The target Next should route by (req.url), given the origin form of the
+   * received one. The received target stays in wireFacts().
+   */
+  routeForNext?: (originFormTarget: string) => string;
+};
+
+/**
+ * Makes every node:http server of this process (server.ts's, and the one
+ * `next start`/`next dev` create) record each request's wire facts before any
+ * listener runs, and, unless a proxy is trusted, forget untrusted forwarding
+ * headers. Route handlers cannot reach the socket; this is the one place
+ * that can. Next answers an absolute-form target (RFC 9112 says servers must
+ * accept it) with a 308 to itself, so req.url becomes its origin form.
+ * Installed by server.ts before it listens and by instrumentation.ts's
+ * register() (a no-op when server.ts already did).
+ */
+export function installFrontDoorGuard(options: FrontDoorOptions): void {
+  const holder = globalThis as Holder;
+  if (holder[INSTALLED_KEY]) return;
+  holder[INSTALLED_KEY] = true;
+  const facts = storage();
+  type Emit = (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
+  const emit = http.Server.prototype.emit as Emit;
+  const guardedEmit: Emit = function (event, ...args) {
+    if (event !== 'request') return emit.call(this, event, ...args);
+    const req = args[0] as IncomingMessage;
+    const target = req.url ?? '/';
+    const wire: WireFacts = { remoteAddress: req.socket.remoteAddress, target };
+    const routed = originForm(target);
+    req.url = options.routeForNext ? options.routeForNext(routed) : routed;
+    if (!options.trustProxy) forgetUntrustedForwarding(req);
+    return facts.run(wire, () => emit.call(this, event, ...args));
+  };
+  http.Server.prototype.emit = guardedEmit as typeof http.Server.prototype.emit;
+}
