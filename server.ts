@@ -93,6 +93,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`> org-events failed to start: ${error instanceof Error ? error.message : error}`);
+  console.error(
+    `> org-events failed to start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

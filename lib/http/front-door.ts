@@ -82,6 +82,7 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
   holder[INSTALLED_KEY] = true;
   const facts = storage();
   type Emit = (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- always called with the server as `this`
   const emit = http.Server.prototype.emit as Emit;
   const guardedEmit: Emit = function (event, ...args) {
     if (event !== 'request') return emit.call(this, event, ...args);
