@@ -52,14 +52,14 @@ export function clientSuites(server: ServerRef) {
       assert.equal(body.totalCount, u.expectedTotal);
       const got = await curl(u.get, `${member.publicKey}:${member.privateKey}`);
       assert.equal(got.status, 200);
-      assert.equal(JSON.parse(got.body).id, u.eventId);
+      assert.equal((JSON.parse(got.body) as { id: string }).id, u.eventId);
     });
 
     test('a wrong key gets 401', async () => {
       const spare = server().keys.spare[0]!;
       const refused = await curl(urls().list, `${spare.publicKey}:not-the-key`);
       assert.equal(refused.status, 401);
-      assert.equal(JSON.parse(refused.body).error, 401);
+      assert.equal((JSON.parse(refused.body) as { error: number }).error, 401);
     });
   });
 
@@ -147,12 +147,12 @@ export function clientSuites(server: ServerRef) {
         const page = await context.newPage();
         const listed = await page.goto(u.list);
         assert.equal(listed?.status(), 200);
-        const body = (await listed!.json()) as ListBody;
+        const body = (await listed.json()) as ListBody;
         assert.equal(body.results.length, 5);
         assert.equal(body.totalCount, u.expectedTotal);
         const got = await page.goto(u.get);
         assert.equal(got?.status(), 200);
-        assert.equal(((await got!.json()) as { id: string }).id, u.eventId);
+        assert.equal(((await got.json()) as { id: string }).id, u.eventId);
       } finally {
         await context.close();
       }

@@ -11,7 +11,7 @@ const clients = new WeakMap<TestServer, Map<string, DigestClient>>();
 /** One Digest client per server and key, reusing its nonce like a browser does. */
 export function client(server: TestServer, key: TestKey = server.keys.member): DigestClient {
   let byKey = clients.get(server);
-  if (!byKey) clients.set(server, (byKey = new Map()));
+  if (!byKey) clients.set(server, (byKey = new Map<string, DigestClient>()));
   let found = byKey.get(key.publicKey);
   if (!found) byKey.set(key.publicKey, (found = new DigestClient(server.baseUrl, key)));
   return found;

@@ -30,7 +30,10 @@ export function variantSuites(server: ServerRef) {
         .filter((e) => billing.some((b) => b.id === e.id));
       assert.equal(listed.length, billing.length);
       if (s.variant === 'hosted') {
-        assert.equal(one.invoiceId, JSON.parse(billing[0]!.doc).invoiceId);
+        assert.equal(
+          one.invoiceId,
+          (JSON.parse(billing[0]!.doc) as { invoiceId?: string }).invoiceId,
+        );
         assert.ok(
           listed.every((e) => typeof e.invoiceId === 'string' && typeof e.paymentId === 'string'),
         );
