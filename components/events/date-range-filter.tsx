@@ -27,8 +27,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const isCustom = range === null && (from !== null || to !== null);
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const fromId = useId();
-  const toId = useId();
+  const legendId = useId();
   const errorId = useId();
   const zoneLabel = zoneName(zone);
   const showCustom = editing || isCustom;
@@ -54,8 +53,8 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   };
 
   return (
-    <div className="group" role="group" aria-labelledby={`${fromId}-legend`}>
-      <span className="label" id={`${fromId}-legend`}>
+    <div className="group" role="group" aria-labelledby={legendId}>
+      <span className="label" id={legendId}>
         Date range
       </span>
       <div className="segmented">
@@ -97,30 +96,20 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
       </div>
       {showCustom ? (
         <form className="custom-range" onSubmit={onSubmit} key={`${from}-${to}-${zone}`}>
-          <div className="field">
-            <label htmlFor={fromId}>From ({zoneLabel})</label>
-            <input
-              id={fromId}
-              name="from"
-              type="datetime-local"
-              className="input"
-              step={1}
-              defaultValue={from !== null ? toDateTimeInputValue(from, zone) : ''}
-              aria-describedby={error ? errorId : undefined}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor={toId}>To ({zoneLabel})</label>
-            <input
-              id={toId}
-              name="to"
-              type="datetime-local"
-              className="input"
-              step={1}
-              defaultValue={to !== null ? toDateTimeInputValue(to, zone) : ''}
-              aria-describedby={error ? errorId : undefined}
-            />
-          </div>
+          <DateTimeField
+            name="from"
+            label={`From (${zoneLabel})`}
+            value={from}
+            zone={zone}
+            errorId={error ? errorId : undefined}
+          />
+          <DateTimeField
+            name="to"
+            label={`To (${zoneLabel})`}
+            value={to}
+            zone={zone}
+            errorId={error ? errorId : undefined}
+          />
           <button type="submit" className="button primary">
             Apply dates
           </button>
@@ -139,4 +128,35 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
 function formText(form: FormData, name: string): string {
   const value = form.get(name);
   return typeof value === 'string' ? value : '';
+}
+
+/** One bound of the custom range, shown and typed in the chosen zone. */
+function DateTimeField({
+  name,
+  label,
+  value,
+  zone,
+  errorId,
+}: {
+  name: 'from' | 'to';
+  label: string;
+  value: number | null;
+  zone: string;
+  errorId: string | undefined;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        type="datetime-local"
+        className="input"
+        step={1}
+        defaultValue={value !== null ? toDateTimeInputValue(value, zone) : ''}
+        aria-describedby={errorId}
+      />
+    </div>
+  );
 }

@@ -6,6 +6,7 @@ import { Fragment, type KeyboardEvent, useId, useRef, useState } from 'react';
 import { CopyButton } from '@/components/copy-button';
 import { useNow } from '@/components/use-now';
 import { JsonTree } from '@/components/json-tree';
+import { ErrorNoticeFrame, RetryButton, loadFailureText } from '@/components/notices';
 import {
   type ApiEvent,
   eventActor,
@@ -52,22 +53,20 @@ function LoadError({ error, onRetry }: { error: Error; onRetry: () => void }) {
   // A malformed id (400) is as absent as an unknown one (404).
   const notFound =
     error instanceof ApiRequestError && (error.status === 404 || error.status === 400);
+  if (notFound) {
+    return (
+      <ErrorNoticeFrame title="Event not found">
+        No event with this id exists in this organization.
+      </ErrorNoticeFrame>
+    );
+  }
   return (
-    <div className="notice error" role="alert">
-      <h2>{notFound ? 'Event not found' : 'The event could not be loaded'}</h2>
-      <p>
-        {notFound
-          ? 'No event with this id exists in this organization.'
-          : (error.message ?? 'Something went wrong.')}
-      </p>
-      {notFound ? null : (
-        <div className="actions">
-          <button type="button" className="button" onClick={onRetry}>
-            Retry
-          </button>
-        </div>
-      )}
-    </div>
+    <ErrorNoticeFrame
+      title="The event could not be loaded"
+      actions={<RetryButton onRetry={onRetry} />}
+    >
+      {loadFailureText(error)}
+    </ErrorNoticeFrame>
   );
 }
 

@@ -36,34 +36,40 @@ export function EventPanel({ titleId, children, onClose, onPrevious, onNext }: P
         <span className="hint" style={{ flex: 1, alignSelf: 'center' }}>
           Event details · <kbd>j</kbd>/<kbd>k</kbd> next/previous · <kbd>Esc</kbd> close
         </span>
-        <button
-          type="button"
-          className="button small"
-          onClick={onPrevious ?? undefined}
-          disabled={!onPrevious}
-          aria-label="Previous event"
-        >
+        <PanelButton label="Previous event" onClick={onPrevious}>
           ↑
-        </button>
-        <button
-          type="button"
-          className="button small"
-          onClick={onNext ?? undefined}
-          disabled={!onNext}
-          aria-label="Next event"
-        >
+        </PanelButton>
+        <PanelButton label="Next event" onClick={onNext}>
           ↓
-        </button>
-        <button
-          type="button"
-          className="button small"
-          onClick={onClose}
-          aria-label="Close event details"
-        >
+        </PanelButton>
+        <PanelButton label="Close event details" onClick={onClose}>
           ✕
-        </button>
+        </PanelButton>
       </header>
       <div className="panel-body">{children}</div>
     </div>
+  );
+}
+
+/** A small icon button of the panel's header; disabled when there is nothing to do. */
+function PanelButton({
+  label,
+  onClick,
+  children,
+}: {
+  label: string;
+  onClick: (() => void) | null | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="button small"
+      onClick={onClick ?? undefined}
+      disabled={!onClick}
+      aria-label={label}
+    >
+      {children}
+    </button>
   );
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import { ApiRequestError } from '@/lib/client/api-client';
+import { ErrorNoticeFrame, RetryButton, loadFailureText } from '@/components/notices';
 import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/client/url-state';
 import { describeFilters, widerRange } from './describe-view';
 
@@ -9,19 +9,12 @@ const NUMBER = new Intl.NumberFormat('en-US');
 /** A failed load, said plainly, with a retry. */
 export function LoadErrorNotice({ error, onRetry }: { error: Error; onRetry: () => void }) {
   return (
-    <div className="notice error" role="alert">
-      <h2>Events could not be loaded</h2>
-      <p>
-        {error instanceof ApiRequestError && error.status === 429
-          ? `Too many requests. Try again in ${error.retryAfterSeconds ?? 'a few'} seconds.`
-          : (error.message ?? 'Something went wrong.')}
-      </p>
-      <div className="actions">
-        <button type="button" className="button primary" onClick={onRetry}>
-          Retry
-        </button>
-      </div>
-    </div>
+    <ErrorNoticeFrame
+      title="Events could not be loaded"
+      actions={<RetryButton onRetry={onRetry} primary />}
+    >
+      {loadFailureText(error)}
+    </ErrorNoticeFrame>
   );
 }
 
