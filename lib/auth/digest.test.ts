@@ -192,6 +192,31 @@ describe('parseAuthorization', () => {
   });
 });
 
+describe('long request targets', () => {
+  test("a correct response for a 10 KB uri parses and verifies (the bound is Node's header limit)", () => {
+    const uri = `/api/public/v1.0/orgs/${'a'.repeat(24)}/events?${Array.from(
+      { length: 400 },
+      (_, i) => `eventType=TYPE_${String(i).padStart(12, '0')}`,
+    ).join('&')}`;
+    assert.ok(uri.length > 10_000, `uri is ${uri.length} characters`);
+    const ha1 = md5('k:MMS Public API:secret');
+    const fields = { nonce: 'n'.repeat(32), nc: '00000001', cnonce: 'c', qop: 'auth' as const };
+    const response = computeDigestResponse({
+      ...fields,
+      algorithm: 'MD5',
+      ha1,
+      method: 'GET',
+      uri,
+    });
+    const header =
+      `Digest username="k", realm="MMS Public API", nonce="${fields.nonce}", uri="${uri}", ` +
+      `algorithm=MD5, qop=auth, nc=00000001, cnonce="c", response="${response}"`;
+    const credentials = credentialsOf(header);
+    assert.equal(credentials.uri, uri);
+    assert.equal(verifyDigestResponse(credentials, 'GET', ha1), true);
+  });
+});
+
 describe('digestUriMatches', () => {
   test('exact request-target or the absolute form of it', () => {
     assert.equal(digestUriMatches('/a/b?x=1&y=2', '/a/b?x=1&y=2'), true);
