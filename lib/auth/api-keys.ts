@@ -1,6 +1,7 @@
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, OrgRole } from '@/lib/store/types';
+import { ha1ForStorage, recordHa1 } from './ha1-at-rest';
 
 export type DigestAlgorithm = 'MD5' | 'SHA-256';
 
@@ -26,7 +27,8 @@ export type IssuedApiKey = { record: ApiKeyRecord; privateKey: string };
 
 /**
  * Creates a key and grants it a role in an organization. The private key is
- * returned once and never stored: only its HA1 values for the realm are.
+ * returned once and never stored: only its HA1 values for the realm are,
+ * sealed with ORG_EVENTS_SECRET when one is configured (ha1-at-rest.ts).
  */
 export async function issueApiKey(
   store: EventStore,
@@ -39,15 +41,20 @@ export async function issueApiKey(
       if (attempt > 20) throw new Error('Could not allocate a unique public key');
       continue;
     }
+    const id = newObjectId();
     const record: ApiKeyRecord = {
-      id: newObjectId(),
+      id,
       publicKey,
       description: options.description,
       created: Date.now(),
       disabled: false,
       realm: options.realm,
-      ha1Md5: computeHa1('MD5', publicKey, options.realm, privateKey),
-      ha1Sha256: computeHa1('SHA-256', publicKey, options.realm, privateKey),
+      ha1Md5: ha1ForStorage(id, 'md5', computeHa1('MD5', publicKey, options.realm, privateKey)),
+      ha1Sha256: ha1ForStorage(
+        id,
+        'sha256',
+        computeHa1('SHA-256', publicKey, options.realm, privateKey),
+      ),
     };
     await store.createApiKey(record);
     await store.grantRole({
@@ -60,14 +67,19 @@ export async function issueApiKey(
   }
 }
 
-/** Constant-time check of a private key against the stored HA1 (dashboard sign-in). */
+/**
+ * Constant-time check of a private key against the stored HA1 (dashboard
+ * sign-in). False too when the stored value does not open (wrong secret).
+ */
 export function privateKeyMatches(
   record: ApiKeyRecord,
   privateKey: string,
   realm: string,
 ): boolean {
   if (record.realm !== realm) return false;
-  const expected = Buffer.from(record.ha1Sha256, 'hex');
+  const stored = recordHa1(record, 'sha256');
   const actual = Buffer.from(computeHa1('SHA-256', record.publicKey, realm, privateKey), 'hex');
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  const expected = stored === null ? Buffer.alloc(actual.length) : Buffer.from(stored, 'hex');
+  const equal = expected.length === actual.length && timingSafeEqual(expected, actual);
+  return equal && stored !== null;
 }

@@ -8,6 +8,7 @@ import {
   verifyDigestResponse,
   type DigestCredentials,
 } from './digest';
+import { recordHa1 } from './ha1-at-rest';
 import { checkNonce, getNonceCounterTable, issueNonce } from './nonce';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
@@ -77,12 +78,15 @@ export async function authenticate(
   if (decision.blocked) return { throttled: { retryAfterSeconds: decision.retryAfterSeconds } };
 
   const record = await store.getApiKeyByPublicKey(credentials.username);
-  const usable = record !== null && !record.disabled && record.realm === config.DIGEST_REALM;
-  const ha1 = !usable
-    ? '0'.repeat(credentials.algorithm.startsWith('MD5') ? 32 : 64) // same work, no oracle
-    : credentials.algorithm.startsWith('MD5')
-      ? record.ha1Md5
-      : record.ha1Sha256;
+  const field = credentials.algorithm.startsWith('MD5') ? 'md5' : 'sha256';
+  // Null when the key is unknown, disabled, of another realm, or its stored
+  // HA1 does not open with this server's ORG_EVENTS_SECRET.
+  const storedHa1 =
+    record !== null && !record.disabled && record.realm === config.DIGEST_REALM
+      ? recordHa1(record, field)
+      : null;
+  const usable = storedHa1 !== null;
+  const ha1 = storedHa1 ?? '0'.repeat(field === 'md5' ? 32 : 64); // same work, no oracle
   const correct = verifyDigestResponse(credentials, request.method, ha1) && usable;
   if (!correct || record === null) {
     throttle.recordFailure(throttleKeys, now);

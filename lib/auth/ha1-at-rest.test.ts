@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { getConfig, setConfigForTesting } from '@/lib/config';
+import { newObjectId } from '@/lib/domain/object-id';
+import { openStore } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
+import { authorizationHeader, parseChallenge } from '../../tests/helpers/digest-client';
+import { computeHa1, issueApiKey } from './api-keys';
+import { authenticate } from './authenticate';
+import { signIn } from './dashboard-session';
+import { reencryptAllHa1 } from './ha1-at-rest';
+
+const ORG = '5f00000000000000000000a1';
+const SECRET = 'at-rest-test-secret-0123456789abcdef0123456789';
+const OTHER_SECRET = 'another-secret-entirely-0123456789abcdef012345';
+
+type Key = { publicKey: string; privateKey: string };
+
+/** Both Digest algorithms, answered by an independent client: does the key authenticate? */
+async function digestAccepts(store: EventStore, key: Key): Promise<boolean> {
+  const realm = getConfig().DIGEST_REALM;
+  const uri = '/api/public/v1.0/orgs';
+  const results: boolean[] = [];
+  for (const algorithm of ['MD5', 'SHA-256'] as const) {
+    const request = (headers: Headers) => ({
+      method: 'GET',
+      url: uri,
+      headers,
+      remoteAddress: '192.0.2.10',
+    });
+    const first = await authenticate(request(new Headers()), store);
+    assert.ok('challenge' in first);
+    const { nonce } = parseChallenge(first.challenge.wwwAuthenticate);
+    const header = authorizationHeader({
+      username: key.publicKey,
+      password: key.privateKey,
+      realm,
+      nonce,
+      method: 'GET',
+      uri,
+      nc: 1,
+      algorithm,
+    });
+    const second = await authenticate(request(new Headers({ authorization: header })), store);
+    results.push('principal' in second);
+  }
+  assert.equal(results[0], results[1], 'MD5 and SHA-256 agree');
+  return results[0]!;
+}
+
+async function signInAccepts(store: EventStore, key: Key): Promise<boolean> {
+  const outcome = await signIn(store, { ...key, remoteAddress: '192.0.2.11', secure: false });
+  return outcome.ok;
+}
+
+describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
+  let dir: string;
+  let file: string;
+  let store: EventStore;
+  const original = getConfig().ORG_EVENTS_SECRET;
+
+  const rawBytes = () =>
+    Buffer.concat(
+      [file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)),
+    );
+  const assertNotInFile = (ha1s: string[], what: string) => {
+    const bytes = rawBytes();
+    for (const hex of ha1s) {
+      assert.equal(bytes.includes(Buffer.from(hex, 'utf8')), false, `${what}: hex ${hex}`);
+      assert.equal(bytes.includes(Buffer.from(hex, 'hex')), false, `${what}: raw bytes of ${hex}`);
+    }
+  };
+  const ha1sOf = (key: Key) => {
+    const realm = getConfig().DIGEST_REALM;
+    return [
+      computeHa1('MD5', key.publicKey, realm, key.privateKey),
+      computeHa1('SHA-256', key.publicKey, realm, key.privateKey),
+    ];
+  };
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-ha1-'));
+    file = path.join(dir, 'keys.db');
+    setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    store = await openStore(`file:${file}`);
+    await store.createOrg({ id: ORG, name: 'Org', created: Date.now() });
+  });
+  after(async () => {
+    await store.close();
+    setConfigForTesting({ ORG_EVENTS_SECRET: original });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an issued key leaves neither HA1 in the database file or its WAL, and still authenticates', async () => {
+    const { record, privateKey } = await issueApiKey(store, {
+      orgId: ORG,
+      role: 'ORG_MEMBER',
+      description: 'sealed',
+      realm: getConfig().DIGEST_REALM,
+    });
+    const key = { publicKey: record.publicKey, privateKey };
+    assertNotInFile(ha1sOf(key), 'while open');
+    assert.equal(await digestAccepts(store, key), true, 'Digest');
+    assert.equal(await signInAccepts(store, key), true, 'sign-in');
+
+    // A copy of the database with another secret: the key grants nothing.
+    setConfigForTesting({ ORG_EVENTS_SECRET: OTHER_SECRET });
+    const elsewhere = await openStore(`file:${file}`);
+    try {
+      assert.equal(await digestAccepts(elsewhere, key), false, 'Digest, wrong secret');
+      assert.equal(await signInAccepts(elsewhere, key), false, 'sign-in, wrong secret');
+    } finally {
+      await elsewhere.close();
+      setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    }
+    // Nor without any secret (the server's generated one is in the same file).
+    setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
+    const unkeyed = await openStore(`file:${file}`);
+    try {
+      assert.equal(await digestAccepts(unkeyed, key), false, 'Digest, no secret');
+      assert.equal(await signInAccepts(unkeyed, key), false, 'sign-in, no secret');
+    } finally {
+      await unkeyed.close();
+      setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    }
+    await store.close();
+    assertNotInFile(ha1sOf(key), 'after close');
+    store = await openStore(`file:${file}`);
+    assert.equal(await digestAccepts(store, key), true, 'Digest after reopening');
+  });
+
+  test('legacy plain rows still authenticate and reencryptAllHa1 seals them', async () => {
+    const realm = getConfig().DIGEST_REALM;
+    const key = { publicKey: 'legacyab', privateKey: '2f7c7e0c-8a43-4f0c-9d3e-5b1f0e3c9a11' };
+    const [md5, sha256] = ha1sOf(key) as [string, string];
+    const id = newObjectId();
+    await store.createApiKey({
+      id,
+      publicKey: key.publicKey,
+      description: 'legacy',
+      created: Date.now(),
+      disabled: false,
+      realm,
+      ha1Md5: md5,
+      ha1Sha256: sha256,
+    });
+    await store.grantRole({ orgId: ORG, apiKeyId: id, role: 'ORG_MEMBER', created: Date.now() });
+    assert.equal(await digestAccepts(store, key), true, 'legacy row, Digest');
+    assert.equal(await signInAccepts(store, key), true, 'legacy row, sign-in');
+
+    // The store has no HA1 write path yet: the test writes through SQLite itself.
+    const direct = new Database(file);
+    direct.pragma('busy_timeout = 5000');
+    const update = direct.prepare('UPDATE api_keys SET ha1_md5 = ?, ha1_sha256 = ? WHERE id = ?');
+    try {
+      const report = await reencryptAllHa1(store, async (record, values) => {
+        update.run(values.ha1Md5, values.ha1Sha256, record.id);
+      });
+      assert.deepEqual(report.sealed, [key.publicKey]);
+      assert.equal(report.resealed.length, 1, 'the key issued sealed is sealed again');
+      assert.deepEqual(report.unreadable, []);
+    } finally {
+      direct.close();
+    }
+    const stored = await store.getApiKeyByPublicKey(key.publicKey);
+    assert.match(stored?.ha1Md5 ?? '', /^enc1:/);
+    assert.match(stored?.ha1Sha256 ?? '', /^enc1:/);
+    assert.equal(await digestAccepts(store, key), true, 'converted row, Digest');
+    assert.equal(await signInAccepts(store, key), true, 'converted row, sign-in');
+    await store.close();
+    assertNotInFile([md5, sha256], 'after conversion');
+    store = await openStore(`file:${file}`);
+  });
+});

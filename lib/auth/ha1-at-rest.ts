@@ -1,0 +1,159 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { getConfig } from '@/lib/config';
+import type { ApiKeyRecord, EventStore } from '@/lib/store/types';
+import { deriveKey } from './secrets';
+
+/**
+ * HA1 values at rest. A Digest HA1 is password-equivalent (whoever holds it
+ * can answer any challenge), so with ORG_EVENTS_SECRET set the stored values
+ * are sealed with AES-256-GCM under a key derived from that secret (HKDF,
+ * purpose 'ha1-at-rest'): a copy of the database alone then grants nothing.
+ *
+ * Stored forms, told apart by their shape so both can coexist in one table:
+ * - legacy plain lowercase hex (32 characters for MD5, 64 for SHA-256);
+ * - `enc1:` + base64url(iv (12) || tag (16) || ciphertext of the digest's bytes),
+ *   authenticated together with the key's id and the field, so a sealed value
+ *   copied onto another key or into the other column does not open.
+ */
+
+export type Ha1Field = 'md5' | 'sha256';
+
+const SEALED_PREFIX = 'enc1:';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const PLAIN_HEX: Record<Ha1Field, RegExp> = { md5: /^[0-9a-f]{32}$/, sha256: /^[0-9a-f]{64}$/ };
+
+let cachedKey: { secret: string; key: Buffer } | undefined;
+
+/** The at-rest key for a secret (default: the configured one), or null without one. */
+export function ha1AtRestKey(
+  secret: string | undefined = getConfig().ORG_EVENTS_SECRET,
+): Buffer | null {
+  if (!secret) return null;
+  if (cachedKey?.secret !== secret) {
+    cachedKey = { secret, key: deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest') };
+  }
+  return cachedKey.key;
+}
+
+function associatedData(apiKeyId: string, field: Ha1Field): Buffer {
+  return Buffer.from(`org-events:ha1:${field}:${apiKeyId}`, 'utf8');
+}
+
+export function isSealedHa1(stored: string): boolean {
+  return stored.startsWith(SEALED_PREFIX);
+}
+
+/** Seals a hex HA1 for storage under `key`. */
+export function sealHa1(key: Buffer, apiKeyId: string, field: Ha1Field, ha1Hex: string): string {
+  if (!PLAIN_HEX[field].test(ha1Hex)) throw new Error(`not a ${field} HA1 in lowercase hex`);
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(associatedData(apiKeyId, field));
+  const body = Buffer.concat([cipher.update(Buffer.from(ha1Hex, 'hex')), cipher.final()]);
+  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/**
+ * The hex HA1 a stored value holds: legacy plain values as they are, sealed
+ * ones opened with `key`. Null when it does not open (no key, the wrong
+ * secret, tampered with, moved to another key) or is not an HA1 at all.
+ */
+export function openHa1(
+  key: Buffer | null,
+  apiKeyId: string,
+  field: Ha1Field,
+  stored: string,
+): string | null {
+  if (!isSealedHa1(stored)) return PLAIN_HEX[field].test(stored) ? stored : null;
+  if (!key) return null;
+  try {
+    const bytes = Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64url');
+    if (bytes.length <= IV_BYTES + TAG_BYTES) return null;
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
+    decipher.setAAD(associatedData(apiKeyId, field));
+    decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    const hex = Buffer.concat([
+      decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+      decipher.final(),
+    ]).toString('hex');
+    return PLAIN_HEX[field].test(hex) ? hex : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What to store for a freshly computed HA1: sealed when a secret is configured, else plain. */
+export function ha1ForStorage(apiKeyId: string, field: Ha1Field, ha1Hex: string): string {
+  const key = ha1AtRestKey();
+  return key ? sealHa1(key, apiKeyId, field, ha1Hex) : ha1Hex;
+}
+
+/** A key record's HA1 for verification, opened with the configured secret; null when unusable. */
+export function recordHa1(
+  record: Pick<ApiKeyRecord, 'id' | 'ha1Md5' | 'ha1Sha256'>,
+  field: Ha1Field,
+): string | null {
+  return openHa1(
+    ha1AtRestKey(),
+    record.id,
+    field,
+    field === 'md5' ? record.ha1Md5 : record.ha1Sha256,
+  );
+}
+
+export type Ha1Values = Pick<ApiKeyRecord, 'ha1Md5' | 'ha1Sha256'>;
+
+export type ReencryptReport = {
+  /** Keys whose plain (legacy) values are now sealed. */
+  sealed: string[];
+  /** Keys that were sealed already and were sealed again under the current secret. */
+  resealed: string[];
+  /** Keys whose values open with no known secret: left untouched, they cannot authenticate. */
+  unreadable: string[];
+};
+
+/**
+ * Seals every key's HA1 under the current ORG_EVENTS_SECRET: legacy plain
+ * values are converted, sealed ones are opened (with the current secret or
+ * one of `previousSecrets`, for a rotation) and sealed again. The store has
+ * no write path for HA1 values yet, so the caller passes `write`, which must
+ * replace both values of the key in one statement (for a `keys rehash` CLI
+ * command: `(key, values) => store.updateApiKeyHa1(key.id, values)`).
+ */
+export async function reencryptAllHa1(
+  store: Pick<EventStore, 'listApiKeys'>,
+  write: (key: ApiKeyRecord, values: Ha1Values) => Promise<void>,
+  options: { secret?: string; previousSecrets?: readonly string[] } = {},
+): Promise<ReencryptReport> {
+  const current = ha1AtRestKey(options.secret ?? getConfig().ORG_EVENTS_SECRET);
+  if (!current) throw new Error('ORG_EVENTS_SECRET is not set: there is no key to encrypt with');
+  const openers = [current, ...(options.previousSecrets ?? []).map(deriveAtRestKey)];
+  const report: ReencryptReport = { sealed: [], resealed: [], unreadable: [] };
+  for (const key of await store.listApiKeys()) {
+    const open = (field: Ha1Field, stored: string) => {
+      for (const opener of openers) {
+        const hex = openHa1(opener, key.id, field, stored);
+        if (hex) return hex;
+      }
+      return null;
+    };
+    const md5 = open('md5', key.ha1Md5);
+    const sha256 = open('sha256', key.ha1Sha256);
+    if (!md5 || !sha256) {
+      report.unreadable.push(key.publicKey);
+      continue;
+    }
+    const wasSealed = isSealedHa1(key.ha1Md5) && isSealedHa1(key.ha1Sha256);
+    await write(key, {
+      ha1Md5: sealHa1(current, key.id, 'md5', md5),
+      ha1Sha256: sealHa1(current, key.id, 'sha256', sha256),
+    });
+    (wasSealed ? report.resealed : report.sealed).push(key.publicKey);
+  }
+  return report;
+}
+
+function deriveAtRestKey(secret: string): Buffer {
+  return deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest');
+}
