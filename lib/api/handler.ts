@@ -76,7 +76,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
       const params = parseQuery(search);
       if (route.operation === 'getOpenApi') {
         format = parseFormat(params);
-        return success({ json: openApiJson(), shape: 'object' }, format);
+        return success({ json: openApiJson(baseUrl(request)), shape: 'object' }, format);
       }
 
       const store = await openStore();

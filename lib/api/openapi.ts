@@ -1,54 +1,234 @@
+import { z } from 'zod';
+import { getConfig } from '@/lib/config';
 import { ERROR_CODES } from '@/lib/domain/errors';
+import { METRIC_UNITS, eventInputSchema } from '@/lib/domain/event';
+import { API_PREFIX, EVENT_TYPE_PATTERN, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
+import {
+  REPEATABLE_QUERY_PARAMETERS,
+  formatParameters,
+  getEventParameters,
+  listEventsParameters,
+  pagingParameters,
+  queryParameters,
+  type QueryParameterName,
+} from '@/lib/domain/query';
+
 /**
- * The OpenAPI 3.0 description of exactly this API: the two spec endpoints,
- * our extensions, every error, and how the variants differ. Served at
- * /api/public/v1.0/openapi.json; tests/api validates live responses against
- * it, so it cannot drift from what the server does.
+ * The OpenAPI 3.0 description of exactly this API, served at
+ * /api/public/v1.0/openapi.json. Every schema in it is generated from the
+ * zod schemas the code runs on: the query parameters from lib/domain/query.ts
+ * (the parser's own schemas), the event from lib/domain/event.ts (the import's
+ * schema) plus what responses add, the bodies below. Only prose, paths and
+ * the wiring of responses are written here. tests/api validates live
+ * responses against it and `npm run lint:openapi` lints it with Redocly.
  */
 
-import { METRIC_UNITS } from '@/lib/domain/event';
+// ---- bodies ---------------------------------------------------------------
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
-const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
+/** Named schemas: each becomes components.schemas.<id> and is referenced, not repeated. */
+const components = z.registry<{ id: string }>();
 
-const OBJECT_ID = { type: 'string', pattern: '^[0-9a-f]{24}$' };
+function component<Schema extends z.ZodType>(id: string, schema: Schema): Schema {
+  components.add(schema, { id });
+  return schema;
+}
+
+const objectId = z.string().regex(OBJECT_ID_PATTERN);
+const eventTypeName = z.string().regex(EVENT_TYPE_PATTERN);
+const httpStatus = z.int().min(100).max(599);
+
+const link = component(
+  'Link',
+  z.object({ href: z.url(), rel: z.enum(['self', 'next', 'previous']) }),
+);
+const links = z.array(link).min(1);
+
+/** The principal nests through onBehalfOf: a named schema, so the recursion is a $ref. */
+component('Principal', eventInputSchema.shape.delegatePrincipal.unwrap());
+
+const event = component(
+  'Event',
+  z
+    .looseObject({
+      ...eventInputSchema.shape,
+      created: z.string().meta({
+        format: 'date-time',
+        description: 'UTC, second precision unless the event carries milliseconds.',
+      }),
+      // Always the owning organization: the import overrides whatever the input said.
+      orgId: objectId.optional(),
+      // Open: the real catalogue of units grows; the known ones are listed, not enforced.
+      currentValue: z
+        .object({
+          number: z.number().optional(),
+          units: z
+            .string()
+            .meta({
+              description: `Known units: ${METRIC_UNITS.join(', ')}; others may appear.`,
+              example: METRIC_UNITS[2],
+            })
+            .optional(),
+        })
+        .optional(),
+      invoiceId: z.string().meta({ description: 'Hosted variant only.' }).optional(),
+      paymentId: z.string().meta({ description: 'Hosted variant only.' }).optional(),
+      raw: z
+        .looseObject({})
+        .meta({ description: 'Only with includeRaw=true, for events that have one.' })
+        .optional(),
+      links,
+    })
+    .meta({
+      description: [
+        'One event. Only the fields that apply appear. Imported events keep fields beyond these',
+        '(hence additional properties). apiKeyId/userId and publicKey/username are mutually',
+        'exclusive. invoiceId and paymentId never appear in the self-hosted variant.',
+        'isGlobalAdmin: hosted, whether the user is an employee of the service operator;',
+        'self-hosted, whether the user holds the global monitoring administrator role.',
+      ].join('\n'),
+    }),
+);
 
 /** `{status, content}`: one object wrapped by envelope=true. */
-const envelopeOf = (schema: string) => ({
-  type: 'object',
-  required: ['status', 'content'],
-  additionalProperties: false,
-  properties: { status: { type: 'integer' }, content: ref(schema) },
-});
+const envelopeOf = (content: z.ZodType) => z.object({ status: httpStatus, content });
 
-/** The list envelope `{links, results, totalCount}` (+ `status` with envelope=true). */
-const listOf = (
-  item: object,
-  totalCount: object = { type: 'integer', minimum: 0 },
-  extra: Record<string, object> = {},
-  required: string[] = [],
-) => ({
-  type: 'object',
-  required: ['links', 'results', ...required, 'totalCount'],
-  additionalProperties: false,
-  properties: {
-    links: { type: 'array', minItems: 1, items: ref('Link') },
-    results: { type: 'array', items: item },
+/** The list body `{links, results, totalCount}` (+ `status` with envelope=true). */
+function listOf(
+  item: z.ZodType,
+  totalCount: z.ZodType = z.int().min(0),
+  extra: Record<string, z.ZodType> = {},
+) {
+  return z.object({
+    links,
+    results: z.array(item),
     ...extra,
     totalCount,
-    status: { type: 'integer', description: 'Only with envelope=true.' },
-  },
-});
+    status: httpStatus.meta({ description: 'Only with envelope=true.' }).optional(),
+  });
+}
 
-const UNITS = [...METRIC_UNITS];
+component('EventEnvelope', envelopeOf(event));
+component(
+  'EventList',
+  listOf(
+    event,
+    z
+      .int()
+      .min(0)
+      .meta({ description: 'Events matching the filters, exact; 0 when includeCount=false.' }),
+  ),
+);
 
-const successHeaders = {
-  Vary: { $ref: '#/components/headers/Vary' },
-  'Strict-Transport-Security': { $ref: '#/components/headers/StrictTransportSecurity' },
-  'X-MongoDB-Service-Version': { $ref: '#/components/headers/ServiceVersion' },
-};
+const org = component('Org', z.object({ id: objectId, links, name: z.string() }));
+component('OrgEnvelope', envelopeOf(org));
+component('OrgList', listOf(org));
 
+component(
+  'EventTypeList',
+  listOf(
+    z.object({
+      eventTypeName,
+      label: z.string().meta({ description: 'e.g. "API key created".' }),
+      category: z.string().meta({ description: 'Catalogue category, or "Other".' }),
+      count: z.int().min(0),
+    }),
+    z.int().min(0).meta({ description: 'Number of results.' }),
+    { categories: z.array(z.object({ name: z.string(), types: z.array(z.string()) })) },
+  ),
+);
+
+const apiError = component(
+  'ApiError',
+  z
+    .object({
+      detail: z.string().nullable(),
+      error: httpStatus.meta({ description: 'The HTTP status.' }),
+      // Open: the real service's list grows; ours is listed, not enforced.
+      errorCode: z.string().meta({
+        description: `One of ${ERROR_CODES.join(', ')}; the list grows with the service.`,
+      }),
+      parameters: z.array(z.string()).optional(),
+      reason: z.string().nullable().meta({ description: 'The HTTP reason phrase.' }),
+    })
+    .meta({
+      description:
+        "The real service's error body. Application errors are compact JSON with keys in alphabetical order and always carry `parameters`; the Digest challenge body is pretty-printed and has no `parameters`.",
+    }),
+);
+component('ApiErrorEnvelope', envelopeOf(apiError));
+
+type Json = Record<string, unknown>;
+
+/**
+ * zod's output, made plain OpenAPI 3.0: no `$id` (components are named by
+ * their key), `additionalProperties: true` rather than `{}`, and a lone
+ * `allOf: [$ref]` (zod's way to put a $ref beside nothing) as the $ref itself.
+ */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (!value || typeof value !== 'object') return value;
+  const object = value as Json;
+  const keys = Object.keys(object);
+  if (keys.length === 1 && Array.isArray(object.allOf) && object.allOf.length === 1) {
+    return plain(object.allOf[0]);
+  }
+  const result: Json = {};
+  for (const key of keys) {
+    if (key === '$id') continue;
+    const inner = object[key];
+    const empty = inner && typeof inner === 'object' && Object.keys(inner).length === 0;
+    result[key] = key === 'additionalProperties' && empty ? true : plain(inner);
+  }
+  return result;
+}
+
+function componentSchemas(): Json {
+  const { schemas } = z.toJSONSchema(components, {
+    target: 'openapi-3.0',
+    io: 'output',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const result = plain(schemas) as Json;
+  (result.Principal as Json).description =
+    'Who acted on whose behalf (OAuth delegated access); nests through onBehalfOf.';
+  return result;
+}
+
+// ---- parameters -------------------------------------------------------------
+
+/** A query parameter from its schema: the description moves up to the parameter. */
+function queryParameter(name: QueryParameterName): Json {
+  const { description, ...schema } = z.toJSONSchema(queryParameters[name], {
+    target: 'openapi-3.0',
+    io: 'output',
+  }) as Json;
+  return {
+    name,
+    in: 'query',
+    description,
+    ...(REPEATABLE_QUERY_PARAMETERS.has(name) ? { style: 'form', explode: true } : {}),
+    schema: plain(schema),
+  };
+}
+
+function pathParameter(name: string, description: string): Json {
+  return { name, in: 'path', required: true, description, schema: plain(toJson(objectId)) };
+}
+
+function toJson(schema: z.ZodType): Json {
+  return z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'output' }) as Json;
+}
+
+const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+
+/** The operation's query parameters: exactly the names its schema parses, then the format ones. */
+const queryParams = (schema?: z.ZodObject) =>
+  [...Object.keys(schema?.shape ?? {}), ...Object.keys(formatParameters.shape)].map(param);
+
+// ---- responses --------------------------------------------------------------
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 
 const errorResponses = {
@@ -60,8 +240,19 @@ const errorResponses = {
   '500': response('internalServerError'),
 };
 
-function errorResponse(description: string, extraHeaders: object = {}) {
-  return {
+/** The service-version header's name, as lib/api/headers.ts sends it. */
+export function serviceVersionHeader(vendor: string): string {
+  return `X-${vendor}-Service-Version`;
+}
+
+function buildDocument(vendor: string) {
+  const successHeaders = {
+    Vary: { $ref: '#/components/headers/Vary' },
+    'Strict-Transport-Security': { $ref: '#/components/headers/StrictTransportSecurity' },
+    [serviceVersionHeader(vendor)]: { $ref: '#/components/headers/ServiceVersion' },
+  };
+
+  const errorResponse = (description: string, extraHeaders: object = {}) => ({
     description,
     headers: {
       'X-Error-Code': { $ref: '#/components/headers/ErrorCode' },
@@ -69,483 +260,247 @@ function errorResponse(description: string, extraHeaders: object = {}) {
       ...extraHeaders,
     },
     content: json({ oneOf: [ref('ApiError'), ref('ApiErrorEnvelope')] }),
+  });
+
+  const success = (description: string, schema: object) => ({
+    '200': { description, headers: successHeaders, content: json(schema) },
+  });
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Organization Events API',
+      version: '1.0',
+      license: { name: 'Apache 2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+      description: [
+        'Read-only access to the events recorded for an organization, wire-compatible with the',
+        `Ops Manager / Cloud Manager \`GET ${API_PREFIX}/orgs/{orgId}/events\` endpoints: clients`,
+        'written for those work unchanged.',
+        '',
+        'Authentication: HTTP Digest (RFC 7616; RFC 2617 clients work) with an API key, public key as',
+        'username and private key as password. The challenge is',
+        '`Digest realm="<DIGEST_REALM>", domain="", nonce="…", algorithm=MD5, qop="auth", stale=false`;',
+        'MD5, MD5-sess, SHA-256 and SHA-256-sess responses with qop=auth are accepted (responses',
+        'without qop are not). Nonces expire after NONCE_TTL_SECONDS; a correct response to an',
+        'expired nonce, or a reused nonce count, gets a new challenge with stale=true. Basic',
+        'authentication is refused. Failed attempts are throttled per key and per client address',
+        "(429 RATE_LIMITED with Retry-After). The dashboard's session cookie `org_events_session`",
+        'is accepted as the same principal.',
+        '',
+        'Variants (EVENTS_VARIANT): `hosted` (default) and `self-hosted`. The self-hosted variant',
+        'never returns invoiceId or paymentId and also accepts the self-hosted audit event types.',
+        '',
+        'Every response body honours `pretty=true` (indented) and `envelope=true` (single objects',
+        'become `{status, content}`; lists gain a `status` field). The HTTP status is unchanged.',
+        'Any other path under the base URL is a 404 RESOURCE_NOT_FOUND (the notFound response).',
+      ].join('\n'),
+    },
+    security: [{ DigestAuth: [] }, { DashboardSession: [] }],
+    tags: [
+      { name: 'Events', description: 'The specified endpoints.' },
+      { name: 'Extensions', description: 'Beyond the specification; used by the dashboard.' },
+    ],
+    paths: {
+      '/orgs/{orgId}/events': {
+        get: {
+          tags: ['Events'],
+          operationId: 'listOrgEvents',
+          summary: 'Return events from one organization',
+          description: [
+            'Newest first (`created` descending, then `id` descending), so walking the pages never',
+            'repeats or skips an event. Requires a role of Organization Member or higher in the org',
+            '(ORG_OWNER, ORG_MEMBER, ORG_GROUP_CREATOR, ORG_BILLING_ADMIN).',
+            '',
+            'Links: `self` always (the request parameters in the order received, then',
+            '`pageNum=N&itemsPerPage=M`); `previous` when pageNum > 1 and `next` when more events',
+            'exist (both ending `itemsPerPage=M&pageNum=N±1`, like the real service). Unlike the',
+            'real service, `next` is also given when includeCount=false, so link-following clients',
+            'always reach the end. Every event has its `self` link.',
+          ].join('\n'),
+          parameters: [param('orgId'), ...queryParams(listEventsParameters)],
+          responses: { ...success('One page of events.', ref('EventList')), ...errorResponses },
+        },
+      },
+      '/orgs/{orgId}/events/{eventId}': {
+        get: {
+          tags: ['Events'],
+          operationId: 'getOrgEvent',
+          summary: 'Return one event from one organization',
+          description:
+            "An unknown id (or the id of another organization's event) is a 404 RESOURCE_NOT_FOUND; a malformed id a 400 PATH_PARAM_PARSE_ERROR.",
+          parameters: [param('orgId'), param('eventId'), ...queryParams(getEventParameters)],
+          responses: {
+            ...success('The event (or `{status, content}` with envelope=true).', {
+              oneOf: [ref('Event'), ref('EventEnvelope')],
+            }),
+            ...errorResponses,
+          },
+        },
+      },
+      '/orgs': {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'listOrgs',
+          summary: 'Organizations whose events the caller may read',
+          description:
+            'Only organizations where the key holds a reader role (Organization Member or higher), sorted by name.',
+          parameters: queryParams(pagingParameters),
+          responses: { ...success('The organizations.', ref('OrgList')), ...errorResponses },
+        },
+      },
+      '/orgs/{orgId}': {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'getOrg',
+          summary: 'One organization the caller may read',
+          description: 'Same authorization as the events list.',
+          parameters: [param('orgId'), ...queryParams()],
+          responses: {
+            ...success('The organization (or `{status, content}` with envelope=true).', {
+              oneOf: [ref('Org'), ref('OrgEnvelope')],
+            }),
+            ...errorResponses,
+          },
+        },
+      },
+      '/orgs/{orgId}/eventTypes': {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'listOrgEventTypes',
+          summary: 'Event types for the picker: catalogue, categories and counts in the org',
+          description: [
+            "Every event type the variant catalogues plus every type present in the org's events",
+            '(category "Other" when uncatalogued), sorted by name, with `count` = events of that',
+            'type in the org (0 when none). `categories` lists each type exactly once, in catalogue',
+            'order, "Other" last. Same authorization as the events list.',
+          ].join('\n'),
+          parameters: [param('orgId'), ...queryParams()],
+          responses: { ...success('The event types.', ref('EventTypeList')), ...errorResponses },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'getOpenApiDocument',
+          summary: 'This document (no authentication)',
+          description: '`servers` names this deployment: PUBLIC_BASE_URL, else the request Host.',
+          security: [],
+          parameters: queryParams(),
+          responses: {
+            ...success('The OpenAPI document.', { type: 'object' }),
+            '400': response('badRequest'),
+            '405': response('methodNotAllowed'),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        DigestAuth: {
+          type: 'http',
+          scheme: 'digest',
+          description: 'API key: public key as username, private key as password.',
+        },
+        DashboardSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'org_events_session',
+          description:
+            "Sealed session set by the dashboard's sign-in; the same principal as the key.",
+        },
+      },
+      parameters: {
+        orgId: pathParameter('orgId', 'The organization: 24 hexadecimal digits.'),
+        eventId: pathParameter('eventId', 'The event: 24 hexadecimal digits.'),
+        ...Object.fromEntries(
+          (Object.keys(queryParameters) as QueryParameterName[]).map((name) => [
+            name,
+            queryParameter(name),
+          ]),
+        ),
+      },
+      headers: {
+        Vary: { description: 'Always `Accept-Encoding`.', schema: { type: 'string' } },
+        StrictTransportSecurity: { description: '`max-age=300`.', schema: { type: 'string' } },
+        ServiceVersion: {
+          description: `\`gitHash=<40 hex>; versionString=<version>\`, captured at build. The header name is \`${serviceVersionHeader('<SERVICE_VENDOR>')}\`; this deployment's vendor is \`${vendor}\`.`,
+          schema: { type: 'string' },
+        },
+        ErrorCode: { description: "The body's errorCode.", schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds until the block ends.', schema: { type: 'integer' } },
+        WWWAuthenticate: {
+          description:
+            'The Digest challenge. Omitted when the request carries `X-Org-Events-Client: dashboard`, so browsers do not show their own sign-in dialog.',
+          schema: { type: 'string' },
+        },
+      },
+      responses: {
+        badRequest: errorResponse(
+          'A malformed path id (PATH_PARAM_PARSE_ERROR), a bad query parameter value (INVALID_QUERY_PARAMETER) or an unknown event type (INVALID_ENUM_VALUE).',
+        ),
+        unauthorized: {
+          description: [
+            'Either the Digest challenge (no, wrong, stale or replayed credentials; Basic auth):',
+            '`Content-Type: application/json;charset=ISO-8859-1`, a WWW-Authenticate header and the',
+            "real service's pretty-printed body with errorCode UNEXPECTED_ERROR; or, for a valid key",
+            'without a reader role in the organization, USER_UNAUTHORIZED without a challenge.',
+          ].join('\n'),
+          headers: {
+            'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' },
+            'X-Error-Code': { $ref: '#/components/headers/ErrorCode' },
+          },
+          content: {
+            'application/json': {
+              schema: { oneOf: [ref('ApiError'), ref('ApiErrorEnvelope')] },
+            },
+            'application/json;charset=ISO-8859-1': { schema: ref('ApiError') },
+          },
+        },
+        notFound: errorResponse(
+          'Unknown organization (ORG_NOT_FOUND), event or path (RESOURCE_NOT_FOUND).',
+        ),
+        methodNotAllowed: errorResponse('Anything but GET or HEAD (METHOD_NOT_ALLOWED).', {
+          Allow: { description: '`GET, HEAD`.', schema: { type: 'string' } },
+        }),
+        tooManyRequests: errorResponse(
+          'Too many failed authentication attempts for this key or client address (RATE_LIMITED).',
+          { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+        ),
+        internalServerError: errorResponse(
+          'An unexpected failure (UNEXPECTED_ERROR); details are logged, never returned.',
+        ),
+      },
+      schemas: componentSchemas(),
+    },
   };
 }
 
-export const openApiDocument = {
-  openapi: '3.0.3',
-  info: {
-    title: 'Organization Events API',
-    version: '1.0',
-    description: [
-      'Read-only access to the events recorded for an organization, wire-compatible with the',
-      'Ops Manager / Cloud Manager `GET /api/public/v1.0/orgs/{orgId}/events` endpoints: clients',
-      'written for those work unchanged.',
-      '',
-      'Authentication: HTTP Digest (RFC 7616; RFC 2617 clients work) with an API key, public key as',
-      'username and private key as password. The challenge is',
-      '`Digest realm="<DIGEST_REALM>", domain="", nonce="…", algorithm=MD5, qop="auth", stale=false`;',
-      'MD5, MD5-sess, SHA-256 and SHA-256-sess responses with qop=auth are accepted (responses',
-      'without qop are not). Nonces expire after NONCE_TTL_SECONDS; a correct response to an',
-      'expired nonce, or a reused nonce count, gets a new challenge with stale=true. Basic',
-      'authentication is refused. Failed attempts are throttled per key and per client address',
-      "(429 RATE_LIMITED with Retry-After). The dashboard's session cookie `org_events_session`",
-      'is accepted as the same principal.',
-      '',
-      'Variants (EVENTS_VARIANT): `hosted` (default) and `self-hosted`. The self-hosted variant',
-      'never returns invoiceId or paymentId and also accepts the self-hosted audit event types.',
-      '',
-      'Every response body honours `pretty=true` (indented) and `envelope=true` (single objects',
-      'become `{status, content}`; lists gain a `status` field). The HTTP status is unchanged.',
-      'Any other path under the base URL is a 404 RESOURCE_NOT_FOUND (the notFound response).',
-    ].join('\n'),
-  },
-  servers: [
-    {
-      url: '{base_url}',
-      description:
-        'Hosted: `https://<public host>/api/public/v1.0`; self-hosted: `https://{host}:{port}/api/public/v1.0`. Links in responses use PUBLIC_BASE_URL when set, else the request Host.',
-      variables: { base_url: { default: 'http://localhost:3000/api/public/v1.0' } },
-    },
-  ],
-  security: [{ DigestAuth: [] }, { DashboardSession: [] }],
-  tags: [
-    { name: 'Events', description: 'The specified endpoints.' },
-    { name: 'Extensions', description: 'Beyond the specification; used by the dashboard.' },
-  ],
-  paths: {
-    '/orgs/{orgId}/events': {
-      get: {
-        tags: ['Events'],
-        operationId: 'listOrgEvents',
-        summary: 'Return events from one organization',
-        description: [
-          'Newest first (`created` descending, then `id` descending), so walking the pages never',
-          'repeats or skips an event. Requires a role of Organization Member or higher in the org',
-          '(ORG_OWNER, ORG_MEMBER, ORG_GROUP_CREATOR, ORG_BILLING_ADMIN).',
-          '',
-          'Links: `self` always (the request parameters in the order received, then',
-          '`pageNum=N&itemsPerPage=M`); `previous` when pageNum > 1 and `next` when more events',
-          'exist (both ending `itemsPerPage=M&pageNum=N±1`, like the real service). Unlike the',
-          'real service, `next` is also given when includeCount=false, so link-following clients',
-          'always reach the end. Every event has its `self` link.',
-        ].join('\n'),
-        parameters: [
-          param('orgId'),
-          param('eventType'),
-          param('includeRaw'),
-          param('minDate'),
-          param('maxDate'),
-          param('pageNum'),
-          param('itemsPerPage'),
-          param('includeCount'),
-          param('pretty'),
-          param('envelope'),
-        ],
-        responses: {
-          '200': {
-            description: 'One page of events.',
-            headers: successHeaders,
-            content: json(ref('EventList')),
-          },
-          ...errorResponses,
-        },
-      },
-    },
-    '/orgs/{orgId}/events/{eventId}': {
-      get: {
-        tags: ['Events'],
-        operationId: 'getOrgEvent',
-        summary: 'Return one event from one organization',
-        description:
-          "An unknown id (or the id of another organization's event) is a 404 RESOURCE_NOT_FOUND; a malformed id a 400 PATH_PARAM_PARSE_ERROR.",
-        parameters: [
-          param('orgId'),
-          param('eventId'),
-          param('includeRaw'),
-          param('pretty'),
-          param('envelope'),
-        ],
-        responses: {
-          '200': {
-            description: 'The event (or `{status, content}` with envelope=true).',
-            headers: successHeaders,
-            content: json({ oneOf: [ref('Event'), ref('EventEnvelope')] }),
-          },
-          ...errorResponses,
-        },
-      },
-    },
-    '/orgs': {
-      get: {
-        tags: ['Extensions'],
-        operationId: 'listOrgs',
-        summary: 'Organizations whose events the caller may read',
-        description:
-          'Only organizations where the key holds a reader role (Organization Member or higher), sorted by name.',
-        parameters: [
-          param('pageNum'),
-          param('itemsPerPage'),
-          param('includeCount'),
-          param('pretty'),
-          param('envelope'),
-        ],
-        responses: {
-          '200': {
-            description: 'The organizations.',
-            headers: successHeaders,
-            content: json(ref('OrgList')),
-          },
-          ...errorResponses,
-        },
-      },
-    },
-    '/orgs/{orgId}': {
-      get: {
-        tags: ['Extensions'],
-        operationId: 'getOrg',
-        summary: 'One organization the caller may read',
-        parameters: [param('orgId'), param('pretty'), param('envelope')],
-        responses: {
-          '200': {
-            description: 'The organization (or `{status, content}` with envelope=true).',
-            headers: successHeaders,
-            content: json({ oneOf: [ref('Org'), ref('OrgEnvelope')] }),
-          },
-          ...errorResponses,
-        },
-      },
-    },
-    '/orgs/{orgId}/eventTypes': {
-      get: {
-        tags: ['Extensions'],
-        operationId: 'listOrgEventTypes',
-        summary: 'Event types for the picker: catalogue, categories and counts in the org',
-        description: [
-          "Every event type the variant catalogues plus every type present in the org's events",
-          '(category "Other" when uncatalogued), sorted by name, with `count` = events of that',
-          'type in the org (0 when none). `categories` lists each type exactly once, in catalogue',
-          'order, "Other" last. Same authorization as the events list.',
-        ].join('\n'),
-        parameters: [param('orgId'), param('pretty'), param('envelope')],
-        responses: {
-          '200': {
-            description: 'The event types.',
-            headers: successHeaders,
-            content: json(ref('EventTypeList')),
-          },
-          ...errorResponses,
-        },
-      },
-    },
-    '/openapi.json': {
-      get: {
-        tags: ['Extensions'],
-        operationId: 'getOpenApiDocument',
-        summary: 'This document (no authentication)',
-        security: [],
-        parameters: [param('pretty'), param('envelope')],
-        responses: {
-          '200': {
-            description: 'The OpenAPI document.',
-            headers: successHeaders,
-            content: json({ type: 'object' }),
-          },
-          '400': response('badRequest'),
-          '405': response('methodNotAllowed'),
-        },
-      },
-    },
-  },
-  components: {
-    securitySchemes: {
-      DigestAuth: {
-        type: 'http',
-        scheme: 'digest',
-        description: 'API key: public key as username, private key as password.',
-      },
-      DashboardSession: {
-        type: 'apiKey',
-        in: 'cookie',
-        name: 'org_events_session',
-        description:
-          "Sealed session set by the dashboard's sign-in; the same principal as the key.",
-      },
-    },
-    parameters: {
-      orgId: {
-        name: 'orgId',
-        in: 'path',
-        required: true,
-        description: 'The organization: 24 hexadecimal digits.',
-        schema: OBJECT_ID,
-      },
-      eventId: {
-        name: 'eventId',
-        in: 'path',
-        required: true,
-        description: 'The event: 24 hexadecimal digits.',
-        schema: OBJECT_ID,
-      },
-      eventType: {
-        name: 'eventType',
-        in: 'query',
-        description: [
-          'Only events of these types. Repeat the parameter (`eventType=A&eventType=B`) or',
-          'separate values with commas (`eventType=A,B`). Each value must be upper snake case',
-          "(else 400 INVALID_QUERY_PARAMETER) and name a type of this variant's catalogue or one",
-          "present in the org's events (else 400 INVALID_ENUM_VALUE). See `/orgs/{orgId}/eventTypes`.",
-        ].join('\n'),
-        style: 'form',
-        explode: true,
-        schema: { type: 'array', items: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,127}$' } },
-      },
-      includeRaw: {
-        name: 'includeRaw',
-        in: 'query',
-        description: "Include each event's `raw` document. `true`/`false`, any letter case.",
-        schema: { type: 'boolean', default: false },
-      },
-      minDate: {
-        name: 'minDate',
-        in: 'query',
-        description:
-          'Only events created at or after this instant (inclusive). ISO 8601 date-time with `Z` or a UTC offset (seconds and fraction optional), or a date `YYYY-MM-DD` meaning midnight UTC. Anything else is a 400 INVALID_QUERY_PARAMETER.',
-        schema: { type: 'string', format: 'date-time' },
-      },
-      maxDate: {
-        name: 'maxDate',
-        in: 'query',
-        description:
-          'Only events created at or before this instant (inclusive). Same formats as minDate; a plain date means midnight UTC at the start of that day.',
-        schema: { type: 'string', format: 'date-time' },
-      },
-      pageNum: {
-        name: 'pageNum',
-        in: 'query',
-        description: '1-based page number. A page beyond any possible offset is a 400.',
-        schema: { type: 'integer', minimum: 1, default: 1 },
-      },
-      itemsPerPage: {
-        name: 'itemsPerPage',
-        in: 'query',
-        description: 'Items per page, 1 to 500 (else 400 INVALID_QUERY_PARAMETER).',
-        schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-      },
-      includeCount: {
-        name: 'includeCount',
-        in: 'query',
-        description:
-          'Whether totalCount is computed. With `false` the response still carries `"totalCount": 0`, as the real service does.',
-        schema: { type: 'boolean', default: true },
-      },
-      pretty: {
-        name: 'pretty',
-        in: 'query',
-        description: 'Indent the response body (same content).',
-        schema: { type: 'boolean', default: false },
-      },
-      envelope: {
-        name: 'envelope',
-        in: 'query',
-        description:
-          'Wrap the response: single objects become `{status, content}`, lists gain `status`. For clients that cannot read the HTTP status; the HTTP status itself is unchanged.',
-        schema: { type: 'boolean', default: false },
-      },
-    },
-    headers: {
-      Vary: { description: 'Always `Accept-Encoding`.', schema: { type: 'string' } },
-      StrictTransportSecurity: { description: '`max-age=300`.', schema: { type: 'string' } },
-      ServiceVersion: {
-        description:
-          '`gitHash=<40 hex>; versionString=<version>`, captured at build. The header name is `X-<SERVICE_VENDOR>-Service-Version` (default vendor `MongoDB`).',
-        schema: { type: 'string' },
-      },
-      ErrorCode: { description: "The body's errorCode.", schema: { type: 'string' } },
-      RetryAfter: { description: 'Seconds until the block ends.', schema: { type: 'integer' } },
-      WWWAuthenticate: {
-        description:
-          'The Digest challenge. Omitted when the request carries `X-Org-Events-Client: dashboard`, so browsers do not show their own sign-in dialog.',
-        schema: { type: 'string' },
-      },
-    },
-    responses: {
-      badRequest: errorResponse(
-        'A malformed path id (PATH_PARAM_PARSE_ERROR), a bad query parameter value (INVALID_QUERY_PARAMETER) or an unknown event type (INVALID_ENUM_VALUE).',
-      ),
-      unauthorized: {
-        description: [
-          'Either the Digest challenge (no, wrong, stale or replayed credentials; Basic auth):',
-          '`Content-Type: application/json;charset=ISO-8859-1`, a WWW-Authenticate header and the',
-          "real service's pretty-printed body with errorCode UNEXPECTED_ERROR; or, for a valid key",
-          'without a reader role in the organization, USER_UNAUTHORIZED without a challenge.',
-        ].join('\n'),
-        headers: {
-          'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' },
-          'X-Error-Code': { $ref: '#/components/headers/ErrorCode' },
-        },
-        content: {
-          'application/json': { schema: { oneOf: [ref('ApiError'), ref('ApiErrorEnvelope')] } },
-          'application/json;charset=ISO-8859-1': { schema: ref('ApiError') },
-        },
-      },
-      notFound: errorResponse(
-        'Unknown organization (ORG_NOT_FOUND), event or path (RESOURCE_NOT_FOUND).',
-      ),
-      methodNotAllowed: errorResponse('Anything but GET or HEAD (METHOD_NOT_ALLOWED).', {
-        Allow: { description: '`GET, HEAD`.', schema: { type: 'string' } },
-      }),
-      tooManyRequests: errorResponse(
-        'Too many failed authentication attempts for this key or client address (RATE_LIMITED).',
-        { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
-      ),
-      internalServerError: errorResponse(
-        'An unexpected failure (UNEXPECTED_ERROR); details are logged, never returned.',
-      ),
-    },
-    schemas: {
-      Link: {
-        type: 'object',
-        required: ['href', 'rel'],
-        additionalProperties: false,
-        properties: {
-          href: { type: 'string', format: 'uri' },
-          rel: { type: 'string', enum: ['self', 'next', 'previous'] },
-        },
-      },
-      Event: {
-        type: 'object',
-        description: [
-          'One event. Only the fields that apply appear. Imported events keep fields beyond these',
-          '(hence additional properties). apiKeyId/userId and publicKey/username are mutually',
-          'exclusive. invoiceId and paymentId never appear in the self-hosted variant.',
-          'isGlobalAdmin: hosted, whether the user is an employee of the service operator;',
-          'self-hosted, whether the user holds the global monitoring administrator role.',
-        ].join('\n'),
-        required: ['id', 'created', 'eventTypeName', 'links'],
-        additionalProperties: true,
-        properties: {
-          id: OBJECT_ID,
-          eventTypeName: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,127}$' },
-          created: {
-            type: 'string',
-            format: 'date-time',
-            description: 'UTC, second precision unless the event carries milliseconds.',
-          },
-          alertId: { type: 'string' },
-          alertConfigId: { type: 'string' },
-          apiKeyId: { type: 'string' },
-          publicKey: { type: 'string' },
-          userId: { type: 'string' },
-          username: { type: 'string' },
-          remoteAddress: { type: 'string' },
-          isGlobalAdmin: { type: 'boolean' },
-          targetPublicKey: { type: 'string' },
-          targetUsername: { type: 'string' },
-          accessListEntry: { type: 'string' },
-          whitelistEntry: { type: 'string' },
-          teamId: { type: 'string' },
-          groupId: { type: 'string' },
-          orgId: OBJECT_ID,
-          clusterId: { type: 'string' },
-          clusterName: { type: 'string' },
-          replicaSetName: { type: 'string' },
-          shardName: { type: 'string' },
-          hostId: { type: 'string' },
-          hostname: { type: 'string' },
-          port: { type: 'integer', minimum: 0, maximum: 65535 },
-          database: { type: 'string' },
-          collection: { type: 'string' },
-          opType: { type: 'string' },
-          metricName: { type: 'string' },
-          currentValue: {
-            type: 'object',
-            additionalProperties: false,
-            properties: { number: { type: 'number' }, units: { type: 'string', enum: UNITS } },
-          },
-          invoiceId: { type: 'string', description: 'Hosted variant only.' },
-          paymentId: { type: 'string', description: 'Hosted variant only.' },
-          maintenanceWindowId: { type: 'string' },
-          raw: {
-            type: 'object',
-            additionalProperties: true,
-            description: 'Only with includeRaw=true, for events that have one.',
-          },
-          links: { type: 'array', minItems: 1, items: ref('Link') },
-        },
-      },
-      EventEnvelope: envelopeOf('Event'),
-      EventList: listOf(ref('Event'), {
-        type: 'integer',
-        minimum: 0,
-        description: 'Events matching the filters, exact; 0 when includeCount=false.',
-      }),
-      Org: {
-        type: 'object',
-        required: ['id', 'links', 'name'],
-        additionalProperties: false,
-        properties: {
-          id: OBJECT_ID,
-          links: { type: 'array', minItems: 1, items: ref('Link') },
-          name: { type: 'string' },
-        },
-      },
-      OrgEnvelope: envelopeOf('Org'),
-      OrgList: listOf(ref('Org')),
-      EventTypeList: listOf(
-        {
-          type: 'object',
-          required: ['eventTypeName', 'label', 'category', 'count'],
-          additionalProperties: false,
-          properties: {
-            eventTypeName: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,127}$' },
-            label: { type: 'string', description: 'e.g. "API key created".' },
-            category: { type: 'string', description: 'Catalogue category, or "Other".' },
-            count: { type: 'integer', minimum: 0 },
-          },
-        },
-        { type: 'integer', minimum: 0, description: 'Number of results.' },
-        {
-          categories: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['name', 'types'],
-              additionalProperties: false,
-              properties: {
-                name: { type: 'string' },
-                types: { type: 'array', items: { type: 'string' } },
-              },
-            },
-          },
-        },
-        ['categories'],
-      ),
-      ApiError: {
-        type: 'object',
-        description:
-          "The real service's error body. Application errors are compact JSON with keys in alphabetical order and always carry `parameters`; the Digest challenge body is pretty-printed and has no `parameters`.",
-        required: ['detail', 'error', 'errorCode', 'reason'],
-        additionalProperties: false,
-        properties: {
-          detail: { type: 'string', nullable: true },
-          error: { type: 'integer', description: 'The HTTP status.' },
-          errorCode: {
-            type: 'string',
-            description: `One of ${ERROR_CODES.join(', ')}; the list grows with the service.`,
-          },
-          parameters: { type: 'array', items: { type: 'string' } },
-          reason: { type: 'string', nullable: true, description: 'The HTTP reason phrase.' },
-        },
-      },
-      ApiErrorEnvelope: envelopeOf('ApiError'),
-    },
-  },
+export type OpenApiDocument = ReturnType<typeof buildDocument> & {
+  servers: { url: string; description: string }[];
 };
 
-let serialized: string | undefined;
+/** Built once per vendor (it names the service-version header); only `servers` varies. */
+let cached: { vendor: string; document: ReturnType<typeof buildDocument> } | undefined;
 
-export function openApiJson(): string {
-  serialized ??= JSON.stringify(openApiDocument);
-  return serialized;
+/**
+ * The document for a deployment reached at `base` (scheme and host, as
+ * lib/api/links.ts `baseUrl` gives it: PUBLIC_BASE_URL when set, else the
+ * request's own host), so "try it" tools call the server that served it.
+ */
+export function openApiDocument(base: string): OpenApiDocument {
+  const vendor = getConfig().SERVICE_VENDOR;
+  if (cached?.vendor !== vendor) cached = { vendor, document: buildDocument(vendor) };
+  const { openapi, info, ...rest } = cached.document;
+  const servers = [
+    {
+      url: `${base}${API_PREFIX}`,
+      description:
+        'This deployment: PUBLIC_BASE_URL when set, else the Host the document was requested from. Links in responses use the same base.',
+    },
+  ];
+  return { openapi, info, servers, ...rest };
+}
+
+export function openApiJson(base: string): string {
+  return JSON.stringify(openApiDocument(base));
 }
