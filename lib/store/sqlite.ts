@@ -141,7 +141,11 @@ export class SqliteStore extends KyselyStore {
       }
       return inserted;
     });
-    const inserted = run(events);
+    // IMMEDIATE: take the write lock before the first read. A deferred
+    // transaction reads max(rowid) first, and a reader cannot be upgraded to
+    // a writer once another connection has written: SQLite then fails at
+    // once with "database is locked" instead of waiting out busy_timeout.
+    const inserted = run.immediate(events);
     return Promise.resolve({ inserted, skipped: events.length - inserted });
   }
 
