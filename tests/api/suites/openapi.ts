@@ -58,8 +58,17 @@ export function openApiSuites(server: ServerRef) {
       const s = server();
       const res = await send(`${s.apiUrl}/openapi.json`);
       assert.equal(res.status, 200);
-      const doc = res.json<{ openapi: string; paths: Record<string, unknown> }>();
+      const doc = res.json<{
+        openapi: string;
+        servers: { url: string }[];
+        paths: Record<string, unknown>;
+      }>();
       assert.equal(doc.openapi, '3.0.3');
+      // No PUBLIC_BASE_URL here: the document names the server it was fetched from.
+      assert.deepEqual(
+        doc.servers.map((server) => server.url),
+        [s.apiUrl],
+      );
       assert.deepEqual(Object.keys(doc.paths).sort(), [
         '/openapi.json',
         '/orgs',
@@ -104,6 +113,11 @@ export function openApiSuites(server: ServerRef) {
         assert.equal(res.status, c.status, `${c.path}: ${res.text.slice(0, 200)}`);
         await assertDocumented(s.baseUrl, method, c.path, res);
       }
+      const sent = await client(s).request(`${org}/events`);
+      const versionHeader = [...sent.headers.keys()].find((name) =>
+        /^x-.+-service-version$/.test(name),
+      );
+      assert.equal(versionHeader, 'x-mongodb-service-version', 'the default SERVICE_VENDOR');
       const challenge = await send(`${s.baseUrl}${org}/events`);
       assert.equal(challenge.status, 401);
       await assertDocumented(s.baseUrl, 'GET', `${org}/events`, challenge);
