@@ -3,7 +3,7 @@ import { isObjectId } from '@/lib/domain/object-id';
 import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
 import { eventNotFound, invalidEventType, malformedPath } from '@/lib/domain/errors';
 import { pageLinks } from './links';
-import { parseBooleanParam, parseListEventsParams } from './params';
+import { parseGetEventParams, parseListEventsParams } from './params';
 import { eventJson, listJson } from './serialize';
 import { API_PREFIX } from './types';
 
@@ -56,7 +56,7 @@ export async function getEvent(
 ): Promise<RouteResult> {
   await requireReadableOrg(ctx, orgId);
   if (!isObjectId(eventId)) throw malformedPath(ctx.path);
-  const includeRaw = parseBooleanParam(ctx.params, 'includeRaw', false);
+  const { includeRaw } = parseGetEventParams(ctx.params);
   // Always scoped by orgId: another org's event id is simply not found.
   const event = await ctx.store.getEvent(orgId, eventId, includeRaw);
   if (!event) throw eventNotFound(eventId);

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { type ApiError, invalidQueryParameter } from '@/lib/domain/errors';
 import {
-  BOOLEAN_VALUE,
   REPEATABLE_QUERY_PARAMETERS,
   formatParameters,
   getEventParameters,
@@ -40,11 +39,6 @@ export function parseQuery(search: string): QueryParam[] {
     params.push({ name, value });
   }
   return params;
-}
-
-export function firstValue(params: readonly QueryParam[], name: string): string | undefined {
-  for (const param of params) if (param.name === name) return param.value;
-  return undefined;
 }
 
 // ---- parsing with the schemas of lib/domain/query.ts ------------------------------
@@ -136,20 +130,4 @@ export function parseListEventsParams(params: readonly QueryParam[]): ListEvents
 
 export function parseGetEventParams(params: readonly QueryParam[]): { includeRaw: boolean } {
   return parseWith(getEventParameters, params);
-}
-
-/**
- * One true/false parameter by name, decoded like every flag of the API
- * (any letter case; anything else is a 400).
- */
-export function parseBooleanParam(
-  params: readonly QueryParam[],
-  name: string,
-  fallback: boolean,
-): boolean {
-  const raw = firstValue(params, name);
-  if (raw === undefined) return fallback;
-  const result = BOOLEAN_VALUE.safeParse(raw);
-  if (!result.success) throw invalidQueryParameter(name, raw, result.error.issues[0]!.message);
-  return result.data;
 }

@@ -15,7 +15,7 @@ import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from '
  */
 
 /** `true`/`false` in any letter case, like the real (Java) service; anything else is refused. */
-export const BOOLEAN_VALUE = z.stringbool({
+const BOOLEAN_VALUE = z.stringbool({
   truthy: ['true'],
   falsy: ['false'],
   case: 'insensitive',
@@ -186,6 +186,3 @@ export const listEventsParameters = z
 
 /** GET /orgs/{orgId}/events/{eventId}. */
 export const getEventParameters = z.object({ includeRaw });
-
-/** A set of parameters one endpoint reads (besides the format parameters every endpoint reads). */
-export type QueryParameterSet = z.ZodObject<Partial<Record<QueryParameterName, z.ZodType>>>;
