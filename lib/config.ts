@@ -26,10 +26,26 @@ const configSchema = z.object({
     .max(7 * 86_400)
     .default(8 * 3600),
   ORG_EVENTS_SECRET: z.string().min(32).optional(),
+  /**
+   * redis:// or rediss:// URL. When set, the Digest nonce counts, the sign-in
+   * throttle and session revocations live there, shared by every instance;
+   * unset, each process keeps its own (one instance).
+   */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
+    .optional(),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  /** pino's level for the server's JSON log (one line per request at info). */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Bearer token for GET /metrics; unset, /metrics answers 404 (metrics are off). */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** PEM files: when both are set, server.ts listens with HTTPS itself. */
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -9,11 +9,12 @@ import {
   type DigestCredentials,
 } from './digest';
 import { recordHa1 } from './ha1-at-rest';
-import { checkNonce, getNonceCounterTable, issueNonce } from './nonce';
+import { checkNonce, issueNonce } from './nonce';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
 import { readSession, sessionCookieValue } from './session';
-import { addressThrottleKey, getAuthThrottle } from './throttle';
+import { getAuthState } from './shared-state';
+import { addressThrottleKey } from './throttle';
 
 /** What authentication needs to know about a request; the API's request shape satisfies it. */
 export type AuthRequest = {
@@ -33,6 +34,8 @@ export type AuthResult =
 
 /**
  * Who is calling: the dashboard session cookie first, then HTTP Digest.
+ * Rejects with ApiError SERVICE_UNAVAILABLE when the shared state (Redis)
+ * cannot be reached; the API answers that 503 with Retry-After.
  *
  * Only wrong credentials count as failures for the throttle: a request
  * without credentials is the first leg of every Digest handshake, and a stale
@@ -72,9 +75,13 @@ export async function authenticate(
   const nonce = checkNonce(keys.nonce, credentials.nonce, config.NONCE_TTL_SECONDS, now);
   if (nonce.status === 'invalid') return challenge('nonce not issued by us');
 
-  const throttle = getAuthThrottle();
+  // In memory, or in Redis shared by every instance (REDIS_URL). When Redis
+  // cannot answer, these reject with SERVICE_UNAVAILABLE (503): nothing is
+  // accepted that might be a replay or a throttled guess.
+  const state = getAuthState();
+  const throttle = state.throttle;
   const throttleKeys = [`key:${credentials.username}`, addressThrottleKey(clientAddress(request))];
-  const decision = throttle.check(throttleKeys, now);
+  const decision = await throttle.check(throttleKeys, now);
   if (decision.blocked) return { throttled: { retryAfterSeconds: decision.retryAfterSeconds } };
 
   const record = await store.getApiKeyByPublicKey(credentials.username);
@@ -89,12 +96,12 @@ export async function authenticate(
   const ha1 = storedHa1 ?? '0'.repeat(field === 'md5' ? 32 : 64); // same work, no oracle
   const correct = verifyDigestResponse(credentials, request.method, ha1) && usable;
   if (!correct || record === null) {
-    throttle.recordFailure(throttleKeys, now);
+    await throttle.recordFailure(throttleKeys, now);
     return challenge(usable ? 'wrong response' : 'unknown or disabled key');
   }
 
   if (nonce.status === 'stale') return challenge('stale nonce', true);
-  const counted = getNonceCounterTable().accept(
+  const counted = await state.nonceCounts.accept(
     credentials.nonce,
     nonce.issuedAt,
     credentials.ncValue,

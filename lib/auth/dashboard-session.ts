@@ -1,16 +1,23 @@
 import { getConfig } from '@/lib/config';
 import {
-  type ApiError,
+  ApiError,
   invalidCredentials,
   missingCredentials,
   signInRateLimited,
+  userUnauthorized,
 } from '@/lib/domain/errors';
 import type { EventStore } from '@/lib/store/types';
 import { privateKeyMatches } from './api-keys';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
-import { clearSessionCookieHeader, sealSession, sessionCookieHeader } from './session';
-import { addressThrottleKey, getAuthThrottle } from './throttle';
+import {
+  clearSessionCookieHeader,
+  revokeSession,
+  sealSession,
+  sessionCookieHeader,
+} from './session';
+import { getAuthState } from './shared-state';
+import { addressThrottleKey } from './throttle';
 
 /**
  * Dashboard sign-in: an API key's public and private key are checked once,
@@ -24,17 +31,33 @@ export type SignInOutcome =
   | { ok: true; principal: Principal; cookie: string }
   | { ok: false; error: ApiError };
 
+export type SignInInput = {
+  publicKey: unknown;
+  privateKey: unknown;
+  remoteAddress: string | undefined;
+  secure: boolean;
+};
+
 const MAX_PUBLIC_KEY_LENGTH = 128;
 const MAX_PRIVATE_KEY_LENGTH = 256;
 
 export async function signIn(
   store: EventStore,
-  input: {
-    publicKey: unknown;
-    privateKey: unknown;
-    remoteAddress: string | undefined;
-    secure: boolean;
-  },
+  input: SignInInput,
+  now = Date.now(),
+): Promise<SignInOutcome> {
+  try {
+    return await checkSignIn(store, input, now);
+  } catch (error) {
+    // The shared throttle is unreachable (Redis down): refuse with its 503.
+    if (error instanceof ApiError) return { ok: false, error };
+    throw error;
+  }
+}
+
+async function checkSignIn(
+  store: EventStore,
+  input: SignInInput,
   now = Date.now(),
 ): Promise<SignInOutcome> {
   const publicKey = typeof input.publicKey === 'string' ? input.publicKey.trim() : '';
@@ -45,20 +68,20 @@ export async function signIn(
   }
 
   // Sign-in shares Digest's throttle, so guessing here is no cheaper than there.
-  const throttle = getAuthThrottle();
+  const throttle = getAuthState().throttle;
   const keyThrottle = `key:${publicKey}`;
   const throttleKeys = [keyThrottle, addressThrottleKey(input.remoteAddress)];
-  const verdict = throttle.check(throttleKeys, now);
+  const verdict = await throttle.check(throttleKeys, now);
   if (verdict.blocked) return { ok: false, error: signInRateLimited(verdict.retryAfterSeconds) };
 
   const { DIGEST_REALM, SESSION_TTL_SECONDS } = getConfig();
   const record = await store.getApiKeyByPublicKey(publicKey);
   if (!record || record.disabled || !privateKeyMatches(record, privateKey, DIGEST_REALM)) {
-    throttle.recordFailure(throttleKeys, now);
+    await throttle.recordFailure(throttleKeys, now);
     return { ok: false, error: invalidCredentials() };
   }
   // Only the key was proven; forgiving the address would refill a guesser's budget.
-  throttle.recordSuccess([keyThrottle]);
+  await throttle.recordSuccess([keyThrottle], now);
 
   const principal: Principal = {
     apiKeyId: record.id,
@@ -78,6 +101,35 @@ export async function signIn(
   };
 }
 
-export function signOutCookie(secure: boolean): string {
-  return clearSessionCookieHeader(secure);
+export type SignOutOutcome =
+  | { ok: true; cookie: string }
+  /** Sign-out everywhere without a live session to name the key, or the revocation store is down. */
+  | { ok: false; error: ApiError; cookie: string };
+
+/**
+ * Dashboard sign-out: the session the cookie names is revoked on every
+ * instance (session.ts revokeSession) and the cookie cleared. With
+ * `everywhere`, every session of the same key ends too; that needs a live
+ * session to say which key (USER_UNAUTHORIZED otherwise). The cookie is
+ * cleared whatever happens.
+ */
+export async function signOut(
+  store: EventStore,
+  input: { sealed: string | undefined; everywhere: boolean; secure: boolean },
+  now = Date.now(),
+): Promise<SignOutOutcome> {
+  const cookie = clearSessionCookieHeader(input.secure);
+  try {
+    const signedOut = await revokeSession(
+      store,
+      input.sealed,
+      { everywhere: input.everywhere },
+      now,
+    );
+    if (input.everywhere && !signedOut) return { ok: false, error: userUnauthorized(), cookie };
+    return { ok: true, cookie };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, error, cookie };
+    throw error;
+  }
 }

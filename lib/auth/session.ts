@@ -1,12 +1,26 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { getConfig } from '@/lib/config';
 import type { EventStore } from '@/lib/store/types';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
+import { getAuthState } from './shared-state';
 
 /** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. */
 export const SESSION_COOKIE = 'org_events_session';
 
-type SessionPayload = { k: string; p: string; exp: number };
+/**
+ * k: API key id, p: public key, exp: expiry (s), sid: this session's id (what
+ * sign-out revokes), iat: when it was issued (ms; what "sign out everywhere"
+ * compares against).
+ */
+type SessionPayload = { k: string; p: string; exp: number; sid: string; iat: number };
+
+/** What an opened cookie says: who, which session, since and until when (ms). */
+export type OpenedSession = Pick<Principal, 'apiKeyId' | 'publicKey'> & {
+  sessionId: string;
+  issuedAt: number;
+  expiresAt: number;
+};
 
 /** Seals a principal into an opaque cookie value. No private key ever goes in. */
 export function sealSession(
@@ -19,6 +33,8 @@ export function sealSession(
     k: principal.apiKeyId,
     p: principal.publicKey,
     exp: Math.floor(now / 1000) + ttlSeconds,
+    sid: randomBytes(16).toString('base64url'),
+    iat: now,
   };
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -26,12 +42,11 @@ export function sealSession(
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
 
-/** Opens a cookie value; null when forged, tampered with, malformed or expired. */
-export function openSession(
-  key: Buffer,
-  sealed: string,
-  now = Date.now(),
-): Pick<Principal, 'apiKeyId' | 'publicKey'> | null {
+/**
+ * Opens a cookie value; null when forged, tampered with, malformed or
+ * expired, or sealed before sessions had ids (those could not be revoked).
+ */
+export function openSession(key: Buffer, sealed: string, now = Date.now()): OpenedSession | null {
   try {
     const bytes = Buffer.from(sealed, 'base64url');
     if (bytes.length < 12 + 16 + 2 || bytes.length > 4096) return null;
@@ -42,8 +57,15 @@ export function openSession(
     );
     const payload = JSON.parse(json) as Partial<SessionPayload>;
     if (typeof payload.k !== 'string' || typeof payload.p !== 'string') return null;
+    if (typeof payload.sid !== 'string' || typeof payload.iat !== 'number') return null;
     if (typeof payload.exp !== 'number' || payload.exp * 1000 <= now) return null;
-    return { apiKeyId: payload.k, publicKey: payload.p };
+    return {
+      apiKeyId: payload.k,
+      publicKey: payload.p,
+      sessionId: payload.sid,
+      issuedAt: payload.iat,
+      expiresAt: payload.exp * 1000,
+    };
   } catch {
     return null;
   }
@@ -62,21 +84,64 @@ export function sessionCookieValue(cookieHeader: string | null | undefined): str
 /**
  * The one reader of a session: the principal a session cookie value names, or
  * null when there is none, it does not open with this server's key (forged,
- * tampered with, truncated), it has expired, or its key has since been
- * deleted, disabled or replaced by another with the same public key. The API
- * (authenticate) and the dashboard pages both ask here.
+ * tampered with, truncated), it has expired, it was signed out (on any
+ * instance sharing the revocation store), or its key has since been deleted,
+ * disabled or replaced by another with the same public key. The API
+ * (authenticate) and the dashboard pages both ask here. Rejects with
+ * SERVICE_UNAVAILABLE when revocations cannot be checked (Redis down).
  */
 export async function readSession(
   store: EventStore,
   sealed: string | undefined,
   now = Date.now(),
 ): Promise<Principal | null> {
+  const opened = await readOpenedSession(store, sealed, now);
+  return opened && { apiKeyId: opened.apiKeyId, publicKey: opened.publicKey, via: 'session' };
+}
+
+async function readOpenedSession(
+  store: EventStore,
+  sealed: string | undefined,
+  now: number,
+): Promise<OpenedSession | null> {
   if (!sealed) return null;
   const opened = openSession((await serverKeys(store)).session, sealed, now);
   if (!opened) return null;
   const record = await store.getApiKeyByPublicKey(opened.publicKey);
   if (!record || record.disabled || record.id !== opened.apiKeyId) return null;
-  return { apiKeyId: record.id, publicKey: record.publicKey, via: 'session' };
+  if (await getAuthState().revocations.isRevoked(opened, now)) return null;
+  return opened;
+}
+
+/**
+ * Sign-out: the session a cookie value names is refused from now on, by
+ * every instance sharing the revocation store, until it would have expired
+ * anyway. With `everywhere`, every session of the same key issued until now
+ * is refused too. Returns the principal signed out, or null when the value
+ * named no live session (nothing to revoke).
+ */
+export async function revokeSession(
+  store: EventStore,
+  sealed: string | undefined,
+  options: { everywhere?: boolean } = {},
+  now = Date.now(),
+): Promise<Principal | null> {
+  const opened = await readOpenedSession(store, sealed, now);
+  if (!opened) return null;
+  await getAuthState().revocations.revoke(opened.sessionId, opened.expiresAt, now);
+  if (options.everywhere) await signOutEverywhere(opened.apiKeyId, now);
+  return { apiKeyId: opened.apiKeyId, publicKey: opened.publicKey, via: 'session' };
+}
+
+/**
+ * Ends every dashboard session of an API key issued until `now`, on every
+ * instance (for the sign-out-everywhere route and operators' tools). Sessions
+ * signed in afterwards are not affected. The mark is kept for one session
+ * lifetime, by when every session it voids has expired by itself.
+ */
+export async function signOutEverywhere(apiKeyId: string, now = Date.now()): Promise<void> {
+  const keepUntil = now + getConfig().SESSION_TTL_SECONDS * 1000;
+  await getAuthState().revocations.revokeIssuedBefore(apiKeyId, now, keepUntil, now);
 }
 
 /** The Set-Cookie value for a session (Secure when served over HTTPS). */

@@ -21,6 +21,12 @@ export const ERROR_STATUS = {
   /** Too many failed sign-in attempts for the key or the client address. */
   RATE_LIMITED: 429,
   UNEXPECTED_ERROR: 500,
+  /**
+   * State every instance must agree on (replay and throttle counters, session
+   * revocations: Redis) cannot be reached, so a request that might be a
+   * replay is refused rather than guessed about. Retry-After says when to retry.
+   */
+  SERVICE_UNAVAILABLE: 503,
   /** Dashboard sign-in: a public or private key field left empty. */
   MISSING_CREDENTIALS: 400,
   /** Dashboard sign-in: the key pair is wrong, unknown or disabled. */
@@ -141,6 +147,15 @@ export function rateLimited(retryAfterSeconds: number): ApiError {
 
 export function unexpectedError(): ApiError {
   return new ApiError('UNEXPECTED_ERROR', 'Unexpected error.');
+}
+
+export function serviceUnavailable(what: string, retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    `The service is temporarily unavailable (${what}). Retry in ${retryAfterSeconds} seconds.`,
+    [],
+    [['Retry-After', String(retryAfterSeconds)]],
+  );
 }
 
 export function missingCredentials(): ApiError {

@@ -141,6 +141,57 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
     );
   });
 
+  const readEvents = (cookie: string) =>
+    fetch(url(`/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=1`), {
+      headers: { Cookie: cookie, 'X-Org-Events-Client': 'dashboard' },
+    });
+  const readOrgs = (cookie: string) =>
+    fetch(url('/api/public/v1.0/orgs'), {
+      headers: { Cookie: cookie, 'X-Org-Events-Client': 'dashboard' },
+    });
+  const signOut = (cookie: string, query = '') =>
+    fetch(url(`/api/session${query}`), { method: 'DELETE', headers: { Cookie: cookie } });
+
+  it('sign-out ends the session: the same cookie is refused afterwards', async () => {
+    const cookie = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    const kept = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    assert.equal((await readEvents(cookie)).status, 200);
+
+    const out = await signOut(cookie);
+    assert.equal(out.status, 204);
+    assert.match(sessionCookie(out), /^org_events_session=; Path=\/; Max-Age=0/);
+
+    const after = await readEvents(cookie);
+    assert.equal(after.status, 401, 'the signed-out cookie no longer reads events');
+    assert.ok(!(await after.text()).includes('"results"'));
+    const page = await fetch(url(`/orgs/${server.orgId}/events`), {
+      headers: { Cookie: cookie },
+      redirect: 'manual',
+    });
+    assert.equal(page.status, 307, 'the dashboard sends it to sign-in');
+    assert.match(page.headers.get('location') ?? '', /^\/sign-in/);
+    assert.equal((await readEvents(kept)).status, 200, 'another session of the key lives on');
+  });
+
+  it("sign-out everywhere voids every session of the key, not another key's", async () => {
+    const first = cookiePair(sessionCookie(await signIn(server.keys.owner)));
+    const second = cookiePair(sessionCookie(await signIn(server.keys.owner)));
+    const otherKey = cookiePair(sessionCookie(await signIn(server.keys.otherOrg)));
+    for (const cookie of [first, second, otherKey])
+      assert.equal((await readOrgs(cookie)).status, 200);
+
+    const out = await signOut(first, '?everywhere=true');
+    assert.equal(out.status, 204);
+    assert.equal((await readOrgs(first)).status, 401);
+    assert.equal((await readOrgs(second)).status, 401, 'the other session of the key too');
+    assert.equal((await readOrgs(otherKey)).status, 200, "another key's session lives on");
+
+    // Without a live session there is no key to sign out everywhere.
+    const refused = await signOut(second, '?everywhere=true');
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { errorCode: string }).errorCode, 'USER_UNAUTHORIZED');
+  });
+
   it('throttles repeated failures like Digest: the right key is refused while blocked', async () => {
     const key = server.keys.spare[0]!;
     let last: Response | undefined;

@@ -1,4 +1,5 @@
-import { signIn, signOutCookie } from '@/lib/auth/dashboard-session';
+import { signIn, signOut } from '@/lib/auth/dashboard-session';
+import { sessionCookieValue } from '@/lib/auth/session';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import {
   isSameOriginRequest,
@@ -13,7 +14,9 @@ import { getStore } from '@/lib/store';
 /**
  * POST /api/session – sign in to the dashboard with an API key (JSON, or a
  * plain form post without JavaScript); sets the sealed session cookie.
- * DELETE /api/session – sign out; clears it.
+ * DELETE /api/session – sign out: the session is revoked on every instance
+ * and the cookie cleared. `?everywhere=true` ends every session of the same
+ * key (401 USER_UNAUTHORIZED without a live session to name it).
  */
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -58,19 +61,23 @@ export async function POST(request: Request): Promise<Response> {
   });
 }
 
-export function DELETE(request: Request): Response {
+export async function DELETE(request: Request): Promise<Response> {
   const { TRUST_PROXY } = getConfig();
+  const outcome = await signOut(await getStore(), {
+    sealed: sessionCookieValue(request.headers.get('cookie')),
+    everywhere: new URL(request.url).searchParams.get('everywhere') === 'true',
+    secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
+  });
+  if (!outcome.ok) return errorResponse(outcome.error, outcome.cookie);
   const headers = new Headers(NO_STORE);
-  headers.append(
-    'Set-Cookie',
-    signOutCookie(isSecureRequest(request.url, request.headers, TRUST_PROXY)),
-  );
+  headers.append('Set-Cookie', outcome.cookie);
   return new Response(null, { status: 204, headers });
 }
 
-function errorResponse(error: ApiError): Response {
+function errorResponse(error: ApiError, setCookie?: string): Response {
   const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
   for (const [name, value] of error.headers) headers.set(name, value);
+  if (setCookie) headers.append('Set-Cookie', setCookie);
   return new Response(errorJson(error), { status: error.status, headers });
 }
 

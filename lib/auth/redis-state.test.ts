@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ApiError } from '@/lib/domain/errors';
+import {
+  CLOSED_REDIS_URL,
+  deleteKeys,
+  ensureRedis,
+  uniqueKeyPrefix,
+} from '../../tests/helpers/redis';
+import { createRedisAuthState, type RedisAuthState } from './redis-state';
+import { MemorySessionRevocations } from './shared-state';
+import { FailureThrottle } from './throttle';
+
+/**
+ * The Redis-backed authentication state against the real Redis, as two
+ * server instances would use it: two independent states, each with its own
+ * client, on one key prefix.
+ */
+
+const t0 = 1_800_000_000_000;
+const MIN = 60_000;
+
+async function rejectsUnavailable(promise: Promise<unknown>, what: string): Promise<void> {
+  await assert.rejects(
+    promise,
+    (error: unknown) =>
+      error instanceof ApiError &&
+      error.status === 503 &&
+      error.code === 'SERVICE_UNAVAILABLE' &&
+      error.headers.some(([name, value]) => name === 'Retry-After' && Number(value) > 0),
+    what,
+  );
+}
+
+describe('Redis authentication state shared by two instances', () => {
+  let a: RedisAuthState;
+  let b: RedisAuthState;
+  let prefix: string;
+
+  before(async () => {
+    const url = await ensureRedis();
+    prefix = uniqueKeyPrefix('auth-state');
+    a = createRedisAuthState({ url, keyPrefix: prefix });
+    b = createRedisAuthState({ url, keyPrefix: prefix });
+  });
+  after(async () => {
+    await deleteKeys(a.client, prefix);
+    await a.close();
+    await b.close();
+  });
+
+  test('a (nonce, nc) accepted on one instance is refused on the other; nc must grow', async () => {
+    const now = Date.now();
+    const nonce = 'nonce-one';
+    assert.equal(await a.nonceCounts.accept(nonce, now, 1, 300, now), 'ok');
+    assert.equal(await b.nonceCounts.accept(nonce, now, 1, 300, now), 'replay', 'same nc on b');
+    assert.equal(await b.nonceCounts.accept(nonce, now, 3, 300, now), 'ok', 'higher nc on b');
+    assert.equal(await a.nonceCounts.accept(nonce, now, 2, 300, now), 'replay', 'lower nc on a');
+    assert.equal(await a.nonceCounts.accept(nonce, now, 3, 300, now), 'replay');
+    assert.equal(await a.nonceCounts.accept('nonce-two', now, 1, 300, now), 'ok', 'another nonce');
+    // The count lives as long as its nonce (plus the clock skew allowance), no longer.
+    const ttl = await a.client.pttl(`${prefix}nc:${nonce}`);
+    assert.ok(ttl > 300_000 && ttl <= 360_000, `ttl ${ttl}`);
+  });
+
+  test('twenty concurrent uses of one (nonce, nc) on both instances: exactly one is accepted', async () => {
+    const now = Date.now();
+    const verdicts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).nonceCounts.accept('raced', now, 7, 300, now),
+      ),
+    );
+    assert.equal(verdicts.filter((v) => v === 'ok').length, 1, verdicts.join(','));
+  });
+
+  test('ten failures spread over both instances lock the key on both, like the in-memory throttle', async () => {
+    const key = 'key:spread';
+    for (let i = 0; i < 9; i++) {
+      await (i % 2 ? a : b).throttle.recordFailure([key, 'ip:198.51.100.1'], t0 + i * 1000);
+    }
+    assert.deepEqual(await a.throttle.check([key], t0 + 9000), {
+      blocked: false,
+      retryAfterSeconds: 0,
+    });
+    await b.throttle.recordFailure([key, 'ip:198.51.100.1'], t0 + 9000);
+    for (const instance of [a, b]) {
+      assert.deepEqual(await instance.throttle.check([key, 'ip:198.51.100.9'], t0 + 10_000), {
+        blocked: true,
+        retryAfterSeconds: 59,
+      });
+    }
+    assert.equal((await a.throttle.check(['key:other'], t0 + 10_000)).blocked, false);
+    assert.equal((await b.throttle.check([key], t0 + 9000 + MIN + 1)).blocked, false, 'ends');
+  });
+
+  test('same windows, limits, back-off and forgiveness as FailureThrottle, step for step', async () => {
+    const memory = new FailureThrottle();
+    const keys = ['key:mirror', 'ip:203.0.113.5'];
+    const steps: { at: number; op: 'fail' | 'succeed' | 'check'; keys: string[] }[] = [];
+    let at = t0;
+    // Three rounds of ten failures (blocks of 1, 2, 4 minutes), a quiet period
+    // that resets strikes, failures spread past the window, a success in the middle.
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 10; i++) steps.push({ at: (at += 1000), op: 'fail', keys });
+      steps.push({ at: (at += 1000), op: 'check', keys });
+      at += 5 * MIN;
+      steps.push({ at, op: 'check', keys });
+    }
+    steps.push({ at: (at += 25 * MIN), op: 'check', keys });
+    for (let i = 0; i < 5; i++) steps.push({ at: (at += 2 * MIN), op: 'fail', keys: [keys[0]!] });
+    steps.push({ at: (at += 1000), op: 'succeed', keys: [keys[0]!] });
+    for (let i = 0; i < 9; i++) steps.push({ at: (at += 1000), op: 'fail', keys: [keys[0]!] });
+    steps.push({ at: (at += 1000), op: 'check', keys: [keys[0]!] });
+    steps.push({ at: (at += 1000), op: 'fail', keys: [keys[0]!] });
+    steps.push({ at: (at += 1000), op: 'check', keys: [keys[0]!] });
+    for (let i = 0; i < 30; i++) steps.push({ at: (at += 100), op: 'fail', keys: [`ip:x${i}`] });
+
+    let blockedChecks = 0;
+    for (const [index, step] of steps.entries()) {
+      const redis = index % 2 ? a : b;
+      if (step.op === 'fail') {
+        memory.recordFailure(step.keys, step.at);
+        await redis.throttle.recordFailure(step.keys, step.at);
+      } else if (step.op === 'succeed') {
+        memory.recordSuccess(step.keys);
+        await redis.throttle.recordSuccess(step.keys, step.at);
+      } else {
+        const expected = memory.check(step.keys, step.at);
+        if (expected.blocked) blockedChecks++;
+        assert.deepEqual(await redis.throttle.check(step.keys, step.at), expected, `step ${index}`);
+      }
+    }
+    assert.ok(blockedChecks >= 4, `the script exercises blocks (${blockedChecks})`);
+  });
+
+  test('a revoked session is refused by both; sign-out everywhere voids only that key, only until then', async () => {
+    const now = Date.now();
+    const session = { sessionId: 'sid-1', apiKeyId: 'key-1', issuedAt: now - 1000 };
+    for (const instance of [a, b])
+      assert.equal(await instance.revocations.isRevoked(session), false);
+    await a.revocations.revoke(session.sessionId, now + 60_000, now);
+    for (const instance of [a, b])
+      assert.equal(await instance.revocations.isRevoked(session), true);
+    const ttl = await b.client.pttl(`${prefix}revoked:sid-1`);
+    assert.ok(ttl > 55_000 && ttl <= 60_000, `kept until the session's expiry (${ttl})`);
+
+    await b.revocations.revokeIssuedBefore('key-2', now, now + 60_000, now);
+    const older = { sessionId: 'sid-2', apiKeyId: 'key-2', issuedAt: now - 5000 };
+    const sameMs = { sessionId: 'sid-3', apiKeyId: 'key-2', issuedAt: now };
+    const newer = { sessionId: 'sid-4', apiKeyId: 'key-2', issuedAt: now + 1 };
+    const otherKey = { sessionId: 'sid-5', apiKeyId: 'key-3', issuedAt: now - 5000 };
+    for (const instance of [a, b]) {
+      assert.equal(await instance.revocations.isRevoked(older), true);
+      assert.equal(await instance.revocations.isRevoked(sameMs), true);
+      assert.equal(await instance.revocations.isRevoked(newer), false);
+      assert.equal(await instance.revocations.isRevoked(otherKey), false);
+    }
+    // An earlier mark never lowers a later one.
+    await a.revocations.revokeIssuedBefore('key-2', now - 10_000, now + 60_000, now);
+    assert.equal(await b.revocations.isRevoked(older), true);
+
+    // The in-memory revocations answer the same.
+    const memory = new MemorySessionRevocations();
+    await memory.revoke(session.sessionId, now + 60_000, now);
+    await memory.revokeIssuedBefore('key-2', now, now + 60_000, now);
+    for (const s of [session, older, sameMs, newer, otherKey]) {
+      assert.equal(await memory.isRevoked(s, now), await a.revocations.isRevoked(s), s.sessionId);
+    }
+    assert.equal(await memory.isRevoked(session, now + 60_001), false, 'forgotten after expiry');
+  });
+
+  test('Redis unreachable: every operation fails closed with 503 SERVICE_UNAVAILABLE, quickly', async () => {
+    const down = createRedisAuthState({ url: CLOSED_REDIS_URL, keyPrefix: prefix });
+    const errors: string[] = [];
+    const originalError = console.error;
+    console.error = (message: string) => errors.push(message);
+    try {
+      const started = Date.now();
+      const now = Date.now();
+      await rejectsUnavailable(down.nonceCounts.accept('n', now, 1, 300, now), 'nonce count');
+      await rejectsUnavailable(down.throttle.check(['key:x']), 'throttle check');
+      await rejectsUnavailable(down.throttle.recordFailure(['key:x']), 'throttle failure');
+      await rejectsUnavailable(down.throttle.recordSuccess(['key:x']), 'throttle success');
+      await rejectsUnavailable(down.revocations.revoke('s', now + 1000, now), 'revoke');
+      await rejectsUnavailable(
+        down.revocations.isRevoked({ sessionId: 's', apiKeyId: 'k', issuedAt: now }),
+        'revocation check',
+      );
+      assert.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms`);
+      assert.equal(errors.filter((e) => e.includes('Redis unreachable')).length, 1, 'logged once');
+    } finally {
+      console.error = originalError;
+      await down.close();
+    }
+  });
+});

@@ -1,0 +1,256 @@
+import { Redis } from 'ioredis';
+import { serviceUnavailable } from '@/lib/domain/errors';
+import type {
+  AuthState,
+  NonceCountVerdict,
+  SessionIdentity,
+  SessionRevocations,
+  NonceCounts,
+  SharedThrottle,
+} from './shared-state';
+import { DEFAULT_THROTTLE_POLICY, type ThrottleDecision, type ThrottlePolicy } from './throttle';
+
+/**
+ * Authentication state in Redis, shared by every instance pointed at it.
+ * Each decision is one atomic server-side step (a Lua script), so two
+ * instances racing on the same nonce or key cannot both win. Times come from
+ * the calling instance (like the in-memory versions), and every key expires
+ * when it no longer matters: nonce counts with their nonce, throttle
+ * counters after their quiet period, revocations with their sessions.
+ *
+ * Redis must not evict these keys under memory pressure (maxmemory-policy
+ * noeviction, the default): an evicted nonce count would let a replay in.
+ *
+ * Any failure to get an answer (unreachable, timed out, refused) rejects
+ * with ApiError SERVICE_UNAVAILABLE: the request is refused with a 503,
+ * never accepted on a guess.
+ */
+
+/** Seconds a client is told to wait before retrying after a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+/** How long one command may take before the request is refused. */
+const COMMAND_TIMEOUT_MS = 1_000;
+/** Nonce counts outlive their nonce by the clock skew instances may have (nonce.ts). */
+const CLOCK_SKEW_MS = 60_000;
+
+// GET then SET of one key inside a script: atomic, so one of two racing
+// instances sees the other's nc. Returns 1 when accepted, 0 for a replay.
+const ACCEPT_NC = `
+local current = redis.call('GET', KEYS[1])
+if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
+// The largest blockedUntil of the keys, as a decimal string ('0' when none).
+const THROTTLE_CHECK = `
+local latest = 0
+for _, key in ipairs(KEYS) do
+  local blocked = tonumber(redis.call('HGET', key, 'blockedUntil') or '0') or 0
+  if blocked > latest then latest = blocked end
+end
+return string.format('%d', latest)
+`;
+
+// FailureThrottle.recordFailure, step for step, on one hash per key.
+// ARGV: now, windowMs, firstBlockMs, maxBlockMs, then one limit per key.
+const THROTTLE_FAILURE = `
+local function int(x) return string.format('%d', x) end
+local now = tonumber(ARGV[1])
+local windowMs = tonumber(ARGV[2])
+local firstBlockMs = tonumber(ARGV[3])
+local maxBlockMs = tonumber(ARGV[4])
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[4 + i])
+  local v = redis.call('HMGET', key, 'failures', 'windowStart', 'blockedUntil', 'strikes', 'lastFailure')
+  local failures = tonumber(v[1]) or 0
+  local windowStart = tonumber(v[2]) or now
+  local blockedUntil = tonumber(v[3]) or 0
+  local strikes = tonumber(v[4]) or 0
+  local lastFailure = tonumber(v[5]) or now
+  if now - lastFailure > maxBlockMs + windowMs then strikes = 0 end
+  if now - windowStart > windowMs then
+    windowStart = now
+    failures = 0
+  end
+  failures = failures + 1
+  lastFailure = now
+  if failures >= limit then
+    local duration = math.min(maxBlockMs, firstBlockMs * (2 ^ strikes))
+    blockedUntil = math.max(blockedUntil, now + duration)
+    strikes = strikes + 1
+    failures = 0
+    windowStart = now
+  end
+  redis.call('HSET', key, 'failures', int(failures), 'windowStart', int(windowStart),
+    'blockedUntil', int(blockedUntil), 'strikes', int(strikes), 'lastFailure', int(lastFailure))
+  -- Kept while blocked, then for the quiet period after which strikes are forgotten.
+  redis.call('PEXPIRE', key, int(math.max(blockedUntil - now, 0) + maxBlockMs + windowMs))
+end
+return 1
+`;
+
+// FailureThrottle.recordSuccess: forget the count, keep a block and its strikes.
+const THROTTLE_SUCCESS = `
+for _, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then
+    redis.call('HSET', key, 'failures', '0')
+    local v = redis.call('HMGET', key, 'blockedUntil', 'strikes')
+    if (tonumber(v[1]) or 0) == 0 and (tonumber(v[2]) or 0) == 0 then redis.call('DEL', key) end
+  end
+end
+return 1
+`;
+
+// Raises a key's "issued at or before" mark, never lowers it. ARGV: before, ttl ms.
+const RAISE_MARK = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if current < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+elseif redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1
+`;
+
+export type RedisAuthStateOptions = {
+  url: string;
+  /** Prefix of every key (tests use a unique one per run). */
+  keyPrefix?: string;
+  policy?: ThrottlePolicy;
+  commandTimeoutMs?: number;
+};
+
+export type RedisAuthState = AuthState & { readonly client: Redis; readonly keyPrefix: string };
+
+export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthState {
+  const prefix = options.keyPrefix ?? 'org-events:auth:';
+  const policy = options.policy ?? DEFAULT_THROTTLE_POLICY;
+  const client = new Redis(options.url, {
+    // Commands issued while disconnected wait in the offline queue, but no
+    // longer than the command timeout: a request never hangs on Redis.
+    commandTimeout: options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    // Keep reconnecting for as long as the process lives; service resumes by itself.
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  let reportedOutage = false;
+  client.on('error', (error: Error) => {
+    // Once per outage, not once per reconnection attempt.
+    if (reportedOutage) return;
+    reportedOutage = true;
+    console.error(
+      `[org-events auth] Redis unreachable (${error.message}): authenticated requests get 503 until it returns`,
+    );
+  });
+  client.on('ready', () => {
+    if (reportedOutage) console.error('[org-events auth] Redis reachable again');
+    reportedOutage = false;
+  });
+
+  async function run<T>(what: string, command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      // Redis answered with an error: a bug here, not an outage; say so in the log.
+      // (ioredis reports those as ReplyError; its type is not exported usably.)
+      if (error instanceof Error && error.name === 'ReplyError') {
+        console.error(`[org-events auth] Redis refused the ${what} command: ${error.message}`);
+      }
+      throw serviceUnavailable(
+        `shared authentication state unreachable: ${what}`,
+        RETRY_AFTER_SECONDS,
+      );
+    }
+  }
+
+  const limitFor = (key: string) =>
+    policy.limits[key.slice(0, key.indexOf(':'))] ?? policy.defaultLimit;
+
+  const nonceCounts: NonceCounts = {
+    async accept(nonce, issuedAt, nc, ttlSeconds, now = Date.now()): Promise<NonceCountVerdict> {
+      const keepMs = Math.max(1, issuedAt + ttlSeconds * 1000 + CLOCK_SKEW_MS - now);
+      const accepted = await run('nonce count', () =>
+        client.eval(ACCEPT_NC, 1, `${prefix}nc:${nonce}`, String(nc), String(keepMs)),
+      );
+      return accepted === 1 ? 'ok' : 'replay';
+    },
+  };
+
+  const throttle: SharedThrottle = {
+    async check(keys, now = Date.now()): Promise<ThrottleDecision> {
+      if (keys.length === 0) return { blocked: false, retryAfterSeconds: 0 };
+      const reply = await run('throttle', () =>
+        client.eval(THROTTLE_CHECK, keys.length, ...keys.map((k) => `${prefix}throttle:${k}`)),
+      );
+      const until = Number(reply);
+      return until > now
+        ? { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) }
+        : { blocked: false, retryAfterSeconds: 0 };
+    },
+    async recordFailure(keys, now = Date.now()): Promise<void> {
+      if (keys.length === 0) return;
+      await run('throttle', () =>
+        client.eval(
+          THROTTLE_FAILURE,
+          keys.length,
+          ...keys.map((k) => `${prefix}throttle:${k}`),
+          String(now),
+          String(policy.windowMs),
+          String(policy.firstBlockMs),
+          String(policy.maxBlockMs),
+          ...keys.map((k) => String(limitFor(k))),
+        ),
+      );
+    },
+    async recordSuccess(keys): Promise<void> {
+      if (keys.length === 0) return;
+      await run('throttle', () =>
+        client.eval(THROTTLE_SUCCESS, keys.length, ...keys.map((k) => `${prefix}throttle:${k}`)),
+      );
+    },
+  };
+
+  const revocations: SessionRevocations = {
+    async revoke(sessionId, expiresAt, now = Date.now()): Promise<void> {
+      if (expiresAt <= now) return;
+      await run('session revocation', () =>
+        client.set(`${prefix}revoked:${sessionId}`, '1', 'PX', expiresAt - now),
+      );
+    },
+    async revokeIssuedBefore(apiKeyId, before, keepUntil, now = Date.now()): Promise<void> {
+      if (keepUntil <= now) return;
+      await run('session revocation', () =>
+        client.eval(
+          RAISE_MARK,
+          1,
+          `${prefix}revoked-before:${apiKeyId}`,
+          String(before),
+          String(keepUntil - now),
+        ),
+      );
+    },
+    async isRevoked(session: SessionIdentity): Promise<boolean> {
+      const [revoked, before] = await run('session revocation', () =>
+        client.mget(
+          `${prefix}revoked:${session.sessionId}`,
+          `${prefix}revoked-before:${session.apiKeyId}`,
+        ),
+      );
+      return revoked !== null || (before !== null && session.issuedAt <= Number(before));
+    },
+  };
+
+  return {
+    kind: 'redis',
+    client,
+    keyPrefix: prefix,
+    nonceCounts,
+    throttle,
+    revocations,
+    async close() {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}
