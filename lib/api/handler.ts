@@ -74,7 +74,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
         throw methodNotAllowed(request.method);
       }
       const params = parseQuery(search);
-      if (route.operation === 'getOpenApi') {
+      if (route.operation === 'getOpenApiDocument') {
         format = parseFormat(params);
         return success({ json: openApiJson(baseUrl(request)), shape: 'object' }, format);
       }

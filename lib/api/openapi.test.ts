@@ -7,6 +7,7 @@ import { API_PREFIX, MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { createApiHandler } from './handler';
 import { serviceHeaders } from './headers';
 import { openApiDocument } from './openapi';
+import { OPERATIONS, OPERATION_NAMES } from './routes';
 import {
   parseFormat,
   parseGetEventParams,
@@ -53,6 +54,16 @@ function resolve(root: unknown, ref: string): unknown {
 }
 
 describe('the OpenAPI document', () => {
+  test('documents every operation of the route table at its path, under its name', () => {
+    const document = doc();
+    for (const name of OPERATION_NAMES) {
+      const item = document.paths[OPERATIONS[name].path];
+      assert.ok(item, `${name} has no path ${OPERATIONS[name].path}`);
+      assert.equal((item.get as unknown as { operationId: string }).operationId, name);
+    }
+    assert.equal(Object.keys(document.paths).length, OPERATION_NAMES.length);
+  });
+
   test('every $ref resolves and every path the API serves is documented', () => {
     const document = doc();
     const all = refs(document);

@@ -3,6 +3,7 @@ import { getConfig } from '@/lib/config';
 import { ERROR_CODES } from '@/lib/domain/errors';
 import { METRIC_UNITS, eventInputSchema } from '@/lib/domain/event';
 import { API_PREFIX, EVENT_TYPE_PATTERN, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
+import { OPERATIONS, type OperationName } from './routes';
 import {
   REPEATABLE_QUERY_PARAMETERS,
   formatParameters,
@@ -27,6 +28,14 @@ import {
 
 /** Named schemas: each becomes components.schemas.<id> and is referenced, not repeated. */
 const components = z.registry<{ id: string }>();
+
+/** A path item keyed by the route table's own path for the operation, so the two cannot drift. */
+function operationPath(
+  name: OperationName,
+  item: Record<string, unknown>,
+): Record<string, unknown> {
+  return { [OPERATIONS[name].path]: item };
+}
 
 function component<Schema extends z.ZodType>(id: string, schema: Schema): Schema {
   components.add(schema, { id });
@@ -301,10 +310,10 @@ function buildDocument(vendor: string) {
       { name: 'Extensions', description: 'Beyond the specification; used by the dashboard.' },
     ],
     paths: {
-      '/orgs/{orgId}/events': {
+      ...operationPath('listOrgEvents', {
         get: {
           tags: ['Events'],
-          operationId: 'listOrgEvents',
+          operationId: 'listOrgEvents' satisfies OperationName,
           summary: 'Return events from one organization',
           description: [
             'Newest first (`created` descending, then `id` descending), so walking the pages never',
@@ -320,11 +329,11 @@ function buildDocument(vendor: string) {
           parameters: [param('orgId'), ...queryParams(listEventsParameters)],
           responses: { ...success('One page of events.', ref('EventList')), ...errorResponses },
         },
-      },
-      '/orgs/{orgId}/events/{eventId}': {
+      }),
+      ...operationPath('getOrgEvent', {
         get: {
           tags: ['Events'],
-          operationId: 'getOrgEvent',
+          operationId: 'getOrgEvent' satisfies OperationName,
           summary: 'Return one event from one organization',
           description:
             "An unknown id (or the id of another organization's event) is a 404 RESOURCE_NOT_FOUND; a malformed id a 400 PATH_PARAM_PARSE_ERROR.",
@@ -336,22 +345,22 @@ function buildDocument(vendor: string) {
             ...errorResponses,
           },
         },
-      },
-      '/orgs': {
+      }),
+      ...operationPath('listOrgs', {
         get: {
           tags: ['Extensions'],
-          operationId: 'listOrgs',
+          operationId: 'listOrgs' satisfies OperationName,
           summary: 'Organizations whose events the caller may read',
           description:
             'Only organizations where the key holds a reader role (Organization Member or higher), sorted by name.',
           parameters: queryParams(pagingParameters),
           responses: { ...success('The organizations.', ref('OrgList')), ...errorResponses },
         },
-      },
-      '/orgs/{orgId}': {
+      }),
+      ...operationPath('getOrg', {
         get: {
           tags: ['Extensions'],
-          operationId: 'getOrg',
+          operationId: 'getOrg' satisfies OperationName,
           summary: 'One organization the caller may read',
           description: 'Same authorization as the events list.',
           parameters: [param('orgId'), ...queryParams()],
@@ -362,11 +371,11 @@ function buildDocument(vendor: string) {
             ...errorResponses,
           },
         },
-      },
-      '/orgs/{orgId}/eventTypes': {
+      }),
+      ...operationPath('listOrgEventTypes', {
         get: {
           tags: ['Extensions'],
-          operationId: 'listOrgEventTypes',
+          operationId: 'listOrgEventTypes' satisfies OperationName,
           summary: 'Event types for the picker: catalogue, categories and counts in the org',
           description: [
             "Every event type the variant catalogues plus every type present in the org's events",
@@ -377,11 +386,11 @@ function buildDocument(vendor: string) {
           parameters: [param('orgId'), ...queryParams()],
           responses: { ...success('The event types.', ref('EventTypeList')), ...errorResponses },
         },
-      },
-      '/openapi.json': {
+      }),
+      ...operationPath('getOpenApiDocument', {
         get: {
           tags: ['Extensions'],
-          operationId: 'getOpenApiDocument',
+          operationId: 'getOpenApiDocument' satisfies OperationName,
           summary: 'This document (no authentication)',
           description: '`servers` names this deployment: PUBLIC_BASE_URL, else the request Host.',
           security: [],
@@ -392,7 +401,7 @@ function buildDocument(vendor: string) {
             '405': response('methodNotAllowed'),
           },
         },
-      },
+      }),
     },
     components: {
       securitySchemes: {

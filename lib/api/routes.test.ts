@@ -7,29 +7,29 @@ import { isApiTarget, matchRoute, OPERATIONS, OPERATION_NAMES, splitTarget } fro
 const P = '/api/public/v1.0';
 
 test('matchRoute knows every operation and nothing else', () => {
-  assert.deepEqual(matchRoute(`${P}/openapi.json`), { operation: 'getOpenApi', params: {} });
+  assert.deepEqual(matchRoute(`${P}/openapi.json`), { operation: 'getOpenApiDocument', params: {} });
   assert.deepEqual(matchRoute(`${P}/orgs`), { operation: 'listOrgs', params: {} });
   assert.deepEqual(matchRoute(`${P}/orgs/`), { operation: 'listOrgs', params: {} });
   assert.deepEqual(matchRoute(`${P}/orgs/abc`), { operation: 'getOrg', params: { orgId: 'abc' } });
   assert.deepEqual(matchRoute(`${P}/orgs/abc/events`), {
-    operation: 'listEvents',
+    operation: 'listOrgEvents',
     params: { orgId: 'abc' },
   });
   assert.deepEqual(matchRoute(`${P}/orgs/abc/events/def/`), {
-    operation: 'getEvent',
+    operation: 'getOrgEvent',
     params: { orgId: 'abc', eventId: 'def' },
   });
   assert.deepEqual(matchRoute(`${P}/orgs/a%62c/eventTypes`), {
-    operation: 'listEventTypes',
+    operation: 'listOrgEventTypes',
     params: { orgId: 'abc' },
   });
   // Literal segments are compared decoded too; an encoded slash stays inside its segment.
   assert.deepEqual(matchRoute(`${P}/%6Frgs/a%2Fb/events`), {
-    operation: 'listEvents',
+    operation: 'listOrgEvents',
     params: { orgId: 'a/b' },
   });
   assert.deepEqual(matchRoute(`${P}/orgs//events`), {
-    operation: 'listEvents',
+    operation: 'listOrgEvents',
     params: { orgId: '' },
   });
   for (const path of [

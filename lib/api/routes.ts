@@ -28,22 +28,23 @@ function operation<Pattern extends string>(
 }
 
 /**
- * The route table: every operation of the API, GET (and HEAD) only, by the
- * name the OpenAPI document gives it. Both front doors go through it:
+ * The route table: every operation of the API, GET (and HEAD) only, by its
+ * OpenAPI operationId (the official schema's where it has one: listOrgEvents,
+ * getOrgEvent). Both front doors go through it:
  * handler.ts matches the request-target here (server.ts's fast path and the
  * Next route handlers alike), and each file under app/api/public/v1.0 names
  * the operation its folder serves (routes.test.ts checks the folders against
  * these paths).
  */
 export const OPERATIONS = {
-  getOpenApi: { path: '/openapi.json', serve: null },
+  getOpenApiDocument: { path: '/openapi.json', serve: null },
   listOrgs: operation('/orgs', (ctx) => listOrgs(ctx)),
   getOrg: operation('/orgs/{orgId}', (ctx, { orgId }) => getOrg(ctx, orgId)),
-  listEvents: operation('/orgs/{orgId}/events', (ctx, { orgId }) => listEvents(ctx, orgId)),
-  getEvent: operation('/orgs/{orgId}/events/{eventId}', (ctx, { orgId, eventId }) =>
+  listOrgEvents: operation('/orgs/{orgId}/events', (ctx, { orgId }) => listEvents(ctx, orgId)),
+  getOrgEvent: operation('/orgs/{orgId}/events/{eventId}', (ctx, { orgId, eventId }) =>
     getEvent(ctx, orgId, eventId),
   ),
-  listEventTypes: operation('/orgs/{orgId}/eventTypes', (ctx, { orgId }) =>
+  listOrgEventTypes: operation('/orgs/{orgId}/eventTypes', (ctx, { orgId }) =>
     listEventTypes(ctx, orgId),
   ),
 } satisfies Record<string, Operation>;
