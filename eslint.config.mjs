@@ -1,11 +1,12 @@
 import js from '@eslint/js';
+import nextPlugin from '@next/eslint-plugin-next';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
 /**
  * Type-aware lint (typescript-eslint's type-checked rules: no floating
- * promises, no unsafe any), React hooks, and the layer rules of the tree:
+ * promises, no unsafe any), Next's own rules, React hooks, and the layer rules of the tree:
  * code that runs in the browser (components/, lib/client/, lib/domain/)
  * imports only lib/domain and its own modules, never a server module.
  */
@@ -43,6 +44,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  nextPlugin.configs['core-web-vitals'],
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -1,5 +1,8 @@
 'use client';
 
+import Link from 'next/link';
+import { ErrorNoticeFrame } from '@/components/notices';
+
 /** Last-resort boundary: a render failure shows a retry, never a stack trace. */
 export default function ErrorPage({
   reset,
@@ -9,18 +12,21 @@ export default function ErrorPage({
 }) {
   return (
     <main id="main" className="page narrow">
-      <div className="notice error" role="alert">
-        <h2>Something went wrong</h2>
-        <p>The page could not be shown. Try again, or go back to your organizations.</p>
-        <div className="actions">
-          <button type="button" className="button primary" onClick={() => reset()}>
-            Try again
-          </button>
-          <a className="button" href="/orgs">
-            Organizations
-          </a>
-        </div>
-      </div>
+      <ErrorNoticeFrame
+        title="Something went wrong"
+        actions={
+          <>
+            <button type="button" className="button primary" onClick={() => reset()}>
+              Try again
+            </button>
+            <Link className="button" href="/orgs">
+              Organizations
+            </Link>
+          </>
+        }
+      >
+        The page could not be shown. Try again, or go back to your organizations.
+      </ErrorNoticeFrame>
     </main>
   );
 }

@@ -1,3 +1,4 @@
+import 'server-only';
 import type { OrgSummary } from '@/lib/client/api-client';
 import { apiOrgPath } from '@/lib/client/url-state';
 import { callApi } from './server';

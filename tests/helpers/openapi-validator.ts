@@ -38,7 +38,7 @@ function resolve(doc: Document, schema: Schema): Schema {
   let current = schema;
   for (let depth = 0; typeof current.$ref === 'string'; depth++) {
     if (depth > 20) throw new Error('$ref loop');
-    const parts = (current.$ref as string).replace(/^#\//, '').split('/');
+    const parts = current.$ref.replace(/^#\//, '').split('/');
     let target: unknown = doc;
     for (const part of parts) target = (target as Record<string, unknown>)?.[part];
     if (!target || typeof target !== 'object')
