@@ -39,8 +39,21 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ApiErrorCode[];
 
 export type ApiErrorCode = keyof typeof ERROR_STATUS;
 
+/** Marks ApiErrors from every copy of this module (see Symbol.hasInstance below). */
+const API_ERROR_BRAND = Symbol.for('org-events.api-error');
+
 export class ApiError extends Error {
   readonly status: number;
+
+  /**
+   * `instanceof ApiError` holds for an ApiError made by any copy of this
+   * module: the custom server and Next's bundle load separate copies but
+   * share per-process state (e.g. the Redis client on globalThis), so an
+   * error thrown by one copy's code may be caught by the other's.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && API_ERROR_BRAND in value;
+  }
 
   constructor(
     readonly code: ApiErrorCode,
@@ -51,6 +64,7 @@ export class ApiError extends Error {
     super(detail);
     this.name = 'ApiError';
     this.status = ERROR_STATUS[code];
+    Object.defineProperty(this, API_ERROR_BRAND, { value: true });
   }
 }
 
