@@ -4,13 +4,18 @@
  * that runs next to the node:http server Next creates. It installs the
  * front-door guard there (the TCP peer and the raw request-target for the API
  * route handlers; a target Next routes to the table's route file without its
- * own redirects; forwarding headers forgotten unless TRUST_PROXY), as
- * server.ts does for its own server.
+ * own redirects; forwarding headers forgotten unless TRUST_PROXY; a request
+ * id and one log line for every request the API handler does not log
+ * itself), as server.ts does for its own server.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { getConfig } = await import('@/lib/config');
   const { installFrontDoorGuard } = await import('@/lib/http/front-door');
-  const { nextRoutingTarget } = await import('@/lib/api/routes');
-  installFrontDoorGuard({ trustProxy: getConfig().TRUST_PROXY, routeForNext: nextRoutingTarget });
+  const { isApiTarget, nextRoutingTarget } = await import('@/lib/api/routes');
+  installFrontDoorGuard({
+    trustProxy: getConfig().TRUST_PROXY,
+    routeForNext: nextRoutingTarget,
+    logsItself: isApiTarget,
+  });
 }

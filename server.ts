@@ -7,19 +7,75 @@
  * same handler through the same route table, so `next start` serves the same
  * API, only slower (tests/api/parity.test.ts compares the two).
  *
+ * It also answers GET /healthz, /readyz and /metrics (lib/ops) before Next,
+ * writes one JSON log line per request (lib/ops/log.ts), listens with HTTPS
+ * when TLS_CERT_FILE and TLS_KEY_FILE are set, and on SIGTERM or SIGINT
+ * finishes in-flight requests and exits. `npm start` execs node (see
+ * package.json) so the signal npm forwards reaches this process.
+ *
  * Environment: PORT (default 3000; 0 picks a free port), HOSTNAME (default
  * 0.0.0.0), DATABASE_URL and the rest of lib/config.ts.
  */
-import http from 'node:http';
+import fs from 'node:fs';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createNodeApiHandler } from '@/lib/api/node-adapter';
-import { isApiTarget, nextRoutingTarget } from '@/lib/api/routes';
-import { getConfig } from '@/lib/config';
+import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
+import { getConfig, type Config } from '@/lib/config';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
+import { flushLog, getLogger } from '@/lib/ops/log';
+import { metricsAnswer } from '@/lib/ops/metrics';
+import { healthzAnswer, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
 import { getStore } from '@/lib/store';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * Node's default (16 KB for the request line and all headers together)
+ * refuses a 16 KB URL, and a Digest Authorization header repeats the URL in
+ * its `uri`: 64 KB fits both, with room for cookies.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** The operations endpoints, answered before Next and outside the API's authentication. */
+const OPS_ROUTES: Record<string, (req: IncomingMessage) => ProbeAnswer | Promise<ProbeAnswer>> = {
+  '/healthz': () => healthzAnswer(),
+  '/readyz': () => readyzAnswer(),
+  '/metrics': (req) => metricsAnswer(req.headers.authorization ?? null),
+};
+
+function opsRoute(req: IncomingMessage) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  return OPS_ROUTES[splitTarget(req.url ?? '/').path];
+}
+
+function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: ProbeAnswer): void {
+  const body = Buffer.from(answer.body, 'utf8');
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  res.setHeader('Content-Length', body.length);
+  res.writeHead(answer.status);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
+function createServer(config: Config, listener: http.RequestListener): http.Server | https.Server {
+  const options = { maxHeaderSize: MAX_HEADER_BYTES };
+  if (!config.TLS_CERT_FILE !== !config.TLS_KEY_FILE) {
+    throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (config.TLS_CERT_FILE && config.TLS_KEY_FILE) {
+    return https.createServer(
+      {
+        ...options,
+        cert: fs.readFileSync(config.TLS_CERT_FILE),
+        key: fs.readFileSync(config.TLS_KEY_FILE),
+      },
+      listener,
+    );
+  }
+  return http.createServer(options, listener);
+}
 
 async function main(): Promise<void> {
   // Next and React pick their production builds from NODE_ENV when loaded.
@@ -31,11 +87,16 @@ async function main(): Promise<void> {
   }
 
   const config = getConfig(); // fail fast on bad configuration
+  const log = getLogger();
   // Before Next loads (its instrumentation installs the same guard, a no-op
   // then) and before we listen: no request is ever seen unguarded. Without a
   // trusted proxy, what a client sends in X-Forwarded-For never reaches Next
   // (it would dodge the sign-in throttle); the fast path reads the socket.
-  installFrontDoorGuard({ trustProxy: config.TRUST_PROXY, routeForNext: nextRoutingTarget });
+  installFrontDoorGuard({
+    trustProxy: config.TRUST_PROXY,
+    routeForNext: nextRoutingTarget,
+    logsItself: isApiTarget,
+  });
   const store = await getStore(); // opens and migrates before we accept traffic
 
   const { default: next } = await import('next');
@@ -44,13 +105,24 @@ async function main(): Promise<void> {
   const handleNext = app.getRequestHandler();
   const handleApi = createNodeApiHandler();
 
-  const server = http.createServer((req, res) => {
+  const server = createServer(config, (req, res) => {
     if (isApiTarget(req.url)) {
       handleApi(req, res);
       return;
     }
+    const ops = opsRoute(req);
+    if (ops) {
+      void Promise.resolve(ops(req)).then(
+        (answer) => writeAnswer(req, res, answer),
+        (error: unknown) => {
+          log.error({ err: error, path: req.url }, 'operations endpoint failed');
+          writeAnswer(req, res, { status: 500, headers: [], body: '' });
+        },
+      );
+      return;
+    }
     handleNext(req, res).catch((error: unknown) => {
-      console.error(`[org-events] Next.js failed on ${req.method} ${req.url}: ${String(error)}`);
+      log.error({ err: error, method: req.method }, 'Next.js failed');
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
@@ -64,17 +136,20 @@ async function main(): Promise<void> {
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  console.log(
-    `> org-events ready on http://${shownHost}:${address.port} (${config.EVENTS_VARIANT}, ${store.dialect})`,
+  const scheme = server instanceof https.Server ? 'https' : 'http';
+  // tests/helpers/server.ts and bench/lib/servers.ts read the URL from this line.
+  log.info(
+    { url: `${scheme}://${shownHost}:${address.port}`, variant: config.EVENTS_VARIANT },
+    `org-events ready on ${scheme}://${shownHost}:${address.port} (${config.EVENTS_VARIANT}, ${store.dialect})`,
   );
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`> ${signal}: finishing in-flight requests`);
+    log.info({ signal }, 'finishing in-flight requests');
     const force = setTimeout(() => {
-      console.error('> shutdown timed out; closing remaining connections');
+      log.warn('shutdown timed out; closing remaining connections');
       server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     force.unref();
@@ -83,6 +158,8 @@ async function main(): Promise<void> {
         await app.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         clearTimeout(force);
+        log.info('stopped');
+        flushLog();
         process.exit(0);
       })();
     });
@@ -93,6 +170,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // The logger may be what failed (bad LOG_LEVEL): plain stderr.
   console.error(
     `> org-events failed to start: ${error instanceof Error ? error.message : String(error)}`,
   );

@@ -1,11 +1,17 @@
 import { authenticate } from '@/lib/auth/authenticate';
+import { parseAuthorization } from '@/lib/auth/digest';
 import { getConfig } from '@/lib/config';
-import { originForm } from '@/lib/http/front-door';
+import { clientAddress } from '@/lib/http/client-address';
+import { originForm, wireFacts } from '@/lib/http/front-door';
+import { recordRequest, type RequestRecord } from '@/lib/ops/access-log';
+import { getLogger } from '@/lib/ops/log';
+import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
+import { isObjectId } from '@/lib/domain/object-id';
 import { getStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import type { RouteContext, RouteResult } from './context';
 import {
-  type ApiError,
+  ApiError,
   CHALLENGE_BODY,
   CHALLENGE_CONTENT_TYPE,
   errorObject,
@@ -55,21 +61,42 @@ function challengeResponse(request: ApiRequest, wwwAuthenticate: string): ApiRes
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
+/** What the handler learned about a request on its way to an answer: the log line's fields. */
+type Facts = Pick<RequestRecord, 'route' | 'orgId' | 'publicKey' | 'auth'>;
+
+/** The Digest username of a refused request (a public key, never a secret), for the log. */
+function claimedPublicKey(request: ApiRequest): string | undefined {
+  const parsed = parseAuthorization(request.headers.get('authorization'));
+  const username = parsed.scheme === 'digest' ? parsed.credentials?.username : undefined;
+  return username && username.length <= 64 ? username : undefined;
+}
+
 /**
  * The whole API as one function from request to response, with no
  * framework in sight. Order of checks: route (404) and method (405), then
  * authentication (401 challenge / 429), then the route's own checks
  * (malformed id 400, unknown org 404, no role 401, parameters 400), then
  * data. Nothing escapes: unexpected failures become a logged 500.
+ *
+ * Every answer carries X-Request-Id (the client's or proxy's when sane, else
+ * a new one) and is written to the log as one line and counted in the
+ * metrics (lib/ops), the same through both front doors.
  */
 export function createApiHandler(options: { store?: () => Promise<EventStore> } = {}): ApiHandler {
   const openStore = options.store ?? getStore;
-  return async (request) => {
+
+  const answer = async (
+    request: ApiRequest,
+    requestId: string,
+    facts: Facts,
+  ): Promise<ApiResponse> => {
     let format: ResponseFormat = PLAIN_FORMAT;
     const { path, search } = splitTarget(request.url);
     try {
       const route = matchRoute(path);
       if (!route) throw routeNotFound(path);
+      facts.route = route.operation;
+      if (route.params.orgId && isObjectId(route.params.orgId)) facts.orgId = route.params.orgId;
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         throw methodNotAllowed(request.method);
       }
@@ -83,8 +110,18 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
       // A Digest `uri` is the origin form whether the request came through a
       // proxy in absolute form or not: the origin form is what it must match.
       const auth = await authenticate({ ...request, url: originForm(request.url) }, store);
-      if ('challenge' in auth) return challengeResponse(request, auth.challenge.wwwAuthenticate);
-      if ('throttled' in auth) throw rateLimited(auth.throttled.retryAfterSeconds);
+      if ('challenge' in auth) {
+        const { reason, stale } = auth.challenge;
+        facts.auth = { outcome: 'challenge', reason, stale };
+        facts.publicKey = claimedPublicKey(request);
+        return challengeResponse(request, auth.challenge.wwwAuthenticate);
+      }
+      if ('throttled' in auth) {
+        facts.auth = { outcome: 'lockout', retryAfterSeconds: auth.throttled.retryAfterSeconds };
+        facts.publicKey = claimedPublicKey(request);
+        throw rateLimited(auth.throttled.retryAfterSeconds);
+      }
+      facts.publicKey = auth.principal.publicKey;
 
       format = parseFormat(params);
       const ctx: RouteContext = {
@@ -99,8 +136,31 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
       };
       return success(await serveOperation(route, ctx), format);
     } catch (error) {
-      return errorResponse(toApiError(error, `${request.method} ${path}`), format);
+      if (error instanceof ApiError) return errorResponse(error, format);
+      const apiError = toApiError(error, `${request.method} ${path}`);
+      // With its stack, under this request's id: the line an operator greps for.
+      const level = apiError.code === 'UNEXPECTED_ERROR' ? 'error' : 'warn';
+      getLogger()[level]({ err: error, requestId, route: facts.route }, apiError.code);
+      return errorResponse(apiError, format);
     }
+  };
+
+  return async (request) => {
+    const started = performance.now();
+    const requestId =
+      wireFacts()?.requestId ?? requestIdFor(request.headers.get(REQUEST_ID_HEADER));
+    const facts: Facts = { route: 'unmatched' };
+    const response = await answer(request, requestId, facts);
+    response.headers.push([REQUEST_ID_HEADER, requestId]);
+    recordRequest({
+      requestId,
+      method: request.method.slice(0, 16),
+      ...facts,
+      status: response.status,
+      durationMs: performance.now() - started,
+      clientAddress: clientAddress(request),
+    });
+    return response;
   };
 }
 

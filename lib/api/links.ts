@@ -1,4 +1,5 @@
 import { getConfig } from '@/lib/config';
+import { wireFacts } from '@/lib/http/front-door';
 import type { QueryParam } from './params';
 import { API_PREFIX, type ApiRequest } from './types';
 
@@ -20,7 +21,8 @@ function firstForwarded(value: string | null): string | undefined {
 export function baseUrl(request: Pick<ApiRequest, 'headers'>): string {
   const config = getConfig();
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
-  let proto = 'http';
+  // Served over TLS by server.ts itself (TLS_CERT_FILE): the request came in as https.
+  let proto = wireFacts()?.encrypted ? 'https' : 'http';
   let host = request.headers.get('host') ?? '';
   if (config.TRUST_PROXY) {
     const forwardedProto = firstForwarded(request.headers.get('x-forwarded-proto'))?.toLowerCase();

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorJson, unexpectedError } from '@/lib/domain/errors';
 import { wireFacts } from '@/lib/http/front-door';
+import { getLogger } from '@/lib/ops/log';
 import { handleApiRequest, type ApiHandler } from './handler';
 import type { ApiRequest, ApiResponse } from './types';
 
@@ -48,7 +49,7 @@ export function createNodeApiHandler(
       (response) => writeApiResponse(req, res, response),
       (error: unknown) => {
         // The handler maps every failure itself; this is the last line of defence.
-        console.error(`[org-events api] adapter failure: ${String(error)}`);
+        getLogger().error({ err: error, requestId: wireFacts()?.requestId }, 'adapter failure');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(errorJson(unexpectedError()));
       },

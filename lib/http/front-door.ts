@@ -1,5 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { nonApiRouteName, recordRequest } from '@/lib/ops/access-log';
+import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
+import { clientAddress } from './client-address';
 
 /**
  * What only the node:http server knows about a request, and Next's route
@@ -11,6 +16,10 @@ export type WireFacts = {
   remoteAddress: string | undefined;
   /** The request-target as received: origin form, or absolute form from a proxy. */
   target: string;
+  /** X-Request-Id: the incoming one when sane, else generated (lib/ops/request-id.ts). */
+  requestId: string;
+  /** The connection is TLS (server.ts with TLS_CERT_FILE): links are https. */
+  encrypted: boolean;
 };
 
 // One instance per process, shared by every bundle that loads this module
@@ -64,7 +73,43 @@ export type FrontDoorOptions = {
    * received one. The received target stays in wireFacts().
    */
   routeForNext?: (originFormTarget: string) => string;
+  /**
+   * Targets whose handler writes its own log line (the API's); the guard
+   * logs every other request (dashboard, probes, assets) when it finishes.
+   */
+  logsItself?: (target: string) => boolean;
 };
+
+function headerReader(req: IncomingMessage) {
+  return {
+    get(name: string): string | null {
+      const value = req.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+}
+
+/** One log line (and the request metrics) for a request the guard saw through. */
+function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts, trust: boolean) {
+  const started = performance.now();
+  res.once('close', () => {
+    const path = originForm(wire.target).split(/[?#]/, 1)[0] || '/';
+    recordRequest({
+      requestId: wire.requestId,
+      method: (req.method ?? 'GET').slice(0, 16),
+      route: nonApiRouteName(path),
+      // A response cut short (client gone, server closing) never got a status line.
+      status: res.headersSent ? res.statusCode : 499,
+      durationMs: performance.now() - started,
+      clientAddress: clientAddress(
+        { headers: headerReader(req), remoteAddress: wire.remoteAddress },
+        trust,
+      ),
+      path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+    });
+  });
+}
 
 /**
  * Makes every node:http server of this process (server.ts's, and the one
@@ -73,6 +118,9 @@ export type FrontDoorOptions = {
  * headers. Route handlers cannot reach the socket; this is the one place
  * that can. Next answers an absolute-form target (RFC 9112 says servers must
  * accept it) with a 308 to itself, so req.url becomes its origin form.
+ * It also gives every request its id (X-Request-Id) and, for what the API
+ * handler does not log itself, one log line with status and duration when
+ * the response is done. Patches https.Server too (TLS_CERT_FILE).
  * Installed by server.ts before it listens and by instrumentation.ts's
  * register() (a no-op when server.ts already did).
  */
@@ -82,17 +130,31 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
   holder[INSTALLED_KEY] = true;
   const facts = storage();
   type Emit = (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- always called with the server as `this`
-  const emit = http.Server.prototype.emit as Emit;
-  const guardedEmit: Emit = function (event, ...args) {
-    if (event !== 'request') return emit.call(this, event, ...args);
-    const req = args[0] as IncomingMessage;
-    const target = req.url ?? '/';
-    const wire: WireFacts = { remoteAddress: req.socket.remoteAddress, target };
-    const routed = originForm(target);
-    req.url = options.routeForNext ? options.routeForNext(routed) : routed;
-    if (!options.trustProxy) forgetUntrustedForwarding(req);
-    return facts.run(wire, () => emit.call(this, event, ...args));
-  };
-  http.Server.prototype.emit = guardedEmit as typeof http.Server.prototype.emit;
+  const guard = (emit: Emit): Emit =>
+    function (event, ...args) {
+      if (event !== 'request') return emit.call(this, event, ...args);
+      const req = args[0] as IncomingMessage;
+      const res = args[1] as ServerResponse;
+      const target = req.url ?? '/';
+      const wire: WireFacts = {
+        remoteAddress: req.socket.remoteAddress,
+        target,
+        requestId: requestIdFor(headerReader(req).get(REQUEST_ID_HEADER)),
+        encrypted: (req.socket as TLSSocket).encrypted === true,
+      };
+      const routed = originForm(target);
+      req.url = options.routeForNext ? options.routeForNext(routed) : routed;
+      if (!options.trustProxy) forgetUntrustedForwarding(req);
+      if (!options.logsItself?.(target)) {
+        res.setHeader(REQUEST_ID_HEADER, wire.requestId);
+        logWhenDone(req, res, wire, options.trustProxy);
+      }
+      return facts.run(wire, () => emit.call(this, event, ...args));
+    };
+  // https.Server is no http.Server subclass: it inherits emit from EventEmitter.
+  for (const Server of [http.Server, https.Server]) {
+    // Called with the server as `this` by guard().
+    const emit = Server.prototype.emit as Emit;
+    Server.prototype.emit = guard(emit) as typeof Server.prototype.emit;
+  }
 }

@@ -1,0 +1,53 @@
+import { getLogger } from './log';
+import { observeAuthFailure, observeLockout, observeRequest, type OtherRoute } from './metrics';
+
+/**
+ * One answered request: what its log line says and what the request metrics
+ * count. Written by the API handler (both front doors) and by the front-door
+ * guard for everything else (the dashboard, probes, Next's assets).
+ */
+export type RequestRecord = {
+  requestId: string;
+  method: string;
+  /** An operation name from lib/api/routes.ts, 'unmatched', or a non-API route name. */
+  route: string;
+  status: number;
+  durationMs: number;
+  orgId?: string;
+  /** The caller's public key: the authenticated one, or the one a refused Digest named. */
+  publicKey?: string;
+  clientAddress?: string;
+  /** Non-API requests only: the path, without query, shortened. */
+  path?: string;
+  /** How authentication refused the request, when it did. */
+  auth?:
+    | { outcome: 'challenge'; reason: string; stale: boolean }
+    | { outcome: 'lockout'; retryAfterSeconds: number };
+};
+
+/** The first leg of every Digest handshake and a stale nonce are routine, not failures. */
+function isRoutineChallenge(auth: RequestRecord['auth']): boolean {
+  return auth?.outcome === 'challenge' && (auth.reason === 'no credentials' || auth.stale);
+}
+
+export function recordRequest(record: RequestRecord): void {
+  observeRequest(record.route, record.status, record.durationMs);
+  if (record.auth?.outcome === 'lockout') observeLockout();
+  else if (record.auth?.outcome === 'challenge') observeAuthFailure(record.auth.reason);
+
+  const log = getLogger();
+  const line = { ...record, durationMs: Math.round(record.durationMs * 100) / 100 };
+  if (record.status >= 500) log.error(line, 'request failed');
+  else if (record.auth?.outcome === 'lockout') log.warn(line, 'lockout');
+  else if (record.auth && !isRoutineChallenge(record.auth)) log.warn(line, 'auth failure');
+  else log.info(line, 'request');
+}
+
+/** The route name of a request outside the API (a fixed set: bounded metric labels). */
+export function nonApiRouteName(path: string): OtherRoute {
+  if (path === '/healthz' || path === '/healthz/') return 'healthz';
+  if (path === '/readyz' || path === '/readyz/') return 'readyz';
+  if (path === '/metrics' || path === '/metrics/') return 'metrics';
+  if (path.startsWith('/_next/')) return 'next-static';
+  return 'dashboard';
+}

@@ -1,0 +1,153 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import client from 'prom-client';
+import { getConfig } from '@/lib/config';
+
+/**
+ * Prometheus metrics of this process (GET /metrics): requests by route and
+ * status, latency, Digest failures and lockouts, the store's connection pool
+ * where the engine has one, and prom-client's process metrics (CPU, memory,
+ * event-loop lag, GC).
+ *
+ * `route` is always a name from a fixed set (an API operation from
+ * lib/api/routes.ts, or one of the non-API names below), never a raw path,
+ * so a scanner cannot blow up the number of series.
+ */
+
+/** Routes outside the API, as they appear in logs and metrics. */
+export type OtherRoute = 'healthz' | 'readyz' | 'metrics' | 'next-static' | 'dashboard';
+
+/** Connection pool figures, when the store has a pool (PostgreSQL). */
+export type PoolStats = { total: number; idle: number; waiting: number };
+
+type Metrics = {
+  registry: client.Registry;
+  requests: client.Counter<'route' | 'status'>;
+  duration: client.Histogram<'route'>;
+  authFailures: client.Counter<'reason'>;
+  lockouts: client.Counter;
+  poolSources: Set<() => PoolStats | undefined>;
+};
+
+// One registry per process, shared by server.ts and Next's bundles (which
+// may load their own copy of this module): one set of numbers to scrape.
+const METRICS_KEY = Symbol.for('org-events.metrics');
+type Holder = { [METRICS_KEY]?: Metrics };
+
+function createMetrics(): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'org_events_' });
+  const poolSources = new Set<() => PoolStats | undefined>();
+  const poolGauge = (name: string, help: string, pick: (stats: PoolStats) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        let total = 0;
+        let seen = false;
+        for (const source of poolSources) {
+          const stats = source();
+          if (stats) {
+            seen = true;
+            total += pick(stats);
+          }
+        }
+        if (seen) this.set(total);
+      },
+    });
+  poolGauge('org_events_store_pool_connections', 'Open store connections.', (s) => s.total);
+  poolGauge('org_events_store_pool_idle', 'Idle store connections.', (s) => s.idle);
+  poolGauge(
+    'org_events_store_pool_waiting',
+    'Queries waiting for a store connection.',
+    (s) => s.waiting,
+  );
+  return {
+    registry,
+    poolSources,
+    requests: new client.Counter({
+      name: 'org_events_http_requests_total',
+      help: 'HTTP requests answered, by route and status.',
+      labelNames: ['route', 'status'],
+      registers: [registry],
+    }),
+    duration: new client.Histogram({
+      name: 'org_events_http_request_duration_seconds',
+      help: 'Time from request to response, by route.',
+      labelNames: ['route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    authFailures: new client.Counter({
+      name: 'org_events_auth_failures_total',
+      help: 'API requests answered with a Digest challenge, by reason (first legs of the handshake included as "no credentials").',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    lockouts: new client.Counter({
+      name: 'org_events_auth_lockouts_total',
+      help: 'API requests refused (429) because their key or client address is locked out after failed attempts.',
+      registers: [registry],
+    }),
+  };
+}
+
+function metrics(): Metrics {
+  const holder = globalThis as Holder;
+  return (holder[METRICS_KEY] ??= createMetrics());
+}
+
+export function observeRequest(route: string, status: number, durationMs: number): void {
+  const m = metrics();
+  m.requests.inc({ route, status: String(status) });
+  m.duration.observe({ route }, durationMs / 1000);
+}
+
+/** A challenge reason as a label: its fixed part (`invalid digest: <detail>` -> `invalid digest`). */
+export function observeAuthFailure(reason: string): void {
+  metrics().authFailures.inc({ reason: reason.split(':')[0]!.slice(0, 64) });
+}
+
+export function observeLockout(): void {
+  metrics().lockouts.inc();
+}
+
+/** Registers where the pool gauges read from (the store, once open). */
+export function addPoolSource(source: () => PoolStats | undefined): void {
+  metrics().poolSources.add(source);
+}
+
+export type MetricsAnswer = { status: number; headers: [string, string][]; body: string };
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hash both sides: equal lengths for timingSafeEqual, no length oracle.
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * GET /metrics: 404 while METRICS_TOKEN is unset (metrics are off), 401
+ * without `Authorization: Bearer <METRICS_TOKEN>`, else the text exposition.
+ */
+export async function metricsAnswer(authorization: string | null): Promise<MetricsAnswer> {
+  const token = getConfig().METRICS_TOKEN;
+  const json = [['Content-Type', 'application/json']] as [string, string][];
+  if (!token) {
+    return { status: 404, headers: json, body: JSON.stringify({ error: 'metrics are off' }) };
+  }
+  const given = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (!given || !sameSecret(given, token)) {
+    return {
+      status: 401,
+      headers: [...json, ['WWW-Authenticate', 'Bearer realm="metrics"']],
+      body: JSON.stringify({ error: 'a valid metrics token is required' }),
+    };
+  }
+  const { registry } = metrics();
+  return {
+    status: 200,
+    headers: [['Content-Type', registry.contentType]],
+    body: await registry.metrics(),
+  };
+}

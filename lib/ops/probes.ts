@@ -1,0 +1,85 @@
+import { getStore } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
+import { getLogger } from './log';
+import { addPoolSource, type PoolStats } from './metrics';
+
+/**
+ * GET /healthz and GET /readyz, outside the API's authentication, for load
+ * balancers and orchestrators; served by both front doors (server.ts's fast
+ * path and the route files under app/).
+ *
+ * - /healthz: the process runs and answers. Always 200: restarting a
+ *   process because its database is away would not bring the database back.
+ * - /readyz: the store is open, migrated (opening it migrates) and answers a
+ *   query within READY_TIMEOUT_MS; 503 otherwise, so a balancer sends traffic
+ *   elsewhere until it is back.
+ */
+
+export type ProbeAnswer = { status: number; headers: [string, string][]; body: string };
+
+const READY_TIMEOUT_MS = 2_000;
+const JSON_HEADERS: [string, string][] = [
+  ['Content-Type', 'application/json'],
+  ['Cache-Control', 'no-store'],
+];
+
+/** What a store may offer beyond EventStore for probes and metrics (the engines add them). */
+type StoreProbes = {
+  ping?: () => Promise<unknown>;
+  health?: () => Promise<unknown>;
+  poolStats?: () => PoolStats | undefined;
+};
+
+const answer = (status: number, body: object): ProbeAnswer => ({
+  status,
+  headers: JSON_HEADERS,
+  body: JSON.stringify(body),
+});
+
+export function healthzAnswer(): ProbeAnswer {
+  return answer(200, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
+}
+
+const storesWithPoolGauges = new WeakSet<EventStore>();
+
+/** The store's own health check when it has one, else a one-row indexed lookup. */
+async function checkStore(store: EventStore): Promise<void> {
+  const probes = store as EventStore & StoreProbes;
+  if (probes.poolStats && !storesWithPoolGauges.has(store)) {
+    storesWithPoolGauges.add(store);
+    addPoolSource(() => probes.poolStats?.());
+  }
+  const result: unknown = probes.ping
+    ? await probes.ping()
+    : probes.health
+      ? await probes.health()
+      : // Reads the organizations table by primary key: proves a connection,
+        // a query and the migrated schema, whatever the size of the data.
+        await store.getOrg('000000000000000000000000');
+  if (typeof result === 'object' && result !== null && (result as { ok?: unknown }).ok === false) {
+    throw new Error(`store reports unhealthy: ${JSON.stringify(result)}`);
+  }
+}
+
+export async function readyzAnswer(): Promise<ProbeAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      (async () => checkStore(await getStore()))(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`store did not answer within ${READY_TIMEOUT_MS} ms`)),
+          READY_TIMEOUT_MS,
+        );
+      }),
+    ]);
+    return answer(200, { status: 'ready' });
+  } catch (error) {
+    // The reason goes to the log only: /readyz is public, error texts are not.
+    const reason = error instanceof Error ? error.message : String(error);
+    getLogger().warn({ route: 'readyz', reason: reason.slice(0, 500) }, 'not ready');
+    return answer(503, { status: 'unavailable' });
+  } finally {
+    clearTimeout(timer);
+  }
+}

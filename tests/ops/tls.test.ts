@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from '@/tests/helpers/server';
+
+/**
+ * TLS_CERT_FILE and TLS_KEY_FILE: server.ts listens with HTTPS itself, and
+ * the links it writes say https. A self-signed certificate made with
+ * openssl for the test; requests through curl --digest. Needs a build.
+ */
+
+const run = promisify(execFile);
+let server: TestServer;
+let dir: string;
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-tls-'));
+  const cert = path.join(dir, 'cert.pem');
+  const key = path.join(dir, 'key.pem');
+  await run('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1'],
+    ...['-keyout', key, '-out', cert],
+  ]);
+  server = await startTestServer({ env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } });
+});
+after(async () => {
+  await server?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function curl(url: string, ...extra: string[]): Promise<{ status: string; body: string }> {
+  const { stdout } = await run('curl', ['-s', '-k', ...extra, '-w', '\n%{http_code}', url]);
+  const cut = stdout.lastIndexOf('\n');
+  return { body: stdout.slice(0, cut), status: stdout.slice(cut + 1) };
+}
+
+describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
+  test('the server says it is ready on an https URL', () => {
+    assert.match(server.baseUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  test('curl -k --digest reads a list over HTTPS; its links use https', async () => {
+    const { member } = server.keys;
+    const res = await curl(
+      `${server.apiUrl}/orgs/${server.orgId}/events?itemsPerPage=3`,
+      ...['--digest', '-u', `${member.publicKey}:${member.privateKey}`],
+    );
+    assert.equal(res.status, '200', res.body);
+    const body = JSON.parse(res.body) as { links: { href: string }[]; results: unknown[] };
+    assert.equal(body.results.length, 3);
+    assert.ok(body.links.length > 0);
+    for (const link of body.links) assert.match(link.href, /^https:\/\/127\.0\.0\.1:\d+\//);
+  });
+
+  test('plain HTTP on the same port is not served', async () => {
+    const http = server.baseUrl.replace(/^https:/, 'http:');
+    const res = await curl(`${http}/healthz`).catch(() => ({ status: 'refused', body: '' }));
+    assert.notEqual(res.status, '200');
+  });
+
+  test('/healthz over HTTPS', async () => {
+    const res = await curl(`${server.baseUrl}/healthz`);
+    assert.equal(res.status, '200');
+  });
+});
