@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ROOT } from '@/tests/helpers/server';
+
+/**
+ * Graceful shutdown however the server is started. `npm start` used to
+ * swallow signals: npm forwards SIGTERM/SIGINT to its child, the shell
+ * running the script, and dash exits without passing them on, so node kept
+ * serving, orphaned. Needs `npm run build`.
+ */
+
+const STOP_WITHIN_MS = 15_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every process under `pid` (children, grandchildren…), from ps. */
+function descendants(pid: number): number[] {
+  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((row) => row.trim().split(/\s+/).map(Number) as [number, number]);
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    const parent = queue.shift()!;
+    for (const [child, ppid] of rows) {
+      if (ppid === parent) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The runner's environment without its NODE_ENV=test (the server runs as production). */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const { NODE_ENV: _test, ...rest } = process.env;
+  return rest as NodeJS.ProcessEnv;
+}
+
+async function startServer(command: string, args: string[]) {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-signals-'));
+  const child: ChildProcess = spawn(command, args, {
+    cwd: ROOT,
+    env: {
+      ...inheritedEnv(),
+      PORT: String(port),
+      HOSTNAME: '127.0.0.1',
+      DATABASE_URL: `file:${path.join(dir, 'signals.db')}`,
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const deadline = Date.now() + 90_000;
+  while (!output.includes('ready on')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, port, dir, output: () => output };
+}
+
+for (const [how, command, args] of [
+  ['npm start', 'npm', ['start']],
+  ['node --import tsx server.ts', process.execPath, ['--import', 'tsx', 'server.ts']],
+] as const) {
+  describe(how, () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      test(`${signal} to the started process: the port closes and no process remains within 15 s`, async () => {
+        const server = await startServer(command, [...args]);
+        const pids = [server.child.pid!, ...descendants(server.child.pid!)];
+        try {
+          assert.ok(await answers(server.port), 'serving before the signal');
+          server.child.kill(signal);
+          const deadline = Date.now() + STOP_WITHIN_MS;
+          while ((pids.some(alive) || (await answers(server.port))) && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+          assert.deepEqual(pids.filter(alive), [], `still running:\n${server.output()}`);
+          assert.equal(await answers(server.port), false, 'the port still answers');
+          assert.match(server.output(), /finishing in-flight requests/);
+        } finally {
+          for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+          fs.rmSync(server.dir, { recursive: true, force: true });
+        }
+      });
+    }
+  });
+}
