@@ -88,6 +88,9 @@ async function main(): Promise<void> {
 
   const config = getConfig(); // fail fast on bad configuration
   const log = getLogger();
+  // Startup and shutdown lines are few and what an operator (and the test
+  // helpers, which wait for "ready on") must see at any LOG_LEVEL but silent.
+  const lifecycle = config.LOG_LEVEL === 'silent' ? log : log.child({}, { level: 'info' });
   // Before Next loads (its instrumentation installs the same guard, a no-op
   // then) and before we listen: no request is ever seen unguarded. Without a
   // trusted proxy, what a client sends in X-Forwarded-For never reaches Next
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const scheme = server instanceof https.Server ? 'https' : 'http';
   // tests/helpers/server.ts and bench/lib/servers.ts read the URL from this line.
-  log.info(
+  lifecycle.info(
     { url: `${scheme}://${shownHost}:${address.port}`, variant: config.EVENTS_VARIANT },
     `org-events ready on ${scheme}://${shownHost}:${address.port} (${config.EVENTS_VARIANT}, ${store.dialect})`,
   );
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'finishing in-flight requests');
+    lifecycle.info({ signal }, 'finishing in-flight requests');
     const force = setTimeout(() => {
       log.warn('shutdown timed out; closing remaining connections');
       server.closeAllConnections();
@@ -158,7 +161,7 @@ async function main(): Promise<void> {
         await app.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         clearTimeout(force);
-        log.info('stopped');
+        lifecycle.info('stopped');
         flushLog();
         process.exit(0);
       })();

@@ -12,7 +12,10 @@ export type Credentials = { username: string; password: string };
 
 export type LoadResult = {
   requests: number;
+  /** Answers other than 200. */
   errors: number;
+  /** Every recorded answer's status, counted (e.g. { 200: 9950, 503: 50 }). */
+  statuses: Record<number, number>;
   challenges: number;
   durationMs: number;
   rps: number;
@@ -127,6 +130,7 @@ export async function runLoad(options: {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const latencies: number[] = [];
   let errors = 0;
+  const statuses: Record<number, number> = {};
   let next = 0;
   const sessions = Array.from(
     { length: options.concurrency },
@@ -143,6 +147,7 @@ export async function runLoad(options: {
       const elapsed = performance.now() - start;
       if (!record) continue;
       if (status !== 200) errors += 1;
+      statuses[status] = (statuses[status] ?? 0) + 1;
       latencies.push(elapsed);
     }
   };
@@ -158,6 +163,7 @@ export async function runLoad(options: {
     return {
       requests: latencies.length,
       errors,
+      statuses,
       challenges: sessions.reduce((sum, s) => sum + s.challenges, 0),
       durationMs,
       rps: (latencies.length / durationMs) * 1000,
