@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
+import { freePort } from './free-port';
 
 /**
  * The real Redis the tests share: 127.0.0.1:6379, started here
@@ -56,4 +57,83 @@ export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await client.del(...keys);
     cursor = next;
   } while (cursor !== '0');
+}
+
+/**
+ * A redis-server of the test's own, on a free port, that the test may stop
+ * and start again (the shared one on 6379 must never go down: other tests
+ * use it). No persistence: like a crashed Redis without RDB or AOF, it comes
+ * back empty.
+ */
+export type PrivateRedis = {
+  port: number;
+  url: string;
+  /** Kills the server (SIGKILL, an outage as abrupt as a crash) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and waits until it answers PING. */
+  start(): Promise<void>;
+  /** Stops it for good. */
+  close(): Promise<void>;
+};
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  const killOnExit = () => child?.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const start = async () => {
+    const started = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = started;
+    started.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    started.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const failed = new Promise<never>((_, reject) => {
+      started.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'ENOENT'
+            ? new Error('redis-server is not installed (not on PATH): this test needs it')
+            : error,
+        ),
+      );
+      started.once('exit', (code) =>
+        reject(new Error(`redis-server on port ${port} exited (${code}):\n${output}`)),
+      );
+    });
+    const answering = (async () => {
+      for (let i = 0; i < 100; i++) {
+        if (await ping(port, 200)) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`redis-server on port ${port} does not answer PING:\n${output}`);
+    })();
+    failed.catch(() => {}); // once it answers, its exit (stop()) is expected
+    await Promise.race([answering, failed]);
+  };
+
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  };
+
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop,
+    start,
+    close: async () => {
+      await stop();
+      process.off('exit', killOnExit);
+    },
+  };
 }
