@@ -16,7 +16,7 @@ test('chaos, short: fuzzed requests and a Digest load get no 5xx, the load only 
     ['--import', 'tsx', path.join('scripts', 'chaos.ts')],
     {
       cwd: ROOT,
-      env: { ...env, CHAOS_FUZZ_REQUESTS: '2000', CHAOS_LOAD_SECONDS: '3' },
+      env: { ...env, CHAOS_FUZZ_REQUESTS: '2000', CHAOS_LOAD_SECONDS: '3' } as NodeJS.ProcessEnv,
       encoding: 'utf8',
       timeout: 180_000,
     },
