@@ -75,8 +75,24 @@ export abstract class KyselyStore implements EventStore {
 
   // ---- events -------------------------------------------------------------
 
-  async listEvents(query: EventPageQuery): Promise<EventPage> {
-    const plan = await this.countPlan(query);
+  /**
+   * Runs `read` on one snapshot of the database, so the several statements
+   * of one request (counters, then rows) agree with each other even while
+   * another connection commits. SQLite: a deferred BEGIN, whose first read
+   * pins one WAL snapshot until COMMIT (it takes no write lock, so writers go
+   * on). PostgreSQL overrides this with a REPEATABLE READ, READ ONLY
+   * transaction.
+   */
+  protected readSnapshot<T>(read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(read);
+  }
+
+  listEvents(query: EventPageQuery): Promise<EventPage> {
+    return this.readSnapshot((db) => this.listEventsIn(db, query));
+  }
+
+  private async listEventsIn(db: Kysely<Database>, query: EventPageQuery): Promise<EventPage> {
+    const plan = await this.countPlan(db, query);
     const totalCount = query.includeCount ? plan.total : null;
     if (query.offset >= plan.total || query.limit <= 0) {
       return { events: [], totalCount, hasMore: false };
@@ -87,9 +103,9 @@ export abstract class KyselyStore implements EventStore {
     // a deep page costs a few counter rows and one short index range instead
     // of skipping `offset` events.
     const last = Math.min(query.offset + query.limit, plan.total) - 1;
-    const window = await this.locateWindow(query, plan, query.offset, last);
+    const window = await this.locateWindow(db, query, plan, query.offset, last);
 
-    let select = this.db
+    let select = db
       .selectFrom('events')
       .select(['org_id', 'id', 'created', 'event_type', 'doc'])
       .$if(query.includeRaw, (qb) => qb.select('raw'));
@@ -121,7 +137,13 @@ export abstract class KyselyStore implements EventStore {
   }
 
   async countEvents(filter: EventFilter): Promise<number> {
-    return (await this.countPlan(filter)).total;
+    // Without date bounds the count is one SUM over the counters; a bound that
+    // cuts a bucket adds exact counts, and those must share the SUM's snapshot.
+    const cuts = filter.minCreated !== undefined || filter.maxCreated !== undefined;
+    const plan = cuts
+      ? await this.readSnapshot((db) => this.countPlan(db, filter))
+      : await this.countPlan(this.db, filter);
+    return plan.total;
   }
 
   async eventTypeCounts(orgId: string): Promise<{ eventTypeName: string; count: number }[]> {
@@ -147,7 +169,7 @@ export abstract class KyselyStore implements EventStore {
    * (one SUM); a bucket cut by minCreated/maxCreated is counted exactly over a
    * short index range, and kept so the page walk can use it too.
    */
-  private async countPlan(filter: EventFilter): Promise<CountPlan> {
+  private async countPlan(db: Kysely<Database>, filter: EventFilter): Promise<CountPlan> {
     const { minCreated, maxCreated } = filter;
     const unit = counterUnit(Boolean(filter.eventTypes?.length));
     if (minCreated !== undefined && maxCreated !== undefined && minCreated > maxCreated) {
@@ -161,7 +183,7 @@ export abstract class KyselyStore implements EventStore {
     const partial: Bucket[] = [];
     const cut = new Set([...(cutsMax ? [maxBucket] : []), ...(cutsMin ? [minBucket] : [])]);
     for (const bucket of cut) {
-      const n = await this.countExact({
+      const n = await this.countExact(db, {
         ...filter,
         minCreated: Math.max(minCreated ?? -Infinity, bucket * unit),
         maxCreated: Math.min(maxCreated ?? Infinity, (bucket + 1) * unit - 1),
@@ -172,7 +194,7 @@ export abstract class KyselyStore implements EventStore {
     const innerMax = maxBucket === undefined ? undefined : cutsMax ? maxBucket - 1 : maxBucket;
     let inner = 0;
     if (innerMin === undefined || innerMax === undefined || innerMin <= innerMax) {
-      const row = await this.counters(filter, innerMin, innerMax)
+      const row = await this.counters(db, filter, innerMin, innerMax)
         .select((eb) => eb.fn.sum<number>('n').as('n'))
         .executeTakeFirst();
       inner = Number(row?.n ?? 0);
@@ -192,6 +214,7 @@ export abstract class KyselyStore implements EventStore {
    * Walks from whichever end is nearer, a chunk of counter rows at a time.
    */
   private async locateWindow(
+    db: Kysely<Database>,
     filter: EventFilter,
     plan: CountPlan,
     first: number,
@@ -205,7 +228,7 @@ export abstract class KyselyStore implements EventStore {
     let seen = 0;
     let nearBucket: number | undefined;
     let nearSeenBefore = 0;
-    for await (const bucket of this.walkBuckets(filter, plan, fromNewest ? 'desc' : 'asc')) {
+    for await (const bucket of this.walkBuckets(db, filter, plan, fromNewest ? 'desc' : 'asc')) {
       if (nearBucket === undefined && seen + bucket.n > nearTarget) {
         nearBucket = bucket.bucket;
         nearSeenBefore = seen;
@@ -233,6 +256,7 @@ export abstract class KyselyStore implements EventStore {
 
   /** The non-empty buckets of the filtered set in one direction, exact at cut edges. */
   private async *walkBuckets(
+    db: Kysely<Database>,
     filter: EventFilter,
     plan: CountPlan,
     direction: 'asc' | 'desc',
@@ -254,6 +278,7 @@ export abstract class KyselyStore implements EventStore {
       let cursor = direction === 'desc' ? plan.innerMax : plan.innerMin;
       for (;;) {
         const chunk = await this.counters(
+          db,
           filter,
           direction === 'asc' ? cursor : plan.innerMin,
           direction === 'desc' ? cursor : plan.innerMax,
@@ -276,9 +301,14 @@ export abstract class KyselyStore implements EventStore {
   }
 
   /** Counter rows of the filter's types (or the all-types row) within [min, max] buckets. */
-  private counters(filter: EventFilter, min: number | undefined, max: number | undefined) {
+  private counters(
+    db: Kysely<Database>,
+    filter: EventFilter,
+    min: number | undefined,
+    max: number | undefined,
+  ) {
     const types = filter.eventTypes?.length ? filter.eventTypes : [''];
-    return this.db
+    return db
       .selectFrom('event_counts')
       .where('org_id', '=', filter.orgId)
       .$if(types.length === 1, (qb) => qb.where('event_type', '=', types[0]!))
@@ -287,9 +317,9 @@ export abstract class KyselyStore implements EventStore {
       .$if(max !== undefined, (qb) => qb.where('bucket', '<=', max!));
   }
 
-  private async countExact(filter: EventFilter): Promise<number> {
+  private async countExact(db: Kysely<Database>, filter: EventFilter): Promise<number> {
     const row = await applyFilter(
-      this.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')),
+      db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')),
       filter,
     ).executeTakeFirst();
     return Number(row?.n ?? 0);

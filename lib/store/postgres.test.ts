@@ -8,6 +8,8 @@ storeContract('PostgreSQL', async () => {
   const store = await PostgresStore.open(database.url);
   return {
     store,
+    // A second pool: its inserts commit between the first pool's statements.
+    openConcurrentWriter: () => PostgresStore.open(database.url, 2),
     cleanup: async () => {
       await store.close();
       await database.drop();

@@ -41,6 +41,19 @@ export class PostgresStore extends KyselyStore {
     return store;
   }
 
+  /**
+   * REPEATABLE READ: every statement of the transaction reads the snapshot
+   * its first one took (READ COMMITTED would take a new one per statement).
+   * READ ONLY: a read can never fail on a write conflict, so it never retries.
+   */
+  protected override readSnapshot<T>(read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(read);
+  }
+
   async refreshStatistics(): Promise<void> {
     // Each batch rewrites its counter rows (ON CONFLICT DO UPDATE); without a
     // vacuum the sums read every dead version (16 ms instead of 1 ms seen

@@ -9,12 +9,15 @@ import { objectIdAt } from '@/lib/domain/object-id';
 import { openBulkLoadHelper } from './bulk-load-helper';
 import { SqliteStore } from './sqlite';
 import { storeContract } from './store.contract';
+import { openSqliteWriterThread } from './testing/sqlite-writer';
 
 storeContract('SQLite', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-store-'));
-  const store = await SqliteStore.open(path.join(dir, 'test.db'));
+  const file = path.join(dir, 'test.db');
+  const store = await SqliteStore.open(file);
   return {
     store,
+    openConcurrentWriter: () => openSqliteWriterThread(file),
     cleanup: async () => {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -3,18 +3,28 @@ import { after, before, describe, test } from 'node:test';
 import { HOUR_MS } from '@/lib/domain/dates';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
+import type { ConcurrentWriter } from './testing/sqlite-writer';
 import type { EventStore, NewEvent } from './types';
+
+/** What a contract run needs from an engine. */
+export type ContractTarget = {
+  store: EventStore;
+  /**
+   * Another connection to the same database whose inserts really run while
+   * `store` serves a request (another pool, or another thread for SQLite).
+   */
+  openConcurrentWriter: () => Promise<ConcurrentWriter>;
+  cleanup: () => Promise<void>;
+};
 
 /**
  * The store contract, run unchanged against every engine: whatever passes
  * here can sit behind the API.
  */
-export function storeContract(
-  name: string,
-  open: () => Promise<{ store: EventStore; cleanup: () => Promise<void> }>,
-) {
+export function storeContract(name: string, open: () => Promise<ContractTarget>) {
   describe(`EventStore contract: ${name}`, () => {
     let store: EventStore;
+    let openConcurrentWriter: () => Promise<ConcurrentWriter>;
     let cleanup: () => Promise<void>;
     const orgA = objectIdAt(Date.UTC(2024, 0, 1), 'aaaaaaaaaaaaaaaa');
     const orgB = objectIdAt(Date.UTC(2024, 0, 1), 'bbbbbbbbbbbbbbbb');
@@ -48,7 +58,7 @@ export function storeContract(
     );
 
     before(async () => {
-      ({ store, cleanup } = await open());
+      ({ store, openConcurrentWriter, cleanup } = await open());
       await store.createOrg({ id: orgA, name: 'Org A', created: base });
       await store.createOrg({ id: orgB, name: 'Org B', created: base });
       const result = await store.insertEvents(orgA, eventsA.slice(0, 600));
@@ -344,6 +354,73 @@ export function storeContract(
       const second = await store.getOrCreateSetting('s', () => 'two');
       assert.equal(first, 'one');
       assert.equal(second, 'one');
+    });
+
+    test('a list reads its total and its rows from one snapshot while another connection inserts', async () => {
+      const orgC = objectIdAt(base, 'cccccccccccccccc');
+      await store.createOrg({ id: orgC, name: 'Org C', created: base });
+      // 3,000 events spread at random over 12 hours, so every batch lands
+      // inside the windows the lists below read.
+      let state = 7;
+      const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const incoming = Array.from({ length: 3000 }, (_, i) =>
+        makeEvent(
+          orgC,
+          20_000 + i,
+          base + Math.floor(random() * 12 * HOUR_MS),
+          TYPES[i % TYPES.length]!,
+        ),
+      );
+      const queries = [
+        {},
+        { eventTypes: ['JOINED_ORG'] },
+        { minCreated: base + 2 * HOUR_MS + 1234, maxCreated: base + 9 * HOUR_MS + 4321 },
+      ];
+      const writer = await openConcurrentWriter();
+      const disagreements: string[] = [];
+      let lists = 0;
+      try {
+        let writing = true;
+        const written = (async () => {
+          try {
+            for (let i = 0; i < incoming.length; i += 25) {
+              await writer.insertEvents(orgC, incoming.slice(i, i + 25));
+            }
+          } finally {
+            writing = false;
+          }
+        })();
+        while (writing) {
+          // SQLite's driver answers in microtasks only: yield so the writer's
+          // replies (macrotasks) can arrive and end the loop.
+          await new Promise((resolve) => setImmediate(resolve));
+          const filter = queries[lists % queries.length]!;
+          lists++;
+          try {
+            const page = await store.listEvents({
+              orgId: orgC,
+              ...filter,
+              offset: 0,
+              limit: 5000,
+              includeCount: true,
+              includeRaw: false,
+            });
+            if (page.events.length !== page.totalCount || page.hasMore) {
+              disagreements.push(
+                `${JSON.stringify(filter)}: ${page.events.length} rows, totalCount ${page.totalCount}, hasMore ${page.hasMore}`,
+              );
+            }
+          } catch (error) {
+            disagreements.push(`${JSON.stringify(filter)}: ${String(error)}`);
+          }
+        }
+        await written;
+      } finally {
+        await writer.close();
+      }
+      assert.ok(lists >= 30, `the lists overlapped the inserts (${lists} lists)`);
+      assert.deepEqual(disagreements.slice(0, 5), [], `${disagreements.length} of ${lists} lists`);
+      assert.equal(await store.countEvents({ orgId: orgC }), incoming.length);
     });
   });
 }
