@@ -50,3 +50,15 @@ test('unexpected errors become a bare 500 and one log line without secrets leaki
   assert.equal(toApiError(known, 'ctx'), known, 'API errors pass through');
   assert.ok(toApiError('weird', 'ctx') instanceof ApiError);
 });
+
+test("the store's StoreUnavailableError (by name: no import of lib/store) is a 503 with Retry-After", () => {
+  const outage = Object.assign(new Error('connect ECONNREFUSED'), {
+    name: 'StoreUnavailableError',
+    retryAfterSeconds: 3,
+  });
+  const error = toApiError(outage, 'GET /x');
+  assert.equal(error.status, 503);
+  assert.equal(error.code, 'SERVICE_UNAVAILABLE');
+  assert.deepEqual(error.headers, [['Retry-After', '3']]);
+  assert.doesNotMatch(error.detail, /ECONNREFUSED/, "the engine's message stays in the log");
+});

@@ -199,11 +199,19 @@ export function errorJson(error: ApiError): string {
 }
 
 /**
- * Any thrown value as an ApiError. Anything that is not one already is a bug
- * or an outage: it is logged (one line, never sent) and becomes a bare 500.
+ * Any thrown value as an ApiError. The store's StoreUnavailableError (the
+ * database cannot answer right now) is a 503 with its Retry-After: recognised
+ * by its name, since this module may not import lib/store. Anything else is a
+ * bug: it is logged (one line, never sent) and becomes a bare 500.
  */
 export function toApiError(error: unknown, context: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof Error && error.name === 'StoreUnavailableError') {
+    const { retryAfterSeconds } = error as Error & { retryAfterSeconds?: unknown };
+    const seconds =
+      typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds : 5;
+    return serviceUnavailable('database unreachable', Math.ceil(seconds));
+  }
   const message =
     error instanceof Error
       ? `${error.name}: ${error.message}`
