@@ -23,10 +23,13 @@ const JSON_HEADERS: [string, string][] = [
   ['Cache-Control', 'no-store'],
 ];
 
-/** What a store may offer beyond EventStore for probes and metrics (the engines add them). */
+/**
+ * What a store may offer beyond EventStore for probes and metrics, read
+ * structurally so the probes work with engines that have them and without.
+ * health(): `{ ready, reason?, pendingMigrations }` (answers, and is migrated).
+ */
 type StoreProbes = {
-  ping?: () => Promise<unknown>;
-  health?: () => Promise<unknown>;
+  health?: () => Promise<{ ready: boolean; reason?: string; pendingMigrations?: string[] }>;
   poolStats?: () => PoolStats | undefined;
 };
 
@@ -49,16 +52,20 @@ async function checkStore(store: EventStore): Promise<void> {
     storesWithPoolGauges.add(store);
     addPoolSource(() => probes.poolStats?.());
   }
-  const result: unknown = probes.ping
-    ? await probes.ping()
-    : probes.health
-      ? await probes.health()
-      : // Reads the organizations table by primary key: proves a connection,
-        // a query and the migrated schema, whatever the size of the data.
-        await store.getOrg('000000000000000000000000');
-  if (typeof result === 'object' && result !== null && (result as { ok?: unknown }).ok === false) {
-    throw new Error(`store reports unhealthy: ${JSON.stringify(result)}`);
+  if (probes.health) {
+    const health = await probes.health();
+    if (!health.ready) {
+      const pending = health.pendingMigrations?.length
+        ? ` (pending migrations: ${health.pendingMigrations.join(', ')})`
+        : '';
+      throw new Error(`${health.reason ?? 'store not ready'}${pending}`);
+    }
+    return;
   }
+  // Reads the organizations table by primary key: proves a connection, a
+  // query and the schema, whatever the size of the data (opening the store
+  // migrated it).
+  await store.getOrg('000000000000000000000000');
 }
 
 export async function readyzAnswer(): Promise<ProbeAnswer> {

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { send } from '@/tests/helpers/digest-client';
+import { createTestDatabase, PG_ADMIN_URL } from '@/tests/helpers/postgres';
+import { startTestServer, type TestServer } from '@/tests/helpers/server';
+
+/**
+ * /readyz follows the database: 503 while PostgreSQL refuses connections to
+ * it, 200 again once it accepts them, with no restart; /healthz stays 200
+ * throughout (the process is fine). Needs a build and the local PostgreSQL.
+ */
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let server: TestServer;
+const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+
+before(async () => {
+  database = await createTestDatabase();
+  server = await startTestServer({ databaseUrl: database.url, eventCount: 50 });
+  await admin.connect();
+});
+after(async () => {
+  await server?.stop();
+  await admin.end();
+  await database?.drop();
+});
+
+async function statusWithin(path: string, expected: number, ms: number): Promise<number> {
+  const deadline = Date.now() + ms;
+  let status = 0;
+  while (Date.now() < deadline) {
+    status = (await send(`${server.baseUrl}${path}`)).status;
+    if (status === expected) return status;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return status;
+}
+
+test('readyz: 503 while the database refuses connections, 200 when it is back', async () => {
+  const name = new URL(database.url).pathname.slice(1);
+  assert.equal((await send(`${server.baseUrl}/readyz`)).status, 200);
+
+  await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [name],
+  );
+  try {
+    assert.equal(await statusWithin('/readyz', 503, 10_000), 503);
+    const down = await send(`${server.baseUrl}/readyz`);
+    assert.deepEqual(down.json(), { status: 'unavailable' }, 'no error text in public');
+    assert.equal((await send(`${server.baseUrl}/healthz`)).status, 200);
+  } finally {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+  }
+  assert.equal(await statusWithin('/readyz', 200, 10_000), 200);
+  const notReady = server.logLines().find((line) => line.msg === 'not ready');
+  assert.ok(notReady, 'the reason is logged');
+  assert.equal(notReady.level, 'warn');
+});
