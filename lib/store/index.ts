@@ -3,7 +3,9 @@ import { PostgresStore } from './postgres';
 import { SqliteStore } from './sqlite';
 import type { EventStore } from './types';
 
-export type { EventStore } from './types';
+export type { EventStore, StoreHealth } from './types';
+export { StoreUnavailableError, isUnavailable } from './errors';
+export { setStoreLogger, type StoreLogger } from './log';
 
 /** Which engine a DATABASE_URL names, and where. */
 export function parseDatabaseUrl(

@@ -1,5 +1,12 @@
 import { inspect } from 'node:util';
-import { type Kysely, type SelectQueryBuilder, Migrator, sql } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  type Kysely,
+  type SelectQueryBuilder,
+  Migrator,
+  sql,
+} from 'kysely';
+import { isUnavailable, StoreUnavailableError } from './errors';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
 import { counterUnit, type Database } from './schema';
@@ -10,6 +17,7 @@ import type {
   EventPageQuery,
   EventStore,
   InsertResult,
+  StoreHealth,
   Membership,
   NewEvent,
   Org,
@@ -40,6 +48,8 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
+  // The database went away (or never answered): say so, not "migration failed".
+  if (error instanceof StoreUnavailableError) throw error;
   if (error || failed) {
     const reason =
       error instanceof Error
@@ -71,6 +81,36 @@ export abstract class KyselyStore implements EventStore {
 
   async migrate(): Promise<void> {
     await migrateToLatest(this.db);
+  }
+
+  /**
+   * For a readiness probe: one query, the applied migrations, compared with
+   * the ones this build ships. Never throws; an unreachable database and an
+   * unexpected failure are both "not ready", with the reason.
+   */
+  async health(): Promise<StoreHealth> {
+    const shipped = Object.keys(await migrationProvider.getMigrations()).sort();
+    try {
+      const { rows } = await sql<{ name: string }>`SELECT name FROM ${sql.table(
+        DEFAULT_MIGRATION_TABLE,
+      )}`.execute(this.db);
+      const applied = new Set(rows.map((row) => row.name));
+      const pendingMigrations = shipped.filter((name) => !applied.has(name));
+      return pendingMigrations.length === 0
+        ? { ready: true, pendingMigrations }
+        : {
+            ready: false,
+            pendingMigrations,
+            reason: `${pendingMigrations.length} migration(s) not applied`,
+          };
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return {
+        ready: false,
+        pendingMigrations: [],
+        reason: isUnavailable(error) ? detail : `The store failed to answer: ${detail}`,
+      };
+    }
   }
 
   // ---- events -------------------------------------------------------------

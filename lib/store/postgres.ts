@@ -1,11 +1,37 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { countDeltas, KyselyStore } from './kysely-store';
+import { errorDetails, storeLogger } from './log';
+import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import type { InsertResult, NewEvent } from './types';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
+/** How long getting a connection (new, or free in the pool) may take. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A connection that dies while nobody is querying on it (a restart, an
+ * administrator's pg_terminate_backend, a network cut) makes node-postgres
+ * emit 'error' on it, and on the pool for idle ones: without a listener that
+ * is an uncaught exception. Log one line instead and carry on: the pool drops
+ * the dead connection and opens a fresh one when next needed, and a query
+ * that was running on it has already failed (as StoreUnavailableError).
+ */
+function reportLostConnections(pool: pg.Pool): void {
+  pool.on('error', (error) => {
+    storeLogger().warn(
+      { component: 'store', ...errorDetails(error) },
+      'PostgreSQL connection lost while idle in the pool',
+    );
+  });
+  // A connection checked out but between queries (inside a transaction) has
+  // no pool listener: its loss surfaces on the next query, so stay quiet here.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+}
 
 /** PostgreSQL (or a PostgreSQL-compatible distributed engine) for when one machine is not enough. */
 export class PostgresStore extends KyselyStore {
@@ -19,6 +45,12 @@ export class PostgresStore extends KyselyStore {
     const pool = new pg.Pool({
       connectionString,
       max: poolSize,
+      // A database that does not answer at all (a host gone, a full pool
+      // that never frees) fails the request as unavailable instead of
+      // holding it forever.
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // Notices a peer that vanished without closing the socket.
+      keepAlive: true,
       // bigint milliseconds and SUM() results fit in a double: read them as numbers.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -29,8 +61,9 @@ export class PostgresStore extends KyselyStore {
               ) => unknown)) as typeof pg.types.getTypeParser,
       },
     });
+    reportLostConnections(pool);
     const store = new PostgresStore(
-      new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      new Kysely<Database>({ dialect: reportingUnavailable(new PostgresDialect({ pool })) }),
     );
     try {
       await store.migrate();

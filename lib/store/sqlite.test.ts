@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openBulkLoadHelper } from './bulk-load-helper';
+import { StoreUnavailableError } from './errors';
 import { SqliteStore } from './sqlite';
 import { storeContract } from './store.contract';
 import { openSqliteWriterThread } from './testing/sqlite-writer';
@@ -86,6 +87,60 @@ describe('SQLite bulk-load helper', () => {
       assert.equal(store.bulkLoadHelperTarget(), undefined);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('SQLite store when another connection holds the write lock', () => {
+  const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'eeeeeeeeeeeeeeee');
+  const event = encodeEvent(orgId, {
+    id: objectIdAt(Date.UTC(2026, 0, 1), '0000000000000001'),
+    created: new Date(Date.UTC(2026, 0, 1)).toISOString(),
+    eventTypeName: 'JOINED_ORG',
+  });
+
+  test('writes wait busy_timeout, then fail as StoreUnavailableError; reads go on; writes resume', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-busy-'));
+    const file = path.join(dir, 'busy.db');
+    const store = await SqliteStore.open(file, { busyTimeoutMs: 200 });
+    const other = new BetterSqlite3(file);
+    try {
+      await store.createOrg({ id: orgId, name: 'Busy Org', created: 0 });
+      other.exec('BEGIN IMMEDIATE');
+      const started = performance.now();
+      await assert.rejects(store.insertEvents(orgId, [event]), StoreUnavailableError);
+      assert.ok(performance.now() - started >= 150, 'the insert waited for the lock first');
+      await assert.rejects(
+        store.createOrg({ id: objectIdAt(0, '1'), name: 'Another', created: 0 }),
+        StoreUnavailableError,
+      );
+      // WAL: readers never wait for a writer.
+      assert.equal((await store.getOrg(orgId))?.name, 'Busy Org');
+      assert.deepEqual(await store.health(), { ready: true, pendingMigrations: [] });
+      other.exec('COMMIT');
+      assert.deepEqual(await store.insertEvents(orgId, [event]), { inserted: 1, skipped: 0 });
+    } finally {
+      other.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a database missing a migration is not ready', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-health-'));
+    const file = path.join(dir, 'health.db');
+    const store = await SqliteStore.open(file);
+    const other = new BetterSqlite3(file);
+    try {
+      assert.deepEqual(await store.health(), { ready: true, pendingMigrations: [] });
+      other.prepare("DELETE FROM kysely_migration WHERE name = '0002_cover_event_counts'").run();
+      const health = await store.health();
+      assert.equal(health.ready, false);
+      assert.deepEqual(health.pendingMigrations, ['0002_cover_event_counts']);
+    } finally {
+      other.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

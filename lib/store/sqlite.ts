@@ -3,12 +3,16 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
+import { translateStoreError } from './errors';
 import { countDeltas, KyselyStore, migrateToLatest } from './kysely-store';
+import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import type { InsertResult, NewEvent } from './types';
 
 /** Rows per multi-row INSERT (6 parameters each, far below SQLite's 32,766 limit). */
 const MULTI_ROW = 100;
+
+const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
 /** Prepared statements kept per SQL text (queries are parameterized, so the set is small). */
 const STATEMENT_CACHE_SIZE = 256;
@@ -70,7 +74,15 @@ export class SqliteStore extends KyselyStore {
     );
   }
 
-  static async open(filename: string): Promise<SqliteStore> {
+  /**
+   * `busyTimeoutMs`: how long a write waits for another connection's write
+   * to finish before failing as StoreUnavailableError. The default outlasts
+   * the largest import batch (50,000 events) by far.
+   */
+  static async open(
+    filename: string,
+    { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS }: { busyTimeoutMs?: number } = {},
+  ): Promise<SqliteStore> {
     if (filename !== ':memory:')
       fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
     const sqlite = new BetterSqlite3(filename);
@@ -79,7 +91,7 @@ export class SqliteStore extends KyselyStore {
     sqlite.pragma('page_size = 16384');
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 10000');
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
     sqlite.pragma('temp_store = MEMORY');
@@ -88,7 +100,7 @@ export class SqliteStore extends KyselyStore {
     // not fsync in WAL mode with synchronous = NORMAL).
     sqlite.pragma('wal_autocheckpoint = 16384');
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: reportingUnavailable(new SqliteDialect({ database: withStatementCache(sqlite) })),
     });
     // The schema must exist before the insert statements are prepared.
     await migrateToLatest(db);
@@ -145,8 +157,12 @@ export class SqliteStore extends KyselyStore {
     // transaction reads max(rowid) first, and a reader cannot be upgraded to
     // a writer once another connection has written: SQLite then fails at
     // once with "database is locked" instead of waiting out busy_timeout.
-    const inserted = run.immediate(events);
-    return Promise.resolve({ inserted, skipped: events.length - inserted });
+    try {
+      const inserted = run.immediate(events);
+      return Promise.resolve({ inserted, skipped: events.length - inserted });
+    } catch (error) {
+      return Promise.reject(translateStoreError(error));
+    }
   }
 
   async refreshStatistics(): Promise<void> {

@@ -60,6 +60,16 @@ export type ApiKeyRecord = {
   ha1Sha256: string;
 };
 
+/** What a readiness probe needs to know of the store. */
+export type StoreHealth = {
+  /** The database answered and every migration this build ships is applied. */
+  ready: boolean;
+  /** Shipped migrations the database has not applied, in order. */
+  pendingMigrations: string[];
+  /** Why not ready (absent when ready). */
+  reason?: string;
+};
+
 export type Membership = { orgId: string; apiKeyId: string; role: OrgRole; created: number };
 
 export interface EventStore {
@@ -105,6 +115,12 @@ export interface EventStore {
   listMemberships(apiKeyId: string): Promise<Membership[]>;
   /** The roles an API key holds in one organization (empty when none). */
   getRoles(orgId: string, apiKeyId: string): Promise<OrgRole[]>;
+
+  /**
+   * Whether the store answers and its database is migrated to the latest
+   * migration. Never throws: failures are reported as not ready.
+   */
+  health(): Promise<StoreHealth>;
 
   // Settings (secrets generated on first start, shared by every instance)
   getOrCreateSetting(key: string, create: () => string): Promise<string>;

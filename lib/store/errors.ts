@@ -1,0 +1,83 @@
+/**
+ * The one error the store throws when the database cannot answer right now
+ * (unreachable, restarting, shutting down, out of connections, or an SQLite
+ * file locked beyond the busy timeout), as opposed to a query that is wrong.
+ * Callers answer it with 503 and Retry-After; the request may succeed later
+ * unchanged. The engine's own error is kept as `cause` for the log.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  /** How long a client should wait before retrying, in seconds. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 5;
+  }
+}
+
+/**
+ * PostgreSQL SQLSTATEs that mean "not now" rather than "not this query":
+ * class 08 (connection exceptions), admin/crash shutdown, cannot connect now
+ * (starting up or shutting down), too many connections.
+ */
+const UNAVAILABLE_SQLSTATES = new Set([
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+/** Socket failures on the way to the database. */
+const UNAVAILABLE_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * node-postgres reports a lost connection with a message and no code:
+ * "Connection terminated unexpectedly", "Client has encountered a connection
+ * error and is not queryable", "timeout exceeded when trying to connect".
+ */
+const UNAVAILABLE_MESSAGES =
+  /connection terminated|not queryable|timeout exceeded when trying to connect/i;
+
+/** Whether an engine's error means the database cannot answer right now. */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SYSTEM_CODES.has(code)) return true;
+    // SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, ...): another
+    // connection held the lock for longer than busy_timeout.
+    if (code.startsWith('SQLITE_BUSY')) return true;
+  }
+  // AggregateError: a host name with several addresses, each refused.
+  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true;
+  return UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/** The error to throw in place of `error`: StoreUnavailableError when it means so, else itself. */
+export function translateStoreError(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
+  return unavailable(error);
+}
+
+/** Wraps any failure (a connection that could not be made) as unavailable. */
+export function unavailable(cause: unknown): StoreUnavailableError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new StoreUnavailableError(`The database is unavailable: ${detail}`, { cause });
+}

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { encodeEvent } from '@/lib/domain/encode';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { createTestDatabase } from '@/tests/helpers/postgres';
+import { StoreUnavailableError } from './errors';
+import { setStoreLogger } from './log';
+import { PostgresStore } from './postgres';
+
+/**
+ * What the store does when its PostgreSQL connections die under it. The
+ * machine's cluster is shared, so the outage is made on a throwaway database
+ * only: its backends are terminated (what a restart does to every open
+ * connection), and new connections are refused while ALLOW_CONNECTIONS is off.
+ */
+describe('PostgreSQL store during an outage', () => {
+  const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'dddddddddddddddd');
+  const base = Date.UTC(2026, 0, 1);
+  const events = Array.from({ length: 500 }, (_, i) =>
+    encodeEvent(orgId, {
+      id: objectIdAt(base + i * 60_000, i.toString(16).padStart(16, '0')),
+      created: new Date(base + i * 60_000).toISOString(),
+      eventTypeName: 'JOINED_ORG',
+    }),
+  );
+  let database: { url: string; drop: () => Promise<void> };
+  let name: string;
+  let admin: pg.Client;
+  let store: PostgresStore;
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown) => uncaught.push(error);
+  const logged: { details: Record<string, unknown>; message: string }[] = [];
+
+  before(async () => {
+    process.on('uncaughtException', onUncaught);
+    setStoreLogger({ warn: (details, message) => logged.push({ details, message }) });
+    database = await createTestDatabase();
+    name = new URL(database.url).pathname.slice(1);
+    store = await PostgresStore.open(database.url, 4);
+    await store.createOrg({ id: orgId, name: 'Outage Org', created: base });
+    await store.insertEvents(orgId, events);
+    // Another database, so this connection survives the terminations.
+    admin = new pg.Client({ connectionString: database.url.replace(`/${name}`, '/postgres') });
+    await admin.connect();
+  });
+  after(async () => {
+    process.off('uncaughtException', onUncaught);
+    setStoreLogger(undefined);
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+    await admin.end();
+    await store.close();
+    await database.drop();
+  });
+
+  const terminateBackends = () =>
+    admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+      name,
+    ]);
+  const list = () =>
+    store.listEvents({ orgId, offset: 0, limit: 50, includeCount: true, includeRaw: false });
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  test('terminated connections: no uncaught exception, StoreUnavailableError, then answers again', async () => {
+    const failures: unknown[] = [];
+    let running = true;
+    let answered = 0;
+    // Four request loops keep the pool's connections busy and idle in turn.
+    const loops = Array.from({ length: 4 }, async () => {
+      while (running) {
+        try {
+          const page = await list();
+          assert.equal(page.totalCount, events.length);
+          answered++;
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    });
+    for (let round = 0; round < 5; round++) {
+      await pause(150);
+      await terminateBackends();
+    }
+    await pause(150);
+    running = false;
+    await Promise.all(loops);
+    // Idle connections learn of their end asynchronously: give them time to.
+    await terminateBackends();
+    await pause(300);
+
+    assert.deepEqual(uncaught, [], 'no uncaught exception');
+    assert.ok(failures.length > 0, 'some queries ran into a terminated connection');
+    for (const failure of failures) {
+      assert.ok(
+        failure instanceof StoreUnavailableError,
+        `a StoreUnavailableError, not ${String(failure)}`,
+      );
+    }
+    assert.ok(answered > 0);
+    assert.ok(
+      logged.some((line) => /connection lost/.test(line.message) && line.details.code === '57P01'),
+      'a lost idle connection is logged, with its code',
+    );
+    assert.equal((await list()).totalCount, events.length, 'the next query succeeds');
+  });
+
+  test('refused connections: StoreUnavailableError and not ready; recovers by itself', async () => {
+    assert.deepEqual(await store.health(), { ready: true, pendingMigrations: [] });
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await terminateBackends();
+    await pause(100);
+    await assert.rejects(list(), StoreUnavailableError);
+    await assert.rejects(store.getOrg(orgId), StoreUnavailableError);
+    const down = await store.health();
+    assert.equal(down.ready, false);
+    assert.match(down.reason ?? '', /unavailable/i);
+
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    assert.equal((await list()).totalCount, events.length);
+    assert.deepEqual(await store.health(), { ready: true, pendingMigrations: [] });
+    assert.deepEqual(uncaught, [], 'no uncaught exception');
+  });
+
+  test('a database missing a migration is not ready', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(
+        "DELETE FROM kysely_migration WHERE name = '0003_type_counters_by_day' RETURNING name",
+      );
+    } finally {
+      await client.end();
+    }
+    const health = await store.health();
+    assert.equal(health.ready, false);
+    assert.deepEqual(health.pendingMigrations, ['0003_type_counters_by_day']);
+  });
+
+  test('opening a store on a port where nothing listens throws StoreUnavailableError', async () => {
+    await assert.rejects(
+      PostgresStore.open('postgres://postgres@127.0.0.1:1/none'),
+      StoreUnavailableError,
+    );
+  });
+});
