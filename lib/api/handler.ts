@@ -4,7 +4,6 @@ import { getConfig } from '@/lib/config';
 import { clientAddress } from '@/lib/http/client-address';
 import { originForm, wireFacts } from '@/lib/http/front-door';
 import { recordRequest, type RequestRecord } from '@/lib/ops/access-log';
-import { getLogger } from '@/lib/ops/log';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { isObjectId } from '@/lib/domain/object-id';
 import { getStore } from '@/lib/store';
@@ -62,7 +61,7 @@ function challengeResponse(request: ApiRequest, wwwAuthenticate: string): ApiRes
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
 /** What the handler learned about a request on its way to an answer: the log line's fields. */
-type Facts = Pick<RequestRecord, 'route' | 'orgId' | 'publicKey' | 'auth'>;
+type Facts = Pick<RequestRecord, 'route' | 'orgId' | 'publicKey' | 'auth' | 'err'>;
 
 /** The Digest username of a refused request (a public key, never a secret), for the log. */
 function claimedPublicKey(request: ApiRequest): string | undefined {
@@ -85,11 +84,7 @@ function claimedPublicKey(request: ApiRequest): string | undefined {
 export function createApiHandler(options: { store?: () => Promise<EventStore> } = {}): ApiHandler {
   const openStore = options.store ?? getStore;
 
-  const answer = async (
-    request: ApiRequest,
-    requestId: string,
-    facts: Facts,
-  ): Promise<ApiResponse> => {
+  const answer = async (request: ApiRequest, facts: Facts): Promise<ApiResponse> => {
     let format: ResponseFormat = PLAIN_FORMAT;
     const { path, search } = splitTarget(request.url);
     try {
@@ -137,11 +132,10 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
       return success(await serveOperation(route, ctx), format);
     } catch (error) {
       if (error instanceof ApiError) return errorResponse(error, format);
-      const apiError = toApiError(error, `${request.method} ${path}`);
-      // With its stack, under this request's id: the line an operator greps for.
-      const level = apiError.code === 'UNEXPECTED_ERROR' ? 'error' : 'warn';
-      getLogger()[level]({ err: error, requestId, route: facts.route }, apiError.code);
-      return errorResponse(apiError, format);
+      // Not one of ours (a bug, or the store unreachable): the request's log
+      // line carries it, with its stack, under this request's id.
+      facts.err = error;
+      return errorResponse(toApiError(error, `${request.method} ${path}`), format);
     }
   };
 
@@ -150,7 +144,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
     const requestId =
       wireFacts()?.requestId ?? requestIdFor(request.headers.get(REQUEST_ID_HEADER));
     const facts: Facts = { route: 'unmatched' };
-    const response = await answer(request, requestId, facts);
+    const response = await answer(request, facts);
     response.headers.push([REQUEST_ID_HEADER, requestId]);
     recordRequest({
       requestId,

@@ -19,6 +19,8 @@ export type RequestRecord = {
   clientAddress?: string;
   /** Non-API requests only: the path, without query, shortened. */
   path?: string;
+  /** A failure that is not an API answer (a bug, the store away): logged with its stack. */
+  err?: unknown;
   /** How authentication refused the request, when it did. */
   auth?:
     | { outcome: 'challenge'; reason: string; stale: boolean }
@@ -37,7 +39,9 @@ export function recordRequest(record: RequestRecord): void {
 
   const log = getLogger();
   const line = { ...record, durationMs: Math.round(record.durationMs * 100) / 100 };
-  if (record.status >= 500) log.error(line, 'request failed');
+  // 503: the store or Redis is away, answered as designed; anything else 5xx is a bug.
+  if (record.status >= 500 && record.status !== 503) log.error(line, 'request failed');
+  else if (record.status === 503) log.warn(line, 'service unavailable');
   else if (record.auth?.outcome === 'lockout') log.warn(line, 'lockout');
   else if (record.auth && !isRoutineChallenge(record.auth)) log.warn(line, 'auth failure');
   else log.info(line, 'request');

@@ -1,12 +1,15 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import client from 'prom-client';
 import { getConfig } from '@/lib/config';
+import { getStore } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
 
 /**
  * Prometheus metrics of this process (GET /metrics): requests by route and
  * status, latency, Digest failures and lockouts, the store's connection pool
  * where the engine has one, and prom-client's process metrics (CPU, memory,
- * event-loop lag, GC).
+ * event-loop lag, GC). The pool gauges read the store's poolStats() when
+ * the engine offers one; without it they have no samples.
  *
  * `route` is always a name from a fixed set (an API operation from
  * lib/api/routes.ts, or one of the non-API names below), never a raw path,
@@ -113,9 +116,16 @@ export function observeLockout(): void {
   metrics().lockouts.inc();
 }
 
-/** Registers where the pool gauges read from (the store, once open). */
-export function addPoolSource(source: () => PoolStats | undefined): void {
-  metrics().poolSources.add(source);
+/** A store with a connection pool reports it through poolStats() (read structurally). */
+type PooledStore = { poolStats?: () => PoolStats | undefined };
+const watchedStores = new WeakSet<object>();
+
+/** Feeds the pool gauges from the process's store, once it is open. */
+async function watchStorePool(): Promise<void> {
+  const store = (await getStore().catch(() => undefined)) as (EventStore & PooledStore) | undefined;
+  if (!store?.poolStats || watchedStores.has(store)) return;
+  watchedStores.add(store);
+  metrics().poolSources.add(() => store.poolStats?.());
 }
 
 export type MetricsAnswer = { status: number; headers: [string, string][]; body: string };
@@ -144,6 +154,7 @@ export async function metricsAnswer(authorization: string | null): Promise<Metri
       body: JSON.stringify({ error: 'a valid metrics token is required' }),
     };
   }
+  await watchStorePool();
   const { registry } = metrics();
   return {
     status: 200,

@@ -1,7 +1,6 @@
 import { getStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { getLogger } from './log';
-import { addPoolSource, type PoolStats } from './metrics';
 
 /**
  * GET /healthz and GET /readyz, outside the API's authentication, for load
@@ -24,13 +23,12 @@ const JSON_HEADERS: [string, string][] = [
 ];
 
 /**
- * What a store may offer beyond EventStore for probes and metrics, read
+ * What a store may offer beyond EventStore for the probes, read
  * structurally so the probes work with engines that have them and without.
  * health(): `{ ready, reason?, pendingMigrations }` (answers, and is migrated).
  */
 type StoreProbes = {
   health?: () => Promise<{ ready: boolean; reason?: string; pendingMigrations?: string[] }>;
-  poolStats?: () => PoolStats | undefined;
 };
 
 const answer = (status: number, body: object): ProbeAnswer => ({
@@ -43,15 +41,9 @@ export function healthzAnswer(): ProbeAnswer {
   return answer(200, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
 }
 
-const storesWithPoolGauges = new WeakSet<EventStore>();
-
 /** The store's own health check when it has one, else a one-row indexed lookup. */
 async function checkStore(store: EventStore): Promise<void> {
   const probes = store as EventStore & StoreProbes;
-  if (probes.poolStats && !storesWithPoolGauges.has(store)) {
-    storesWithPoolGauges.add(store);
-    addPoolSource(() => probes.poolStats?.());
-  }
   if (probes.health) {
     const health = await probes.health();
     if (!health.ready) {
