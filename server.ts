@@ -27,7 +27,7 @@ import { getConfig, type Config } from '@/lib/config';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { flushLog, getLogger } from '@/lib/ops/log';
 import { metricsAnswer } from '@/lib/ops/metrics';
-import { healthzAnswer, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
+import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
 import { getStore } from '@/lib/store';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -151,6 +151,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     lifecycle.info({ signal }, 'finishing in-flight requests');
+    markDraining();
     const force = setTimeout(() => {
       log.warn('shutdown timed out; closing remaining connections');
       server.closeAllConnections();

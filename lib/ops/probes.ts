@@ -60,7 +60,21 @@ async function checkStore(store: EventStore): Promise<void> {
   await store.getOrg('000000000000000000000000');
 }
 
+// Shared by server.ts and Next's bundles, like the store.
+const DRAINING_KEY = Symbol.for('org-events.draining');
+type DrainingHolder = { [DRAINING_KEY]?: boolean };
+
+/**
+ * From a shutdown signal on, /readyz answers 503 so that a balancer still
+ * holding a keep-alive connection stops sending new work while in-flight
+ * requests finish.
+ */
+export function markDraining(): void {
+  (globalThis as DrainingHolder)[DRAINING_KEY] = true;
+}
+
 export async function readyzAnswer(): Promise<ProbeAnswer> {
+  if ((globalThis as DrainingHolder)[DRAINING_KEY]) return answer(503, { status: 'stopping' });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setConfigForTesting } from '@/lib/config';
+import { nonApiRouteName } from './access-log';
+import { metricsAnswer, observeRequest } from './metrics';
+import { healthzAnswer, markDraining, readyzAnswer } from './probes';
+import { requestIdFor } from './request-id';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('request ids', () => {
+  test('a sane incoming id is kept, trimmed', () => {
+    for (const id of [
+      'abc',
+      'f0e1d2c3-b4a5',
+      'Root=1-67891233-abcdef012345678912345678',
+      ' trace:1/2 ',
+    ]) {
+      assert.equal(requestIdFor(id), id.trim());
+    }
+    assert.equal(requestIdFor('x'.repeat(128)), 'x'.repeat(128));
+  });
+
+  test('missing, empty, long or unsafe ids are replaced by a fresh UUID', () => {
+    const bad = [
+      null,
+      undefined,
+      '',
+      '   ',
+      'x'.repeat(129),
+      'a b',
+      'a"b',
+      'a\\b',
+      '{}',
+      'ä',
+      'a;b',
+    ];
+    const ids = bad.map((id) => requestIdFor(id));
+    for (const id of ids) assert.match(id, UUID);
+    assert.equal(new Set(ids).size, ids.length, 'each one new');
+  });
+});
+
+test('non-API requests are named from a fixed set, never by their path', () => {
+  assert.equal(nonApiRouteName('/healthz'), 'healthz');
+  assert.equal(nonApiRouteName('/readyz/'), 'readyz');
+  assert.equal(nonApiRouteName('/metrics'), 'metrics');
+  assert.equal(nonApiRouteName('/_next/static/chunks/app.js'), 'next-static');
+  assert.equal(nonApiRouteName('/orgs/65e1/events'), 'dashboard');
+  assert.equal(nonApiRouteName('/healthzzz'), 'dashboard');
+});
+
+describe('/metrics', () => {
+  test('off (404) without METRICS_TOKEN', async () => {
+    setConfigForTesting({ METRICS_TOKEN: undefined });
+    const res = await metricsAnswer('Bearer anything-at-all-here');
+    assert.equal(res.status, 404);
+  });
+
+  test('401 unless the Bearer token matches exactly; 200 with the exposition', async () => {
+    const token = 'a-token-of-some-length-1234';
+    setConfigForTesting({ METRICS_TOKEN: token });
+    for (const header of [
+      null,
+      '',
+      token,
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(1)}`,
+      `Basic ${token}`,
+    ]) {
+      assert.equal((await metricsAnswer(header)).status, 401, String(header));
+    }
+    observeRequest('listOrgs', 200, 12);
+    const res = await metricsAnswer(`Bearer ${token}`);
+    assert.equal(res.status, 200);
+    assert.match(res.body, /^org_events_http_requests_total\{route="listOrgs",status="200"\} 1$/m);
+    assert.match(
+      res.body,
+      /^org_events_http_request_duration_seconds_bucket\{le="0\.025",route="listOrgs"\} 1$/m,
+    );
+    assert.match(
+      res.body,
+      /^org_events_http_request_duration_seconds_bucket\{le="0\.01",route="listOrgs"\} 0$/m,
+    );
+  });
+});
+
+describe('probes', () => {
+  test('/healthz is 200 JSON', () => {
+    const res = healthzAnswer();
+    assert.equal(res.status, 200);
+    assert.equal((JSON.parse(res.body) as { status: string }).status, 'ok');
+  });
+
+  test('/readyz answers 503 "stopping" once the server drains', async () => {
+    // Before draining it would open the configured store; after, it must not.
+    setConfigForTesting({ DATABASE_URL: 'postgres://127.0.0.1:1/never-opened' });
+    markDraining();
+    const res = await readyzAnswer();
+    assert.equal(res.status, 503);
+    assert.deepEqual(JSON.parse(res.body), { status: 'stopping' });
+  });
+});
