@@ -135,7 +135,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
       // Not one of ours (a bug, or the store unreachable): the request's log
       // line carries it, with its stack, under this request's id.
       facts.err = error;
-      return errorResponse(toApiError(error, `${request.method} ${path}`), format);
+      return errorResponse(toApiError(error), format);
     }
   };
 

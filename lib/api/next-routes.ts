@@ -1,3 +1,4 @@
+import { getLogger } from '@/lib/ops/log';
 import { errorJson, unexpectedError } from '@/lib/domain/errors';
 import { handleNextRequest } from './next-adapter';
 import type { OperationName } from './routes';
@@ -29,7 +30,7 @@ export function nextRouteHandlers(operation: OperationName | 'unmatched'): NextR
     } catch (error) {
       // The handler maps every failure itself; this is the last line of
       // defence, answering as node-adapter.ts does rather than with Next's page.
-      console.error(`[org-events api] ${operation}: adapter failure: ${String(error)}`);
+      getLogger().error({ err: error, route: operation }, 'adapter failure');
       return new Response(errorJson(unexpectedError()), {
         status: 500,
         headers: { 'Content-Type': 'application/json' },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getLogger } from '@/lib/ops/log';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
 import {
@@ -169,11 +170,12 @@ describe('Redis authentication state shared by two instances', () => {
     assert.equal(await memory.isRevoked(session, now + 60_001), false, 'forgotten after expiry');
   });
 
-  test('Redis unreachable: every operation fails closed with 503 SERVICE_UNAVAILABLE, quickly', async () => {
-    const down = createRedisAuthState({ url: CLOSED_REDIS_URL, keyPrefix: prefix });
+  test('Redis unreachable: every operation fails closed with 503 SERVICE_UNAVAILABLE, quickly', async (t) => {
     const errors: string[] = [];
-    const originalError = console.error;
-    console.error = (message: string) => errors.push(message);
+    t.mock.method(getLogger(), 'error', (_fields: unknown, message: string) => {
+      errors.push(message);
+    });
+    const down = createRedisAuthState({ url: CLOSED_REDIS_URL, keyPrefix: prefix });
     try {
       const started = Date.now();
       const now = Date.now();
@@ -189,7 +191,6 @@ describe('Redis authentication state shared by two instances', () => {
       assert.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms`);
       assert.equal(errors.filter((e) => e.includes('Redis unreachable')).length, 1, 'logged once');
     } finally {
-      console.error = originalError;
       await down.close();
     }
   });

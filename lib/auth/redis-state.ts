@@ -1,3 +1,4 @@
+import { getLogger } from '@/lib/ops/log';
 import { Redis } from 'ioredis';
 import { serviceUnavailable } from '@/lib/domain/errors';
 import type {
@@ -140,12 +141,13 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     // Once per outage, not once per reconnection attempt.
     if (reportedOutage) return;
     reportedOutage = true;
-    console.error(
-      `[org-events auth] Redis unreachable (${error.message}): authenticated requests get 503 until it returns`,
+    getLogger().error(
+      { err: error },
+      'Redis unreachable: authenticated requests get 503 until it returns',
     );
   });
   client.on('ready', () => {
-    if (reportedOutage) console.error('[org-events auth] Redis reachable again');
+    if (reportedOutage) getLogger().warn('Redis reachable again');
     reportedOutage = false;
   });
 
@@ -156,7 +158,7 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       // Redis answered with an error: a bug here, not an outage; say so in the log.
       // (ioredis reports those as ReplyError; its type is not exported usably.)
       if (error instanceof Error && error.name === 'ReplyError') {
-        console.error(`[org-events auth] Redis refused the ${what} command: ${error.message}`);
+        getLogger().error({ err: error, command: what }, 'Redis refused a command');
       }
       throw serviceUnavailable(
         `shared authentication state unreachable: ${what}`,

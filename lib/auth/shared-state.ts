@@ -168,7 +168,7 @@ export function getAuthState(): AuthState {
   const override = holder[OVERRIDE_KEY];
   if (override) return override;
   const url = getConfig().REDIS_URL;
-  const states = (holder[STATES_KEY] ??= new Map());
+  const states = (holder[STATES_KEY] ??= new Map<string, AuthState>());
   const key = url ?? '';
   let state = states.get(key);
   if (!state) {

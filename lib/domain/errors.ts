@@ -199,12 +199,13 @@ export function errorJson(error: ApiError): string {
 }
 
 /**
- * Any thrown value as an ApiError. The store's StoreUnavailableError (the
- * database cannot answer right now) is a 503 with its Retry-After: recognised
- * by its name, since this module may not import lib/store. Anything else is a
- * bug: it is logged (one line, never sent) and becomes a bare 500.
+ * Any thrown value as an ApiError: ours pass through, a store outage (the
+ * store's StoreUnavailableError, known by name: lib/domain imports no
+ * engine) is a 503 with Retry-After, and anything else is a bug that
+ * becomes a bare 500. Logging it is the caller's job: the request's own log
+ * line carries the error and its stack under the request id.
  */
-export function toApiError(error: unknown, context: string): ApiError {
+export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof Error && error.name === 'StoreUnavailableError') {
     const { retryAfterSeconds } = error as Error & { retryAfterSeconds?: unknown };
@@ -212,15 +213,6 @@ export function toApiError(error: unknown, context: string): ApiError {
       typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds : 5;
     return serviceUnavailable('database unreachable', Math.ceil(seconds));
   }
-  const message =
-    error instanceof Error
-      ? `${error.name}: ${error.message}`
-      : `non-error thrown: ${String(error)}`;
-  const where =
-    error instanceof Error ? (error.stack?.split('\n')[1]?.trim() ?? 'no stack') : 'no stack';
-  console.error(
-    `[org-events api] ${context} failed: ${message} (${where})`.replace(/\s*\n\s*/g, ' '),
-  );
   return unexpectedError();
 }
 
