@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createNodeApiHandler } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
+import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { getConfig, type Config } from '@/lib/config';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { flushLog, getLogger } from '@/lib/ops/log';
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
   // Startup and shutdown lines are few and what an operator (and the test
   // helpers, which wait for "ready on") must see at any LOG_LEVEL but silent.
   const lifecycle = config.LOG_LEVEL === 'silent' ? log : log.child({}, { level: 'info' });
+  // Without ORG_EVENTS_SECRET, a copy of the database alone holds the keys to the API.
+  warnIfSecretMissing(true, (message) => lifecycle.warn(message));
   // Before Next loads (its instrumentation installs the same guard, a no-op
   // then) and before we listen: no request is ever seen unguarded. Without a
   // trusted proxy, what a client sends in X-Forwarded-For never reaches Next
