@@ -26,11 +26,9 @@ import { parseFormat, parseQuery } from './params';
 import { matchRoute, serveOperation, splitTarget } from './routes';
 import { formatBody } from './serialize';
 import { PLAIN_FORMAT, type ApiRequest, type ApiResponse, type ResponseFormat } from './types';
+import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 
 export type { ApiRequest, ApiResponse } from './types';
-
-/** Sent by the dashboard: its 401s must not trigger the browser's own Digest prompt. */
-export const DASHBOARD_CLIENT_HEADER = 'x-org-events-client';
 
 function success(result: RouteResult, format: ResponseFormat): ApiResponse {
   return {
@@ -52,7 +50,7 @@ function challengeResponse(request: ApiRequest, wwwAuthenticate: string): ApiRes
   const headers: [string, string][] = [['Content-Type', CHALLENGE_CONTENT_TYPE]];
   // The dashboard renders its own sign-in page; a WWW-Authenticate: Digest
   // would make the browser pop up its native credential dialog instead.
-  if (request.headers.get(DASHBOARD_CLIENT_HEADER)?.toLowerCase() !== 'dashboard') {
+  if (request.headers.get(DASHBOARD_CLIENT_HEADER)?.toLowerCase() !== DASHBOARD_CLIENT_VALUE) {
     headers.unshift(['WWW-Authenticate', wwwAuthenticate]);
   }
   return { status: 401, headers, body: CHALLENGE_BODY };

@@ -7,16 +7,13 @@ import {
   apiEventTypesPath,
   apiListPath,
 } from './url-state';
+import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 
 /**
  * Every react-query definition the dashboard uses. The browser talks to the
  * same public API routes as any client, authenticated by the session cookie;
  * the server renders first pages through the same paths in-process.
  */
-
-/** Marks dashboard fetches: the API then answers 401 without a Digest challenge. */
-export const DASHBOARD_CLIENT_HEADER = 'X-Org-Events-Client';
-export const DASHBOARD_CLIENT_VALUE = 'dashboard';
 
 /** The API's error body: `{ detail, error, errorCode, parameters, reason }`. */
 export type ApiErrorBody = {

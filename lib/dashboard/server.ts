@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { handleApiRequest } from '@/lib/api/handler';
 import type { Principal } from '@/lib/auth/principal';
 import { readSession, SESSION_COOKIE } from '@/lib/auth/session';
-import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/client/api-client';
+import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ApiErrorBody } from '@/lib/client/api-client';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
 import { getStore } from '@/lib/store';

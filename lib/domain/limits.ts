@@ -20,3 +20,11 @@ export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
 
 /** Event type names are upper snake case, at most 128 characters; anything else is a syntax error. */
 export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
+
+/**
+ * The dashboard marks its API calls with this header: its 401s then come
+ * without a Digest challenge, which would make the browser show its own
+ * credential prompt instead of our sign-in page.
+ */
+export const DASHBOARD_CLIENT_HEADER = 'X-Org-Events-Client';
+export const DASHBOARD_CLIENT_VALUE = 'dashboard';
