@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
@@ -140,6 +141,56 @@ describe('SQLite store when another connection holds the write lock', () => {
     } finally {
       other.close();
       await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SQLite stores opening one new file at once', () => {
+  const THREAD = path.join(__dirname, 'testing', 'open-sqlite-thread.ts');
+
+  test('every one opens: the schema is created once, migrations run one at a time', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-open-'));
+    try {
+      const failures: string[] = [];
+      for (let round = 0; round < 4; round++) {
+        const file = path.join(dir, `fresh-${round}.db`);
+        const parties = 6;
+        const barrier = new SharedArrayBuffer(4);
+        const outcomes = await Promise.all(
+          Array.from(
+            { length: parties },
+            () =>
+              new Promise<{ ok: boolean; error?: string }>((resolve, reject) => {
+                const worker = new Worker(
+                  `require('tsx/cjs/api').register(); require(${JSON.stringify(THREAD)});`,
+                  { eval: true, workerData: { file, barrier, parties } },
+                );
+                worker.once('message', (outcome: { ok: boolean; error?: string }) => {
+                  void worker.terminate().then(() => resolve(outcome));
+                });
+                worker.once('error', reject);
+              }),
+          ),
+        );
+        failures.push(...outcomes.filter((o) => !o.ok).map((o) => `round ${round}: ${o.error}`));
+        const db = new BetterSqlite3(file, { readonly: true });
+        try {
+          const applied = db
+            .prepare('SELECT name FROM kysely_migration ORDER BY name')
+            .pluck()
+            .all();
+          assert.deepEqual(applied, [
+            '0001_create_schema',
+            '0002_cover_event_counts',
+            '0003_type_counters_by_day',
+          ]);
+        } finally {
+          db.close();
+        }
+      }
+      assert.deepEqual(failures, []);
+    } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

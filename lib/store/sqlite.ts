@@ -42,6 +42,30 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
+/**
+ * Migrates under the file's write lock. Kysely takes no migration lock on
+ * SQLite, so two processes opening a new file at once both ran the first
+ * migration and one failed ("table orgs already exists"). BEGIN IMMEDIATE
+ * makes the second wait (busy_timeout), then find everything applied; the
+ * migrations run inside that transaction on the same connection, and SQLite's
+ * DDL is transactional, so a failure leaves nothing half-applied.
+ */
+async function migrateSerialized(sqlite: BetterSqlite3.Database, db: Kysely<Database>) {
+  if (sqlite.memory) return migrateToLatest(db);
+  try {
+    sqlite.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    throw translateStoreError(error);
+  }
+  try {
+    await migrateToLatest(db);
+    sqlite.exec('COMMIT');
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 /** The embedded default: one file, WAL, zero set-up. */
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
@@ -86,12 +110,14 @@ export class SqliteStore extends KyselyStore {
     if (filename !== ':memory:')
       fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
     const sqlite = new BetterSqlite3(filename);
+    // First: every step below, switching to WAL included, may meet another
+    // connection opening the same file at the same moment.
+    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     // 16 KiB pages for new files (a no-op on existing ones): event rows are
     // ~1 KB, and larger pages cut b-tree splits on bulk loads by a fifth.
     sqlite.pragma('page_size = 16384');
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
     sqlite.pragma('temp_store = MEMORY');
@@ -103,7 +129,7 @@ export class SqliteStore extends KyselyStore {
       dialect: reportingUnavailable(new SqliteDialect({ database: withStatementCache(sqlite) })),
     });
     // The schema must exist before the insert statements are prepared.
-    await migrateToLatest(db);
+    await migrateSerialized(sqlite, db);
     return new SqliteStore(sqlite, db);
   }
 
