@@ -187,7 +187,8 @@ export class SqliteStore extends KyselyStore {
       const inserted = run.immediate(events);
       return Promise.resolve({ inserted, skipped: events.length - inserted });
     } catch (error) {
-      return Promise.reject(translateStoreError(error));
+      const reason = translateStoreError(error);
+      return Promise.reject(reason instanceof Error ? reason : new Error(String(reason)));
     }
   }
 
