@@ -43,7 +43,7 @@ type Sample = {
   retryAfter: string | null;
 };
 
-test('PostgreSQL restarted under load: 503 with Retry-After meanwhile, no 500, back within 10 s', async () => {
+test('PostgreSQL restarted under load: 503 with Retry-After meanwhile, no 500, back within 10 s', async (t) => {
   const path = `/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=20`;
   const begin = performance.now();
   const clock = () => performance.now() - begin;
@@ -136,5 +136,6 @@ test('PostgreSQL restarted under load: 503 with Retry-After meanwhile, no 500, b
     if (/uncaught|unhandled/i.test(line)) problems.push(`server output: ${line.slice(0, 300)}`);
   }
 
+  t.diagnostic(timeline);
   assert.deepEqual(problems, [], timeline);
 });
