@@ -26,6 +26,8 @@ const configSchema = z.object({
     .max(7 * 86_400)
     .default(8 * 3600),
   ORG_EVENTS_SECRET: z.string().min(32).optional(),
+  /** Only for `keys rehash` after a secret rotation: the secret the HA1 values were sealed with. */
+  ORG_EVENTS_PREVIOUS_SECRET: z.string().min(32).optional(),
   /**
    * redis:// or rediss:// URL. When set, the Digest nonce counts, the sign-in
    * throttle and session revocations live there, shared by every instance;

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import { getConfig, setConfigForTesting } from '@/lib/config';
 import { newObjectId } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
@@ -152,20 +151,13 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
     assert.equal(await digestAccepts(store, key), true, 'legacy row, Digest');
     assert.equal(await signInAccepts(store, key), true, 'legacy row, sign-in');
 
-    // The store has no HA1 write path yet: the test writes through SQLite itself.
-    const direct = new Database(file);
-    direct.pragma('busy_timeout = 5000');
-    const update = direct.prepare('UPDATE api_keys SET ha1_md5 = ?, ha1_sha256 = ? WHERE id = ?');
-    try {
-      const report = await reencryptAllHa1(store, async (record, values) => {
-        update.run(values.ha1Md5, values.ha1Sha256, record.id);
-      });
-      assert.deepEqual(report.sealed, [key.publicKey]);
-      assert.equal(report.resealed.length, 1, 'the key issued sealed is sealed again');
-      assert.deepEqual(report.unreadable, []);
-    } finally {
-      direct.close();
-    }
+    const writer = store;
+    const report = await reencryptAllHa1(writer, async (record, values) => {
+      await writer.setApiKeyHa1(record.id, values);
+    });
+    assert.deepEqual(report.sealed, [key.publicKey]);
+    assert.equal(report.resealed.length, 1, 'the key issued sealed is sealed again');
+    assert.deepEqual(report.unreadable, []);
     const stored = await store.getApiKeyByPublicKey(key.publicKey);
     assert.match(stored?.ha1Md5 ?? '', /^enc1:/);
     assert.match(stored?.ha1Sha256 ?? '', /^enc1:/);

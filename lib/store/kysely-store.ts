@@ -449,6 +449,18 @@ export abstract class KyselyStore implements EventStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async setApiKeyHa1(
+    apiKeyId: string,
+    values: { ha1Md5: string; ha1Sha256: string },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('api_keys')
+      .set({ ha1_md5: values.ha1Md5, ha1_sha256: values.ha1Sha256 })
+      .where('id', '=', apiKeyId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async grantRole(membership: Membership): Promise<void> {
     await this.db
       .insertInto('memberships')

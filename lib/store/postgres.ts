@@ -37,8 +37,20 @@ function reportLostConnections(pool: pg.Pool): void {
 export class PostgresStore extends KyselyStore {
   readonly dialect = 'postgres' as const;
 
-  private constructor(db: Kysely<Database>) {
+  private constructor(
+    db: Kysely<Database>,
+    private readonly pool: pg.Pool,
+  ) {
     super(db);
+  }
+
+  /** The connection pool's figures, for /metrics. */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return {
+      total: this.pool.totalCount,
+      idle: this.pool.idleCount,
+      waiting: this.pool.waitingCount,
+    };
   }
 
   static async open(connectionString: string, poolSize = 10): Promise<PostgresStore> {
@@ -64,6 +76,7 @@ export class PostgresStore extends KyselyStore {
     reportLostConnections(pool);
     const store = new PostgresStore(
       new Kysely<Database>({ dialect: reportingUnavailable(new PostgresDialect({ pool })) }),
+      pool,
     );
     try {
       await store.migrate();

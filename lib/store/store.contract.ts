@@ -350,6 +350,11 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.equal(await store.setApiKeyDisabled('abcdefgh', true), true);
       assert.equal((await store.getApiKeyByPublicKey('abcdefgh'))?.disabled, true);
       assert.equal(await store.setApiKeyDisabled('zzzzzzzz', true), false);
+      const rehashed = { ha1Md5: 'enc1:md5-sealed', ha1Sha256: 'enc1:sha256-sealed' };
+      assert.equal(await store.setApiKeyHa1(key.id, rehashed), true);
+      const after = await store.getApiKeyByPublicKey('abcdefgh');
+      assert.deepEqual([after?.ha1Md5, after?.ha1Sha256], [rehashed.ha1Md5, rehashed.ha1Sha256]);
+      assert.equal(await store.setApiKeyHa1('0'.repeat(24), rehashed), false);
       const first = await store.getOrCreateSetting('s', () => 'one');
       const second = await store.getOrCreateSetting('s', () => 'two');
       assert.equal(first, 'one');

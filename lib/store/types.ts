@@ -111,6 +111,11 @@ export interface EventStore {
   getApiKeyByPublicKey(publicKey: string): Promise<ApiKeyRecord | null>;
   listApiKeys(orgId?: string): Promise<ApiKeyRecord[]>;
   setApiKeyDisabled(publicKey: string, disabled: boolean): Promise<boolean>;
+  /**
+   * Replaces a key's stored HA1 values (re-encryption at rest, a rotated
+   * private key). False when no key has that id.
+   */
+  setApiKeyHa1(apiKeyId: string, values: { ha1Md5: string; ha1Sha256: string }): Promise<boolean>;
   grantRole(membership: Membership): Promise<void>;
   listMemberships(apiKeyId: string): Promise<Membership[]>;
   /** The roles an API key holds in one organization (empty when none). */

@@ -1,4 +1,5 @@
 import { issueApiKey } from '@/lib/auth/api-keys';
+import { reencryptAllHa1 } from '@/lib/auth/ha1-at-rest';
 import { getConfig } from '@/lib/config';
 import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, Membership } from '@/lib/store/types';
@@ -91,9 +92,11 @@ export const keys: Command = async (args, context) => {
       return listKeys(rest, context);
     case 'revoke':
       return revokeKey(rest, context);
+    case 'rehash':
+      return rehashKeys(rest, context);
     default:
       throw new UsageError(
-        sub ? `Unknown command 'keys ${sub}'` : "Missing 'keys create|grant|list|revoke'",
+        sub ? `Unknown command 'keys ${sub}'` : "Missing 'keys create|grant|list|revoke|rehash'",
       );
   }
 };
@@ -221,4 +224,34 @@ async function revokeKey(args: string[], context: CommandContext): Promise<numbe
   context.say(`Revoked API key ${publicKey}: it can no longer authenticate.`);
   context.emit({ publicKey, disabled: true });
   return EXIT.ok;
+}
+
+/**
+ * Encrypts every stored HA1 value with the key derived from
+ * ORG_EVENTS_SECRET (plain values from before it was set, and values sealed
+ * under ORG_EVENTS_PREVIOUS_SECRET after a rotation), so a copy of the
+ * database alone grants nothing.
+ */
+async function rehashKeys(args: string[], context: CommandContext): Promise<number> {
+  parseCommand(args, {}, { min: 0, max: 0, names: '' });
+  const { ORG_EVENTS_SECRET, ORG_EVENTS_PREVIOUS_SECRET } = getConfig();
+  if (!ORG_EVENTS_SECRET) {
+    throw new UsageError('keys rehash needs ORG_EVENTS_SECRET: the secret to encrypt with');
+  }
+  const store = await context.store();
+  const report = await reencryptAllHa1(
+    store,
+    async (key, values) => {
+      await store.setApiKeyHa1(key.id, values);
+    },
+    { previousSecrets: ORG_EVENTS_PREVIOUS_SECRET ? [ORG_EVENTS_PREVIOUS_SECRET] : [] },
+  );
+  context.emit(report);
+  context.say(
+    `Encrypted ${report.sealed.length} key(s), re-encrypted ${report.resealed.length}` +
+      (report.unreadable.length
+        ? `; ${report.unreadable.length} sealed with an unknown secret left as they are: ${report.unreadable.join(', ')}`
+        : '.'),
+  );
+  return report.unreadable.length ? EXIT.failed : EXIT.ok;
 }

@@ -23,6 +23,9 @@ Commands:
       List keys (never their secrets), optionally only those of one organization.
   keys revoke --key PUBLIC_KEY
       Disable a key; it can no longer authenticate.
+  keys rehash
+      Encrypt every stored key hash with ORG_EVENTS_SECRET (after setting it,
+      or after rotating it: the old one in ORG_EVENTS_PREVIOUS_SECRET).
 
   seed --org ORG_ID --events N [--seed S] [--from DATE] [--to DATE]
        [--variant hosted|self-hosted] [--batch-size N] [--create-org --name NAME]

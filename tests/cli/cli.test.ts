@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -134,6 +135,36 @@ describe('admin CLI', () => {
     assert.deepEqual(listed.find((k) => k.publicKey === key.publicKey)!.roles, [
       { orgId: ORG, role: 'ORG_MEMBER' },
     ]);
+  });
+
+  test('keys rehash encrypts stored key hashes with ORG_EVENTS_SECRET and needs it', () => {
+    const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
+    assert.equal(created.code, 0, created.stderr);
+    const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
+    const md5 = createHash('md5').update(`${publicKey}:MMS Public API:${privateKey}`).digest('hex');
+    const dbBytes = () =>
+      Buffer.concat(
+        fs
+          .readdirSync(dir)
+          .filter((f) => f.startsWith('cli.db'))
+          .map((f) => fs.readFileSync(path.join(dir, f))),
+      );
+    assert.equal(dbBytes().includes(md5), true, 'without a secret the HA1 is stored as it is');
+
+    const refused = cli(db, 'keys', 'rehash', '--json');
+    assert.equal(refused.code, 64, 'no secret to encrypt with is a usage error');
+
+    process.env.ORG_EVENTS_SECRET = 'a'.repeat(64);
+    try {
+      const rehashed = cli(db, 'keys', 'rehash', '--json');
+      assert.equal(rehashed.code, 0, rehashed.stderr);
+      const report = rehashed.json as { sealed: string[]; unreadable: string[] };
+      assert.ok(report.sealed.includes(publicKey));
+      assert.deepEqual(report.unreadable, []);
+    } finally {
+      delete process.env.ORG_EVENTS_SECRET;
+    }
+    assert.equal(dbBytes().includes(md5), false, 'the plain HA1 is gone from the database files');
   });
 
   test('keys grant and revoke; unknown keys and orgs fail with exit 1', () => {
