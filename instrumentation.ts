@@ -18,4 +18,7 @@ export async function register(): Promise<void> {
     routeForNext: nextRoutingTarget,
     logsItself: isApiTarget,
   });
+  // With REDIS_URL: connected before the first nonce is issued.
+  const { warmAuthState } = await import('@/lib/auth/shared-state');
+  await warmAuthState();
 }

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { createNodeApiHandler } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
+import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { flushLog, getLogger } from '@/lib/ops/log';
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
     logsItself: isApiTarget,
   });
   const store = await getStore(); // opens and migrates before we accept traffic
+  await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued
 
   const { default: next } = await import('next');
   const app = next({ dev: false, hostname, port, dir: path.resolve(__dirname) });

@@ -1,14 +1,16 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Stateless Digest nonces: base64url(issued-at seconds (4 bytes) || random
- * (8 bytes) || HMAC-SHA256 of those 12 bytes truncated to 12 bytes), 32
- * characters like the real service's. Any instance holding the same key can
- * check a nonce without shared storage; the timestamp bounds its lifetime.
+ * Stateless Digest nonces: base64url(issued-at milliseconds (6 bytes) ||
+ * random (6 bytes) || HMAC-SHA256 of those 12 bytes truncated to 12 bytes),
+ * 32 characters like the real service's. Any instance holding the same key
+ * can check a nonce without shared storage; the timestamp bounds its
+ * lifetime, and to the millisecond, so shared state that lost its memory at
+ * an instant can tell the nonces issued before it from those issued after.
  */
 
-const TIME_BYTES = 4;
-const RANDOM_BYTES = 8;
+const TIME_BYTES = 6;
+const RANDOM_BYTES = 6;
 const MAC_BYTES = 12;
 const NONCE_BYTES = TIME_BYTES + RANDOM_BYTES + MAC_BYTES;
 /** Instances' clocks may differ a little; a nonce from further ahead is forged. */
@@ -20,7 +22,7 @@ function mac(key: Buffer, body: Buffer): Buffer {
 
 export function issueNonce(key: Buffer, now: number = Date.now()): string {
   const body = Buffer.alloc(TIME_BYTES + RANDOM_BYTES);
-  body.writeUInt32BE(Math.floor(now / 1000) >>> 0, 0);
+  body.writeUIntBE(Math.max(0, Math.floor(now)), 0, TIME_BYTES);
   randomBytes(RANDOM_BYTES).copy(body, TIME_BYTES);
   return Buffer.concat([body, mac(key, body)]).toString('base64url');
 }
@@ -50,7 +52,7 @@ export function checkNonce(
   if (!timingSafeEqual(mac(key, body), bytes.subarray(TIME_BYTES + RANDOM_BYTES))) {
     return { status: 'invalid' };
   }
-  const issuedAt = body.readUInt32BE(0) * 1000;
+  const issuedAt = body.readUIntBE(0, TIME_BYTES);
   const age = (now - issuedAt) / 1000;
   if (age < -MAX_CLOCK_SKEW_SECONDS) return { status: 'invalid' };
   return age > ttlSeconds ? { status: 'stale', issuedAt } : { status: 'valid', issuedAt };

@@ -43,6 +43,8 @@ describe('Redis authentication state shared by two instances', () => {
     prefix = uniqueKeyPrefix('auth-state');
     a = createRedisAuthState({ url, keyPrefix: prefix });
     b = createRedisAuthState({ url, keyPrefix: prefix });
+    // Redis's memory of this prefix begins now; what the tests issue comes after.
+    await a.memorySince();
   });
   after(async () => {
     await deleteKeys(a.client, prefix);
@@ -135,7 +137,8 @@ describe('Redis authentication state shared by two instances', () => {
   });
 
   test('a revoked session is refused by both; sign-out everywhere voids only that key, only until then', async () => {
-    const now = Date.now();
+    // Every session here is issued after Redis's memory began (earlier ones are void).
+    const now = (await a.memorySince()) + 10_000;
     const session = { sessionId: 'sid-1', apiKeyId: 'key-1', issuedAt: now - 1000 };
     for (const instance of [a, b])
       assert.equal(await instance.revocations.isRevoked(session), false);

@@ -21,6 +21,7 @@ import { DEFAULT_THROTTLE_POLICY, type ThrottleDecision, type ThrottlePolicy } f
  *
  * Redis must not evict these keys under memory pressure (maxmemory-policy
  * noeviction, the default): an evicted nonce count would let a replay in.
+ * Losing everything (a restart without persistence) is safe: see SINCE.
  *
  * Any failure to get an answer (unreachable, timed out, refused) rejects
  * with ApiError SERVICE_UNAVAILABLE: the request is refused with a 503,
@@ -34,9 +35,29 @@ const COMMAND_TIMEOUT_MS = 1_000;
 /** Nonce counts outlive their nonce by the clock skew instances may have (nonce.ts). */
 const CLOCK_SKEW_MS = 60_000;
 
+// Redis's memory of this state began at the instant stored under the
+// "since" key, which never expires: it is set (NX, Redis's own clock) on
+// first use and again only after Redis lost its data (a restart without
+// persistence, a flush). Anything issued before it (nonces, sessions) may
+// have been counted or revoked in the memory that was lost, so it is not
+// trusted: a nonce is 'unknown' (a stale challenge: clients retry with a
+// fresh one) and a session is void (its owner signs in again). Nonces and
+// sessions carry their issue time to the millisecond.
+const SINCE = `
+local function since(key)
+  local value = redis.call('GET', key)
+  if value then return tonumber(value) end
+  local t = redis.call('TIME')
+  redis.call('SET', key, string.format('%d', t[1] * 1000 + math.floor(t[2] / 1000)), 'NX')
+  return tonumber(redis.call('GET', key))
+end
+`;
+
 // GET then SET of one key inside a script: atomic, so one of two racing
-// instances sees the other's nc. Returns 1 when accepted, 0 for a replay.
-const ACCEPT_NC = `
+// instances sees the other's nc. KEYS: nc, since. ARGV: nc, keep ms, issuedAt.
+// Returns 1 when accepted, 0 for a replay, -1 for a nonce older than Redis's memory.
+const ACCEPT_NC = `${SINCE}
+if tonumber(ARGV[3]) < since(KEYS[2]) then return -1 end
 local current = redis.call('GET', KEYS[1])
 if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -103,6 +124,16 @@ end
 return 1
 `;
 
+// KEYS: revoked:<session>, revoked-before:<key>, since. ARGV: issuedAt.
+const IS_REVOKED = `${SINCE}
+local issued = tonumber(ARGV[1])
+if issued < since(KEYS[3]) then return 1 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+local before = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+if issued <= before then return 1 end
+return 0
+`;
+
 // Raises a key's "issued at or before" mark, never lowers it. ARGV: before, ttl ms.
 const RAISE_MARK = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
@@ -122,7 +153,12 @@ export type RedisAuthStateOptions = {
   commandTimeoutMs?: number;
 };
 
-export type RedisAuthState = AuthState & { readonly client: Redis; readonly keyPrefix: string };
+export type RedisAuthState = AuthState & {
+  readonly client: Redis;
+  readonly keyPrefix: string;
+  /** Where Redis's memory begins; nonces and sessions issued earlier are not trusted. */
+  memorySince(): Promise<number>;
+};
 
 export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthState {
   const prefix = options.keyPrefix ?? 'org-events:auth:';
@@ -146,10 +182,19 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       'Redis unreachable: authenticated requests get 503 until it returns',
     );
   });
+  const sinceKey = `${prefix}since`;
   client.on('ready', () => {
     if (reportedOutage) getLogger().warn('Redis reachable again');
     reportedOutage = false;
+    // Mark where Redis's memory begins as soon as it answers (a no-op when
+    // it kept its data), so that nonces issued from now on are trusted.
+    memorySince().catch(() => undefined);
   });
+
+  /** The instant (ms, Redis's clock) Redis's memory of this state began; set on first use. */
+  function memorySince(): Promise<number> {
+    return client.eval(`${SINCE} return since(KEYS[1])`, 1, sinceKey) as Promise<number>;
+  }
 
   async function run<T>(what: string, command: () => Promise<T>): Promise<T> {
     try {
@@ -173,10 +218,18 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
   const nonceCounts: NonceCounts = {
     async accept(nonce, issuedAt, nc, ttlSeconds, now = Date.now()): Promise<NonceCountVerdict> {
       const keepMs = Math.max(1, issuedAt + ttlSeconds * 1000 + CLOCK_SKEW_MS - now);
-      const accepted = await run('nonce count', () =>
-        client.eval(ACCEPT_NC, 1, `${prefix}nc:${nonce}`, String(nc), String(keepMs)),
+      const verdict = await run('nonce count', () =>
+        client.eval(
+          ACCEPT_NC,
+          2,
+          `${prefix}nc:${nonce}`,
+          sinceKey,
+          String(nc),
+          String(keepMs),
+          String(issuedAt),
+        ),
       );
-      return accepted === 1 ? 'ok' : 'replay';
+      return verdict === 1 ? 'ok' : verdict === -1 ? 'unknown' : 'replay';
     },
   };
 
@@ -234,13 +287,17 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       );
     },
     async isRevoked(session: SessionIdentity): Promise<boolean> {
-      const [revoked, before] = await run('session revocation', () =>
-        client.mget(
+      const revoked = await run('session revocation', () =>
+        client.eval(
+          IS_REVOKED,
+          3,
           `${prefix}revoked:${session.sessionId}`,
           `${prefix}revoked-before:${session.apiKeyId}`,
+          sinceKey,
+          String(session.issuedAt),
         ),
       );
-      return revoked !== null || (before !== null && session.issuedAt <= Number(before));
+      return revoked === 1;
     },
   };
 
@@ -248,6 +305,12 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     kind: 'redis',
     client,
     keyPrefix: prefix,
+    memorySince,
+    async warm() {
+      // Waits out the connection (bounded by the command timeout); a Redis
+      // that is down now is reported by the client's error handler.
+      await memorySince().catch(() => undefined);
+    },
     nonceCounts,
     throttle,
     revocations,

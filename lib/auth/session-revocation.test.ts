@@ -99,6 +99,10 @@ describe('sign-out ends sessions', () => {
       prefix = uniqueKeyPrefix('sessions');
       a = createRedisAuthState({ url, keyPrefix: prefix });
       b = createRedisAuthState({ url, keyPrefix: prefix });
+      // Redis's memory of this prefix begins now; what the tests issue comes after.
+      await a.memorySince();
+      // Redis's memory of this prefix begins now; what the tests issue comes after.
+      await a.memorySince();
     });
     after(async () => {
       useAuthStateForTesting(undefined);

@@ -67,6 +67,12 @@ export interface AuthState {
   readonly nonceCounts: NonceCounts;
   readonly throttle: SharedThrottle;
   readonly revocations: SessionRevocations;
+  /**
+   * Connects before the first request (Redis: and marks where its memory
+   * begins, so the first nonces issued are already trusted). Never throws:
+   * an unreachable store only means 503s until it answers.
+   */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -155,6 +161,7 @@ export function memoryAuthState(): AuthState {
       recordSuccess: (keys) => Promise.resolve(throttle.recordSuccess(keys)),
     },
     revocations,
+    warm: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
 }
@@ -183,6 +190,11 @@ export function getAuthState(): AuthState {
  * with their own clients and a test key prefix); undefined goes back to
  * getAuthState()'s own choice.
  */
+/** At server start: the process's authentication state, connected. */
+export async function warmAuthState(): Promise<void> {
+  await getAuthState().warm();
+}
+
 export function useAuthStateForTesting(state: AuthState | undefined): void {
   (globalThis as Holder)[OVERRIDE_KEY] = state;
 }
