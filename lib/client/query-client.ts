@@ -35,5 +35,5 @@ export function getQueryClient(): QueryClient {
 function sendToSignInOnExpiredSession(error: Error): void {
   if (isServer || !(error instanceof ApiRequestError) || error.status !== 401) return;
   const back = window.location.pathname + window.location.search;
-  window.location.assign(`/sign-in?next=${encodeURIComponent(back)}`);
+  window.location.assign(`/sign-in?reason=expired&next=${encodeURIComponent(back)}`);
 }
