@@ -58,7 +58,7 @@ describe('lib/domain/dates', () => {
     assert.equal(parseDateTime('yesterday', 'UTC'), null);
   });
 
-  it('fills date inputs in the table's format and zone, and round-trips them', () => {
+  it('fills date inputs in the table format and zone, and round-trips them', () => {
     const value = toDateTimeInputValue(INSTANT, 'Asia/Tokyo');
     assert.equal(value, '2026-01-02 19:04:05');
     assert.equal(parseDateTime(value, 'Asia/Tokyo'), INSTANT);
