@@ -56,21 +56,52 @@ export function tablePrefsKey(publicKey: string, orgId: string): string {
   return `org-events:table:${publicKey}:${orgId}`;
 }
 
-export function loadTablePrefs(key: string): TablePrefs {
+// The stored prefs as an external store for useSyncExternalStore: the same
+// object while the stored text is unchanged, so React sees no change.
+const memory = new Map<string, string>();
+let cached: { key: string; text: string | null; prefs: TablePrefs } | undefined;
+const listeners = new Set<() => void>();
+
+function readText(key: string): string | null {
   try {
-    const text = window.localStorage.getItem(key);
-    return text ? normalizeTablePrefs(JSON.parse(text)) : DEFAULT_TABLE_PREFS;
+    return window.localStorage.getItem(key) ?? memory.get(key) ?? null;
   } catch {
-    return DEFAULT_TABLE_PREFS;
+    return memory.get(key) ?? null;
   }
 }
 
-export function saveTablePrefs(key: string, prefs: TablePrefs): void {
+export function loadTablePrefs(key: string): TablePrefs {
+  const text = readText(key);
+  if (cached?.key === key && cached.text === text) return cached.prefs;
+  let prefs = DEFAULT_TABLE_PREFS;
   try {
-    window.localStorage.setItem(key, JSON.stringify(prefs));
+    prefs = text ? normalizeTablePrefs(JSON.parse(text)) : DEFAULT_TABLE_PREFS;
+  } catch {
+    prefs = DEFAULT_TABLE_PREFS;
+  }
+  cached = { key, text, prefs };
+  return prefs;
+}
+
+export function saveTablePrefs(key: string, prefs: TablePrefs): void {
+  const text = JSON.stringify(prefs);
+  memory.set(key, text);
+  try {
+    window.localStorage.setItem(key, text);
   } catch {
     // Private mode or a full quota: the choice lasts for this page only.
   }
+  listeners.forEach((notify) => notify());
+}
+
+/** Subscribes to changes made here and in other tabs (storage events). */
+export function subscribeTablePrefs(listener: () => void): () => void {
+  listeners.add(listener);
+  window.addEventListener('storage', listener);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('storage', listener);
+  };
 }
 
 /** Moves a column one place left (-1) or right (+1) in the order. */

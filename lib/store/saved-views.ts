@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database } from './schema';
 
 /**
@@ -20,7 +20,7 @@ export type SavedView = {
 
 export type SavedViewPatch = { name?: string; shared?: boolean; state?: string };
 
-type Row = Database['saved_views'];
+type Table = Database['saved_views'];
 
 function toSavedView(row: {
   id: string;
@@ -62,7 +62,7 @@ export async function listSavedViews(
 }
 
 export async function createSavedView(db: Kysely<Database>, view: SavedView): Promise<SavedView> {
-  const row: Row = {
+  const row: Insertable<Table> = {
     id: view.id,
     org_id: view.orgId,
     owner_key_id: view.ownerKeyId,
@@ -85,7 +85,7 @@ export async function updateSavedView(
   patch: SavedViewPatch,
   now: number,
 ): Promise<SavedView | null> {
-  const set: Partial<Row> = { updated: now };
+  const set: Updateable<Table> = { updated: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.shared !== undefined) set.shared = patch.shared ? 1 : 0;
   if (patch.state !== undefined) set.state = patch.state;
