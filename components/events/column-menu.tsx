@@ -30,7 +30,7 @@ export function ColumnMenu({ prefs, onChange }: Props) {
   const setDensity = (density: Density) => onChange({ ...prefs, density });
 
   return (
-    <div className="popover-anchor" ref={anchorRef}>
+    <div className="popover-anchor" ref={anchorRef} onKeyDown={onKeyDown}>
       <button
         ref={buttonRef}
         type="button"
@@ -48,7 +48,6 @@ export function ColumnMenu({ prefs, onChange }: Props) {
           className="popover popover-right"
           role="dialog"
           aria-label="Table columns"
-          onKeyDown={onKeyDown}
         >
           <div className="popover-body">
             <p className="hint">Time always comes first. Kept in this browser for this key.</p>

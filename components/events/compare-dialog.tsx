@@ -81,7 +81,7 @@ export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
               </thead>
               <tbody>
                 {shown.map((row) => (
-                  <tr key={row.path} data-differs={row.differs || undefined}>
+                  <tr key={row.path} data-path={row.path} data-differs={row.differs || undefined}>
                     <th scope="row" className="mono">
                       {row.differs ? (
                         <span className="diff-mark" aria-label="differs" title="Differs">

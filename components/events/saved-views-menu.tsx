@@ -90,7 +90,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
   const list = views.data?.results ?? [];
 
   return (
-    <div className="popover-anchor" ref={anchorRef}>
+    <div className="popover-anchor" ref={anchorRef} onKeyDown={onKeyDown}>
       <button
         ref={buttonRef}
         type="button"
@@ -108,7 +108,6 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
           className="popover popover-right"
           role="dialog"
           aria-label="Saved views"
-          onKeyDown={onKeyDown}
         >
           <form className="save-view" onSubmit={(event) => void onSave(event)}>
             <label htmlFor={nameId} className="label">

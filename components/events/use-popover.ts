@@ -19,6 +19,10 @@ export function usePopover() {
 
   useEffect(() => {
     if (!open) return;
+    // Focus moves into the popover, so the keyboard continues there.
+    anchorRef.current
+      ?.querySelector<HTMLElement>('.popover input, .popover button, .popover select')
+      ?.focus();
     const onPointerDown = (event: PointerEvent) => {
       if (!anchorRef.current?.contains(event.target as Node)) setOpen(false);
     };
@@ -26,14 +30,15 @@ export function usePopover() {
     return () => document.removeEventListener('pointerdown', onPointerDown);
   }, [open]);
 
+  /** For the anchor element: Escape anywhere in it (button or popover) closes. */
   const onKeyDown = useCallback(
     (event: KeyboardEvent<HTMLElement>) => {
-      if (event.key !== 'Escape') return;
+      if (event.key !== 'Escape' || !open) return;
       event.stopPropagation();
       event.nativeEvent.stopImmediatePropagation();
       close();
     },
-    [close],
+    [close, open],
   );
 
   return { open, setOpen, close, anchorRef, buttonRef, onKeyDown };
