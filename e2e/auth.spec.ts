@@ -116,6 +116,7 @@ test.describe('signing in and out', () => {
     );
 
     // A page load with a dead cookie says the same; without a cookie it does not.
+    await page.goto('about:blank');
     await context.addCookies([{ ...cookie, value: 'not-a-session' }]);
     await page.goto(eventsUrl(state.orgId, 'page=3'));
     await expect(page).toHaveURL(/\/sign-in\?reason=expired&next=/);

@@ -40,7 +40,10 @@ test('saved views: save, reload, open, rename, share within the org only, delete
   await expect(rows(page)).toHaveCount(25);
   // Hide a column: saved with the view.
   await page.getByRole('button', { name: 'Columns ▾' }).click();
-  await page.getByRole('dialog', { name: 'Table columns' }).getByRole('checkbox', { name: 'Remote address' }).uncheck();
+  await page
+    .getByRole('dialog', { name: 'Table columns' })
+    .getByRole('checkbox', { name: 'Remote address' })
+    .uncheck();
   await page.keyboard.press('Escape');
   await expect(page.getByRole('columnheader', { name: 'Remote address' })).toHaveCount(0);
   await saveView(page, shared, true);

@@ -14,7 +14,7 @@ type Props = { prefs: TablePrefs; onChange: (prefs: TablePrefs) => void };
 
 /** Show, hide and reorder the table's columns, and pick its density. */
 export function ColumnMenu({ prefs, onChange }: Props) {
-  const { open, setOpen, close, anchorRef, buttonRef, onKeyDown } = usePopover();
+  const { open, setOpen, close, anchorRef, buttonRef } = usePopover();
   const popoverId = useId();
   const hidden = new Set(prefs.hidden);
 
@@ -30,7 +30,7 @@ export function ColumnMenu({ prefs, onChange }: Props) {
   const setDensity = (density: Density) => onChange({ ...prefs, density });
 
   return (
-    <div className="popover-anchor" ref={anchorRef} onKeyDown={onKeyDown}>
+    <div className="popover-anchor" ref={anchorRef}>
       <button
         ref={buttonRef}
         type="button"

@@ -33,7 +33,7 @@ function failure(error: unknown): string {
  * delete them. Stored on the server, so they follow the key anywhere.
  */
 export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
-  const { open, setOpen, close, anchorRef, buttonRef, onKeyDown } = usePopover();
+  const { open, setOpen, close, anchorRef, buttonRef } = usePopover();
   const queryClient = useQueryClient();
   const views = useQuery({ ...savedViewsQueryOptions(orgId), enabled: open });
   const popoverId = useId();
@@ -90,7 +90,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
   const list = views.data?.results ?? [];
 
   return (
-    <div className="popover-anchor" ref={anchorRef} onKeyDown={onKeyDown}>
+    <div className="popover-anchor" ref={anchorRef}>
       <button
         ref={buttonRef}
         type="button"

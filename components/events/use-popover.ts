@@ -1,6 +1,6 @@
 'use client';
 
-import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 
 /**
  * Open/close state of a toolbar popover: closes on a pointer down outside its
@@ -26,20 +26,21 @@ export function usePopover() {
     const onPointerDown = (event: PointerEvent) => {
       if (!anchorRef.current?.contains(event.target as Node)) setOpen(false);
     };
+    // Escape closes it wherever focus is (a renamed item's field may have
+    // just gone), before the page's own Escape (closing the panel) sees it.
+    const onEscape = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      event.stopPropagation();
+      setOpen(false);
+      buttonRef.current?.focus();
+    };
     document.addEventListener('pointerdown', onPointerDown);
-    return () => document.removeEventListener('pointerdown', onPointerDown);
+    document.addEventListener('keydown', onEscape, true);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown);
+      document.removeEventListener('keydown', onEscape, true);
+    };
   }, [open]);
 
-  /** For the anchor element: Escape anywhere in it (button or popover) closes. */
-  const onKeyDown = useCallback(
-    (event: KeyboardEvent<HTMLElement>) => {
-      if (event.key !== 'Escape' || !open) return;
-      event.stopPropagation();
-      event.nativeEvent.stopImmediatePropagation();
-      close();
-    },
-    [close, open],
-  );
-
-  return { open, setOpen, close, anchorRef, buttonRef, onKeyDown };
+  return { open, setOpen, close, anchorRef, buttonRef };
 }
