@@ -103,16 +103,16 @@ test.describe('signing in and out', () => {
     // The cookie stops opening (as an expired one does): the next load is refused.
     const cookie = (await context.cookies()).find((c) => c.name === 'org_events_session')!;
     await context.addCookies([{ ...cookie, value: `${cookie.value.slice(0, -4)}AAAA` }]);
-    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('button', { name: 'Last 24 hours' }).click();
     await expect(page).toHaveURL(/\/sign-in\?reason=expired&next=/);
     await expect(page.getByTestId('session-expired')).toHaveText(/Your session has expired/);
     await page.getByLabel('Public key').fill(state.keys.member.publicKey);
     await page.getByLabel('Private key').fill(state.keys.member.privateKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events\\?page=2&size=25$`));
-    await expect(page.getByRole('button', { name: 'Page 2' })).toHaveAttribute(
-      'aria-current',
-      'page',
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events\\?range=24h&size=25$`));
+    await expect(page.getByRole('button', { name: 'Last 24 hours' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
     );
 
     // A page load with a dead cookie says the same; without a cookie it does not.
