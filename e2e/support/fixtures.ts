@@ -106,7 +106,7 @@ export async function pageScrollsSideways(page: Page): Promise<boolean> {
   });
 }
 
-/** yyyy-MM-ddTHH:mm[:ss] in UTC, as a datetime-local input writes it (no ":00" seconds). */
+/** yyyy-MM-ddTHH:mm[:ss] in UTC (no ":00" seconds): a form the date inputs accept. */
 export function utcInputValue(millis: number): string {
   return new Date(millis).toISOString().slice(0, 19).replace(/:00$/, '');
 }
