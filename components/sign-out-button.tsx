@@ -2,6 +2,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { leavingSession } from '@/lib/client/query-client';
 
 export function SignOutButton() {
   const queryClient = useQueryClient();
@@ -9,6 +10,8 @@ export function SignOutButton() {
 
   async function signOut() {
     setPending(true);
+    // Requests refused from here on are the sign-out's doing, not an expiry.
+    leavingSession();
     try {
       await fetch('/api/session', { method: 'DELETE', credentials: 'same-origin' });
     } finally {

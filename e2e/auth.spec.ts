@@ -92,6 +92,59 @@ test.describe('signing in and out', () => {
     );
   });
 
+  test('an expired session says so on sign-in and comes back to the view', async ({
+    page,
+    context,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page).first()).toBeVisible();
+    // The cookie stops opening (as an expired one does): the next load is refused.
+    const cookie = (await context.cookies()).find((c) => c.name === 'org_events_session')!;
+    await context.addCookies([{ ...cookie, value: `${cookie.value.slice(0, -4)}AAAA` }]);
+    await page.getByRole('button', { name: 'Last 24 hours' }).click();
+    await expect(page).toHaveURL(/\/sign-in\?reason=expired&next=/);
+    await expect(page.getByTestId('session-expired')).toHaveText(/Your session has expired/);
+    await page.getByLabel('Public key').fill(state.keys.member.publicKey);
+    await page.getByLabel('Private key').fill(state.keys.member.privateKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events\\?range=24h&size=25$`));
+    await expect(page.getByRole('button', { name: 'Last 24 hours' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+
+    // A page load with a dead cookie says the same; without a cookie it does not.
+    await page.goto('about:blank');
+    await context.addCookies([{ ...cookie, value: 'not-a-session' }]);
+    await page.goto(eventsUrl(state.orgId, 'page=3'));
+    await expect(page).toHaveURL(/\/sign-in\?reason=expired&next=/);
+    await expect(page.getByTestId('session-expired')).toBeVisible();
+    await context.clearCookies();
+    await page.goto(eventsUrl(state.orgId, 'page=3'));
+    await expect(page).toHaveURL(/\/sign-in\?next=/);
+    await expect(page.getByTestId('session-expired')).toHaveCount(0);
+  });
+
+  test('past the last page, the summary says so and the last page is one click away', async ({
+    page,
+    state,
+  }) => {
+    const last = Math.ceil(state.events.length / 50);
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId, 'page=9999'));
+    const pagination = page.getByRole('navigation', { name: 'Pagination' });
+    await expect(pagination.getByTestId('page-summary')).toContainText(
+      `No events on page 9,999; the last page is ${last}`,
+    );
+    await expect(pagination.getByRole('button', { name: 'Last page' })).toBeEnabled();
+    await pagination.getByRole('button', { name: 'Last page' }).click();
+    await expect(page).toHaveURL(new RegExp(`page=${last}$`));
+    await expect(rows(page).first()).toBeVisible();
+    await expect(pagination.getByRole('button', { name: 'Last page' })).toBeDisabled();
+  });
+
   test("another organization's URL is refused, in the page and in the API", async ({
     page,
     state,

@@ -16,6 +16,7 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   const stateFile = path.join(stateDir, 'state.json');
   const state: E2eState = {
     baseUrl: server.baseUrl,
+    databaseUrl: server.databaseUrl,
     orgId: server.orgId,
     otherOrgId: server.otherOrgId,
     keys: {

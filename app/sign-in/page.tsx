@@ -24,6 +24,12 @@ export default async function SignInPage({
   const errorCode = typeof params.error === 'string' ? params.error : undefined;
   return (
     <main id="main" className="sign-in">
+      {params.reason === 'expired' ? (
+        <p className="notice" role="status" data-testid="session-expired">
+          <strong>Your session has expired.</strong> Sign in again to return to the page you were
+          on.
+        </p>
+      ) : null}
       <SignInForm
         next={next}
         initialError={errorCode ? (FORM_ERRORS[errorCode] ?? 'Sign-in failed.') : null}

@@ -1,7 +1,13 @@
 'use client';
 
-import { type FormEvent, useId, useState } from 'react';
-import { parseDateTime, toDateTimeInputValue, zoneName } from '@/lib/domain/dates';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import {
+  DATE_INPUT_FORMAT,
+  DAY_MS,
+  parseDateTime,
+  toDateTimeInputValue,
+  zoneName,
+} from '@/lib/domain/dates';
 import { RANGE_PRESETS, type RangePreset } from '@/lib/client/url-state';
 
 type Range = { range: RangePreset | null; from: number | null; to: number | null };
@@ -19,9 +25,15 @@ const SHORT: Record<RangePreset, string> = {
   '30d': '30 days',
 };
 
+/** A bare date as a "to" bound means its whole day. */
+const BARE_DATE = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
+
 /**
  * Presets (last hour … 30 days), any time, or custom bounds typed in the
- * chosen time zone. The API receives them as UTC minDate/maxDate.
+ * chosen time zone in the table's own format (yyyy-MM-dd HH:mm:ss; seconds,
+ * or the whole time, may be left out). A "to" includes all of the minute or
+ * second it names. The custom bounds open in a popover, so the toolbar keeps
+ * its place. The API receives them as UTC minDate/maxDate.
  */
 export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const isCustom = range === null && (from !== null || to !== null);
@@ -29,8 +41,19 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const [error, setError] = useState<string | null>(null);
   const legendId = useId();
   const errorId = useId();
+  const popoverId = useId();
+  const anchorRef = useRef<HTMLDivElement>(null);
   const zoneLabel = zoneName(zone);
-  const showCustom = editing || isCustom;
+
+  useEffect(() => {
+    if (!editing) return;
+    anchorRef.current?.querySelector<HTMLInputElement>('.custom-range input')?.focus();
+    const onPointerDown = (event: PointerEvent) => {
+      if (!anchorRef.current?.contains(event.target as Node)) setEditing(false);
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => document.removeEventListener('pointerdown', onPointerDown);
+  }, [editing]);
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -38,11 +61,13 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     const fromText = formText(form, 'from');
     const toText = formText(form, 'to');
     const fromValue = fromText ? parseDateTime(fromText, zone) : null;
-    const toValue = toText ? parseDateTime(toText, zone) : null;
+    let toValue = toText ? parseDateTime(toText, zone) : null;
     if ((fromText && fromValue === null) || (toText && toValue === null)) {
-      setError('Enter dates as YYYY-MM-DD HH:mm.');
+      setError(`Enter dates as ${DATE_INPUT_FORMAT} (${zoneLabel}), e.g. 2026-01-31 23:59:00.`);
       return;
     }
+    // "to 2026-01-31" is the whole day: its last second, which covers itself.
+    if (toValue !== null && BARE_DATE.test(toText)) toValue += DAY_MS - 1000;
     if (fromValue !== null && toValue !== null && fromValue > toValue) {
       setError('The start must be before the end.');
       return;
@@ -53,7 +78,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   };
 
   return (
-    <div className="group" role="group" aria-labelledby={legendId}>
+    <div className="group popover-anchor" role="group" aria-labelledby={legendId} ref={anchorRef}>
       <span className="label" id={legendId}>
         Date range
       </span>
@@ -61,7 +86,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
         <button
           type="button"
           className="button"
-          aria-pressed={range === null && !showCustom}
+          aria-pressed={range === null && !isCustom}
           onClick={() => {
             setEditing(false);
             onChange({ range: null, from: null, to: null });
@@ -87,15 +112,31 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
         <button
           type="button"
           className="button"
-          aria-pressed={showCustom}
-          aria-expanded={showCustom}
-          onClick={() => setEditing(true)}
+          aria-pressed={isCustom}
+          aria-expanded={editing}
+          aria-controls={editing ? popoverId : undefined}
+          onClick={() => {
+            setError(null);
+            setEditing(true);
+          }}
         >
           Custom…
         </button>
       </div>
-      {showCustom ? (
-        <form className="custom-range" onSubmit={onSubmit} key={`${from}-${to}-${zone}`}>
+      {editing ? (
+        <form
+          id={popoverId}
+          className="custom-range popover"
+          onSubmit={onSubmit}
+          key={`${from}-${to}-${zone}`}
+          aria-label="Custom date range"
+          onKeyDown={(event) => {
+            if (event.key !== 'Escape') return;
+            event.stopPropagation();
+            event.nativeEvent.stopImmediatePropagation();
+            setEditing(false);
+          }}
+        >
           <DateTimeField
             name="from"
             label={`From (${zoneLabel})`}
@@ -110,14 +151,23 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             zone={zone}
             errorId={error ? errorId : undefined}
           />
-          <button type="submit" className="button primary">
-            Apply dates
-          </button>
+          <p className="hint">
+            Format {DATE_INPUT_FORMAT}, 24-hour, in {zoneLabel}; seconds or the time may be left
+            out. “To” includes the whole minute (or day) it names.
+          </p>
           {error ? (
             <span id={errorId} className="alert" role="alert">
               {error}
             </span>
           ) : null}
+          <div className="actions">
+            <button type="button" className="button small" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+            <button type="submit" className="button primary">
+              Apply dates
+            </button>
+          </div>
         </form>
       ) : null}
     </div>
@@ -145,18 +195,25 @@ function DateTimeField({
   errorId: string | undefined;
 }) {
   const id = useId();
+  const hintId = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <input
         id={id}
         name={name}
-        type="datetime-local"
-        className="input"
-        step={1}
+        type="text"
+        inputMode="numeric"
+        autoComplete="off"
+        spellCheck={false}
+        className="input mono"
+        placeholder={DATE_INPUT_FORMAT}
         defaultValue={value !== null ? toDateTimeInputValue(value, zone) : ''}
-        aria-describedby={errorId}
+        aria-describedby={errorId ? `${hintId} ${errorId}` : hintId}
       />
+      <span id={hintId} className="visually-hidden">
+        Format {DATE_INPUT_FORMAT}
+      </span>
     </div>
   );
 }

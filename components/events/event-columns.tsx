@@ -12,6 +12,7 @@ import {
 } from '@/lib/client/present';
 import {
   formatRelative,
+  formatShortRelative,
   formatTimestamp,
   formatZoneOffset,
   parseApiDateTime,
@@ -29,6 +30,11 @@ export type EventsTableMeta = {
   zone: string;
   localZone: string;
   eventHref: (eventId: string) => string;
+  /** The current time for relative labels; null on the server and while hydrating. */
+  now: number | null;
+  /** The events picked for comparison. */
+  picked: ReadonlySet<string>;
+  onPick: (eventId: string) => void;
 };
 
 const column = createColumnHelper<ApiEvent>();
@@ -69,17 +75,39 @@ function TwoLines({
   );
 }
 
+/** Absolute time in the chosen zone, and how long ago under it ("3 h ago"). */
 function TimeCell(context: CellContext<ApiEvent, string>) {
-  const { zone, localZone } = meta(context);
+  const { zone, localZone, now } = meta(context);
   const iso = context.getValue();
   const millis = parseApiDateTime(iso);
   const onHover = (event: PointerEvent<HTMLElement> | FocusEvent<HTMLElement>) => {
     if (millis !== null) describeMoment(event.currentTarget, millis, zone, localZone);
   };
   return (
-    <time className="line" dateTime={iso} onPointerEnter={onHover} onFocus={onHover}>
-      {millis === null ? iso : formatTimestamp(millis, zone)}
-    </time>
+    <>
+      <time className="line" dateTime={iso} onPointerEnter={onHover} onFocus={onHover}>
+        {millis === null ? iso : formatTimestamp(millis, zone)}
+      </time>
+      <span className="sub relative">
+        {millis === null || now === null ? '' : `· ${formatShortRelative(millis, now)}`}
+      </span>
+    </>
+  );
+}
+
+/** A checkbox to pick the event for comparison (Space on a focused row does the same). */
+function PickCell(context: CellContext<ApiEvent, unknown>) {
+  const { picked, onPick } = meta(context);
+  const event = context.row.original;
+  return (
+    <input
+      type="checkbox"
+      className="pick"
+      tabIndex={-1}
+      checked={picked.has(event.id)}
+      onChange={() => onPick(event.id)}
+      aria-label={`Pick ${eventLabel(event)} ${event.id} to compare`}
+    />
   );
 }
 
@@ -121,6 +149,11 @@ function TextCell({ value, mono = false }: { value: string; mono?: boolean }) {
 
 /** Defined once: cells read the zone from table meta, so columns never rebuild. */
 export const COLUMNS = [
+  column.display({
+    id: 'select',
+    header: () => <span className="visually-hidden">Pick to compare</span>,
+    cell: PickCell,
+  }),
   column.accessor('created', {
     id: 'time',
     header: (context) => `Time (${zoneName(meta(context).zone)})`,

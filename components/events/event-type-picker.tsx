@@ -81,6 +81,43 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
     () => groupTypes(types.data?.results ?? [], selected, search, includeEmpty),
     [types.data, selected, search, includeEmpty],
   );
+  // Every type the picker offers (whatever the search), to pin the chosen
+  // ones on top and to exclude a category from all the others.
+  const offered = useMemo(
+    () => groupTypes(types.data?.results ?? [], selected, '', includeEmpty).flatMap((g) => g.types),
+    [types.data, selected, includeEmpty],
+  );
+  const pinned = useMemo(
+    () =>
+      [...draft]
+        .map(
+          (name) =>
+            offered.find((type) => type.eventTypeName === name) ?? {
+              eventTypeName: name,
+              label: eventTypeLabel(name),
+              category: categoryOf(name)?.name ?? 'Other',
+              count: 0,
+            },
+        )
+        .sort((a, b) => a.label.localeCompare(b.label)),
+    [draft, offered],
+  );
+
+  /** Every type of the category, added to the choice. */
+  const selectCategory = (group: Group) =>
+    setDraft((current) => new Set([...current, ...group.types.map((t) => t.eventTypeName)]));
+  /**
+   * Everything but the category. The org endpoint has no excludeEventType, so
+   * this is the list of every other type offered (or of the current choice).
+   */
+  const excludeCategory = (group: Group) =>
+    setDraft((current) => {
+      const inCategory = new Set(
+        offered.filter((t) => t.category === group.name).map((t) => t.eventTypeName),
+      );
+      const base = current.size ? [...current] : offered.map((t) => t.eventTypeName);
+      return new Set(base.filter((type) => !inCategory.has(type)));
+    });
 
   const show = () => {
     setDraft(new Set(selected));
@@ -195,31 +232,75 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
                   Retry
                 </button>
               </p>
-            ) : groups.length === 0 ? (
-              <p className="muted">No event type matches “{search}”.</p>
             ) : (
-              groups.map((group) => (
-                <fieldset key={group.name} className="type-group">
-                  <legend>{group.name}</legend>
-                  {group.types.map((type) => (
-                    <label key={type.eventTypeName} className="type-option">
-                      <input
-                        type="checkbox"
-                        checked={draft.has(type.eventTypeName)}
-                        onChange={() => toggle(type.eventTypeName)}
-                        aria-describedby={`${popoverId}-${type.eventTypeName}`}
-                      />
-                      <span>{type.label}</span>
-                      <span className="type-count" aria-label={`${type.count} events`}>
-                        {NUMBER.format(type.count)}
+              <>
+                {pinned.length ? (
+                  <fieldset className="type-group pinned" data-testid="picker-selected">
+                    <legend>Selected ({pinned.length})</legend>
+                    {pinned.map((type) => (
+                      <label key={type.eventTypeName} className="type-option">
+                        <input
+                          type="checkbox"
+                          checked
+                          onChange={() => toggle(type.eventTypeName)}
+                          aria-label={`${type.label} (selected) ${type.eventTypeName}`}
+                        />
+                        <span>{type.label}</span>
+                        <span className="type-count" aria-hidden="true">
+                          {NUMBER.format(type.count)}
+                        </span>
+                        <span className="type-code">{type.eventTypeName}</span>
+                      </label>
+                    ))}
+                  </fieldset>
+                ) : null}
+                {groups.length === 0 ? (
+                  <p className="muted">No event type matches “{search}”.</p>
+                ) : null}
+                {groups.map((group) => (
+                  <fieldset key={group.name} className="type-group">
+                    <legend>
+                      <span>{group.name}</span>
+                      <span className="category-actions">
+                        <button
+                          type="button"
+                          className="button small ghost"
+                          aria-label={`Select all of ${group.name}`}
+                          onClick={() => selectCategory(group)}
+                        >
+                          All
+                        </button>
+                        <button
+                          type="button"
+                          className="button small ghost"
+                          aria-label={`Exclude ${group.name}`}
+                          title="Every other type: the org endpoint has no exclude, so the others are listed"
+                          onClick={() => excludeCategory(group)}
+                        >
+                          Exclude
+                        </button>
                       </span>
-                      <span className="type-code" id={`${popoverId}-${type.eventTypeName}`}>
-                        {type.eventTypeName}
-                      </span>
-                    </label>
-                  ))}
-                </fieldset>
-              ))
+                    </legend>
+                    {group.types.map((type) => (
+                      <label key={type.eventTypeName} className="type-option">
+                        <input
+                          type="checkbox"
+                          checked={draft.has(type.eventTypeName)}
+                          onChange={() => toggle(type.eventTypeName)}
+                          aria-describedby={`${popoverId}-${type.eventTypeName}`}
+                        />
+                        <span>{type.label}</span>
+                        <span className="type-count" aria-label={`${type.count} events`}>
+                          {NUMBER.format(type.count)}
+                        </span>
+                        <span className="type-code" id={`${popoverId}-${type.eventTypeName}`}>
+                          {type.eventTypeName}
+                        </span>
+                      </label>
+                    ))}
+                  </fieldset>
+                ))}
+              </>
             )}
           </div>
           <footer>

@@ -9,16 +9,32 @@ import {
   useMemo,
   useRef,
   useState,
+  useSyncExternalStore,
 } from 'react';
 import { eventTypeLabel } from '@/lib/domain/catalog';
 import { eventsListQueryOptions } from '@/lib/client/api-client';
+import type { SavedViewJson, SavedViewState } from '@/lib/client/saved-views';
+import {
+  DEFAULT_TABLE_PREFS,
+  type TablePrefs,
+  loadTablePrefs,
+  normalizeTablePrefs,
+  saveTablePrefs,
+  subscribeTablePrefs,
+  tablePrefsKey,
+} from '@/lib/client/table-prefs';
 import {
   type EventsView,
   eventPath,
   eventsViewHref,
   listParams,
   pageCount,
+  parseEventsView,
+  serializeEventsView,
 } from '@/lib/client/url-state';
+import { useNow } from '@/components/use-now';
+import { ColumnMenu } from './column-menu';
+import { CompareDialog } from './compare-dialog';
 import { DateRangeFilter } from './date-range-filter';
 import { describeFilters } from './describe-view';
 import { EventDetail } from './event-detail';
@@ -35,11 +51,15 @@ import { ActiveFilters, EmptyResults, LoadErrorNotice } from './result-states';
 import { useDelayedFlag, whenIdle } from './timing';
 import { TimeZoneSwitch } from './time-zone-switch';
 import { useEventsView, useLocalZone } from './use-events-view';
+import { useNewerCount, usePageVisible } from './use-live-events';
 import { usePageShortcuts } from './use-page-shortcuts';
+import { SavedViewsMenu } from './saved-views-menu';
 
 type Props = {
   orgId: string;
   orgName: string;
+  /** The signed-in key: column choices are kept per key and org. */
+  publicKey: string;
   /** The browser zone the server rendered with (from the zone cookie). */
   serverZone: string;
   /** The query string of the view the server rendered (with a leading '?', or empty). */
@@ -54,7 +74,7 @@ const SLOW_LOAD_MS = 200;
  * detail panel, all driven by the URL. The first page arrives rendered from
  * the server; later pages come from the same public API routes.
  */
-export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Props) {
+export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSearch }: Props) {
   const localZone = useLocalZone(serverZone);
   const { view, zone, navigate } = useEventsView(orgId, localZone, serverSearch);
   const queryClient = useQueryClient();
@@ -62,6 +82,32 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
   const tableRef = useRef<EventsTableHandle>(null);
 
   const params = useMemo(() => listParams(orgId, view), [orgId, view]);
+  const now = useNow();
+
+  // Columns and density: this browser's choice for this key and org, read
+  // after hydration (the server renders the defaults).
+  const prefsKey = tablePrefsKey(publicKey, orgId);
+  const prefs = useSyncExternalStore(
+    subscribeTablePrefs,
+    () => loadTablePrefs(prefsKey),
+    () => DEFAULT_TABLE_PREFS,
+  );
+  const setPrefs = useCallback((next: TablePrefs) => saveTablePrefs(prefsKey, next), [prefsKey]);
+  const columnOrder = useMemo(() => ['select', 'time', ...prefs.order], [prefs.order]);
+
+  // Two events picked for comparison (a third replaces the older pick).
+  const [picked, setPicked] = useState<string[]>([]);
+  const [comparing, setComparing] = useState(false);
+  const pickedSet = useMemo(() => new Set(picked), [picked]);
+  const togglePick = useCallback(
+    (eventId: string) =>
+      setPicked((current) =>
+        current.includes(eventId)
+          ? current.filter((id) => id !== eventId)
+          : [...current, eventId].slice(-2),
+      ),
+    [],
+  );
   const query = useQuery(eventsListQueryOptions(params));
   const events = useMemo(() => query.data?.results ?? [], [query.data]);
   const totalCount = query.data?.totalCount ?? 0;
@@ -150,14 +196,18 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
       } else if (event.key === 'Home' || event.key === 'End') {
         event.preventDefault();
         moveBy(event.key === 'Home' ? -events.length : events.length, true);
-      } else if (event.key === 'Enter') {
+      } else if (event.key === 'Enter' || event.key === ' ') {
         const row = (event.target as HTMLElement).closest('tr[data-index]');
-        if (!row) return;
+        if (!row || (event.target as HTMLElement).closest('input')) return;
         event.preventDefault();
-        openEvent(Number(row.getAttribute('data-index')));
+        const index = Number(row.getAttribute('data-index'));
+        if (event.key === ' ') {
+          const picking = events[index];
+          if (picking) togglePick(picking.id);
+        } else openEvent(index);
       }
     },
-    [events.length, moveBy, openEvent],
+    [events, moveBy, openEvent, togglePick],
   );
 
   const fullPageHref = useCallback(
@@ -165,8 +215,57 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
     [orgId, view.tz],
   );
   const tableMeta = useMemo<EventsTableMeta>(
-    () => ({ zone, localZone, eventHref: fullPageHref }),
-    [zone, localZone, fullPageHref],
+    () => ({
+      zone,
+      localZone,
+      eventHref: fullPageHref,
+      now,
+      picked: pickedSet,
+      onPick: togglePick,
+    }),
+    [zone, localZone, fullPageHref, now, pickedSet, togglePick],
+  );
+
+  // Live: newer events matching the filters, counted while page 1 is read.
+  const visible = usePageVisible();
+  const [live, setLive] = useState(false);
+  const liveEnabled = view.page === 1 && query.isSuccess && !query.isPlaceholderData;
+  const newCount = useNewerCount(params, events, liveEnabled);
+  const bringIn = useCallback(() => {
+    // Every cached page has shifted; the one on screen refetches now.
+    void queryClient.invalidateQueries({ queryKey: ['orgs', orgId, 'events', 'list'] });
+  }, [queryClient, orgId]);
+  // With Live on, new events scroll in by themselves when the reader is at the top.
+  useEffect(() => {
+    if (live && newCount > 0 && visible && !view.event && tableRef.current?.isAtTop()) bringIn();
+  }, [live, newCount, visible, view.event, bringIn]);
+  // While the tab is hidden, its title says how many arrived.
+  useEffect(() => {
+    if (visible || newCount === 0) return;
+    const base = document.title.replace(/^\(\d[\d,]*\) /, '');
+    document.title = `(${NUMBER.format(newCount)}) ${base}`;
+    return () => {
+      document.title = base;
+    };
+  }, [visible, newCount]);
+
+  const savedState = useCallback(
+    (): SavedViewState => ({
+      query: serializeEventsView({ ...view, page: 1, event: null }, localZone),
+      columns: { order: prefs.order, hidden: prefs.hidden },
+      density: prefs.density,
+    }),
+    [view, localZone, prefs],
+  );
+  const openSavedView = useCallback(
+    (saved: SavedViewJson) => {
+      const next = parseEventsView(new URLSearchParams(saved.state.query), localZone);
+      navigate({ ...next, page: 1, event: null });
+      if (saved.state.columns || saved.state.density) {
+        setPrefs(normalizeTablePrefs({ ...saved.state.columns, density: saved.state.density }));
+      }
+    },
+    [navigate, localZone, setPrefs],
   );
 
   const shownFilters = describeFilters(shown, zone);
@@ -211,6 +310,9 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
         busy={busy}
         stale={slow && busy}
         caption={`Events of ${orgName}, newest first, page ${view.page} of ${lastPage}`}
+        columnOrder={columnOrder}
+        hiddenColumns={prefs.hidden}
+        density={prefs.density}
         onActivate={(index) => setActiveId(events[index]?.id ?? null)}
         onOpen={openEvent}
         onRowKeyDown={onRowKeyDown}
@@ -242,6 +344,22 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
           localZone={localZone}
           onChange={(tz) => navigate({ ...view, tz })}
         />
+        <div className="group">
+          <span className="label">View</span>
+          <div className="tool-row">
+            <SavedViewsMenu orgId={orgId} current={savedState} onOpen={openSavedView} />
+            <ColumnMenu prefs={prefs} onChange={setPrefs} />
+            <button
+              type="button"
+              className="button"
+              aria-pressed={live}
+              title="Bring new events in by themselves while you are at the top of page 1"
+              onClick={() => setLive((on) => !on)}
+            >
+              <span className="live-dot" aria-hidden="true" /> Live
+            </button>
+          </div>
+        </div>
       </div>
       <ActiveFilters view={view} onUpdate={update} typeLabel={eventTypeLabel} />
       <div className="results-bar" aria-live="polite">
@@ -256,10 +374,52 @@ export function EventsExplorer({ orgId, orgName, serverZone, serverSearch }: Pro
             'Loading events…'
           ) : null}
         </span>
-        <span className="hint">↑/↓ or j/k to move · Enter to open · Esc to close</span>
+        {picked.length ? (
+          <span className="compare-bar" data-testid="compare-bar">
+            {picked.length === 1 ? '1 event picked; pick one more' : '2 events picked'}
+            <button
+              type="button"
+              className="button small primary"
+              disabled={picked.length < 2}
+              onClick={() => setComparing(true)}
+            >
+              Compare
+            </button>
+            <button type="button" className="button small ghost" onClick={() => setPicked([])}>
+              Clear picks
+            </button>
+          </span>
+        ) : null}
+        <span className="hint">
+          ↑/↓ or j/k to move · Enter to open · Space to pick for compare · Esc to close
+        </span>
       </div>
       <div className="progress" data-active={slow} aria-hidden="true" />
-      {content}
+      <div className="table-area">
+        {content}
+        {newCount > 0 ? (
+          <button
+            type="button"
+            className="new-events-pill"
+            data-testid="new-events"
+            onClick={() => {
+              if (view.page !== 1 || view.event) navigate({ ...view, page: 1, event: null });
+              bringIn();
+              tableRef.current?.revealRow(0);
+            }}
+          >
+            ↑ {NUMBER.format(newCount)} new {newCount === 1 ? 'event' : 'events'}
+          </button>
+        ) : null}
+      </div>
+      {comparing && picked.length === 2 ? (
+        <CompareDialog
+          orgId={orgId}
+          ids={[picked[0]!, picked[1]!]}
+          zone={zone}
+          onClose={() => setComparing(false)}
+        />
+      ) : null}
       {query.data && totalCount > 0 ? (
         <Pagination
           page={view.page}

@@ -17,7 +17,9 @@ import {
 } from 'react';
 import { flushSync } from 'react-dom';
 import type { ApiEvent } from '@/lib/client/present';
+import type { Density } from '@/lib/client/table-prefs';
 import { COLUMNS, type EventsTableMeta } from './event-columns';
+import { whenIdle } from './timing';
 
 export type { EventsTableMeta } from './event-columns';
 
@@ -28,15 +30,20 @@ type RowProps = {
   isActive: boolean;
   isFocusTarget: boolean;
   zone: string;
+  /** Changes when the columns shown or their order change. */
+  columnsKey: string;
+  isPicked: boolean;
+  now: number | null;
 };
 
-/** Re-renders only when its own event, activity or the zone changes. */
+/** Re-renders only when its own event, activity, pick, columns, the zone or the clock change. */
 const EventRow = memo(function EventRow({
   row,
   index,
   ariaRowIndex,
   isActive,
   isFocusTarget,
+  isPicked,
 }: RowProps) {
   return (
     <tr
@@ -44,6 +51,7 @@ const EventRow = memo(function EventRow({
       data-event-id={row.original.id}
       aria-rowindex={ariaRowIndex}
       aria-selected={isActive}
+      data-picked={isPicked || undefined}
       tabIndex={isFocusTarget ? 0 : -1}
     >
       {row.getVisibleCells().map((cell) => (
@@ -61,6 +69,8 @@ const EventRow = memo(function EventRow({
 export type EventsTableHandle = {
   focusRow: (index: number) => void;
   revealRow: (index: number) => void;
+  /** Whether the reader is at the top of the list (new rows may slide in). */
+  isAtTop: () => boolean;
 };
 
 /**
@@ -89,6 +99,10 @@ type Props = {
   /** They have been loading long enough to dim the rows on screen. */
   stale: boolean;
   caption: string;
+  /** Column ids in display order, and the hidden ones. */
+  columnOrder: string[];
+  hiddenColumns: readonly string[];
+  density: Density;
   onActivate: (index: number) => void;
   onOpen: (index: number) => void;
   onRowKeyDown: (event: KeyboardEvent<HTMLTableSectionElement>) => void;
@@ -106,11 +120,16 @@ export function EventsTable({
   busy,
   stale,
   caption,
+  columnOrder,
+  hiddenColumns,
+  density,
   onActivate,
   onOpen,
   onRowKeyDown,
   ref,
 }: Props) {
+  const columnVisibility = Object.fromEntries(hiddenColumns.map((id) => [id, false]));
+  const columnsKey = `${columnOrder.join(',')}|${hiddenColumns.join(',')}`;
   // Server-side pagination: the table shows one page and knows the total.
   // Rows are memoized by hand (EventRow), so the compiler skipping this is fine.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -121,7 +140,7 @@ export function EventsTable({
     getRowId: (event) => event.id,
     manualPagination: true,
     rowCount: totalCount,
-    state: { pagination: { pageIndex: page - 1, pageSize } },
+    state: { pagination: { pageIndex: page - 1, pageSize }, columnOrder, columnVisibility },
     meta: tableMeta,
   });
   const rows = table.getRowModel().rows;
@@ -235,6 +254,8 @@ export function EventsTable({
     () => ({
       focusRow: (index) => reveal(index)?.focus({ preventScroll: true }),
       revealRow: (index) => void reveal(index),
+      isAtTop: () =>
+        (wrapRef.current?.scrollTop ?? 0) < 4 && (document.scrollingElement?.scrollTop ?? 0) < 4,
     }),
     [reveal],
   );
@@ -249,6 +270,8 @@ export function EventsTable({
   const onClick = (event: MouseEvent<HTMLTableSectionElement>) => {
     const index = rowIndexOf(event.target);
     if (index === null) return;
+    // The compare checkbox toggles itself; it does not open the event.
+    if ((event.target as HTMLElement).closest('input')) return;
     const link = (event.target as HTMLElement).closest('a');
     // Modified clicks on the link open the full page in a new tab as usual.
     if (link && (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0)) return;
@@ -269,6 +292,24 @@ export function EventsTable({
     element.title = element.scrollWidth > element.clientWidth ? (element.textContent ?? '') : '';
   };
 
+  // After the rows are painted, when the browser is idle, every cut-off cell
+  // gets its full text as a title, so hover (and assistive technology reading
+  // the cell) has it without waiting; one layout read for the whole page.
+  useEffect(() => {
+    const body = bodyRef.current;
+    if (!body) return;
+    return whenIdle(() => {
+      const cells = body.querySelectorAll<HTMLElement>('td .line:not(time), td .sub');
+      const cut: [HTMLElement, boolean][] = [];
+      cells.forEach((element) => cut.push([element, element.scrollWidth > element.clientWidth]));
+      for (const [element, isCut] of cut) {
+        const title = isCut ? (element.textContent ?? '') : '';
+        if (element.title !== title) element.title = title;
+      }
+    });
+  }, [events, range, columnsKey, density]);
+
+  const visibleCount = table.getVisibleLeafColumns().length;
   const start = windowed ? Math.min(range.start, rows.length) : 0;
   const end = windowed ? Math.min(Math.max(range.end, start), rows.length) : rows.length;
   // The roving tab stop must exist: keep it inside the rendered window.
@@ -276,7 +317,13 @@ export function EventsTable({
 
   return (
     <div className="table-wrap" ref={wrapRef}>
-      <table className="events" aria-rowcount={totalCount + 1} aria-busy={busy} data-stale={stale}>
+      <table
+        className="events"
+        aria-rowcount={totalCount + 1}
+        aria-busy={busy}
+        data-stale={stale}
+        data-density={density}
+      >
         <caption className="visually-hidden">{caption}</caption>
         <colgroup>
           {table.getVisibleLeafColumns().map((col) => (
@@ -304,7 +351,7 @@ export function EventsTable({
         >
           {start > 0 ? (
             <tr className="spacer" aria-hidden="true" style={{ height: start * rowHeight.current }}>
-              <td colSpan={COLUMNS.length} />
+              <td colSpan={visibleCount} />
             </tr>
           ) : null}
           {rows.slice(start, end).map((row, slot) => {
@@ -320,6 +367,9 @@ export function EventsTable({
                 isActive={index === activeIndex}
                 isFocusTarget={index === tabStop}
                 zone={tableMeta.zone}
+                columnsKey={columnsKey}
+                isPicked={tableMeta.picked.has(row.original.id)}
+                now={tableMeta.now}
               />
             );
           })}
@@ -329,7 +379,7 @@ export function EventsTable({
               aria-hidden="true"
               style={{ height: (rows.length - end) * rowHeight.current }}
             >
-              <td colSpan={COLUMNS.length} />
+              <td colSpan={visibleCount} />
             </tr>
           ) : null}
         </tbody>
@@ -351,6 +401,7 @@ export function EventsTableSkeleton({ rows }: { rows: number }) {
         <thead>
           <tr>
             {[
+              '',
               'Time',
               'Event type',
               'Actor',
@@ -359,7 +410,7 @@ export function EventsTableSkeleton({ rows }: { rows: number }) {
               'Remote address',
               'Summary',
             ].map((title) => (
-              <th key={title} scope="col">
+              <th key={title || 'pick'} scope="col">
                 {title}
               </th>
             ))}

@@ -38,7 +38,8 @@ export function Pagination({ page, pageSize, totalCount, onPage, onPageSize, onP
   const lastRow = Math.min(page * pageSize, totalCount);
 
   const go = (target: number) => {
-    const clamped = Math.min(Math.max(1, target), last);
+    // From past the end, "Previous" is the last page too.
+    const clamped = Math.min(Math.max(1, page > last ? Math.min(target, last) : target), last);
     if (clamped !== page) onPage(clamped);
   };
 
@@ -57,9 +58,15 @@ export function Pagination({ page, pageSize, totalCount, onPage, onPageSize, onP
 
   return (
     <nav className="pagination" aria-label="Pagination">
-      <span aria-live="polite">
+      <span aria-live="polite" data-testid="page-summary">
         {totalCount === 0 ? (
           'No events'
+        ) : page > last ? (
+          <>
+            No events on page <strong>{NUMBER.format(page)}</strong>; the last page is{' '}
+            <strong>{NUMBER.format(last)}</strong> (
+            <strong data-testid="total-count">{NUMBER.format(totalCount)}</strong> events)
+          </>
         ) : (
           <>
             Showing <strong>{NUMBER.format(first)}</strong>–
@@ -124,7 +131,7 @@ export function Pagination({ page, pageSize, totalCount, onPage, onPageSize, onP
           type="button"
           className="button small"
           onClick={() => go(last)}
-          disabled={page >= last}
+          disabled={page === last}
           aria-label="Last page"
           onPointerEnter={hover(last)}
         >

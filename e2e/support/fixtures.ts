@@ -88,7 +88,25 @@ export function frequentTypes(events: readonly E2eEvent[], n: number): string[] 
     .map(([type]) => type);
 }
 
-/** yyyy-MM-ddTHH:mm[:ss] in UTC, as a datetime-local input writes it (no ":00" seconds). */
+/**
+ * The last millisecond a "to" bound covers: a whole minute its 59.999 s, a
+ * whole second its 999 ms (the dashboard's inclusive "to").
+ */
+export function inclusiveTo(millis: number): number {
+  if (millis % 60_000 === 0) return millis + 59_999;
+  if (millis % 1000 === 0) return millis + 999;
+  return millis;
+}
+
+/** No horizontal scroll on the page itself. */
+export async function pageScrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const root = document.scrollingElement!;
+    return root.scrollWidth > root.clientWidth;
+  });
+}
+
+/** yyyy-MM-ddTHH:mm[:ss] in UTC (no ":00" seconds): a form the date inputs accept. */
 export function utcInputValue(millis: number): string {
   return new Date(millis).toISOString().slice(0, 19).replace(/:00$/, '');
 }

@@ -11,6 +11,8 @@ export type E2eEvent = {
 };
 export type E2eState = {
   baseUrl: string;
+  /** The running server's database, for tests that add events while a page is open. */
+  databaseUrl: string;
   orgId: string;
   otherOrgId: string;
   keys: { member: E2eKey; otherOrg: E2eKey; readOnly: E2eKey; spare: E2eKey[] };

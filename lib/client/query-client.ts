@@ -31,9 +31,18 @@ export function getQueryClient(): QueryClient {
   return browserQueryClient;
 }
 
+let signingOut = false;
+
+/** The user is signing out: a 401 from now on is expected, not an expired session. */
+export function leavingSession(): void {
+  signingOut = true;
+}
+
 /** A 401 in the browser means the session ended: sign in again and come back here. */
 function sendToSignInOnExpiredSession(error: Error): void {
-  if (isServer || !(error instanceof ApiRequestError) || error.status !== 401) return;
+  if (isServer || signingOut || !(error instanceof ApiRequestError) || error.status !== 401) {
+    return;
+  }
   const back = window.location.pathname + window.location.search;
-  window.location.assign(`/sign-in?next=${encodeURIComponent(back)}`);
+  window.location.assign(`/sign-in?reason=expired&next=${encodeURIComponent(back)}`);
 }

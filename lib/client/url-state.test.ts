@@ -109,7 +109,7 @@ describe('lib/client/url-state', () => {
     assert.equal(
       apiListPath(listParams(ORG, view)),
       `/api/public/v1.0/orgs/${ORG}/events?eventType=API_KEY_CREATED&eventType=JOINED_ORG` +
-        '&minDate=2026-01-02T10%3A00%3A00Z&maxDate=2026-01-03T00%3A00%3A00Z&pageNum=2&itemsPerPage=25&includeCount=true',
+        '&minDate=2026-01-02T10%3A00%3A00Z&maxDate=2026-01-03T00%3A00%3A59.999Z&pageNum=2&itemsPerPage=25&includeCount=true',
     );
   });
 

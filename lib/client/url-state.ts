@@ -2,8 +2,10 @@ import {
   DAY_MS,
   HOUR_MS,
   type TimeZoneMode,
+  inclusiveEnd,
   parseDateTime,
   toApiDateTime,
+  toApiDateTimeExact,
   toUrlDateTime,
   zoneFor,
 } from '@/lib/domain/dates';
@@ -54,7 +56,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = MAX_ITEMS_PER_PAGE;
 /** Far beyond any real page count; keeps a typo'd page number a plain number. */
 export const MAX_PAGE = 10_000_000;
-const MAX_TYPES = 100;
+/** Room for "every type but one category" (the catalogue has about 300). */
+const MAX_TYPES = 400;
 
 export type EventsView = {
   /** Sorted, unique, each a well-formed type name. Empty: every type. */
@@ -209,13 +212,16 @@ export function presetStart(range: RangePreset, now: number): number {
   return Math.floor(now / 60_000) * 60_000 - RANGE_PRESET_MS[range];
 }
 
-/** The effective inclusive bounds of a list request, in epoch milliseconds. */
+/**
+ * The effective inclusive bounds of a list request, in epoch milliseconds.
+ * A "to" includes the whole minute or second it names (inclusiveEnd).
+ */
 export function listBounds(
   params: Pick<EventsListParams, 'range' | 'from' | 'to'>,
   now: number,
 ): { min: number | null; max: number | null } {
   if (params.range) return { min: presetStart(params.range, now), max: null };
-  return { min: params.from, max: params.to };
+  return { min: params.from, max: params.to === null ? null : inclusiveEnd(params.to) };
 }
 
 /** An API query string; the names are checked against the API's own (lib/domain/query.ts). */
@@ -232,9 +238,28 @@ export function apiListPath(params: EventsListParams, now: number = Date.now()):
   const pairs: [QueryParameterName, string][] = params.types.map((type) => ['eventType', type]);
   const { min, max } = listBounds(params, now);
   if (min !== null) pairs.push(['minDate', toApiDateTime(min)]);
-  if (max !== null) pairs.push(['maxDate', toApiDateTime(max)]);
+  if (max !== null) pairs.push(['maxDate', toApiDateTimeExact(max)]);
   pairs.push(['pageNum', String(params.page)]);
   pairs.push(['itemsPerPage', String(params.size)]);
+  pairs.push(['includeCount', 'true']);
+  return `${apiOrgPath(params.orgId)}/events?${apiQuery(pairs)}`;
+}
+
+/**
+ * The live check: how many events matching the list's filters are at or
+ * after `since` (the newest event shown). One row, with the count.
+ */
+export function apiNewerPath(
+  params: EventsListParams,
+  since: number,
+  now: number = Date.now(),
+): string {
+  const pairs: [QueryParameterName, string][] = params.types.map((type) => ['eventType', type]);
+  const { min, max } = listBounds(params, now);
+  pairs.push(['minDate', toApiDateTimeExact(Math.max(since, min ?? since))]);
+  if (max !== null) pairs.push(['maxDate', toApiDateTimeExact(max)]);
+  pairs.push(['pageNum', '1']);
+  pairs.push(['itemsPerPage', '1']);
   pairs.push(['includeCount', 'true']);
   return `${apiOrgPath(params.orgId)}/events?${apiQuery(pairs)}`;
 }

@@ -16,10 +16,17 @@ import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
  * round trip to our own route handlers) made as the signed-in principal.
  */
 
-/** The signed-in principal, or a redirect to sign-in that comes back to `returnTo`. */
+/**
+ * The signed-in principal, or a redirect to sign-in that comes back to
+ * `returnTo`; with `reason=expired` when a session cookie came but no longer
+ * opens (expired, signed out elsewhere, key disabled), so the page can say so.
+ */
 export async function requireSession(returnTo: string): Promise<Principal> {
   const principal = await currentSession();
-  if (!principal) redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`);
+  if (!principal) {
+    const hadCookie = Boolean((await cookies()).get(SESSION_COOKIE)?.value);
+    redirect(`/sign-in?${hadCookie ? 'reason=expired&' : ''}next=${encodeURIComponent(returnTo)}`);
+  }
   return principal;
 }
 

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  formatShortRelative,
+  inclusiveEnd,
+  toApiDateTimeExact,
   formatLongTimestamp,
   formatTimestamp,
   formatZoneOffset,
@@ -55,10 +58,27 @@ describe('lib/domain/dates', () => {
     assert.equal(parseDateTime('yesterday', 'UTC'), null);
   });
 
-  it('fills datetime-local inputs in the zone and round-trips them', () => {
+  it('fills date inputs in the table format and zone, and round-trips them', () => {
     const value = toDateTimeInputValue(INSTANT, 'Asia/Tokyo');
-    assert.equal(value, '2026-01-02T19:04:05');
+    assert.equal(value, '2026-01-02 19:04:05');
     assert.equal(parseDateTime(value, 'Asia/Tokyo'), INSTANT);
+  });
+
+  it('makes a "to" bound include the whole minute or second it names', () => {
+    const minute = Date.UTC(2026, 0, 31, 23, 59);
+    assert.equal(inclusiveEnd(minute), Date.UTC(2026, 0, 31, 23, 59, 59, 999));
+    assert.equal(inclusiveEnd(minute + 5000), Date.UTC(2026, 0, 31, 23, 59, 5, 999));
+    assert.equal(inclusiveEnd(minute + 5001), minute + 5001);
+    assert.equal(toApiDateTimeExact(inclusiveEnd(minute)), '2026-01-31T23:59:59.999Z');
+    assert.equal(toApiDateTimeExact(minute), '2026-01-31T23:59:00Z');
+  });
+
+  it('says relative times briefly', () => {
+    const now = Date.UTC(2026, 1, 1, 2);
+    assert.equal(formatShortRelative(now - 3 * 3_600_000 - 5_000, now), '3 h ago');
+    assert.equal(formatShortRelative(now - 2_000, now), 'just now');
+    assert.equal(formatShortRelative(now - 90_000, now), '1 min ago');
+    assert.equal(formatShortRelative(now + 2 * 86_400_000, now), 'in 2 d');
   });
 
   it('knows real zone names only', () => {

@@ -180,10 +180,44 @@ export function toUrlDateTime(millis: number, zone: string): string {
   return clock + (offset === '+00:00' ? 'Z' : offset);
 }
 
-/** The value of an `<input type="datetime-local">` showing an instant in a zone. */
+/** The form date inputs show and take: the table's own ISO 24-hour format. */
+export const DATE_INPUT_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+
+/** The value of a date text input showing an instant in a zone: "2026-01-31 23:59:00". */
 export function toDateTimeInputValue(millis: number, zone: string): string {
-  const date = inZone(millis, zone);
-  return format(date, date.getSeconds() === 0 ? "yyyy-MM-dd'T'HH:mm" : "yyyy-MM-dd'T'HH:mm:ss");
+  return formatTimestamp(millis, zone);
+}
+
+/**
+ * The last millisecond a "to" bound names, so an upper bound includes all of
+ * it: a bound on a whole minute ("23:59") covers that minute's 59.999 seconds,
+ * one on a whole second covers that second. Sub-second bounds are exact.
+ */
+export function inclusiveEnd(millis: number): number {
+  if (millis % 60_000 === 0) return millis + 59_999;
+  if (millis % 1000 === 0) return millis + 999;
+  return millis;
+}
+
+/** The API's form with milliseconds when they matter ("…T23:59:59.999Z"). */
+export function toApiDateTimeExact(millis: number): string {
+  return millis % 1000 === 0 ? toApiDateTime(millis) : new Date(millis).toISOString();
+}
+
+/** "just now", "45 s ago", "3 min ago", "3 h ago", "2 d ago", "5 mo ago", "2 y ago". */
+export function formatShortRelative(millis: number, now: number): string {
+  const seconds = Math.round((now - millis) / 1000);
+  const future = seconds < 0;
+  const s = Math.abs(seconds);
+  let text: string;
+  if (s < 10) return 'just now';
+  if (s < 60) text = `${s} s`;
+  else if (s < 3600) text = `${Math.floor(s / 60)} min`;
+  else if (s < 86_400) text = `${Math.floor(s / 3600)} h`;
+  else if (s < 30 * 86_400) text = `${Math.floor(s / 86_400)} d`;
+  else if (s < 365 * 86_400) text = `${Math.floor(s / (30 * 86_400))} mo`;
+  else text = `${Math.floor(s / (365 * 86_400))} y`;
+  return future ? `in ${text}` : `${text} ago`;
 }
 
 /** Milliseconds per preset window, for presets like "last 24 hours". */

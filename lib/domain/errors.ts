@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   /** Dashboard sign-in posted from another site. */
   CROSS_SITE_REQUEST: 403,
+  /** A dashboard request body (a saved view) with a missing or malformed attribute. */
+  INVALID_ATTRIBUTE: 400,
 } as const;
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ApiErrorCode[];
@@ -191,6 +193,15 @@ export function signInRateLimited(retryAfterSeconds: number): ApiError {
     [],
     [['Retry-After', String(retryAfterSeconds)]],
   );
+}
+
+export function invalidAttribute(name: string, rule: string): ApiError {
+  return new ApiError('INVALID_ATTRIBUTE', `Invalid attribute ${name}: ${rule}.`, [name]);
+}
+
+export function savedViewNotFound(id: string): ApiError {
+  const resource = `Saved view with id ${id}`;
+  return new ApiError('RESOURCE_NOT_FOUND', `Cannot find resource ${resource}.`, [resource]);
 }
 
 /** The error body as JSON text: what every transport sends. */

@@ -9,6 +9,7 @@ import {
 import { isUnavailable, StoreUnavailableError } from './errors';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
+import * as savedViews from './saved-views';
 import { counterUnit, type Database } from './schema';
 import type {
   ApiKeyRecord,
@@ -498,6 +499,30 @@ export abstract class KyselyStore implements EventStore {
       .where('api_key_id', '=', apiKeyId)
       .execute();
     return rows.map((row) => row.role as OrgRole);
+  }
+
+  // ---- saved views (lib/store/saved-views.ts) ------------------------------
+
+  listSavedViews(orgId: string, apiKeyId: string) {
+    return savedViews.listSavedViews(this.db, orgId, apiKeyId);
+  }
+
+  createSavedView(view: savedViews.SavedView) {
+    return savedViews.createSavedView(this.db, view);
+  }
+
+  updateSavedView(
+    orgId: string,
+    id: string,
+    ownerKeyId: string,
+    patch: savedViews.SavedViewPatch,
+    now: number,
+  ) {
+    return savedViews.updateSavedView(this.db, orgId, id, ownerKeyId, patch, now);
+  }
+
+  deleteSavedView(orgId: string, id: string, ownerKeyId: string) {
+    return savedViews.deleteSavedView(this.db, orgId, id, ownerKeyId);
   }
 
   // ---- settings -----------------------------------------------------------

@@ -49,6 +49,17 @@ export type MembershipsTable = {
 
 export type SettingsTable = { key: string; value: string };
 
+export type SavedViewsTable = {
+  id: string;
+  org_id: string;
+  owner_key_id: string;
+  name: string;
+  shared: number;
+  state: string;
+  created: Millis;
+  updated: Millis;
+};
+
 export type Database = {
   orgs: OrgsTable;
   events: EventsTable;
@@ -56,6 +67,7 @@ export type Database = {
   api_keys: ApiKeysTable;
   memberships: MembershipsTable;
   settings: SettingsTable;
+  saved_views: SavedViewsTable;
 };
 
 /**

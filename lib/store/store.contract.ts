@@ -427,5 +427,70 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.deepEqual(disagreements.slice(0, 5), [], `${disagreements.length} of ${lists} lists`);
       assert.equal(await store.countEvents({ orgId: orgC }), incoming.length);
     });
+
+    test('saved views: own and shared ones listed, only the owner changes them, per org', async () => {
+      const owner = objectIdAt(base, 'e1');
+      const other = objectIdAt(base, 'e2');
+      const view = (id: string, name: string, shared: boolean, orgId = orgA) => ({
+        id: objectIdAt(base, id),
+        orgId,
+        ownerKeyId: owner,
+        name,
+        shared,
+        state: JSON.stringify({ q: `types=${name}` }),
+        created: base,
+        updated: base,
+      });
+      const mine = await store.createSavedView(view('d1', 'Mine', false));
+      const team = await store.createSavedView(view('d2', 'Team', true));
+      await store.createSavedView(view('d3', 'Elsewhere', true, orgB));
+
+      assert.deepEqual(
+        (await store.listSavedViews(orgA, owner)).map((v) => v.name),
+        ['Mine', 'Team'],
+      );
+      assert.deepEqual(await store.listSavedViews(orgA, owner), [mine, team]);
+      // Another key of the org sees the shared view only; another org sees its own.
+      assert.deepEqual(
+        (await store.listSavedViews(orgA, other)).map((v) => v.name),
+        ['Team'],
+      );
+      assert.deepEqual(
+        (await store.listSavedViews(orgB, other)).map((v) => v.name),
+        ['Elsewhere'],
+      );
+
+      // Only the owner renames or deletes, and only within the org.
+      assert.equal(
+        await store.updateSavedView(orgA, team.id, other, { name: 'X' }, base + 1),
+        null,
+      );
+      assert.equal(
+        await store.updateSavedView(orgB, team.id, owner, { name: 'X' }, base + 1),
+        null,
+      );
+      const renamed = await store.updateSavedView(
+        orgA,
+        team.id,
+        owner,
+        { name: 'Team renamed', shared: false },
+        base + 5,
+      );
+      assert.deepEqual(renamed, {
+        ...team,
+        name: 'Team renamed',
+        shared: false,
+        updated: base + 5,
+      });
+      assert.deepEqual(await store.listSavedViews(orgA, other), []);
+      assert.equal(await store.deleteSavedView(orgA, mine.id, other), false);
+      assert.equal(await store.deleteSavedView(orgB, mine.id, owner), false);
+      assert.equal(await store.deleteSavedView(orgA, mine.id, owner), true);
+      assert.equal(await store.deleteSavedView(orgA, mine.id, owner), false);
+      assert.deepEqual(
+        (await store.listSavedViews(orgA, owner)).map((v) => v.name),
+        ['Team renamed'],
+      );
+    });
   });
 }

@@ -4,6 +4,9 @@
  */
 import type { NewEvent, StoredEvent } from '@/lib/domain/event';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
+import type { SavedView, SavedViewPatch } from './saved-views';
+
+export type { SavedView, SavedViewPatch } from './saved-views';
 
 export const ORG_ROLES = [
   'ORG_OWNER',
@@ -126,6 +129,21 @@ export interface EventStore {
    * migration. Never throws: failures are reported as not ready.
    */
   health(): Promise<StoreHealth>;
+
+  // Saved dashboard views (lib/store/saved-views.ts)
+  /** The views a key sees in an org: its own and the org's shared ones, by name. */
+  listSavedViews(orgId: string, apiKeyId: string): Promise<SavedView[]>;
+  createSavedView(view: SavedView): Promise<SavedView>;
+  /** Only the owner changes a view; null when the owner holds no such view. */
+  updateSavedView(
+    orgId: string,
+    id: string,
+    ownerKeyId: string,
+    patch: SavedViewPatch,
+    now: number,
+  ): Promise<SavedView | null>;
+  /** Only the owner deletes a view; false when the owner holds no such view. */
+  deleteSavedView(orgId: string, id: string, ownerKeyId: string): Promise<boolean>;
 
   // Settings (secrets generated on first start, shared by every instance)
   getOrCreateSetting(key: string, create: () => string): Promise<string>;

@@ -58,6 +58,7 @@ export default async function EventsPage({ params, searchParams }: Props) {
         <EventsExplorer
           orgId={org.id}
           orgName={org.name}
+          publicKey={principal.publicKey}
           serverZone={zone}
           serverSearch={search ? `?${search}` : ''}
         />

@@ -1,0 +1,15 @@
+import { deleteView, updateView, withViewsAccess } from '@/lib/dashboard/saved-views';
+
+type Params = { params: Promise<{ orgId: string; viewId: string }> };
+
+// PATCH /api/orgs/{orgId}/views/{viewId} – rename or re-share a view (its owner only)
+export function PATCH(request: Request, { params }: Params): Promise<Response> {
+  return withViewsAccess(request, params, (context, viewId) =>
+    updateView(context, viewId!, request),
+  );
+}
+
+// DELETE /api/orgs/{orgId}/views/{viewId} – delete a view (its owner only)
+export function DELETE(request: Request, { params }: Params): Promise<Response> {
+  return withViewsAccess(request, params, (context, viewId) => deleteView(context, viewId!));
+}

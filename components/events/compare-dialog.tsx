@@ -1,0 +1,175 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { eventQueryOptions } from '@/lib/client/api-client';
+import { compareDocuments } from '@/lib/client/compare';
+import { type ApiEvent, eventLabel } from '@/lib/client/present';
+import { formatTimestamp, parseApiDateTime, zoneName } from '@/lib/domain/dates';
+
+type Props = {
+  orgId: string;
+  ids: readonly [string, string];
+  zone: string;
+  onClose: () => void;
+};
+
+/** The event without its links (each event's own; always different). */
+function comparable(event: ApiEvent): Record<string, unknown> {
+  const { links: _links, ...rest } = event;
+  return rest;
+}
+
+function Heading({ event, zone }: { event: ApiEvent | undefined; zone: string }) {
+  if (!event) return <span className="muted">Loading…</span>;
+  const millis = parseApiDateTime(event.created);
+  return (
+    <>
+      <strong>{eventLabel(event)}</strong>
+      <span className="hint mono">
+        {millis === null ? event.created : `${formatTimestamp(millis, zone)} ${zoneName(zone)}`}
+      </span>
+      <span className="hint mono">{event.id}</span>
+    </>
+  );
+}
+
+/**
+ * Two events side by side: every field of either (raw documents included),
+ * aligned by name, with the fields that differ marked. A modal dialog; Esc
+ * or Close returns to the table.
+ */
+export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
+  const left = useQuery(eventQueryOptions(orgId, ids[0], true));
+  const right = useQuery(eventQueryOptions(orgId, ids[1], true));
+  const [onlyDifferences, setOnlyDifferences] = useState(false);
+  const titleId = useId();
+  const ref = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+
+  const rows = useMemo(
+    () =>
+      left.data && right.data
+        ? compareDocuments(comparable(left.data), comparable(right.data))
+        : [],
+    [left.data, right.data],
+  );
+  const fields = rows.filter((row) => !row.path.startsWith('raw.') && row.path !== 'raw');
+  const raw = rows.filter((row) => row.path.startsWith('raw.') || row.path === 'raw');
+  const differing = rows.filter((row) => row.differs).length;
+  const failed = left.error ?? right.error;
+
+  const section = (title: string, list: typeof rows) => {
+    const shown = onlyDifferences ? list.filter((row) => row.differs) : list;
+    return (
+      <section>
+        <h3>{title}</h3>
+        {shown.length === 0 ? (
+          <p className="muted">{list.length === 0 ? 'None.' : 'No differences.'}</p>
+        ) : (
+          <div className="compare-scroll">
+            <table className="compare" aria-label={title}>
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">A</th>
+                  <th scope="col">B</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((row) => (
+                  <tr key={row.path} data-path={row.path} data-differs={row.differs || undefined}>
+                    <th scope="row" className="mono">
+                      {row.differs ? (
+                        <span className="diff-mark" aria-label="differs" title="Differs">
+                          ≠{' '}
+                        </span>
+                      ) : null}
+                      {row.path}
+                    </th>
+                    <td className="mono">{row.left ?? <span className="muted">—</span>}</td>
+                    <td className="mono">{row.right ?? <span className="muted">—</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    );
+  };
+
+  return (
+    <div className="sheet-backdrop">
+      <div
+        ref={ref}
+        className="compare-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        data-testid="compare-dialog"
+        onKeyDown={(event) => {
+          if (event.key !== 'Escape') return;
+          event.stopPropagation();
+          event.nativeEvent.stopImmediatePropagation();
+          onClose();
+        }}
+      >
+        <header>
+          <h2 id={titleId}>Compare two events</h2>
+          <button
+            type="button"
+            className="button small"
+            onClick={onClose}
+            aria-label="Close comparison"
+          >
+            ✕ Close
+          </button>
+        </header>
+        <div className="compare-body">
+          <div className="compare-heads">
+            <div>
+              <span className="label">A</span>
+              <Heading event={left.data} zone={zone} />
+            </div>
+            <div>
+              <span className="label">B</span>
+              <Heading event={right.data} zone={zone} />
+            </div>
+          </div>
+          {failed ? (
+            <p className="alert" role="alert">
+              {failed.message}
+            </p>
+          ) : left.data && right.data ? (
+            <>
+              <p className="results-bar" role="status" data-testid="compare-summary">
+                <span>
+                  <strong>{differing}</strong> of {rows.length} fields differ
+                </span>
+                <label className="hint">
+                  <input
+                    type="checkbox"
+                    checked={onlyDifferences}
+                    onChange={(event) => setOnlyDifferences(event.target.checked)}
+                  />{' '}
+                  Only differences
+                </label>
+              </p>
+              {section('Fields', fields)}
+              {section('Raw documents', raw)}
+            </>
+          ) : (
+            <p className="muted" role="status">
+              Loading both events…
+            </p>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,229 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { ApiRequestError } from '@/lib/client/api-client';
+import {
+  SAVED_VIEW_NAME_MAX,
+  type SavedViewJson,
+  type SavedViewState,
+  savedViewsPath,
+  savedViewsQueryKey,
+  savedViewsQueryOptions,
+  sendSavedView,
+} from '@/lib/client/saved-views';
+import { usePopover } from './use-popover';
+
+type Props = {
+  orgId: string;
+  /** The view on screen, as it would be saved. */
+  current: () => SavedViewState;
+  onOpen: (view: SavedViewJson) => void;
+};
+
+function failure(error: unknown): string {
+  return error instanceof ApiRequestError && error.detail
+    ? error.detail
+    : 'The server could not be reached. Try again.';
+}
+
+/**
+ * Saved views: save what is on screen (filters, zone, page size, columns)
+ * under a name, for oneself or the whole organization; open, rename and
+ * delete them. Stored on the server, so they follow the key anywhere.
+ */
+export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
+  const { open, setOpen, close, anchorRef, buttonRef } = usePopover();
+  const queryClient = useQueryClient();
+  const views = useQuery({ ...savedViewsQueryOptions(orgId), enabled: open });
+  const popoverId = useId();
+  const nameId = useId();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+
+  const run = async (work: () => Promise<unknown>) => {
+    setPending(true);
+    setError(null);
+    try {
+      await work();
+      await queryClient.invalidateQueries({ queryKey: savedViewsQueryKey(orgId) });
+      return true;
+    } catch (caught) {
+      setError(failure(caught));
+      return false;
+    } finally {
+      setPending(false);
+    }
+  };
+
+  const onSave = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const rawName = data.get('name');
+    const name = typeof rawName === 'string' ? rawName.trim() : '';
+    if (!name) {
+      setError('Give the view a name.');
+      return;
+    }
+    const ok = await run(() =>
+      sendSavedView('POST', savedViewsPath(orgId), {
+        name,
+        shared: data.get('shared') === 'on',
+        state: current(),
+      }),
+    );
+    if (ok) form.reset();
+  };
+
+  const onRename = async (event: FormEvent<HTMLFormElement>, view: SavedViewJson) => {
+    event.preventDefault();
+    const rawName = new FormData(event.currentTarget).get('name');
+    const name = typeof rawName === 'string' ? rawName.trim() : '';
+    if (!name) return;
+    if (await run(() => sendSavedView('PATCH', savedViewsPath(orgId, view.id), { name }))) {
+      setRenaming(null);
+    }
+  };
+
+  const list = views.data?.results ?? [];
+
+  return (
+    <div className="popover-anchor" ref={anchorRef}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="button"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        aria-controls={open ? popoverId : undefined}
+        onClick={() => (open ? close() : setOpen(true))}
+      >
+        Views ▾
+      </button>
+      {open ? (
+        <div
+          id={popoverId}
+          className="popover popover-right"
+          role="dialog"
+          aria-label="Saved views"
+        >
+          <form className="save-view" onSubmit={(event) => void onSave(event)}>
+            <label htmlFor={nameId} className="label">
+              Save the current view
+            </label>
+            <div className="row">
+              <input
+                id={nameId}
+                name="name"
+                className="input"
+                placeholder="Name"
+                maxLength={SAVED_VIEW_NAME_MAX}
+                autoComplete="off"
+              />
+              <button type="submit" className="button primary small" disabled={pending}>
+                Save view
+              </button>
+            </div>
+            <label className="hint">
+              <input type="checkbox" name="shared" /> Share with everyone in the organization
+            </label>
+          </form>
+          {error ? (
+            <p className="alert" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <div className="popover-body">
+            {views.isPending ? (
+              <p className="muted" role="status">
+                Loading saved views…
+              </p>
+            ) : views.isError ? (
+              <p className="alert" role="alert">
+                Saved views could not be loaded.{' '}
+                <button type="button" className="button small" onClick={() => void views.refetch()}>
+                  Retry
+                </button>
+              </p>
+            ) : list.length === 0 ? (
+              <p className="muted">No saved views yet.</p>
+            ) : (
+              <ul className="view-list" aria-label="Saved views list">
+                {list.map((view) => (
+                  <li key={view.id} data-testid="saved-view">
+                    {renaming === view.id ? (
+                      <form className="row" onSubmit={(event) => void onRename(event, view)}>
+                        <input
+                          name="name"
+                          className="input"
+                          defaultValue={view.name}
+                          maxLength={SAVED_VIEW_NAME_MAX}
+                          aria-label={`New name for ${view.name}`}
+                          autoFocus
+                        />
+                        <button type="submit" className="button small primary" disabled={pending}>
+                          Rename
+                        </button>
+                        <button
+                          type="button"
+                          className="button small"
+                          onClick={() => setRenaming(null)}
+                        >
+                          Cancel
+                        </button>
+                      </form>
+                    ) : (
+                      <>
+                        <button
+                          type="button"
+                          className="view-open"
+                          aria-label={`Open view ${view.name}`}
+                          onClick={() => {
+                            onOpen(view);
+                            close(false);
+                          }}
+                        >
+                          <span className="view-name">{view.name}</span>
+                          <span className="hint">
+                            {view.shared ? (view.mine ? 'Shared by you' : 'Shared') : 'Only you'}
+                          </span>
+                        </button>
+                        {view.mine ? (
+                          <span className="view-actions">
+                            <button
+                              type="button"
+                              className="button small ghost"
+                              aria-label={`Rename view ${view.name}`}
+                              onClick={() => setRenaming(view.id)}
+                            >
+                              Rename
+                            </button>
+                            <button
+                              type="button"
+                              className="button small ghost"
+                              aria-label={`Delete view ${view.name}`}
+                              disabled={pending}
+                              onClick={() =>
+                                void run(() =>
+                                  sendSavedView('DELETE', savedViewsPath(orgId, view.id)),
+                                )
+                              }
+                            >
+                              Delete
+                            </button>
+                          </span>
+                        ) : null}
+                      </>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}

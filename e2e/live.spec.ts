@@ -1,0 +1,83 @@
+import type { Page } from '@playwright/test';
+import { encodeEvent } from '@/lib/domain/encode';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { openStore } from '@/lib/store';
+import { eventsUrl, expect, rowIds, rows, signIn, test } from './support/fixtures';
+import type { E2eState } from './support/state';
+
+/**
+ * Live: events imported into the running server's database while the page
+ * is open. Uses the second organization (its own key), so the first one's
+ * seeded events stay exactly what the other suites expect.
+ */
+async function importEvents(state: E2eState, after: number, count: number, tag: string) {
+  const store = await openStore(state.databaseUrl);
+  try {
+    const events = Array.from({ length: count }, (_, i) => {
+      const created = after + (i + 1) * 60_000;
+      return encodeEvent(state.otherOrgId, {
+        id: objectIdAt(created, `${tag}${i.toString(16)}`.padStart(16, '0')),
+        created: new Date(created).toISOString(),
+        eventTypeName: 'JOINED_ORG',
+        username: `live-${tag}-${i}@example.com`,
+      });
+    });
+    await store.insertEvents(state.otherOrgId, events);
+    // Newest first, as the table shows them.
+    return events.map((event) => event.id).reverse();
+  } finally {
+    await store.close();
+  }
+}
+
+async function newestShown(page: Page): Promise<number> {
+  const iso = await rows(page).first().locator('td.col-time time').getAttribute('datetime');
+  return Date.parse(iso!);
+}
+
+test('new events: a pill with the right count, rows stay put, one click shows them', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.otherOrg);
+  await page.goto(eventsUrl(state.otherOrgId, 'size=25'));
+  await expect(rows(page).first()).toBeVisible();
+  const before = await rowIds(page);
+  const firstBox = await rows(page).first().boundingBox();
+
+  const added = await importEvents(state, await newestShown(page), 3, 'a1');
+  const pill = page.getByTestId('new-events');
+  await expect(pill).toHaveText('↑ 3 new events', { timeout: 15_000 });
+  // Nothing on screen moved: same rows, the first one where it was.
+  expect(await rowIds(page)).toEqual(before);
+  expect(await rows(page).first().boundingBox()).toEqual(firstBox);
+
+  await pill.click();
+  await expect.poll(() => rowIds(page)).toEqual([...added, ...before].slice(0, 25));
+  await expect(pill).toBeHidden();
+
+  // While the tab is hidden, its title carries the count.
+  const more = await importEvents(state, await newestShown(page), 1, 'b2');
+  await expect(pill).toHaveText('↑ 1 new event', { timeout: 15_000 });
+  const title = await page.title();
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  await expect(page).toHaveTitle(`(1) ${title}`);
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  await expect(page).toHaveTitle(title);
+
+  // Live on, at the top: new events come in by themselves.
+  await page.getByRole('button', { name: 'Live' }).click();
+  await expect(page.getByRole('button', { name: 'Live' })).toHaveAttribute('aria-pressed', 'true');
+  await expect.poll(() => rowIds(page)).toEqual([...more, ...added, ...before].slice(0, 25));
+  const last = await importEvents(state, await newestShown(page), 2, 'c3');
+  await expect
+    .poll(() => rowIds(page), { timeout: 15_000 })
+    .toEqual([...last, ...more, ...added, ...before].slice(0, 25));
+  await expect(pill).toBeHidden();
+});

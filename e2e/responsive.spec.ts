@@ -1,0 +1,137 @@
+import path from 'node:path';
+import type { Locator, Page } from '@playwright/test';
+import { eventsUrl, expect, pageScrollsSideways, rows, signIn, test } from './support/fixtures';
+
+/**
+ * The events page from a phone (390x844) to a desktop (1440x900): no
+ * sideways page scroll, every toolbar and panel control visible and
+ * clickable (Playwright's actionability checks: visible, stable, enabled and
+ * not covered), the table scrolling inside itself with the time column kept
+ * in view. Screenshots go to the untracked test-results/screenshots/.
+ */
+const DIR = path.join(__dirname, '..', 'test-results', 'screenshots');
+
+async function expectUsable(control: Locator) {
+  await control.scrollIntoViewIfNeeded();
+  await expect(control).toBeVisible();
+  await expect(control).toBeInViewport();
+  await control.click({ trial: true });
+}
+
+function toolbarControls(page: Page): Locator[] {
+  const toolbar = page.getByRole('search', { name: 'Filter events' });
+  return [
+    toolbar.getByRole('button', { name: /^Event types:/ }),
+    toolbar.getByRole('button', { name: 'Any time' }),
+    toolbar.getByRole('button', { name: 'Last 1 hour' }),
+    toolbar.getByRole('button', { name: 'Last 24 hours' }),
+    toolbar.getByRole('button', { name: 'Last 7 days' }),
+    toolbar.getByRole('button', { name: 'Last 30 days' }),
+    toolbar.getByRole('button', { name: 'Custom…' }),
+    toolbar.getByRole('button', { name: 'UTC', exact: true }),
+    toolbar.getByRole('button', { name: /^Local/ }),
+    toolbar.getByRole('button', { name: 'Views ▾' }),
+    toolbar.getByRole('button', { name: 'Columns ▾' }),
+    toolbar.getByRole('button', { name: 'Live' }),
+    page.getByRole('button', { name: 'Sign out' }),
+    page.getByRole('button', { name: 'Next page' }),
+    page.getByLabel('Rows per page'),
+    page.getByLabel('Go to page'),
+  ];
+}
+
+for (const [name, viewport] of [
+  ['phone', { width: 390, height: 844 }],
+  ['desktop', { width: 1440, height: 900 }],
+] as const) {
+  test(`${name} ${viewport.width}x${viewport.height}: no sideways scroll, every control usable`, async ({
+    page,
+    state,
+  }) => {
+    await page.setViewportSize(viewport);
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page)).toHaveCount(25);
+    expect(await pageScrollsSideways(page)).toBe(false);
+    for (const control of toolbarControls(page)) await expectUsable(control);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(DIR, `${name}-table.png`) });
+
+    // The table scrolls inside itself; the time column stays in view.
+    const wrap = page.locator('.table-wrap');
+    const firstTime = rows(page).first().locator('td.col-time');
+    if (name === 'phone') {
+      expect(await wrap.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      await wrap.evaluate((el) => (el.scrollLeft = el.scrollWidth));
+      const wrapBox = (await wrap.boundingBox())!;
+      const timeBox = (await firstTime.boundingBox())!;
+      expect(timeBox.x).toBeGreaterThanOrEqual(wrapBox.x);
+      expect(timeBox.x + timeBox.width).toBeLessThanOrEqual(wrapBox.x + wrapBox.width);
+      await expect(firstTime).toBeInViewport();
+      expect(await pageScrollsSideways(page)).toBe(false);
+      await page.screenshot({ path: path.join(DIR, `${name}-table-scrolled.png`) });
+      await wrap.evaluate((el) => (el.scrollLeft = 0));
+    }
+
+    // The custom range opens without moving the toolbar, and fits.
+    const toolbar = page.getByRole('search', { name: 'Filter events' });
+    const before = (await toolbar.boundingBox())!;
+    await toolbar.getByRole('button', { name: 'Custom…' }).click();
+    const range = page.getByRole('form', { name: 'Custom date range' });
+    await expect(range).toBeVisible();
+    expect((await toolbar.boundingBox())!.height).toBe(before.height);
+    for (const control of [
+      range.getByLabel('From (UTC)'),
+      range.getByLabel('To (UTC)'),
+      range.getByRole('button', { name: 'Apply dates' }),
+      range.getByRole('button', { name: 'Cancel' }),
+    ]) {
+      await expectUsable(control);
+    }
+    expect(await pageScrollsSideways(page)).toBe(false);
+    await page.screenshot({ path: path.join(DIR, `${name}-custom-range.png`) });
+    await range.getByRole('button', { name: 'Cancel' }).click();
+    await expect(range).toBeHidden();
+
+    // The type picker and the views and columns menus fit too.
+    for (const [button, dialog] of [
+      [/^Event types:/, 'Filter by event type'],
+      [/^Views/, 'Saved views'],
+      [/^Columns/, 'Table columns'],
+    ] as const) {
+      await toolbar.getByRole('button', { name: button }).click();
+      const popover = page.getByRole('dialog', { name: dialog });
+      await expect(popover).toBeVisible();
+      await expect(popover).toBeInViewport({ ratio: 1 });
+      expect(await pageScrollsSideways(page)).toBe(false);
+      if (dialog === 'Filter by event type') {
+        await page.screenshot({ path: path.join(DIR, `${name}-type-picker.png`) });
+      }
+      await page.keyboard.press('Escape');
+      await expect(popover).toBeHidden();
+    }
+
+    // The detail panel: a full-screen sheet on the phone, with its close in view.
+    await rows(page).nth(1).click();
+    const panel = page.getByTestId('event-panel');
+    await expect(panel).toBeVisible();
+    const box = (await panel.boundingBox())!;
+    if (name === 'phone') {
+      expect(box.x).toBe(0);
+      expect(box.y).toBe(0);
+      expect(box.width).toBe(viewport.width);
+      expect(box.height).toBe(viewport.height);
+    } else {
+      expect(box.x + box.width).toBe(viewport.width);
+    }
+    for (const label of ['Previous event', 'Next event', 'Close event details']) {
+      await expectUsable(panel.getByRole('button', { name: label }));
+    }
+    await expectUsable(panel.getByRole('tab', { name: 'Raw' }));
+    expect(await pageScrollsSideways(page)).toBe(false);
+    await page.screenshot({ path: path.join(DIR, `${name}-panel.png`) });
+    await panel.getByRole('button', { name: 'Close event details' }).click();
+    await expect(panel).toBeHidden();
+  });
+}

@@ -1,0 +1,144 @@
+import type { Page } from '@playwright/test';
+import {
+  DASHBOARD_HEADERS,
+  eventsUrl,
+  expect,
+  frequentTypes,
+  rows,
+  signIn,
+  test,
+} from './support/fixtures';
+
+async function openViews(page: Page) {
+  await page.getByRole('button', { name: 'Views ▾' }).click();
+  const menu = page.getByRole('dialog', { name: 'Saved views' });
+  await expect(menu).toBeVisible();
+  await expect(menu.getByRole('status')).toBeHidden(); // loaded
+  return menu;
+}
+
+async function saveView(page: Page, name: string, shared: boolean) {
+  const menu = await openViews(page);
+  await menu.getByLabel('Save the current view').fill(name);
+  if (shared) await menu.getByLabel('Share with everyone in the organization').check();
+  await menu.getByRole('button', { name: 'Save view' }).click();
+  await expect(menu.getByRole('button', { name: `Open view ${name}` })).toBeVisible();
+  await page.keyboard.press('Escape');
+}
+
+test('saved views: save, reload, open, rename, share within the org only, delete', async ({
+  page,
+  browser,
+  state,
+}) => {
+  const [type] = frequentTypes(state.events, 1);
+  const suffix = Date.now().toString(36);
+  const shared = `Team ${suffix}`;
+  const mine = `Mine ${suffix}`;
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, `types=${type}&size=25&tz=local`));
+  await expect(rows(page)).toHaveCount(25);
+  // Hide a column: saved with the view.
+  await page.getByRole('button', { name: 'Columns ▾' }).click();
+  await page
+    .getByRole('dialog', { name: 'Table columns' })
+    .getByRole('checkbox', { name: 'Remote address' })
+    .uncheck();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('columnheader', { name: 'Remote address' })).toHaveCount(0);
+  await saveView(page, shared, true);
+  await page.goto(eventsUrl(state.orgId, 'range=24h'));
+  await saveView(page, mine, false);
+
+  // After a reload, from the plain list with default columns: open the saved view.
+  await page.goto(eventsUrl(state.orgId));
+  await page.reload();
+  await page.getByRole('button', { name: 'Columns ▾' }).click();
+  await page
+    .getByRole('dialog', { name: 'Table columns' })
+    .getByRole('button', { name: 'Reset' })
+    .click();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('columnheader', { name: 'Remote address' })).toHaveCount(1);
+  let menu = await openViews(page);
+  await menu.getByRole('button', { name: `Open view ${shared}` }).click();
+  await expect(page).toHaveURL(new RegExp(`types=${type}&size=25&tz=local$`));
+  await expect(rows(page)).toHaveCount(25);
+  for (const code of await rows(page).locator('td.col-type .sub').allTextContents()) {
+    expect(code).toBe(type);
+  }
+  await expect(page.getByRole('columnheader', { name: 'Remote address' })).toHaveCount(0);
+
+  // Rename.
+  menu = await openViews(page);
+  await menu.getByRole('button', { name: `Rename view ${shared}` }).click();
+  await menu.getByLabel(`New name for ${shared}`).fill(`${shared} renamed`);
+  await menu.getByRole('button', { name: 'Rename', exact: true }).click();
+  await expect(menu.getByRole('button', { name: `Open view ${shared} renamed` })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // Another key of the same org sees the shared view, not the private one, and cannot change it.
+  const colleague = await browser.newContext({ baseURL: state.baseUrl });
+  const other = await colleague.newPage();
+  await signIn(other, state.keys.spare[2]!);
+  await other.goto(eventsUrl(state.orgId));
+  menu = await openViews(other);
+  await expect(menu.getByRole('button', { name: `Open view ${shared} renamed` })).toBeVisible();
+  await expect(menu.getByRole('button', { name: `Open view ${mine}` })).toHaveCount(0);
+  await expect(menu.getByRole('button', { name: `Rename view ${shared} renamed` })).toHaveCount(0);
+  await menu.getByRole('button', { name: `Open view ${shared} renamed` }).click();
+  await expect(other).toHaveURL(new RegExp(`types=${type}&size=25&tz=local$`));
+  await colleague.close();
+
+  // A key of another org sees none of them, in the page and in the route.
+  const stranger = await browser.newContext({ baseURL: state.baseUrl });
+  const outsider = await stranger.newPage();
+  await signIn(outsider, state.keys.otherOrg);
+  await outsider.goto(eventsUrl(state.otherOrgId));
+  menu = await openViews(outsider);
+  await expect(menu.getByRole('button', { name: new RegExp(suffix) })).toHaveCount(0);
+  const refused = await outsider.request.get(`/api/orgs/${state.orgId}/views`, {
+    headers: DASHBOARD_HEADERS,
+  });
+  expect(refused.status()).toBe(401);
+  expect(((await refused.json()) as { errorCode: string }).errorCode).toBe('USER_UNAUTHORIZED');
+  await stranger.close();
+
+  // Delete: gone after a reload too.
+  menu = await openViews(page);
+  await menu.getByRole('button', { name: `Delete view ${mine}` }).click();
+  await expect(menu.getByRole('button', { name: `Open view ${mine}` })).toHaveCount(0);
+  await page.reload();
+  menu = await openViews(page);
+  await expect(menu.getByRole('button', { name: `Open view ${mine}` })).toHaveCount(0);
+  await expect(menu.getByRole('button', { name: `Open view ${shared} renamed` })).toBeVisible();
+});
+
+test('the views route checks its input and who asks', async ({ page, state }) => {
+  const anonymous = await page.request.get(`/api/orgs/${state.orgId}/views`);
+  expect(anonymous.status()).toBe(401);
+  await signIn(page, state.keys.member);
+  const bad = await page.request.post(`/api/orgs/${state.orgId}/views`, {
+    data: { name: '', state: { query: '' } },
+    headers: { Origin: state.baseUrl },
+  });
+  expect(bad.status()).toBe(400);
+  expect(await bad.json()).toEqual({
+    detail: 'Invalid attribute name: must be a non-empty string.',
+    error: 400,
+    errorCode: 'INVALID_ATTRIBUTE',
+    parameters: ['name'],
+    reason: 'Bad Request',
+  });
+  const crossSite = await page.request.post(`/api/orgs/${state.orgId}/views`, {
+    data: { name: 'x', state: { query: '' } },
+    headers: { Origin: 'https://evil.example' },
+  });
+  expect(crossSite.status()).toBe(403);
+  const readOnly = await page.context().browser()!.newContext({ baseURL: state.baseUrl });
+  const readOnlyPage = await readOnly.newPage();
+  await signIn(readOnlyPage, state.keys.readOnly);
+  const below = await readOnlyPage.request.get(`/api/orgs/${state.orgId}/views`);
+  expect(below.status()).toBe(401);
+  await readOnly.close();
+});
