@@ -7,7 +7,10 @@ import { isApiTarget, matchRoute, OPERATIONS, OPERATION_NAMES, splitTarget } fro
 const P = '/api/public/v1.0';
 
 test('matchRoute knows every operation and nothing else', () => {
-  assert.deepEqual(matchRoute(`${P}/openapi.json`), { operation: 'getOpenApiDocument', params: {} });
+  assert.deepEqual(matchRoute(`${P}/openapi.json`), {
+    operation: 'getOpenApiDocument',
+    params: {},
+  });
   assert.deepEqual(matchRoute(`${P}/orgs`), { operation: 'listOrgs', params: {} });
   assert.deepEqual(matchRoute(`${P}/orgs/`), { operation: 'listOrgs', params: {} });
   assert.deepEqual(matchRoute(`${P}/orgs/abc`), { operation: 'getOrg', params: { orgId: 'abc' } });
