@@ -181,15 +181,10 @@ export function hasFilters(view: EventsView): boolean {
 }
 
 /** The part of a view that decides which rows the API returns: the query key. */
-export type EventsListParams = {
-  orgId: string;
-  types: readonly string[];
-  range: RangePreset | null;
-  from: number | null;
-  to: number | null;
-  page: number;
-  size: number;
-};
+export type EventsListParams = { orgId: string } & Pick<
+  EventsView,
+  'types' | 'range' | 'from' | 'to' | 'page' | 'size'
+>;
 
 export function listParams(orgId: string, view: EventsView): EventsListParams {
   return {
