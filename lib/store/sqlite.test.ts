@@ -12,6 +12,7 @@ import { StoreUnavailableError } from './errors';
 import { SqliteStore } from './sqlite';
 import { storeContract } from './store.contract';
 import { openSqliteWriterThread } from './testing/sqlite-writer';
+import { MIGRATION_NAMES } from './migrations';
 
 storeContract('SQLite', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-store-'));
@@ -180,11 +181,7 @@ describe('SQLite stores opening one new file at once', () => {
             .prepare('SELECT name FROM kysely_migration ORDER BY name')
             .pluck()
             .all();
-          assert.deepEqual(applied, [
-            '0001_create_schema',
-            '0002_cover_event_counts',
-            '0003_type_counters_by_day',
-          ]);
+          assert.deepEqual(applied, MIGRATION_NAMES);
         } finally {
           db.close();
         }

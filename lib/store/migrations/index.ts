@@ -15,6 +15,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_create_saved_views': m0004,
 };
 
+/** Every shipped migration's name, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
