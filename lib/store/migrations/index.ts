@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_create_schema';
 import * as m0002 from './0002_cover_event_counts';
 import * as m0003 from './0003_type_counters_by_day';
+import * as m0005 from './0005_event_terms';
 
 /**
  * Versioned migrations, applied in name order. Listed statically (not read
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_create_schema': m0001,
   '0002_cover_event_counts': m0002,
   '0003_type_counters_by_day': m0003,
+  '0005_event_terms': m0005,
 };
 
 export const migrationProvider: MigrationProvider = {
