@@ -860,8 +860,8 @@ function splitDays(
     return { cuts: [[min, max]] };
   }
   const cuts: [number, number][] = [];
-  if (cutsMin) cuts.push([min!, (minDay! + 1) * DAY_MS - 1]);
-  if (cutsMax) cuts.push([maxDay! * DAY_MS, max!]);
+  if (cutsMin) cuts.push([min!, (minDay + 1) * DAY_MS - 1]);
+  if (cutsMax) cuts.push([maxDay * DAY_MS, max!]);
   const innerMin = minDay === undefined ? undefined : cutsMin ? minDay + 1 : minDay;
   const innerMax = maxDay === undefined ? undefined : cutsMax ? maxDay - 1 : maxDay;
   const inner =
