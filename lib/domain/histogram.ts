@@ -58,9 +58,7 @@ export function bucketCount(min: number, max: number, interval: HistogramInterva
   if (interval === 'month') {
     const a = new Date(min);
     const b = new Date(max);
-    return (
-      (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1
-    );
+    return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
   }
   const width = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS, week: WEEK_MS }[interval];
   return (bucketStart(max, interval) - bucketStart(min, interval)) / width + 1;

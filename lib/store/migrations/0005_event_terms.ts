@@ -44,9 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // Backfill: one pass per field over the stored documents.
   for (const field of FILTER_FIELDS) {
-    const value = sqlite
-      ? sql`json_extract(doc, ${`$.${field}`})`
-      : sql`(doc::jsonb ->> ${field})`;
+    const value = sqlite ? sql`json_extract(doc, ${`$.${field}`})` : sql`(doc::jsonb ->> ${field})`;
     const isText = sqlite
       ? sql`json_type(doc, ${`$.${field}`}) = 'text'`
       : sql`jsonb_typeof(doc::jsonb -> ${field}) = 'string'`;
@@ -56,7 +54,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   const day = sql`(created - ((created % 86400000) + 86400000) % 86400000) / 86400000`;
   await sql`INSERT INTO term_counts (org_id, term, bucket, n)
-    SELECT org_id, term, ${day}, count(*) FROM event_terms GROUP BY org_id, term, ${day}`.execute(db);
+    SELECT org_id, term, ${day}, count(*) FROM event_terms GROUP BY org_id, term, ${day}`.execute(
+    db,
+  );
   await sql`INSERT INTO event_values (org_id, term, n)
     SELECT org_id, term, count(*) FROM event_terms GROUP BY org_id, term`.execute(db);
 }
