@@ -48,7 +48,7 @@ export function batchTerms(events: readonly NewEvent[]): {
   const values = new Map<string, number>();
   for (const event of events) {
     const day = Math.floor(event.created / DAY_MS);
-    for (const t of documentTerms(event.doc)) {
+    for (const t of event.terms ?? documentTerms(event.doc)) {
       postings.push({
         term: t,
         created: event.created,
@@ -62,5 +62,19 @@ export function batchTerms(events: readonly NewEvent[]): {
       values.set(t, (values.get(t) ?? 0) + 1);
     }
   }
+  // In key order: the b-tree is then written in runs, not at scattered pages.
+  postings.sort((a, b) =>
+    a.term !== b.term
+      ? a.term < b.term
+        ? -1
+        : 1
+      : a.created !== b.created
+        ? a.created - b.created
+        : a.id < b.id
+          ? -1
+          : a.id > b.id
+            ? 1
+            : 0,
+  );
   return { postings, dayCounts, values };
 }
