@@ -5,7 +5,9 @@ import {
   isCatalogedEventType,
 } from '@/lib/domain/catalog';
 import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
+import { storeFilter } from './events';
 import { selfLink } from './links';
+import { parseFilterParams } from './params';
 import { API_PREFIX } from './types';
 
 /** The category of types present in the data but in no catalogue category of the variant. */
@@ -55,7 +57,9 @@ export function buildEventTypes(
 // GET /orgs/{orgId}/eventTypes – catalogue and per-type counts for the org (extension).
 export async function listEventTypes(ctx: RouteContext, orgId: string): Promise<RouteResult> {
   await requireReadableOrg(ctx, orgId);
-  const counts = await ctx.store.eventTypeCounts(orgId);
+  const filter = storeFilter(orgId, parseFilterParams(ctx.params));
+  // Counted under the date range and field filters, not eventType/excludeEventType (the picker's own).
+  const counts = await ctx.store.eventTypeCounts(orgId, filter);
   const { results, categories } = buildEventTypes(ctx.config.EVENTS_VARIANT, counts);
   const links = selfLink(`${ctx.base}${API_PREFIX}/orgs/${orgId}/eventTypes`, ctx.params);
   return {

@@ -1,9 +1,23 @@
 import { isCatalogedEventType } from '@/lib/domain/catalog';
 import { isObjectId } from '@/lib/domain/object-id';
 import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
-import { eventNotFound, invalidEventType, malformedPath } from '@/lib/domain/errors';
+import {
+  eventNotFound,
+  invalidEventType,
+  invalidQueryParameter,
+  malformedPath,
+} from '@/lib/domain/errors';
+import { MAX_HISTOGRAM_BUCKETS } from '@/lib/domain/filters';
+import { toApiDateTime } from '@/lib/domain/dates';
+import { TooManyBucketsError } from '@/lib/store/types';
 import { pageLinks } from './links';
-import { parseGetEventParams, parseListEventsParams } from './params';
+import {
+  type FilterParams,
+  parseFacetsParams,
+  parseGetEventParams,
+  parseHistogramParams,
+  parseListEventsParams,
+} from './params';
 import { eventJson, listJson } from './serialize';
 import { API_PREFIX } from './types';
 
@@ -28,10 +42,7 @@ export async function listEvents(ctx: RouteContext, orgId: string): Promise<Rout
   await checkEventTypes(ctx, orgId, query.eventTypes);
 
   const page = await ctx.store.listEvents({
-    orgId,
-    eventTypes: query.eventTypes,
-    minCreated: query.minCreated,
-    maxCreated: query.maxCreated,
+    ...storeFilter(orgId, query),
     offset: (query.pageNum - 1) * query.itemsPerPage,
     limit: query.itemsPerPage,
     includeCount: query.includeCount,
@@ -46,6 +57,52 @@ export async function listEvents(ctx: RouteContext, orgId: string): Promise<Rout
   });
   // includeCount=false: the real service still sends totalCount, as 0.
   return { json: listJson(links, items, page.totalCount ?? 0), shape: 'list' };
+}
+
+/** The store's filter from parsed parameters: only the filter's own keys. */
+export function storeFilter(orgId: string, query: FilterParams) {
+  const { eventTypes, minCreated, maxCreated, fields, actor, q, excludeEventTypes } = query;
+  return { orgId, eventTypes, minCreated, maxCreated, fields, actor, q, excludeEventTypes };
+}
+
+// GET /orgs/{orgId}/events/facets – top values per field under the other filters (extension).
+export async function eventFacets(ctx: RouteContext, orgId: string): Promise<RouteResult> {
+  await requireReadableOrg(ctx, orgId);
+  const query = parseFacetsParams(ctx.params);
+  await checkEventTypes(ctx, orgId, query.eventTypes);
+  const result = await ctx.store.facets(storeFilter(orgId, query), query.facetFields, query.limit);
+  return { json: JSON.stringify(result), shape: 'object' };
+}
+
+// GET /orgs/{orgId}/events/histogram – counts per UTC-aligned bucket (extension).
+export async function eventHistogram(ctx: RouteContext, orgId: string): Promise<RouteResult> {
+  await requireReadableOrg(ctx, orgId);
+  const query = parseHistogramParams(ctx.params);
+  await checkEventTypes(ctx, orgId, query.eventTypes);
+  try {
+    const result = await ctx.store.histogram({
+      ...storeFilter(orgId, query),
+      buckets: query.buckets,
+      interval: query.interval,
+    });
+    return {
+      json: JSON.stringify({
+        interval: result.interval,
+        totalCount: result.totalCount,
+        buckets: result.buckets.map((b) => ({ start: toApiDateTime(b.start), count: b.count })),
+      }),
+      shape: 'object',
+    };
+  } catch (error) {
+    if (error instanceof TooManyBucketsError) {
+      throw invalidQueryParameter(
+        'interval',
+        query.interval ?? '',
+        `must give at most ${MAX_HISTOGRAM_BUCKETS} buckets over the date range (${error.needed} needed); narrow minDate/maxDate or choose a longer interval`,
+      );
+    }
+    throw error;
+  }
 }
 
 // GET /orgs/{orgId}/events/{eventId} – one event of the org.

@@ -8,9 +8,12 @@ import { createApiHandler } from './handler';
 import { serviceHeaders } from './headers';
 import { openApiDocument } from './openapi';
 import { OPERATIONS, OPERATION_NAMES } from './routes';
+import { FACET_FIELDS, FILTER_FIELDS } from '@/lib/domain/filters';
 import {
+  parseFacetsParams,
   parseFormat,
   parseGetEventParams,
+  parseHistogramParams,
   parseListEventsParams,
   parsePaging,
   parseQuery,
@@ -75,6 +78,8 @@ describe('the OpenAPI document', () => {
       '/orgs/{orgId}',
       '/orgs/{orgId}/eventTypes',
       '/orgs/{orgId}/events',
+      '/orgs/{orgId}/events/facets',
+      '/orgs/{orgId}/events/histogram',
       '/orgs/{orgId}/events/{eventId}',
     ]);
   });
@@ -159,6 +164,8 @@ describe('the parser and the document agree', () => {
   const parsed = (search: string): Json => {
     const params = parseQuery(search);
     const list = parseListEventsParams(params);
+    const facets = parseFacetsParams(params);
+    const histogram = parseHistogramParams(params);
     return {
       ...parseFormat(params),
       ...parsePaging(params),
@@ -166,6 +173,15 @@ describe('the parser and the document agree', () => {
       eventType: list.eventTypes,
       minDate: list.minCreated,
       maxDate: list.maxCreated,
+      // The extensions of issue 9: absent filters stay absent.
+      ...Object.fromEntries(FILTER_FIELDS.map((f) => [f, list.fields?.[f]])),
+      actor: list.actor,
+      q: list.q,
+      excludeEventType: list.excludeEventTypes ?? [],
+      field: facets.facetFields,
+      limit: facets.limit,
+      buckets: histogram.buckets,
+      interval: histogram.interval,
     };
   };
   const rejects = (search: string, name: string) =>
@@ -182,18 +198,35 @@ describe('the parser and the document agree', () => {
         get.parameters.map((p) => p.$ref.split('/').pop()).sort(),
       ]),
     );
-    assert.deepEqual(operations.listOrgEvents, [
+    const filters = ['actor', 'excludeEventType', 'q', ...FILTER_FIELDS];
+    assert.deepEqual(
+      operations.listOrgEvents,
+      [
+        'envelope',
+        'eventType',
+        'includeCount',
+        'includeRaw',
+        'itemsPerPage',
+        'maxDate',
+        'minDate',
+        'orgId',
+        'pageNum',
+        'pretty',
+        ...filters,
+      ].sort(),
+    );
+    const filterSet = [
       'envelope',
       'eventType',
-      'includeCount',
-      'includeRaw',
-      'itemsPerPage',
       'maxDate',
       'minDate',
       'orgId',
-      'pageNum',
       'pretty',
-    ]);
+      ...filters,
+    ];
+    assert.deepEqual(operations.getOrgEventFacets, [...filterSet, 'field', 'limit'].sort());
+    assert.deepEqual(operations.getOrgEventHistogram, [...filterSet, 'buckets', 'interval'].sort());
+    assert.deepEqual(operations.listOrgEventTypes, [...filterSet].sort());
     assert.deepEqual(operations.getOrgEvent, [
       'envelope',
       'eventId',
@@ -218,7 +251,9 @@ describe('the parser and the document agree', () => {
       assert.deepEqual(defaults[parameter.name], parameter.schema.default, parameter.name);
       checked += 1;
     }
-    assert.equal(checked, 9);
+    // The spec's 9, plus issue 9's filters, facet and histogram parameters.
+    assert.equal(checked, 9 + FILTER_FIELDS.length + 7);
+    assert.deepEqual(defaults.field, [...FACET_FIELDS]);
   });
 
   test('documented integer bounds are where the parser starts refusing', () => {

@@ -4,10 +4,14 @@ import { ERROR_CODES } from '@/lib/domain/errors';
 import { METRIC_UNITS, eventInputSchema } from '@/lib/domain/event';
 import { API_PREFIX, EVENT_TYPE_PATTERN, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
 import { OPERATIONS, type OperationName } from './routes';
+import { FACET_FIELDS, HISTOGRAM_INTERVALS, MAX_FILTER_VALUES } from '@/lib/domain/filters';
 import {
   REPEATABLE_QUERY_PARAMETERS,
+  facetsParameters,
+  filterParameters,
   formatParameters,
   getEventParameters,
+  histogramParameters,
   listEventsParameters,
   pagingParameters,
   queryParameters,
@@ -144,6 +148,39 @@ component(
     z.int().min(0).meta({ description: 'Number of results.' }),
     { categories: z.array(z.object({ name: z.string(), types: z.array(z.string()) })) },
   ),
+);
+
+const facetCount = z.object({ value: z.string(), count: z.int().min(1) });
+component(
+  'EventFacets',
+  z.object({
+    totalCount: z.int().min(0).meta({ description: 'Events matching every filter, exact.' }),
+    facets: z
+      .object(Object.fromEntries(FACET_FIELDS.map((f) => [f, z.array(facetCount).optional()])))
+      .meta({
+        description: [
+          'Per requested field, its most frequent values (count descending, then value), each',
+          "counted under every filter except the field's own. `actor` is the username, or the",
+          'public key for API key events.',
+        ].join('\n'),
+      }),
+  }),
+);
+component(
+  'EventHistogram',
+  z.object({
+    interval: z.enum(HISTOGRAM_INTERVALS),
+    totalCount: z
+      .int()
+      .min(0)
+      .meta({ description: "The buckets' sum: events matching the filters." }),
+    buckets: z.array(
+      z.object({
+        start: z.string().meta({ format: 'date-time', description: 'UTC start of the bucket.' }),
+        count: z.int().min(0),
+      }),
+    ),
+  }),
 );
 
 const apiError = component(
@@ -325,9 +362,44 @@ function buildDocument(vendor: string) {
             'exist (both ending `itemsPerPage=M&pageNum=N±1`, like the real service). Unlike the',
             'real service, `next` is also given when includeCount=false, so link-following clients',
             'always reach the end. Every event has its `self` link.',
+            '',
+            'Extensions: filters on fields by their own name, `actor`, `q`, `excludeEventType` and',
+            `remoteAddress CIDR blocks; repeated or comma-separated values mean any of them (at most ${MAX_FILTER_VALUES}),`,
+            'different parameters must all hold, unknown values match nothing.',
           ].join('\n'),
           parameters: [param('orgId'), ...queryParams(listEventsParameters)],
           responses: { ...success('One page of events.', ref('EventList')), ...errorResponses },
+        },
+      }),
+      ...operationPath('getOrgEventFacets', {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'getOrgEventFacets' satisfies OperationName,
+          summary: 'Value counts per field of the filtered events',
+          description: [
+            'Takes every filter of the events list. For each `field`, the top `limit` values with',
+            "exact counts under every filter except that field's own (eventType and",
+            'excludeEventType for eventTypeName), so choosing a value keeps the alternatives',
+            'visible. Same authorization as the events list.',
+          ].join('\n'),
+          parameters: [param('orgId'), ...queryParams(facetsParameters)],
+          responses: { ...success('The facets.', ref('EventFacets')), ...errorResponses },
+        },
+      }),
+      ...operationPath('getOrgEventHistogram', {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'getOrgEventHistogram' satisfies OperationName,
+          summary: 'Event counts over time of the filtered events',
+          description: [
+            'Takes every filter of the events list. Buckets are aligned to UTC boundaries of the',
+            'interval (weeks start Monday 00:00 UTC, months on the 1st), cover minDate..maxDate',
+            "(or the filtered set's first..last event), include empty buckets, and their counts sum",
+            "to totalCount (the list's totalCount for the same filters). Same authorization as the",
+            'events list.',
+          ].join('\n'),
+          parameters: [param('orgId'), ...queryParams(histogramParameters)],
+          responses: { ...success('The histogram.', ref('EventHistogram')), ...errorResponses },
         },
       }),
       ...operationPath('getOrgEvent', {
@@ -381,9 +453,11 @@ function buildDocument(vendor: string) {
             "Every event type the variant catalogues plus every type present in the org's events",
             '(category "Other" when uncatalogued), sorted by name, with `count` = events of that',
             'type in the org (0 when none). `categories` lists each type exactly once, in catalogue',
-            'order, "Other" last. Same authorization as the events list.',
+            'order, "Other" last. Counts follow the date range and field filters given (not',
+            'eventType/excludeEventType, so the picker keeps every type). Same authorization as',
+            'the events list.',
           ].join('\n'),
-          parameters: [param('orgId'), ...queryParams()],
+          parameters: [param('orgId'), ...queryParams(filterParameters)],
           responses: { ...success('The event types.', ref('EventTypeList')), ...errorResponses },
         },
       }),

@@ -1,9 +1,19 @@
 import type { z } from 'zod';
 import { type ApiError, invalidQueryParameter } from '@/lib/domain/errors';
 import {
+  FILTER_FIELDS,
+  type FacetField,
+  type FieldFilters,
+  type FilterField,
+  type HistogramInterval,
+} from '@/lib/domain/filters';
+import {
   REPEATABLE_QUERY_PARAMETERS,
+  facetsParameters,
+  filterParameters,
   formatParameters,
   getEventParameters,
+  histogramParameters,
   listEventsParameters,
   pagingParameters,
 } from '@/lib/domain/query';
@@ -103,13 +113,56 @@ export function parsePaging(params: readonly QueryParam[]): Paging {
   return { pageNum, itemsPerPage, includeCount };
 }
 
-export type ListEventsParams = Paging & {
+/** The filtered set every events endpoint describes: type, date and field filters. */
+export type FilterParams = FieldFilters & {
   /** Distinct, in the order given; empty means every type. */
   eventTypes: string[];
-  includeRaw: boolean;
   minCreated?: number;
   maxCreated?: number;
 };
+
+export type ListEventsParams = Paging & FilterParams & { includeRaw: boolean };
+
+type ParsedFilters = z.output<typeof filterParameters>;
+
+/** The schema's decoded filters as the store's filter (absent parameters stay absent). */
+function toFilter(parsed: ParsedFilters): FilterParams {
+  const fields: Partial<Record<FilterField, readonly string[]>> = {};
+  for (const field of FILTER_FIELDS) {
+    const values = parsed[field];
+    if (values !== undefined) fields[field] = values;
+  }
+  return {
+    eventTypes: parsed.eventType,
+    minCreated: parsed.minDate,
+    maxCreated: parsed.maxDate,
+    ...(Object.keys(fields).length > 0 ? { fields } : {}),
+    ...(parsed.actor ? { actor: parsed.actor } : {}),
+    ...(parsed.q ? { q: parsed.q } : {}),
+    ...(parsed.excludeEventType.length > 0 ? { excludeEventTypes: parsed.excludeEventType } : {}),
+  };
+}
+
+/** The filters alone (GET /orgs/{orgId}/eventTypes). */
+export function parseFilterParams(params: readonly QueryParam[]): FilterParams {
+  return toFilter(parseWith(filterParameters, params));
+}
+
+/** GET /orgs/{orgId}/events/facets. */
+export function parseFacetsParams(
+  params: readonly QueryParam[],
+): FilterParams & { facetFields: FacetField[]; limit: number } {
+  const parsed = parseWith(facetsParameters, params);
+  return { ...toFilter(parsed), facetFields: parsed.field, limit: parsed.limit };
+}
+
+/** GET /orgs/{orgId}/events/histogram. */
+export function parseHistogramParams(
+  params: readonly QueryParam[],
+): FilterParams & { buckets: number; interval?: HistogramInterval } {
+  const parsed = parseWith(histogramParameters, params);
+  return { ...toFilter(parsed), buckets: parsed.buckets, interval: parsed.interval };
+}
 
 /**
  * The list's parameters, checked for syntax. Whether each event type exists
@@ -118,13 +171,11 @@ export type ListEventsParams = Paging & {
 export function parseListEventsParams(params: readonly QueryParam[]): ListEventsParams {
   const parsed = parseWith(listEventsParameters, params);
   return {
+    ...toFilter(parsed),
     pageNum: parsed.pageNum,
     itemsPerPage: parsed.itemsPerPage,
     includeCount: parsed.includeCount,
-    eventTypes: parsed.eventType,
     includeRaw: parsed.includeRaw,
-    minCreated: parsed.minDate,
-    maxCreated: parsed.maxDate,
   };
 }
 

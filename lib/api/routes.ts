@@ -1,6 +1,6 @@
 import type { RouteContext, RouteResult } from './context';
 import { listEventTypes } from './event-types';
-import { getEvent, listEvents } from './events';
+import { eventFacets, eventHistogram, getEvent, listEvents } from './events';
 import { getOrg, listOrgs } from './orgs';
 import { API_PREFIX } from './types';
 
@@ -41,6 +41,12 @@ export const OPERATIONS = {
   listOrgs: operation('/orgs', (ctx) => listOrgs(ctx)),
   getOrg: operation('/orgs/{orgId}', (ctx, { orgId }) => getOrg(ctx, orgId)),
   listOrgEvents: operation('/orgs/{orgId}/events', (ctx, { orgId }) => listEvents(ctx, orgId)),
+  getOrgEventFacets: operation('/orgs/{orgId}/events/facets', (ctx, { orgId }) =>
+    eventFacets(ctx, orgId),
+  ),
+  getOrgEventHistogram: operation('/orgs/{orgId}/events/histogram', (ctx, { orgId }) =>
+    eventHistogram(ctx, orgId),
+  ),
   getOrgEvent: operation('/orgs/{orgId}/events/{eventId}', (ctx, { orgId, eventId }) =>
     getEvent(ctx, orgId, eventId),
   ),
@@ -56,10 +62,18 @@ export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 /** A request path matched to its operation, with the path's `{name}` segments decoded. */
 export type RouteMatch = { operation: OperationName; params: Record<string, string> };
 
+/**
+ * Patterns with more literal segments first, so `/events/facets` is never
+ * taken for an event id whatever the table's order (ids are 24 hex digits).
+ */
 const PATTERNS = OPERATION_NAMES.map((name) => ({
   name,
   segments: OPERATIONS[name].path.slice(1).split('/'),
-}));
+})).sort(
+  (a, b) =>
+    b.segments.filter((s) => !s.startsWith('{')).length -
+    a.segments.filter((s) => !s.startsWith('{')).length,
+);
 
 /**
  * Matches a path (no query) to an operation, or null. Segments are

@@ -123,5 +123,10 @@ export type StoredEvent = {
   raw: string | null;
 };
 
-/** An event ready to insert into one organization (encodeEvent makes them). */
-export type NewEvent = Omit<StoredEvent, 'orgId'>;
+/**
+ * An event ready to insert into one organization (encodeEvent makes them).
+ * `terms`: its filterable field values as the store indexes them, when a
+ * bulk load's producer thread already computed them (the store derives them
+ * from `doc` otherwise).
+ */
+export type NewEvent = Omit<StoredEvent, 'orgId'> & { terms?: readonly string[] };

@@ -1,5 +1,20 @@
 import { z } from 'zod';
 import { DATE_TIME_FORMS, parseDateTime, toApiDateTime } from './dates';
+import {
+  DEFAULT_FACET_LIMIT,
+  DEFAULT_HISTOGRAM_BUCKETS,
+  FACET_FIELDS,
+  type FacetField,
+  FILTER_FIELDS,
+  type FilterField,
+  HISTOGRAM_INTERVALS,
+  MAX_FACET_LIMIT,
+  MAX_FILTER_VALUES,
+  MAX_HISTOGRAM_BUCKETS,
+  isCidrValue,
+  parseCidr,
+  words,
+} from './filters';
 import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from './limits';
 
 /**
@@ -70,45 +85,176 @@ function dateTime(description: string) {
 }
 
 /**
- * eventType: every value of the repeated name, each possibly a comma list.
- * Items are trimmed, empties dropped and duplicates removed (first kept), so
- * the handler sees each distinct type once, in the order given.
+ * A list of event types: every value of the repeated name, each possibly a
+ * comma list. Items are trimmed, empties dropped and duplicates removed
+ * (first kept), so the handler sees each distinct type once, in the order given.
  */
-const eventType = z
-  .codec(
-    z.array(z.string()),
-    z.array(
-      z.string().regex(EVENT_TYPE_PATTERN, {
-        error: 'must be an event type name in upper snake case, e.g. API_KEY_CREATED',
-      }),
-    ),
-    {
-      decode: (values) => {
-        const types = new Set<string>();
+function eventTypeList(description: string) {
+  return z
+    .codec(
+      z.array(z.string()),
+      z.array(
+        z.string().regex(EVENT_TYPE_PATTERN, {
+          error: 'must be an event type name in upper snake case, e.g. API_KEY_CREATED',
+        }),
+      ),
+      {
+        decode: (values) => {
+          const types = new Set<string>();
+          for (const value of values) {
+            for (const item of value.split(',')) {
+              const type = item.trim();
+              if (type !== '') types.add(type);
+            }
+          }
+          return [...types];
+        },
+        encode: (types) => types,
+      },
+    )
+    .default([])
+    .meta({ description });
+}
+
+const eventType = eventTypeList(
+  [
+    'Only events of these types; none means every type. Repeat the parameter',
+    '(`eventType=A&eventType=B`) or separate values with commas (`eventType=A,B`). Each value',
+    "must be upper snake case (else 400 INVALID_QUERY_PARAMETER) and name a type of this variant's",
+    "catalogue or one present in the org's events (else 400 INVALID_ENUM_VALUE). See",
+    '`/orgs/{orgId}/eventTypes`.',
+  ].join('\n'),
+);
+
+const excludeEventType = eventTypeList(
+  [
+    'Leave out events of these types (repeatable or a comma list, upper snake case). Unknown',
+    'types exclude nothing. Applies after eventType.',
+  ].join('\n'),
+);
+
+/**
+ * A filter's values: every value of the repeated name, each possibly a comma
+ * list, trimmed, duplicates removed. An empty item or more than
+ * MAX_FILTER_VALUES values is a 400; `check` refuses malformed items.
+ */
+function valueList(description: string, check?: (item: string) => string | null) {
+  return z
+    .codec(z.array(z.string()), z.array(z.string()), {
+      decode: (values, payload) => {
+        const items = new Set<string>();
         for (const value of values) {
-          for (const item of value.split(',')) {
-            const type = item.trim();
-            if (type !== '') types.add(type);
+          for (const raw of value.split(',')) {
+            const item = raw.trim();
+            const problem =
+              item === ''
+                ? 'must not be empty'
+                : items.size >= MAX_FILTER_VALUES
+                  ? `must have at most ${MAX_FILTER_VALUES} values`
+                  : (check?.(item) ?? null);
+            if (problem !== null) {
+              payload.issues.push({ code: 'custom', message: problem, input: value });
+              return z.NEVER;
+            }
+            items.add(item);
           }
         }
-        return [...types];
+        return [...items];
       },
-      encode: (types) => types,
+      encode: (items) => items,
+    })
+    .optional()
+    .meta({ description });
+}
+
+function fieldFilter(field: FilterField) {
+  const remote = field === 'remoteAddress';
+  return valueList(
+    [
+      `Only events whose \`${field}\` equals one of these values (exact, case-sensitive).`,
+      remote
+        ? 'A value with a slash is a CIDR block (`10.0.0.0/8`, `2001:db8::/32`); a malformed one is a 400.'
+        : '',
+      `Repeat the parameter or give a comma list (any of them); at most ${MAX_FILTER_VALUES} values;`,
+      'an empty value is a 400 INVALID_QUERY_PARAMETER. Unknown values match nothing.',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    remote
+      ? (item) =>
+          isCidrValue(item) && parseCidr(item) === null
+            ? 'must be an address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32'
+            : null
+      : undefined,
+  );
+}
+
+const fieldFilters = Object.fromEntries(FILTER_FIELDS.map((f) => [f, fieldFilter(f)])) as {
+  [F in FilterField]: ReturnType<typeof fieldFilter>;
+};
+
+const actor = valueList(
+  [
+    "Only events whose actor is one of these: the event's `username`, `userId`, `publicKey` or",
+    '`apiKeyId` equals the value. Repeatable or a comma list.',
+  ].join('\n'),
+);
+
+/** Free text: the words of every value; each must match (as a word or a word prefix). */
+const q = z
+  .codec(z.array(z.string()), z.array(z.string()), {
+    decode: (values, payload) => {
+      const found = new Set<string>();
+      for (const value of values) for (const word of words(value)) found.add(word);
+      if (found.size === 0 || found.size > MAX_FILTER_VALUES) {
+        payload.issues.push({
+          code: 'custom',
+          message: `must hold 1 to ${MAX_FILTER_VALUES} words`,
+          input: values.join(' '),
+        });
+        return z.NEVER;
+      }
+      return [...found];
     },
-  )
-  .default([])
+    encode: (items) => items,
+  })
+  .optional()
   .meta({
     description: [
-      'Only events of these types; none means every type. Repeat the parameter',
-      '(`eventType=A&eventType=B`) or separate values with commas (`eventType=A,B`). Each value',
-      "must be upper snake case (else 400 INVALID_QUERY_PARAMETER) and name a type of this variant's",
-      "catalogue or one present in the org's events (else 400 INVALID_ENUM_VALUE). See",
-      '`/orgs/{orgId}/eventTypes`.',
+      'Free text. Split into words (letters and digits); every word must match, case-insensitively,',
+      "the start of a word of the event's type name or label or of any string field filterable by",
+      'name (so `ali` finds alice@example.com and `clu del` CLUSTER_DELETED).',
     ].join('\n'),
   });
 
+/** Facet fields: every value, each possibly a comma list; default all of them. */
+const field = z
+  .codec(
+    z.array(z.string()),
+    z.array(z.enum(FACET_FIELDS, { error: `must be one of ${FACET_FIELDS.join(', ')}` })),
+    {
+      // The output schema checks each name; the cast only hands them over.
+      decode: (values) =>
+        [
+          ...new Set(values.flatMap((v) => v.split(',').map((item) => item.trim()))),
+        ] as FacetField[],
+      encode: (items) => items,
+    },
+  )
+  .default([...FACET_FIELDS])
+  .meta({
+    description: `Fields to count (repeatable or a comma list): ${FACET_FIELDS.join(', ')}. Default: all.`,
+  });
+
 /** Names whose every value counts; for any other name the first value wins. */
-export const REPEATABLE_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['eventType']);
+export const REPEATABLE_QUERY_PARAMETERS: ReadonlySet<string> = new Set([
+  'eventType',
+  'excludeEventType',
+  ...FILTER_FIELDS,
+  'actor',
+  'q',
+  'field',
+]);
 
 /** Every query parameter of the API, by name: one schema per name, whichever endpoint takes it. */
 export const queryParameters = {
@@ -143,6 +289,32 @@ export const queryParameters = {
   ),
   includeRaw: flag(false, "Include each event's `raw` document. `true`/`false`, any letter case."),
   pretty: flag(false, 'Indent the response body (same content).'),
+  excludeEventType,
+  ...fieldFilters,
+  actor,
+  q,
+  field,
+  limit: integer({
+    min: 1,
+    max: MAX_FACET_LIMIT,
+    defaultValue: DEFAULT_FACET_LIMIT,
+    description: `Values per facet field, most frequent first, 1 to ${MAX_FACET_LIMIT}.`,
+  }),
+  buckets: integer({
+    min: 1,
+    max: MAX_HISTOGRAM_BUCKETS,
+    defaultValue: DEFAULT_HISTOGRAM_BUCKETS,
+    description: [
+      `At most this many buckets, 1 to ${MAX_HISTOGRAM_BUCKETS}: the smallest interval of`,
+      `${HISTOGRAM_INTERVALS.join(', ')} that covers the range in that many (month when none does).`,
+    ].join('\n'),
+  }),
+  interval: z
+    .enum(HISTOGRAM_INTERVALS, { error: `must be one of ${HISTOGRAM_INTERVALS.join(', ')}` })
+    .optional()
+    .meta({
+      description: `The bucket width instead of \`buckets\`; at most ${MAX_HISTOGRAM_BUCKETS} buckets must cover the range.`,
+    }),
   envelope: flag(
     false,
     'Wrap the response: single objects become `{status, content}`, lists gain `status`. For clients that cannot read the HTTP status; the HTTP status itself is unchanged.',
@@ -179,10 +351,39 @@ export const pagingParameters = z
   .object({ itemsPerPage, pageNum, includeCount })
   .check((payload) => pageWithinReach(payload.value, payload));
 
+/** The filters of issue 9, beyond type and date: every events endpoint takes them. */
+const extraFilters = { excludeEventType, ...fieldFilters, actor, q };
+
+/** Type, date and field filters: the set the list, facets, histogram and eventTypes describe. */
+export const filterParameters = z.object({ eventType, minDate, maxDate, ...extraFilters });
+
 /** GET /orgs/{orgId}/events. Whether each event type exists is the handler's check: it needs the store. */
 export const listEventsParameters = z
-  .object({ eventType, itemsPerPage, pageNum, includeCount, includeRaw, minDate, maxDate })
+  .object({
+    eventType,
+    itemsPerPage,
+    pageNum,
+    includeCount,
+    includeRaw,
+    minDate,
+    maxDate,
+    ...extraFilters,
+  })
   .check((payload) => pageWithinReach(payload.value, payload));
+
+/** GET /orgs/{orgId}/events/facets. */
+export const facetsParameters = z.object({
+  ...filterParameters.shape,
+  field,
+  limit: queryParameters.limit,
+});
+
+/** GET /orgs/{orgId}/events/histogram. */
+export const histogramParameters = z.object({
+  ...filterParameters.shape,
+  buckets: queryParameters.buckets,
+  interval: queryParameters.interval,
+});
 
 /** GET /orgs/{orgId}/events/{eventId}. */
 export const getEventParameters = z.object({ includeRaw });

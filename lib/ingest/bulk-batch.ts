@@ -1,4 +1,5 @@
 import type { NewEvent } from '@/lib/domain/event';
+import { documentTerms } from '@/lib/store/terms';
 
 /**
  * A batch of events packed into a few long strings for postMessage between
@@ -12,6 +13,8 @@ export type PackedBatch = {
   types: string;
   docs: string;
   raws: string;
+  /** Each event's index terms (JSON), computed on the producer thread. */
+  terms: string;
   created: Float64Array;
 };
 
@@ -21,6 +24,7 @@ export function packBatch(events: readonly NewEvent[]): PackedBatch {
   const types: string[] = new Array<string>(events.length);
   const docs: string[] = new Array<string>(events.length);
   const raws: string[] = new Array<string>(events.length);
+  const terms: (readonly string[])[] = new Array<readonly string[]>(events.length);
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
     created[i] = event.created;
@@ -28,6 +32,7 @@ export function packBatch(events: readonly NewEvent[]): PackedBatch {
     types[i] = event.eventTypeName;
     docs[i] = event.doc;
     raws[i] = event.raw ?? '';
+    terms[i] = event.terms ?? documentTerms(event.doc);
   }
   return {
     count: events.length,
@@ -35,6 +40,7 @@ export function packBatch(events: readonly NewEvent[]): PackedBatch {
     types: types.join('\n'),
     docs: docs.join('\n'),
     raws: raws.join('\n'),
+    terms: JSON.stringify(terms),
     created,
   };
 }
@@ -44,6 +50,7 @@ export function unpackBatch(packed: PackedBatch): NewEvent[] {
   const types = packed.types.split('\n');
   const docs = packed.docs.split('\n');
   const raws = packed.raws.split('\n');
+  const terms = JSON.parse(packed.terms) as string[][];
   const events: NewEvent[] = new Array<NewEvent>(packed.count);
   for (let i = 0; i < packed.count; i++) {
     const raw = raws[i]!;
@@ -53,6 +60,7 @@ export function unpackBatch(packed: PackedBatch): NewEvent[] {
       eventTypeName: types[i]!,
       doc: docs[i]!,
       raw: raw === '' ? null : raw,
+      terms: terms[i]!,
     };
   }
   return events;

@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import {
   DEFAULT_MIGRATION_TABLE,
   type Kysely,
+  type RawBuilder,
   type SelectQueryBuilder,
   Migrator,
   sql,
@@ -10,13 +11,38 @@ import { isUnavailable, StoreUnavailableError } from './errors';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
 import * as savedViews from './saved-views';
+import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
+import {
+  ACTOR_FACET_FIELDS,
+  type FacetField,
+  type FilterField,
+  MAX_HISTOGRAM_BUCKETS,
+} from '@/lib/domain/filters';
+import { bucketCount, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
 import { counterUnit, type Database } from './schema';
+import {
+  bucketOf,
+  dateCond,
+  hasFieldFilters,
+  isEmpty,
+  keysSql,
+  list,
+  type Resolved,
+  resolveFilter,
+  typeCond,
+  without,
+} from './filtered';
+import { fieldRange, termValue } from './terms';
 import type {
   ApiKeyRecord,
   EventFilter,
   EventPage,
   EventPageQuery,
   EventStore,
+  FacetCount,
+  Facets,
+  Histogram,
+  HistogramQuery,
   InsertResult,
   StoreHealth,
   Membership,
@@ -25,6 +51,7 @@ import type {
   OrgRole,
   StoredEvent,
 } from './types';
+import { TooManyBucketsError } from './types';
 
 type Bucket = { bucket: number; n: number };
 
@@ -133,7 +160,12 @@ export abstract class KyselyStore implements EventStore {
   }
 
   private async listEventsIn(db: Kysely<Database>, query: EventPageQuery): Promise<EventPage> {
-    const plan = await this.countPlan(db, query);
+    const r = await resolveFilter(db, query);
+    if (isEmpty(r))
+      return { events: [], totalCount: query.includeCount ? 0 : null, hasMore: false };
+    if (!hasCounters(r)) return this.listExact(db, r, query);
+
+    const plan = await this.countPlan(db, r);
     const totalCount = query.includeCount ? plan.total : null;
     if (query.offset >= plan.total || query.limit <= 0) {
       return { events: [], totalCount, hasMore: false };
@@ -144,26 +176,80 @@ export abstract class KyselyStore implements EventStore {
     // a deep page costs a few counter rows and one short index range instead
     // of skipping `offset` events.
     const last = Math.min(query.offset + query.limit, plan.total) - 1;
-    const window = await this.locateWindow(db, query, plan, query.offset, last);
+    const window = await this.locateWindow(db, r, plan, query.offset, last);
+    const bounds = {
+      min: Math.max(r.minCreated ?? -Infinity, window.endBucket * plan.unit),
+      max: Math.min(r.maxCreated ?? Infinity, (window.startBucket + 1) * plan.unit - 1),
+    };
 
-    let select = db
-      .selectFrom('events')
-      .select(['org_id', 'id', 'created', 'event_type', 'doc'])
-      .$if(query.includeRaw, (qb) => qb.select('raw'));
-    select = applyFilter(select, {
-      ...query,
-      minCreated: Math.max(query.minCreated ?? -Infinity, window.endBucket * plan.unit),
-      maxCreated: Math.min(query.maxCreated ?? Infinity, (window.startBucket + 1) * plan.unit - 1),
-    });
-    const rows = await select
-      .orderBy('created', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset(window.skip)
-      .execute();
-
-    const events = rows.map(toStoredEvent);
+    let events: StoredEvent[];
+    if (r.clauses.length > 0) {
+      events = await this.readKeysPage(db, r, bounds, query.limit, window.skip, query.includeRaw);
+    } else {
+      let select = db
+        .selectFrom('events')
+        .select(['org_id', 'id', 'created', 'event_type', 'doc'])
+        .$if(query.includeRaw, (qb) => qb.select('raw'));
+      select = applyFilter(select, {
+        orgId: r.orgId,
+        eventTypes: r.types,
+        minCreated: bounds.min,
+        maxCreated: bounds.max,
+      });
+      const rows = await select
+        .orderBy('created', 'desc')
+        .orderBy('id', 'desc')
+        .limit(query.limit)
+        .offset(window.skip)
+        .execute();
+      events = rows.map(toStoredEvent);
+    }
     return { events, totalCount, hasMore: query.offset + events.length < plan.total };
+  }
+
+  /** A page of a set no counters describe: the filtered keys in order, OFFSET, then the rows. */
+  private async listExact(db: Kysely<Database>, r: Resolved, query: EventPageQuery) {
+    const totalCount = query.includeCount ? await this.countKeys(db, r) : null;
+    if (query.limit <= 0) return { events: [], totalCount, hasMore: false };
+    const events = await this.readKeysPage(
+      db,
+      r,
+      {},
+      query.limit + 1,
+      query.offset,
+      query.includeRaw,
+    );
+    const hasMore = events.length > query.limit;
+    return { events: events.slice(0, query.limit), totalCount, hasMore };
+  }
+
+  /** Rows of the filtered set within `bounds`, newest first, from `skip` on. */
+  private async readKeysPage(
+    db: Kysely<Database>,
+    r: Resolved,
+    bounds: { min?: number; max?: number },
+    limit: number,
+    skip: number,
+    includeRaw: boolean,
+  ): Promise<StoredEvent[]> {
+    const { rows } = await sql<EventRow>`SELECT e.org_id, e.id, e.created, e.event_type, e.doc${
+      includeRaw ? sql`, e.raw` : sql``
+    } FROM (${keysSql(r, bounds)} ORDER BY created DESC, id DESC LIMIT ${limit} OFFSET ${skip}) k
+      JOIN events e ON e.org_id = ${r.orgId} AND e.id = k.id
+      ORDER BY k.created DESC, k.id DESC`.execute(db);
+    return rows.map(toStoredEvent);
+  }
+
+  private async countKeys(
+    db: Kysely<Database>,
+    r: Resolved,
+    bounds: { min?: number; max?: number } = {},
+  ): Promise<number> {
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM (${keysSql(
+      r,
+      bounds,
+    )}) k`.execute(db);
+    return Number(rows[0]?.n ?? 0);
   }
 
   async getEvent(orgId: string, id: string, includeRaw: boolean): Promise<StoredEvent | null> {
@@ -178,26 +264,239 @@ export abstract class KyselyStore implements EventStore {
   }
 
   async countEvents(filter: EventFilter): Promise<number> {
-    // Without date bounds the count is one SUM over the counters; a bound that
-    // cuts a bucket adds exact counts, and those must share the SUM's snapshot.
-    const cuts = filter.minCreated !== undefined || filter.maxCreated !== undefined;
-    const plan = cuts
-      ? await this.readSnapshot((db) => this.countPlan(db, filter))
-      : await this.countPlan(this.db, filter);
-    return plan.total;
+    // Without date bounds or field filters the count is one SUM over the
+    // counters; anything more reads several statements that must share a snapshot.
+    const simple =
+      filter.minCreated === undefined &&
+      filter.maxCreated === undefined &&
+      !hasFieldFilters(filter);
+    return simple
+      ? this.countIn(this.db, filter)
+      : this.readSnapshot((db) => this.countIn(db, filter));
   }
 
-  async eventTypeCounts(orgId: string): Promise<{ eventTypeName: string; count: number }[]> {
-    const rows = await this.db
-      .selectFrom('event_counts')
-      .select(['event_type', (eb) => eb.fn.sum<number>('n').as('n')])
-      .where('org_id', '=', orgId)
-      .where('event_type', '<>', '')
-      .groupBy('event_type')
-      .execute();
-    return rows
-      .map((r) => ({ eventTypeName: r.event_type, count: Number(r.n) }))
-      .sort((a, b) => b.count - a.count || a.eventTypeName.localeCompare(b.eventTypeName));
+  private async countIn(db: Kysely<Database>, filter: EventFilter): Promise<number> {
+    return this.countResolved(db, await resolveFilter(db, filter));
+  }
+
+  private async countResolved(db: Kysely<Database>, r: Resolved): Promise<number> {
+    if (isEmpty(r)) return 0;
+    return hasCounters(r) ? (await this.countPlan(db, r)).total : this.countKeys(db, r);
+  }
+
+  async eventTypeCounts(
+    orgId: string,
+    filter?: Omit<EventFilter, 'orgId'>,
+  ): Promise<{ eventTypeName: string; count: number }[]> {
+    const sort = (counts: { eventTypeName: string; count: number }[]) =>
+      counts
+        .filter((c) => c.count > 0)
+        .sort((a, b) => b.count - a.count || compare(a.eventTypeName, b.eventTypeName));
+    const whole =
+      !filter ||
+      (filter.minCreated === undefined &&
+        filter.maxCreated === undefined &&
+        !hasFieldFilters(filter));
+    if (whole) {
+      const rows = await this.db
+        .selectFrom('event_counts')
+        .select(['event_type', (eb) => eb.fn.sum<number>('n').as('n')])
+        .where('org_id', '=', orgId)
+        .where('event_type', '<>', '')
+        .groupBy('event_type')
+        .execute();
+      return sort(rows.map((r) => ({ eventTypeName: r.event_type, count: Number(r.n) })));
+    }
+    return this.readSnapshot(async (db) => {
+      const r = without(await resolveFilter(db, { ...filter, orgId }), 'eventTypeName');
+      const counts = await this.facetCounts(db, r, 'eventTypeName');
+      return sort([...counts].map(([eventTypeName, count]) => ({ eventTypeName, count })));
+    });
+  }
+
+  async facets(filter: EventFilter, fields: readonly FacetField[], limit: number): Promise<Facets> {
+    return this.readSnapshot(async (db) => {
+      const r = await resolveFilter(db, filter);
+      const totalCount = await this.countResolved(db, r);
+      const facets: Partial<Record<FacetField, FacetCount[]>> = {};
+      for (const field of fields) {
+        const counts = await this.facetCounts(db, without(r, field), field);
+        facets[field] = [...counts]
+          .filter(([, count]) => count > 0)
+          .map(([value, count]) => ({ value, count }))
+          .sort((a, b) => b.count - a.count || compare(a.value, b.value))
+          .slice(0, limit);
+      }
+      return { totalCount, facets };
+    });
+  }
+
+  /** Every value of one facet field in the filtered set, with its count (zeros possible). */
+  private async facetCounts(
+    db: Kysely<Database>,
+    r: Resolved,
+    field: FacetField,
+  ): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    const add = (value: string, n: number) => counts.set(value, (counts.get(value) ?? 0) + n);
+    if (isEmpty(r)) return counts;
+
+    if (field === 'eventTypeName') {
+      if (r.clauses.length === 0) {
+        // Whole days from the per-type counters, the cut days from the events' index.
+        const days = splitDays(r.minCreated, r.maxCreated);
+        if (days.inner) {
+          const rows = await db
+            .selectFrom('event_counts')
+            .select(['event_type', (eb) => eb.fn.sum<number>('n').as('n')])
+            .where('org_id', '=', r.orgId)
+            .where('event_type', '<>', '')
+            .$if(r.types !== undefined, (qb) => qb.where('event_type', 'in', r.types!))
+            .$if(days.inner.min !== undefined, (qb) => qb.where('bucket', '>=', days.inner!.min!))
+            .$if(days.inner.max !== undefined, (qb) => qb.where('bucket', '<=', days.inner!.max!))
+            .groupBy('event_type')
+            .execute();
+          for (const row of rows) add(row.event_type, Number(row.n));
+        }
+        for (const [min, max] of days.cuts) {
+          const { rows } = await sql<{ v: string; n: number }>`SELECT event_type AS v, count(*) AS n
+            FROM (${keysSql(r, { min, max })}) k GROUP BY event_type`.execute(db);
+          for (const row of rows) add(row.v, Number(row.n));
+        }
+        return counts;
+      }
+      const { rows } = await sql<{ v: string; n: number }>`SELECT event_type AS v, count(*) AS n
+        FROM (${keysSql(r)}) k GROUP BY event_type`.execute(db);
+      for (const row of rows) add(row.v, Number(row.n));
+      return counts;
+    }
+
+    const termFields: readonly FilterField[] = field === 'actor' ? ACTOR_FACET_FIELDS : [field];
+    if (r.clauses.length === 0) {
+      // Per term: whole days from term_counts (or the dictionary's all-time
+      // counts), the rest by one index range per term.
+      const days = r.types
+        ? { inner: undefined, cuts: [[r.minCreated, r.maxCreated]] }
+        : splitDays(r.minCreated, r.maxCreated);
+      for (const f of termFields) {
+        const [lo, hi] = fieldRange(f);
+        if (days.inner && days.inner.min === undefined && days.inner.max === undefined) {
+          const rows = await db
+            .selectFrom('event_values')
+            .select(['term', 'n'])
+            .where('org_id', '=', r.orgId)
+            .where('term', '>=', lo)
+            .where('term', '<', hi)
+            .execute();
+          for (const row of rows) add(termValue(f, row.term), Number(row.n));
+        } else if (days.inner) {
+          const inner = days.inner;
+          const rows = await db
+            .selectFrom('term_counts')
+            .select(['term', (eb) => eb.fn.sum<number>('n').as('n')])
+            .where('org_id', '=', r.orgId)
+            .where('term', '>=', lo)
+            .where('term', '<', hi)
+            .$if(inner.min !== undefined, (qb) => qb.where('bucket', '>=', inner.min!))
+            .$if(inner.max !== undefined, (qb) => qb.where('bucket', '<=', inner.max!))
+            .groupBy('term')
+            .execute();
+          for (const row of rows) add(termValue(f, row.term), Number(row.n));
+        }
+        for (const [min, max] of days.cuts) {
+          const { rows } = await sql<{ term: string; n: number }>`SELECT v.term,
+            (SELECT count(*) FROM event_terms t WHERE t.org_id = ${r.orgId} AND t.term = v.term${dateCond(
+              sql.raw('t.created'),
+              min,
+              max,
+            )}${typeCond(r, sql.raw('t.event_type'))}) AS n
+            FROM event_values v WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}`.execute(
+            db,
+          );
+          for (const row of rows) add(termValue(f, row.term), Number(row.n));
+        }
+      }
+      return counts;
+    }
+
+    // Under field filters: the filtered set is small when a field drives it;
+    // read each event's value from its document.
+    const value =
+      field === 'actor'
+        ? sql`coalesce(${this.jsonField(sql.raw('e.doc'), 'username')}, ${this.jsonField(sql.raw('e.doc'), 'publicKey')})`
+        : this.jsonField(sql.raw('e.doc'), field);
+    const { rows } = await sql<{ v: string | null; n: number }>`SELECT v, count(*) AS n FROM (
+        SELECT ${value} AS v FROM (${keysSql(r)}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = k.id
+      ) x WHERE v IS NOT NULL AND v <> '' GROUP BY v`.execute(db);
+    for (const row of rows) if (row.v !== null) add(row.v, Number(row.n));
+    return counts;
+  }
+
+  /** One top-level string field of a stored document, as SQL text (engine-specific JSON access). */
+  protected abstract jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown>;
+
+  async histogram(query: HistogramQuery): Promise<Histogram> {
+    return this.readSnapshot((db) => this.histogramIn(db, query));
+  }
+
+  private async histogramIn(db: Kysely<Database>, query: HistogramQuery): Promise<Histogram> {
+    const r = await resolveFilter(db, query);
+    const empty = { interval: query.interval ?? 'hour', totalCount: 0, buckets: [] };
+    if (isEmpty(r)) return empty;
+    let min = r.minCreated;
+    let max = r.maxCreated;
+    if (min === undefined || max === undefined) {
+      const edge = async (direction: 'ASC' | 'DESC') => {
+        const { rows } = await sql<{ created: number }>`SELECT created FROM (${keysSql(r)}) k
+          ORDER BY created ${sql.raw(direction)} LIMIT 1`.execute(db);
+        return rows[0] === undefined ? undefined : Number(rows[0].created);
+      };
+      min ??= await edge('ASC');
+      max ??= await edge('DESC');
+      if (min === undefined || max === undefined) return empty;
+    }
+    const interval = query.interval ?? chooseInterval(min, max, query.buckets);
+    const needed = bucketCount(min, max, interval);
+    if (needed > MAX_HISTOGRAM_BUCKETS) throw new TooManyBucketsError(needed);
+    const starts = bucketStarts(min, max, interval);
+    const counts = new Array<number>(starts.length).fill(0);
+    const place = (time: number, n: number) => {
+      // The last bucket starting at or before `time`.
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= time) lo = mid;
+        else hi = mid - 1;
+      }
+      counts[lo] = counts[lo]! + n;
+    };
+
+    const base = interval === 'minute' ? MINUTE_MS : interval === 'hour' ? HOUR_MS : DAY_MS;
+    const unit = hasCounters(r) ? counterUnitOf(r) : undefined;
+    const bounded = { ...r, minCreated: min, maxCreated: max };
+    if (unit !== undefined && unit <= base) {
+      // Whole counter buckets from the counters, the two cut ones exactly.
+      const plan = await this.countPlan(db, bounded);
+      for (const b of plan.partial) place(b.bucket * unit, b.n);
+      if (
+        plan.innerMin === undefined ||
+        plan.innerMax === undefined ||
+        plan.innerMin <= plan.innerMax
+      ) {
+        const { rows } = await sql<{ bucket: number; n: number }>`SELECT bucket, sum(n) AS n
+          ${counterSource(bounded, plan.innerMin, plan.innerMax)} GROUP BY bucket`.execute(db);
+        for (const row of rows) place(Number(row.bucket) * unit, Number(row.n));
+      }
+    } else {
+      const { rows } = await sql<{ b: number; n: number }>`SELECT ${bucketOf(
+        sql.raw('k.created'),
+        base,
+      )} AS b, count(*) AS n FROM (${keysSql(bounded)}) k GROUP BY 1`.execute(db);
+      for (const row of rows) place(Number(row.b) * base, Number(row.n));
+    }
+    const buckets = starts.map((start, i) => ({ start, count: counts[i]! }));
+    return { interval, totalCount: counts.reduce((a, b) => a + b, 0), buckets };
   }
 
   async insertEvents(orgId: string, events: readonly NewEvent[]): Promise<InsertResult> {
@@ -210,9 +509,9 @@ export abstract class KyselyStore implements EventStore {
    * (one SUM); a bucket cut by minCreated/maxCreated is counted exactly over a
    * short index range, and kept so the page walk can use it too.
    */
-  private async countPlan(db: Kysely<Database>, filter: EventFilter): Promise<CountPlan> {
-    const { minCreated, maxCreated } = filter;
-    const unit = counterUnit(Boolean(filter.eventTypes?.length));
+  private async countPlan(db: Kysely<Database>, r: Resolved): Promise<CountPlan> {
+    const { minCreated, maxCreated } = r;
+    const unit = counterUnitOf(r);
     if (minCreated !== undefined && maxCreated !== undefined && minCreated > maxCreated) {
       return { unit, total: 0, partial: [] };
     }
@@ -224,21 +523,19 @@ export abstract class KyselyStore implements EventStore {
     const partial: Bucket[] = [];
     const cut = new Set([...(cutsMax ? [maxBucket] : []), ...(cutsMin ? [minBucket] : [])]);
     for (const bucket of cut) {
-      const n = await this.countExact(db, {
-        ...filter,
-        minCreated: Math.max(minCreated ?? -Infinity, bucket * unit),
-        maxCreated: Math.min(maxCreated ?? Infinity, (bucket + 1) * unit - 1),
-      });
+      const n = await this.countExact(db, r, bucket * unit, (bucket + 1) * unit - 1);
       partial.push({ bucket, n });
     }
     const innerMin = minBucket === undefined ? undefined : cutsMin ? minBucket + 1 : minBucket;
     const innerMax = maxBucket === undefined ? undefined : cutsMax ? maxBucket - 1 : maxBucket;
     let inner = 0;
     if (innerMin === undefined || innerMax === undefined || innerMin <= innerMax) {
-      const row = await this.counters(db, filter, innerMin, innerMax)
-        .select((eb) => eb.fn.sum<number>('n').as('n'))
-        .executeTakeFirst();
-      inner = Number(row?.n ?? 0);
+      const { rows } = await sql<{ n: number | null }>`SELECT sum(n) AS n ${counterSource(
+        r,
+        innerMin,
+        innerMax,
+      )}`.execute(db);
+      inner = Number(rows[0]?.n ?? 0);
     }
     return {
       unit,
@@ -256,7 +553,7 @@ export abstract class KyselyStore implements EventStore {
    */
   private async locateWindow(
     db: Kysely<Database>,
-    filter: EventFilter,
+    r: Resolved,
     plan: CountPlan,
     first: number,
     last: number,
@@ -269,7 +566,7 @@ export abstract class KyselyStore implements EventStore {
     let seen = 0;
     let nearBucket: number | undefined;
     let nearSeenBefore = 0;
-    for await (const bucket of this.walkBuckets(db, filter, plan, fromNewest ? 'desc' : 'asc')) {
+    for await (const bucket of this.walkBuckets(db, r, plan, fromNewest ? 'desc' : 'asc')) {
       if (nearBucket === undefined && seen + bucket.n > nearTarget) {
         nearBucket = bucket.bucket;
         nearSeenBefore = seen;
@@ -298,7 +595,7 @@ export abstract class KyselyStore implements EventStore {
   /** The non-empty buckets of the filtered set in one direction, exact at cut edges. */
   private async *walkBuckets(
     db: Kysely<Database>,
-    filter: EventFilter,
+    r: Resolved,
     plan: CountPlan,
     direction: 'asc' | 'desc',
   ): AsyncGenerator<Bucket> {
@@ -318,17 +615,11 @@ export abstract class KyselyStore implements EventStore {
     ) {
       let cursor = direction === 'desc' ? plan.innerMax : plan.innerMin;
       for (;;) {
-        const chunk = await this.counters(
-          db,
-          filter,
+        const { rows: chunk } = await sql<Bucket>`SELECT bucket, sum(n) AS n ${counterSource(
+          r,
           direction === 'asc' ? cursor : plan.innerMin,
           direction === 'desc' ? cursor : plan.innerMax,
-        )
-          .select(['bucket', (eb) => eb.fn.sum<number>('n').as('n')])
-          .groupBy('bucket')
-          .orderBy('bucket', direction)
-          .limit(WALK_CHUNK)
-          .execute();
+        )} GROUP BY bucket ORDER BY bucket ${sql.raw(direction)} LIMIT ${WALK_CHUNK}`.execute(db);
         for (const row of chunk) {
           const bucket = { bucket: Number(row.bucket), n: Number(row.n) };
           if (bucket.n > 0) yield bucket;
@@ -341,27 +632,22 @@ export abstract class KyselyStore implements EventStore {
     for (const bucket of edges) if (!leading.includes(bucket) && bucket.n > 0) yield bucket;
   }
 
-  /** Counter rows of the filter's types (or the all-types row) within [min, max] buckets. */
-  private counters(
+  /** Exact count of the filtered set within [min, max] (and its own bounds). */
+  private async countExact(
     db: Kysely<Database>,
-    filter: EventFilter,
-    min: number | undefined,
-    max: number | undefined,
-  ) {
-    const types = filter.eventTypes?.length ? filter.eventTypes : [''];
-    return db
-      .selectFrom('event_counts')
-      .where('org_id', '=', filter.orgId)
-      .$if(types.length === 1, (qb) => qb.where('event_type', '=', types[0]!))
-      .$if(types.length > 1, (qb) => qb.where('event_type', 'in', types))
-      .$if(min !== undefined, (qb) => qb.where('bucket', '>=', min!))
-      .$if(max !== undefined, (qb) => qb.where('bucket', '<=', max!));
-  }
-
-  private async countExact(db: Kysely<Database>, filter: EventFilter): Promise<number> {
+    r: Resolved,
+    min: number,
+    max: number,
+  ): Promise<number> {
+    if (r.clauses.length > 0) return this.countKeys(db, r, { min, max });
     const row = await applyFilter(
       db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')),
-      filter,
+      {
+        orgId: r.orgId,
+        eventTypes: r.types,
+        minCreated: Math.max(r.minCreated ?? -Infinity, min),
+        maxCreated: Math.min(r.maxCreated ?? Infinity, max),
+      },
     ).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
@@ -563,6 +849,71 @@ function applyFilter<O>(
   }
   return q;
 }
+
+/**
+ * Whether counters describe the filtered set: type and date filters only
+ * (event_counts), or one filter on one field without types (term_counts).
+ */
+function hasCounters(r: Resolved): boolean {
+  if (r.clauses.length === 0) return true;
+  return (
+    r.clauses.length === 1 &&
+    r.types === undefined &&
+    r.clauses[0]!.singleField &&
+    r.clauses[0]!.types.length === 0
+  );
+}
+
+/** The counters' unit for a set hasCounters accepts: hours for all types, else days. */
+function counterUnitOf(r: Resolved): number {
+  return r.clauses.length > 0 ? DAY_MS : counterUnit(r.types !== undefined);
+}
+
+/** `FROM … WHERE …` of the counter rows describing the set, within [min, max] buckets. */
+function counterSource(r: Resolved, min: number | undefined, max: number | undefined) {
+  const buckets = sql`${min !== undefined ? sql` AND bucket >= ${min}` : sql``}${
+    max !== undefined ? sql` AND bucket <= ${max}` : sql``
+  }`;
+  if (r.clauses.length > 0) {
+    return sql`FROM term_counts WHERE org_id = ${r.orgId} AND term IN (${list(r.clauses[0]!.terms)})${buckets}`;
+  }
+  return sql`FROM event_counts WHERE org_id = ${r.orgId} AND event_type IN (${list(r.types ?? [''])})${buckets}`;
+}
+
+/**
+ * A date range as whole UTC days (`inner`, undefined when none; open ends
+ * stay undefined) and the cut parts at either end, as inclusive ms windows.
+ */
+function splitDays(
+  min: number | undefined,
+  max: number | undefined,
+): { inner?: { min?: number; max?: number }; cuts: [number | undefined, number | undefined][] } {
+  if (min !== undefined && max !== undefined && min > max) return { cuts: [] };
+  const minDay = min === undefined ? undefined : Math.floor(min / DAY_MS);
+  const maxDay = max === undefined ? undefined : Math.floor(max / DAY_MS);
+  const cutsMin = minDay !== undefined && min! > minDay * DAY_MS;
+  const cutsMax = maxDay !== undefined && max! < (maxDay + 1) * DAY_MS - 1;
+  if (minDay !== undefined && minDay === maxDay && (cutsMin || cutsMax)) {
+    return { cuts: [[min, max]] };
+  }
+  const cuts: [number, number][] = [];
+  if (cutsMin) cuts.push([min!, (minDay + 1) * DAY_MS - 1]);
+  if (cutsMax) cuts.push([maxDay * DAY_MS, max!]);
+  const innerMin = minDay === undefined ? undefined : cutsMin ? minDay + 1 : minDay;
+  const innerMax = maxDay === undefined ? undefined : cutsMax ? maxDay - 1 : maxDay;
+  const inner =
+    innerMin === undefined || innerMax === undefined || innerMin <= innerMax
+      ? { min: innerMin, max: innerMax }
+      : undefined;
+  return { inner, cuts };
+}
+
+/** Binary string order, the same on every engine and in the contract's oracle. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const MINUTE_MS = 60_000;
 
 type EventRow = {
   org_id: string;

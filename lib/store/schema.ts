@@ -29,6 +29,21 @@ export type EventCountsTable = {
   n: number;
 };
 
+/** Postings of the filterable fields: see migrations/0005_event_terms.ts and terms.ts. */
+export type EventTermsTable = {
+  org_id: string;
+  term: string;
+  created: Millis;
+  id: string;
+  event_type: string;
+};
+
+/** Per term and UTC day (`bucket` = day number since the epoch). */
+export type TermCountsTable = { org_id: string; term: string; bucket: number; n: number };
+
+/** The distinct terms of an org, with their counts. */
+export type EventValuesTable = { org_id: string; term: string; n: number };
+
 export type ApiKeysTable = {
   id: string;
   public_key: string;
@@ -64,6 +79,9 @@ export type Database = {
   orgs: OrgsTable;
   events: EventsTable;
   event_counts: EventCountsTable;
+  event_terms: EventTermsTable;
+  term_counts: TermCountsTable;
+  event_values: EventValuesTable;
   api_keys: ApiKeysTable;
   memberships: MembershipsTable;
   settings: SettingsTable;

@@ -4,7 +4,17 @@ import { HOUR_MS } from '@/lib/domain/dates';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import type { ConcurrentWriter } from './testing/sqlite-writer';
-import type { EventStore, NewEvent } from './types';
+import { DAY_MS } from '@/lib/domain/dates';
+import { FACET_FIELDS, FILTER_FIELDS, HISTOGRAM_INTERVALS, words } from '@/lib/domain/filters';
+import { generateEventBatches } from '@/lib/ingest/seed';
+import {
+  matches,
+  type OracleEvent,
+  oracleFacets,
+  oracleHistogram,
+  toOracle,
+} from './testing/oracle';
+import type { EventFilter, EventStore, NewEvent } from './types';
 
 /** What a contract run needs from an engine. */
 export type ContractTarget = {
@@ -491,6 +501,138 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         (await store.listSavedViews(orgA, owner)).map((v) => v.name),
         ['Team renamed'],
       );
+    });
+
+    describe('field filters, facets and histograms agree with an in-memory filter', () => {
+      const orgD = objectIdAt(base, 'dddddddddddddddd');
+      const from = Date.UTC(2026, 1, 1);
+      const to = from + 12 * DAY_MS;
+      // Realistic data: the seed's recurring world of actors, projects,
+      // clusters, hosts and addresses (IPv4 and IPv6), in several batches.
+      const seeded: NewEvent[] = [];
+      for (const batch of generateEventBatches(
+        { orgId: orgD, count: 4000, seed: 'contract', from, to },
+        700,
+      )) {
+        seeded.push(...batch);
+      }
+      const all: OracleEvent[] = toOracle(seeded);
+
+      before(async () => {
+        await store.createOrg({ id: orgD, name: 'Org D', created: base });
+        for (let i = 0; i < seeded.length; i += 700) {
+          await store.insertEvents(orgD, seeded.slice(i, i + 700));
+        }
+      });
+
+      let state = 2026;
+      const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+      const valueOf = (e: OracleEvent, field: string) => {
+        const v = e.fields[field];
+        return typeof v === 'string' ? v : undefined;
+      };
+
+      /** A random filter built from values the data holds (and sometimes ones it does not). */
+      function randomFilter(): Omit<EventFilter, 'orgId'> {
+        const f: Omit<EventFilter, 'orgId'> & { fields: Record<string, string[]> } = { fields: {} };
+        const anchor = pick(all);
+        const present = FILTER_FIELDS.filter((field) => valueOf(anchor, field) !== undefined);
+        const count = Math.floor(random() * 4);
+        for (let i = 0; i < count && present.length > 0; i++) {
+          const field = pick(present);
+          const values = [valueOf(anchor, field)!];
+          if (random() < 0.3) values.push(valueOf(pick(all), field) ?? 'nobody');
+          if (random() < 0.1) values.push('no-such-value');
+          f.fields[field] = values;
+        }
+        const address = valueOf(anchor, 'remoteAddress');
+        if (address && random() < 0.25) {
+          f.fields.remoteAddress = [
+            address.includes(':')
+              ? `${address.split(':').slice(0, 4).join(':')}::/64`
+              : `${address.split('.').slice(0, 2).join('.')}.0.0/16`,
+          ];
+        }
+        if (random() < 0.25) {
+          const actor = valueOf(anchor, pick(['username', 'userId', 'publicKey', 'apiKeyId']));
+          if (actor) f.actor = [actor];
+        }
+        if (random() < 0.25) {
+          const texts = [anchor.eventTypeName, ...present.map((p) => valueOf(anchor, p)!)];
+          const word = pick(words(pick(texts)));
+          f.q = [word.slice(0, 1 + Math.floor(random() * word.length))];
+        }
+        if (random() < 0.3) f.eventTypes = [anchor.eventTypeName, pick(all).eventTypeName];
+        if (random() < 0.2) f.excludeEventTypes = [pick(all).eventTypeName];
+        if (random() < 0.6) {
+          const a = from + Math.floor(random() * (to - from));
+          f.minCreated = a;
+          f.maxCreated = a + Math.floor(random() * (to - a));
+        }
+        return f;
+      }
+
+      test('random combinations: pages and totalCount', async () => {
+        for (let i = 0; i < 80; i++) {
+          const f = randomFilter();
+          const expected = all.filter((e) => matches(e, f));
+          const offset = random() < 0.5 ? 0 : Math.floor(random() * (expected.length + 3));
+          const limit = 1 + Math.floor(random() * 80);
+          const context = `case ${i}: ${JSON.stringify(f)} offset ${offset} limit ${limit}`;
+          const page = await store.listEvents({
+            orgId: orgD,
+            ...f,
+            offset,
+            limit,
+            includeCount: true,
+            includeRaw: false,
+          });
+          assert.equal(page.totalCount, expected.length, context);
+          assert.deepEqual(
+            page.events.map((e) => e.id),
+            expected.slice(offset, offset + limit).map((e) => e.id),
+            context,
+          );
+          assert.equal(page.hasMore, offset + limit < expected.length, context);
+          assert.equal(await store.countEvents({ orgId: orgD, ...f }), expected.length, context);
+        }
+      });
+
+      test('random combinations: facets under every filter but their own', async () => {
+        for (let i = 0; i < 40; i++) {
+          const f = randomFilter();
+          const limit = 1 + Math.floor(random() * 12);
+          const expected = oracleFacets(all, f, FACET_FIELDS, limit);
+          const actual = await store.facets({ orgId: orgD, ...f }, FACET_FIELDS, limit);
+          assert.deepEqual(actual, expected, `case ${i}: ${JSON.stringify(f)} limit ${limit}`);
+          const types = await store.eventTypeCounts(orgD, f);
+          assert.deepEqual(
+            types.map((t) => [t.eventTypeName, t.count]).sort(),
+            oracleFacets(all, f, ['eventTypeName'], 10_000)
+              .facets.eventTypeName!.map((t) => [t.value, t.count])
+              .sort(),
+            `eventTypes case ${i}`,
+          );
+        }
+      });
+
+      test('random combinations: histogram buckets', async () => {
+        for (let i = 0; i < 40; i++) {
+          const f = randomFilter();
+          const query =
+            random() < 0.5
+              ? { ...f, buckets: 1 + Math.floor(random() * 100) }
+              : { ...f, buckets: 60, interval: pick(HISTOGRAM_INTERVALS.slice(1)) };
+          const expected = oracleHistogram(all, query);
+          const actual = await store.histogram({ orgId: orgD, ...query });
+          const context = `case ${i}: ${JSON.stringify(query)}`;
+          assert.deepEqual(actual, expected, context);
+          if (expected.buckets.length > 0) {
+            assert.equal(actual.totalCount, all.filter((e) => matches(e, f)).length, context);
+          }
+        }
+      });
     });
   });
 }

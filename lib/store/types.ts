@@ -3,6 +3,7 @@
  * the dashboard and the CLI depend on this interface only, never on an engine.
  */
 import type { NewEvent, StoredEvent } from '@/lib/domain/event';
+import type { FacetField, FieldFilters, HistogramInterval } from '@/lib/domain/filters';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import type { SavedView, SavedViewPatch } from './saved-views';
 
@@ -21,7 +22,7 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 // The event's wire and storage forms belong to the domain; the store keeps them.
 export type { NewEvent, StoredEvent } from '@/lib/domain/event';
 
-export type EventFilter = {
+export type EventFilter = FieldFilters & {
   orgId: string;
   /** Empty or undefined: every type. */
   eventTypes?: readonly string[];
@@ -29,6 +30,32 @@ export type EventFilter = {
   minCreated?: number;
   maxCreated?: number;
 };
+
+export type FacetCount = { value: string; count: number };
+
+export type Facets = {
+  /** Size of the filtered set (every filter applied). */
+  totalCount: number;
+  /** Per field: its top values under every filter except the field's own, count desc then value. */
+  facets: Partial<Record<FacetField, FacetCount[]>>;
+};
+
+export type HistogramQuery = EventFilter & { buckets: number; interval?: HistogramInterval };
+
+export type Histogram = {
+  interval: HistogramInterval;
+  totalCount: number;
+  /** Aligned to UTC boundaries of the interval, oldest first, empty ones included. */
+  buckets: { start: number; count: number }[];
+};
+
+/** The histogram would need more than the maximum number of buckets. */
+export class TooManyBucketsError extends Error {
+  constructor(readonly needed: number) {
+    super(`The range needs ${needed} buckets`);
+    this.name = 'TooManyBucketsError';
+  }
+}
 
 export type EventPageQuery = EventFilter & {
   offset: number;
@@ -82,8 +109,19 @@ export interface EventStore {
   listEvents(query: EventPageQuery): Promise<EventPage>;
   getEvent(orgId: string, id: string, includeRaw: boolean): Promise<StoredEvent | null>;
   countEvents(filter: EventFilter): Promise<number>;
-  /** The event types present in an organization with their counts, most frequent first. */
-  eventTypeCounts(orgId: string): Promise<{ eventTypeName: string; count: number }[]>;
+  /**
+   * The event types present in an organization with their counts, most
+   * frequent first; with a filter, counted under it, except its own
+   * eventTypes/excludeEventTypes (types with no events left out).
+   */
+  eventTypeCounts(
+    orgId: string,
+    filter?: Omit<EventFilter, 'orgId'>,
+  ): Promise<{ eventTypeName: string; count: number }[]>;
+  /** Facet counts of the filtered set (see Facets). */
+  facets(filter: EventFilter, fields: readonly FacetField[], limit: number): Promise<Facets>;
+  /** Counts of the filtered set per interval bucket. */
+  histogram(query: HistogramQuery): Promise<Histogram>;
   /**
    * Inserts a batch atomically: either every new event of the batch is
    * written (with its counters) or none is. Existing ids are skipped.

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ApiError } from '@/lib/domain/errors';
+import { FACET_FIELDS, inCidr, parseCidr, parseIp } from '@/lib/domain/filters';
+import { bucketStart, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
+import {
+  parseFacetsParams,
+  parseHistogramParams,
+  parseListEventsParams,
+  parseQuery,
+} from './params';
+import { matchRoute } from './routes';
+
+const q = (search: string) => parseQuery(search);
+
+function rejects(fn: () => unknown, parameter: string) {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'INVALID_QUERY_PARAMETER');
+    assert.equal(error.parameters[0], parameter);
+    return true;
+  });
+}
+
+describe('issue 9 filter parameters', () => {
+  test('field filters: repeated and comma lists are any-of, distinct, trimmed', () => {
+    const p = parseListEventsParams(
+      q(
+        'clusterName=a,b&clusterName=b&hostname=h1&actor=alice@example.com&q=Clu%20DEL&excludeEventType=A,B',
+      ),
+    );
+    assert.deepEqual(p.fields, { clusterName: ['a', 'b'], hostname: ['h1'] });
+    assert.deepEqual(p.actor, ['alice@example.com']);
+    assert.deepEqual(p.q, ['clu', 'del']);
+    assert.deepEqual(p.excludeEventTypes, ['A', 'B']);
+    // Spec parameters are untouched, and absent filters stay absent.
+    const plain = parseListEventsParams(q('eventType=A'));
+    assert.deepEqual(plain, {
+      eventTypes: ['A'],
+      minCreated: undefined,
+      maxCreated: undefined,
+      pageNum: 1,
+      itemsPerPage: 100,
+      includeCount: true,
+      includeRaw: false,
+    });
+  });
+
+  test('malformed values are 400 INVALID_QUERY_PARAMETER', () => {
+    rejects(() => parseListEventsParams(q('username=')), 'username');
+    rejects(() => parseListEventsParams(q('clusterName=a,,b')), 'clusterName');
+    rejects(() => parseListEventsParams(q('remoteAddress=10.0.0.0/33')), 'remoteAddress');
+    rejects(() => parseListEventsParams(q('remoteAddress=10.0.0/8')), 'remoteAddress');
+    rejects(() => parseListEventsParams(q('remoteAddress=2001:db8::/129')), 'remoteAddress');
+    rejects(() => parseListEventsParams(q('q=--')), 'q');
+    rejects(() => parseListEventsParams(q('excludeEventType=lower')), 'excludeEventType');
+    const many = Array.from({ length: 101 }, (_, i) => `v${i}`).join(',');
+    rejects(() => parseListEventsParams(q(`hostId=${many}`)), 'hostId');
+    assert.equal(
+      parseListEventsParams(q(`hostId=${many.split(',').slice(0, 100).join(',')}`)).fields?.hostId
+        ?.length,
+      100,
+    );
+    assert.deepEqual(
+      parseListEventsParams(q('remoteAddress=10.0.0.0/8,2001:db8::/32,1.2.3.4')).fields,
+      {
+        remoteAddress: ['10.0.0.0/8', '2001:db8::/32', '1.2.3.4'],
+      },
+    );
+    rejects(() => parseFacetsParams(q('field=nope')), 'field');
+    rejects(() => parseFacetsParams(q('limit=101')), 'limit');
+    rejects(() => parseHistogramParams(q('buckets=501')), 'buckets');
+    rejects(() => parseHistogramParams(q('interval=year')), 'interval');
+  });
+
+  test('facets and histogram defaults', () => {
+    const f = parseFacetsParams(q(''));
+    assert.deepEqual(f.facetFields, [...FACET_FIELDS]);
+    assert.equal(f.limit, 10);
+    assert.deepEqual(parseFacetsParams(q('field=actor,hostname&field=actor')).facetFields, [
+      'actor',
+      'hostname',
+    ]);
+    const h = parseHistogramParams(q(''));
+    assert.equal(h.buckets, 60);
+    assert.equal(h.interval, undefined);
+  });
+
+  test('facets and histogram are routes, not event ids', () => {
+    const P = '/api/public/v1.0/orgs/abc/events';
+    assert.equal(matchRoute(`${P}/facets`)?.operation, 'getOrgEventFacets');
+    assert.equal(matchRoute(`${P}/histogram/`)?.operation, 'getOrgEventHistogram');
+    assert.equal(matchRoute(`${P}/65a1b2c3d4e5f6a7b8c9d0e1`)?.operation, 'getOrgEvent');
+  });
+});
+
+describe('CIDR and buckets', () => {
+  test('IPv4 and IPv6 blocks', () => {
+    assert.ok(inCidr('10.1.2.3', parseCidr('10.0.0.0/8')!));
+    assert.ok(!inCidr('11.1.2.3', parseCidr('10.0.0.0/8')!));
+    assert.ok(inCidr('2001:db8:0:0:0:0:0:1', parseCidr('2001:db8::/32')!));
+    assert.ok(inCidr('2001:0db8:ffff::1', parseCidr('2001:db8::/32')!));
+    assert.ok(!inCidr('2001:db9::1', parseCidr('2001:db8::/32')!));
+    assert.ok(!inCidr('10.0.0.1', parseCidr('2001:db8::/32')!));
+    assert.ok(inCidr('1.2.3.4', parseCidr('0.0.0.0/0')!));
+    assert.equal(parseIp('::ffff:10.0.0.1')?.value, (0xffffn << 32n) | 0x0a000001n);
+    for (const bad of ['1.2.3.4/33', '1.2.3/8', 'x/8', '::1::2/64', '1.2.3.4/']) {
+      assert.equal(parseCidr(bad), null, bad);
+    }
+  });
+
+  test('buckets align to UTC minutes, hours, days, Monday weeks and months', () => {
+    const t = Date.UTC(2026, 1, 18, 13, 45, 30); // a Wednesday
+    assert.equal(bucketStart(t, 'week'), Date.UTC(2026, 1, 16));
+    assert.equal(bucketStart(t, 'month'), Date.UTC(2026, 1, 1));
+    assert.equal(bucketStart(t, 'hour'), Date.UTC(2026, 1, 18, 13));
+    assert.deepEqual(bucketStarts(Date.UTC(2026, 0, 31), Date.UTC(2026, 2, 1), 'month'), [
+      Date.UTC(2026, 0, 1),
+      Date.UTC(2026, 1, 1),
+      Date.UTC(2026, 2, 1),
+    ]);
+    assert.equal(chooseInterval(Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1, 0, 59), 60), 'minute');
+    assert.equal(chooseInterval(Date.UTC(2026, 0, 1), Date.UTC(2026, 3, 1), 60), 'week');
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * The event filters of issue 9, defined once and browser-safe: which fields
+ * can be filtered and faceted, how free text splits into words, and what a
+ * remoteAddress CIDR matches. The API's parameter schemas (query.ts), the
+ * store (which turns them into index lookups) and the store contract's
+ * in-memory oracle all read these.
+ */
+
+/** Fields filterable by their own name (exact match; any of the values given). */
+export const FILTER_FIELDS = [
+  'username',
+  'userId',
+  'publicKey',
+  'apiKeyId',
+  'targetUsername',
+  'targetPublicKey',
+  'groupId',
+  'clusterId',
+  'clusterName',
+  'replicaSetName',
+  'shardName',
+  'hostId',
+  'hostname',
+  'teamId',
+  'alertId',
+  'alertConfigId',
+  'invoiceId',
+  'paymentId',
+  'database',
+  'collection',
+  'opType',
+  'metricName',
+  'remoteAddress',
+] as const;
+export type FilterField = (typeof FILTER_FIELDS)[number];
+
+/** `actor` matches any of these fields of an event. */
+export const ACTOR_FIELDS = ['username', 'userId', 'publicKey', 'apiKeyId'] as const;
+
+/**
+ * The actor's facet value: who acted, as people read it (the username, or the
+ * API key's public key; an event never has both).
+ */
+export const ACTOR_FACET_FIELDS = ['username', 'publicKey'] as const;
+
+/** Fields the facets endpoint counts. */
+export const FACET_FIELDS = [
+  'eventTypeName',
+  'actor',
+  'targetUsername',
+  'groupId',
+  'clusterName',
+  'hostname',
+  'remoteAddress',
+  'opType',
+] as const;
+export type FacetField = (typeof FACET_FIELDS)[number];
+
+/** Most values one filter parameter may carry. */
+export const MAX_FILTER_VALUES = 100;
+/** Facet values returned per field: default and maximum. */
+export const DEFAULT_FACET_LIMIT = 10;
+export const MAX_FACET_LIMIT = 100;
+/** Histogram buckets: default and maximum. */
+export const DEFAULT_HISTOGRAM_BUCKETS = 60;
+export const MAX_HISTOGRAM_BUCKETS = 500;
+export const HISTOGRAM_INTERVALS = ['minute', 'hour', 'day', 'week', 'month'] as const;
+export type HistogramInterval = (typeof HISTOGRAM_INTERVALS)[number];
+
+/**
+ * What the store filters on beyond type and date: per field, the values any
+ * of which must match; `actor` over ACTOR_FIELDS; `q` words that must all
+ * match (each as a word prefix); types to leave out.
+ */
+export type FieldFilters = {
+  fields?: Partial<Record<FilterField, readonly string[]>>;
+  actor?: readonly string[];
+  q?: readonly string[];
+  excludeEventTypes?: readonly string[];
+};
+
+// ---- words ------------------------------------------------------------------
+
+/** Lowercase words: runs of letters and digits (any script); everything else separates. */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** Whether some word of `text` starts with `prefix` (a word of `words`). */
+export function hasWordPrefix(text: string, prefix: string): boolean {
+  return words(text).some((word) => word.startsWith(prefix));
+}
+
+// ---- CIDR -------------------------------------------------------------------
+
+/** An address as a bigint of 32 (IPv4) or 128 (IPv6) bits, or null when not one. */
+export function parseIp(text: string): { bits: 32 | 128; value: bigint } | null {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) {
+    const parts = text.split('.').map(Number);
+    if (parts.some((p) => p > 255)) return null;
+    return { bits: 32, value: parts.reduce((acc, p) => (acc << 8n) | BigInt(p), 0n) };
+  }
+  if (!text.includes(':') || !/^[0-9a-fA-F:.]+$/.test(text)) return null;
+  let head = text;
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    // An embedded IPv4 tail (::ffff:10.0.0.1) stands for its two last groups.
+    const v4 = parseIp(text.slice(lastColon + 1));
+    if (!v4 || v4.bits !== 32) return null;
+    head = `${text.slice(0, lastColon + 1)}${(v4.value >> 16n).toString(16)}:${(v4.value & 0xffffn).toString(16)}`;
+  }
+  const halves = head.split('::');
+  if (halves.length > 2) return null;
+  const group = (s: string) => (s === '' ? [] : s.split(':'));
+  const left = group(halves[0]!);
+  const right = halves.length === 2 ? group(halves[1]!) : [];
+  if ([...left, ...right].some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return null;
+  const explicit = left.length + right.length;
+  if (halves.length === 1 ? explicit !== 8 : explicit > 7) return null;
+  const groups = [
+    ...left.map((g) => BigInt(parseInt(g, 16))),
+    ...Array<bigint>(8 - explicit).fill(0n),
+    ...right.map((g) => BigInt(parseInt(g, 16))),
+  ];
+  return { bits: 128, value: groups.reduce((acc, g) => (acc << 16n) | g, 0n) };
+}
+
+export type Cidr = { bits: 32 | 128; network: bigint; prefix: number };
+
+/** `10.0.0.0/8`, `2001:db8::/32`: the network, or null when malformed. Host bits may be set. */
+export function parseCidr(text: string): Cidr | null {
+  const slash = text.indexOf('/');
+  if (slash === -1) return null;
+  const ip = parseIp(text.slice(0, slash));
+  const prefixText = text.slice(slash + 1);
+  if (!ip || !/^\d{1,3}$/.test(prefixText)) return null;
+  const prefix = Number(prefixText);
+  if (prefix > ip.bits) return null;
+  const shift = BigInt(ip.bits - prefix);
+  return { bits: ip.bits, network: (ip.value >> shift) << shift, prefix };
+}
+
+/** Whether an address (IPv4 or IPv6 text) lies in the network; anything else does not. */
+export function inCidr(address: string, cidr: Cidr): boolean {
+  const ip = parseIp(address);
+  if (!ip || ip.bits !== cidr.bits) return false;
+  const shift = BigInt(cidr.bits - cidr.prefix);
+  return ip.value >> shift === cidr.network >> shift;
+}
+
+/** A remoteAddress filter value: a CIDR when it holds a slash, else an exact address. */
+export function isCidrValue(value: string): boolean {
+  return value.includes('/');
+}

@@ -1,0 +1,81 @@
+import { DAY_MS, HOUR_MS } from './dates';
+import type { HistogramInterval } from './filters';
+import { HISTOGRAM_INTERVALS } from './filters';
+
+/**
+ * Histogram buckets aligned to UTC boundaries: minutes, hours, days, weeks
+ * starting Monday 00:00 UTC (ISO weeks), calendar months. Browser-safe: the
+ * store buckets with these and the dashboard may draw with them.
+ */
+
+const MINUTE_MS = 60_000;
+const WEEK_MS = 7 * DAY_MS;
+/** 1970-01-01 was a Thursday: Mondays are 4 days after an epoch multiple of 7 days. */
+const MONDAY_OFFSET = 4 * DAY_MS;
+
+function floorBy(millis: number, width: number, offset = 0): number {
+  return Math.floor((millis - offset) / width) * width + offset;
+}
+
+/** The start of the bucket holding `millis`. */
+export function bucketStart(millis: number, interval: HistogramInterval): number {
+  switch (interval) {
+    case 'minute':
+      return floorBy(millis, MINUTE_MS);
+    case 'hour':
+      return floorBy(millis, HOUR_MS);
+    case 'day':
+      return floorBy(millis, DAY_MS);
+    case 'week':
+      return floorBy(millis, WEEK_MS, MONDAY_OFFSET);
+    case 'month': {
+      const date = new Date(millis);
+      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    }
+  }
+}
+
+/** The start of the bucket after the one starting at `start`. */
+export function nextBucketStart(start: number, interval: HistogramInterval): number {
+  switch (interval) {
+    case 'minute':
+      return start + MINUTE_MS;
+    case 'hour':
+      return start + HOUR_MS;
+    case 'day':
+      return start + DAY_MS;
+    case 'week':
+      return start + WEEK_MS;
+    case 'month': {
+      const date = new Date(start);
+      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+    }
+  }
+}
+
+/** How many buckets of `interval` cover [min, max]. */
+export function bucketCount(min: number, max: number, interval: HistogramInterval): number {
+  if (interval === 'month') {
+    const a = new Date(min);
+    const b = new Date(max);
+    return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
+  }
+  const width = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS, week: WEEK_MS }[interval];
+  return (bucketStart(max, interval) - bucketStart(min, interval)) / width + 1;
+}
+
+/** The finest interval covering [min, max] in at most `maxBuckets` buckets (month when none does). */
+export function chooseInterval(min: number, max: number, maxBuckets: number): HistogramInterval {
+  return (
+    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval) <= maxBuckets) ?? 'month'
+  );
+}
+
+/** The bucket starts covering [min, max], oldest first. */
+export function bucketStarts(min: number, max: number, interval: HistogramInterval): number[] {
+  const starts: number[] = [];
+  for (let s = bucketStart(min, interval); s <= max; s = nextBucketStart(s, interval)) {
+    starts.push(s);
+  }
+  return starts;
+}
