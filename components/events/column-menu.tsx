@@ -1,6 +1,5 @@
 'use client';
 
-import { useId } from 'react';
 import {
   COLUMN_LABELS,
   type Density,
@@ -8,14 +7,15 @@ import {
   type TablePrefs,
   moveColumn,
 } from '@/lib/client/table-prefs';
+import { ToolbarPopover } from './toolbar-popover';
 import { usePopover } from './use-popover';
 
 type Props = { prefs: TablePrefs; onChange: (prefs: TablePrefs) => void };
 
 /** Show, hide and reorder the table's columns, and pick its density. */
 export function ColumnMenu({ prefs, onChange }: Props) {
-  const { open, setOpen, close, anchorRef, buttonRef } = usePopover();
-  const popoverId = useId();
+  const popover = usePopover();
+  const { close } = popover;
   const hidden = new Set(prefs.hidden);
 
   const toggle = (column: MovableColumn) =>
@@ -30,25 +30,9 @@ export function ColumnMenu({ prefs, onChange }: Props) {
   const setDensity = (density: Density) => onChange({ ...prefs, density });
 
   return (
-    <div className="popover-anchor" ref={anchorRef}>
-      <button
-        ref={buttonRef}
-        type="button"
-        className="button"
-        aria-haspopup="dialog"
-        aria-expanded={open}
-        aria-controls={open ? popoverId : undefined}
-        onClick={() => (open ? close() : setOpen(true))}
-      >
-        Columns ▾
-      </button>
-      {open ? (
-        <div
-          id={popoverId}
-          className="popover popover-right"
-          role="dialog"
-          aria-label="Table columns"
-        >
+    <ToolbarPopover popover={popover} trigger="Columns ▾" label="Table columns">
+      {(popoverId) => (
+        <>
           <div className="popover-body">
             <p className="hint">Time always comes first. Kept in this browser for this key.</p>
             <ul className="column-list">
@@ -114,9 +98,9 @@ export function ColumnMenu({ prefs, onChange }: Props) {
               Done
             </button>
           </footer>
-        </div>
-      ) : null}
-    </div>
+        </>
+      )}
+    </ToolbarPopover>
   );
 }
 

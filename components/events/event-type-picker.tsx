@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { categoryOf, eventTypeLabel } from '@/lib/domain/catalog';
 import { type EventTypeSummary, eventTypesQueryOptions } from '@/lib/client/api-client';
+import { PopoverLoadState } from './toolbar-popover';
 
 type Props = {
   orgId: string;
@@ -221,17 +222,13 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
             </label>
           </header>
           <div className="popover-body">
-            {types.isPending ? (
-              <p className="muted" role="status">
-                Loading event types…
-              </p>
-            ) : types.isError ? (
-              <p className="alert" role="alert">
-                Event types could not be loaded.{' '}
-                <button type="button" className="button small" onClick={() => void types.refetch()}>
-                  Retry
-                </button>
-              </p>
+            {types.isPending || types.isError ? (
+              <PopoverLoadState
+                what="event types"
+                isPending={types.isPending}
+                isError={types.isError}
+                onRetry={() => void types.refetch()}
+              />
             ) : (
               <>
                 {pinned.length ? (

@@ -12,6 +12,7 @@ import {
   savedViewsQueryOptions,
   sendSavedView,
 } from '@/lib/client/saved-views';
+import { PopoverLoadState, ToolbarPopover } from './toolbar-popover';
 import { usePopover } from './use-popover';
 
 type Props = {
@@ -33,10 +34,10 @@ function failure(error: unknown): string {
  * delete them. Stored on the server, so they follow the key anywhere.
  */
 export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
-  const { open, setOpen, close, anchorRef, buttonRef } = usePopover();
+  const popover = usePopover();
+  const { open, close } = popover;
   const queryClient = useQueryClient();
   const views = useQuery({ ...savedViewsQueryOptions(orgId), enabled: open });
-  const popoverId = useId();
   const nameId = useId();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -90,25 +91,9 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
   const list = views.data?.results ?? [];
 
   return (
-    <div className="popover-anchor" ref={anchorRef}>
-      <button
-        ref={buttonRef}
-        type="button"
-        className="button"
-        aria-haspopup="dialog"
-        aria-expanded={open}
-        aria-controls={open ? popoverId : undefined}
-        onClick={() => (open ? close() : setOpen(true))}
-      >
-        Views ▾
-      </button>
-      {open ? (
-        <div
-          id={popoverId}
-          className="popover popover-right"
-          role="dialog"
-          aria-label="Saved views"
-        >
+    <ToolbarPopover popover={popover} trigger="Views ▾" label="Saved views">
+      {() => (
+        <>
           <form className="save-view" onSubmit={(event) => void onSave(event)}>
             <label htmlFor={nameId} className="label">
               Save the current view
@@ -136,17 +121,13 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
             </p>
           ) : null}
           <div className="popover-body">
-            {views.isPending ? (
-              <p className="muted" role="status">
-                Loading saved views…
-              </p>
-            ) : views.isError ? (
-              <p className="alert" role="alert">
-                Saved views could not be loaded.{' '}
-                <button type="button" className="button small" onClick={() => void views.refetch()}>
-                  Retry
-                </button>
-              </p>
+            {views.isPending || views.isError ? (
+              <PopoverLoadState
+                what="saved views"
+                isPending={views.isPending}
+                isError={views.isError}
+                onRetry={() => void views.refetch()}
+              />
             ) : list.length === 0 ? (
               <p className="muted">No saved views yet.</p>
             ) : (
@@ -222,8 +203,8 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
               </ul>
             )}
           </div>
-        </div>
-      ) : null}
-    </div>
+        </>
+      )}
+    </ToolbarPopover>
   );
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from './schema';
 
 /**
@@ -22,16 +22,7 @@ export type SavedViewPatch = { name?: string; shared?: boolean; state?: string }
 
 type Table = Database['saved_views'];
 
-function toSavedView(row: {
-  id: string;
-  org_id: string;
-  owner_key_id: string;
-  name: string;
-  shared: number;
-  state: string;
-  created: number | string;
-  updated: number | string;
-}): SavedView {
+function toSavedView(row: Selectable<Table>): SavedView {
   return {
     id: row.id,
     orgId: row.org_id,
