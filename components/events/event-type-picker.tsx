@@ -1,10 +1,11 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { categoryOf, eventTypeLabel } from '@/lib/domain/catalog';
 import { type EventTypeSummary, eventTypesQueryOptions } from '@/lib/client/api-client';
-import { PopoverLoadState } from './toolbar-popover';
+import { PopoverLoadState, ToolbarPopover } from './toolbar-popover';
+import { usePopover } from './use-popover';
 
 type Props = {
   orgId: string;
@@ -66,17 +67,14 @@ function groupTypes(
  * history entry and one request, not five.
  */
 export function EventTypePicker({ orgId, selected, onApply }: Props) {
-  const [open, setOpen] = useState(false);
+  const popover = usePopover();
+  const { open, close } = popover;
   const [draft, setDraft] = useState<Set<string>>(() => new Set(selected));
   const [search, setSearch] = useState('');
   const [includeEmpty, setIncludeEmpty] = useState(false);
   const queryClient = useQueryClient();
   const types = useQuery({ ...eventTypesQueryOptions(orgId), enabled: open });
-  const popoverId = useId();
   const searchId = useId();
-  const anchorRef = useRef<HTMLDivElement>(null);
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const searchRef = useRef<HTMLInputElement>(null);
 
   const groups = useMemo(
     () => groupTypes(types.data?.results ?? [], selected, search, includeEmpty),
@@ -120,25 +118,11 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
       return new Set(base.filter((type) => !inCategory.has(type)));
     });
 
-  const show = () => {
+  // Each opening starts from what is applied, with an empty search.
+  const resetDraft = () => {
     setDraft(new Set(selected));
     setSearch('');
-    setOpen(true);
   };
-  const close = (restoreFocus = true) => {
-    setOpen(false);
-    if (restoreFocus) buttonRef.current?.focus();
-  };
-
-  useEffect(() => {
-    if (!open) return;
-    searchRef.current?.focus();
-    const onPointerDown = (event: PointerEvent) => {
-      if (!anchorRef.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', onPointerDown);
-    return () => document.removeEventListener('pointerdown', onPointerDown);
-  }, [open]);
 
   const toggle = (type: string) =>
     setDraft((current) => {
@@ -153,15 +137,6 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
     close();
   };
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      // Closes the picker only, not the event panel behind it.
-      event.stopPropagation();
-      event.nativeEvent.stopImmediatePropagation();
-      close();
-    }
-  };
-
   const label =
     selected.length === 0
       ? 'All event types'
@@ -170,36 +145,23 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
         : `${selected.length} event types`;
 
   return (
-    <div className="popover-anchor" ref={anchorRef}>
-      <button
-        ref={buttonRef}
-        type="button"
-        className="button"
-        aria-haspopup="dialog"
-        aria-label={`Event types: ${label}`}
-        aria-expanded={open}
-        aria-controls={open ? popoverId : undefined}
-        onClick={() => (open ? close() : show())}
-        onPointerEnter={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId))}
-        onFocus={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId))}
-      >
-        {label} ▾
-      </button>
-      {open ? (
-        <div
-          id={popoverId}
-          className="popover"
-          role="dialog"
-          aria-label="Filter by event type"
-          onKeyDown={onKeyDown}
-        >
+    <ToolbarPopover
+      popover={popover}
+      trigger={`${label} ▾`}
+      triggerLabel={`Event types: ${label}`}
+      label="Filter by event type"
+      align="left"
+      onOpen={resetDraft}
+      onInterest={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId))}
+    >
+      {(popoverId) => (
+        <>
           <header>
             <label htmlFor={searchId} className="label">
               Search event types
             </label>
             <input
               id={searchId}
-              ref={searchRef}
               className="input"
               type="search"
               placeholder="Name, code or category"
@@ -314,8 +276,8 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
               Apply
             </button>
           </footer>
-        </div>
-      ) : null}
-    </div>
+        </>
+      )}
+    </ToolbarPopover>
   );
 }

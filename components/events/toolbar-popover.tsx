@@ -11,13 +11,25 @@ import type { usePopover } from './use-popover';
 export function ToolbarPopover({
   popover,
   trigger,
+  triggerLabel,
   label,
+  align = 'right',
+  onOpen,
+  onInterest,
   children,
 }: {
   popover: ReturnType<typeof usePopover>;
   trigger: ReactNode;
+  /** The button's accessible name, when its text alone does not say enough. */
+  triggerLabel?: string;
   /** The dialog's accessible name. */
   label: string;
+  /** Which edge of the button the dialog lines up with. */
+  align?: 'left' | 'right';
+  /** Runs just before the dialog opens (to reset a draft). */
+  onOpen?: () => void;
+  /** The pointer or focus reached the button: a good moment to prefetch. */
+  onInterest?: () => void;
   children: (popoverId: string) => ReactNode;
 }) {
   const popoverId = useId();
@@ -29,14 +41,26 @@ export function ToolbarPopover({
         type="button"
         className="button"
         aria-haspopup="dialog"
+        aria-label={triggerLabel}
         aria-expanded={open}
         aria-controls={open ? popoverId : undefined}
-        onClick={() => (open ? close() : setOpen(true))}
+        onClick={() => {
+          if (open) return close();
+          onOpen?.();
+          setOpen(true);
+        }}
+        onPointerEnter={onInterest}
+        onFocus={onInterest}
       >
         {trigger}
       </button>
       {open ? (
-        <div id={popoverId} className="popover popover-right" role="dialog" aria-label={label}>
+        <div
+          id={popoverId}
+          className={align === 'right' ? 'popover popover-right' : 'popover'}
+          role="dialog"
+          aria-label={label}
+        >
           {children(popoverId)}
         </div>
       ) : null}
