@@ -68,6 +68,9 @@ test('PostgreSQL restarted under load: 503 with Retry-After meanwhile, no 500, b
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   await sleep(WARM_UP_MS);
+  // A loaded machine can take longer than the warm-up to serve the first
+  // request: the outage starts only once the load is really being served.
+  while (!samples.some((s) => s.status === 200) && clock() < WARM_UP_MS + 20_000) await sleep(50);
   const stopping = clock();
   await postgres.stop();
   const down = clock();
