@@ -1,9 +1,15 @@
 'use client';
 
 import { QueryClientProvider } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { getQueryClient } from '@/lib/client/query-client';
 
 export function Providers({ children }: { children: ReactNode }) {
+  // From here on the server-rendered controls answer: a change made before
+  // hydration (a select picked while the page's script still loads) is
+  // lost, so the browser tests wait for this mark before they act.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = 'true';
+  }, []);
   return <QueryClientProvider client={getQueryClient()}>{children}</QueryClientProvider>;
 }

@@ -8,6 +8,21 @@ export const test = base.extend<{ state: E2eState }>({
   baseURL: async ({}, provide) => provide(readState().baseUrl),
   // eslint-disable-next-line no-empty-pattern
   state: async ({}, provide) => provide(readState()),
+  // A dashboard page is usable once React has hydrated it (app/providers.tsx
+  // marks <html>); acting earlier loses the action. JSON answers have no mark.
+  page: async ({ page }, provide) => {
+    const hydrated = async (response: Awaited<ReturnType<Page['goto']>>) => {
+      if (response?.headers()['content-type']?.includes('text/html')) {
+        await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' });
+      }
+      return response;
+    };
+    const goto = page.goto.bind(page);
+    const reload = page.reload.bind(page);
+    page.goto = async (url, options) => hydrated(await goto(url, options));
+    page.reload = async (options) => hydrated(await reload(options));
+    await provide(page);
+  },
 });
 
 export { expect };
