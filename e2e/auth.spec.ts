@@ -98,8 +98,14 @@ test.describe('signing in and out', () => {
     state,
   }) => {
     await signIn(page, state.keys.member);
+    // The page warms the next page when the browser is idle; on a busy machine
+    // that can come after the cookie dies and end the session before the click.
+    const nextPageWarmed = page.waitForResponse(
+      (response) => response.url().includes('/events?') && response.url().includes('pageNum=2'),
+    );
     await page.goto(eventsUrl(state.orgId, 'size=25'));
     await expect(rows(page).first()).toBeVisible();
+    await nextPageWarmed;
     // The cookie stops opening (as an expired one does): the next load is refused.
     const cookie = (await context.cookies()).find((c) => c.name === 'org_events_session')!;
     await context.addCookies([{ ...cookie, value: `${cookie.value.slice(0, -4)}AAAA` }]);
