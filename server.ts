@@ -21,11 +21,12 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createNodeApiHandler } from '@/lib/api/node-adapter';
+import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
+import { errorJson, routeNotFound } from '@/lib/domain/errors';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { flushLog, getLogger } from '@/lib/ops/log';
 import { metricsAnswer } from '@/lib/ops/metrics';
@@ -58,6 +59,25 @@ function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: ProbeAns
   res.setHeader('Content-Length', body.length);
   res.writeHead(answer.status);
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Next, prepared: the dashboard and everything else that is not the API's or a probe's. */
+async function loadNext(hostname: string, port: number) {
+  const { default: next } = await import('next');
+  const app = next({ dev: false, hostname, port, dir: path.resolve(__dirname) });
+  await app.prepare();
+  return { handle: app.getRequestHandler(), close: () => app.close() };
+}
+
+/** SERVE=api: what Next would have served is not here. */
+function answerNotServedHere(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = splitTarget(req.url ?? '/').path;
+  writeApiResponse(req, res, {
+    status: 404,
+    headers: [['Content-Type', 'application/json']],
+    body: errorJson(routeNotFound(path)),
+  });
+  return Promise.resolve();
 }
 
 /** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
@@ -103,14 +123,13 @@ async function main(): Promise<void> {
     trustProxy: config.TRUST_PROXY,
     routeForNext: nextRoutingTarget,
     logsItself: isApiTarget,
+    answeredBeforeNext: isApiTarget,
   });
   const store = await getStore(); // opens and migrates before we accept traffic
   await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued
 
-  const { default: next } = await import('next');
-  const app = next({ dev: false, hostname, port, dir: path.resolve(__dirname) });
-  await app.prepare();
-  const handleNext = app.getRequestHandler();
+  const dashboard = config.SERVE === 'all' ? await loadNext(hostname, port) : undefined;
+  const handleNext = dashboard?.handle ?? answerNotServedHere;
   const handleApi = createNodeApiHandler();
 
   const server = createServer(config, (req, res) => {
@@ -147,8 +166,12 @@ async function main(): Promise<void> {
   const scheme = server instanceof https.Server ? 'https' : 'http';
   // tests/helpers/server.ts and bench/lib/servers.ts read the URL from this line.
   lifecycle.info(
-    { url: `${scheme}://${shownHost}:${address.port}`, variant: config.EVENTS_VARIANT },
-    `org-events ready on ${scheme}://${shownHost}:${address.port} (${config.EVENTS_VARIANT}, ${store.dialect})`,
+    {
+      url: `${scheme}://${shownHost}:${address.port}`,
+      variant: config.EVENTS_VARIANT,
+      serve: config.SERVE,
+    },
+    `org-events ready on ${scheme}://${shownHost}:${address.port} (${config.EVENTS_VARIANT}, ${store.dialect}${config.SERVE === 'api' ? ', API only' : ''})`,
   );
 
   let stopping = false;
@@ -164,7 +187,7 @@ async function main(): Promise<void> {
     force.unref();
     server.close(() => {
       void (async () => {
-        await app.close().catch(() => undefined);
+        await dashboard?.close().catch(() => undefined);
         await store.close().catch(() => undefined);
         clearTimeout(force);
         lifecycle.info('stopped');

@@ -5,7 +5,17 @@
  * Nothing here asserts on time: it reports.
  *
  *   npm run bench -- [--events 1000000] [--engines sqlite,postgres]
- *                    [--duration 3000] [--concurrency 1,16] [--reuse] [--no-next]
+ *                    [--duration 3000] [--rounds 3] [--concurrency 1,16] [--reuse] [--no-next]
+ *                    [--api-only]
+ *
+ * On a shared machine the load moves from second to second, so the servers
+ * run side by side (an idle one costs nothing) and take turns: each cell is
+ * `rounds` short runs per server, interleaved, and the ratio printed is the
+ * median of the rounds' ratios. Before it is measured, `npm start` serves a
+ * dashboard page, as it has in production: Next's rendering turns on
+ * process-wide machinery (on Node 20, AsyncLocalStorage's promise hooks)
+ * that the API's fast path then runs beside. `--api-only` measures `npm start`
+ * with SERVE=api instead: a process that serves only the API (no Next).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +28,7 @@ import { generateEventBatches } from '@/lib/ingest/seed';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { type Credentials, type LoadResult, runLoad } from './lib/digest-load';
-import { machineInfo } from './lib/machine';
+import { machineInfo, machineLine } from './lib/machine';
 import {
   type RunningServer,
   startBaselineServer,
@@ -31,15 +41,18 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '1000000' },
     engines: { type: 'string', default: 'sqlite,postgres' },
     duration: { type: 'string', default: '3000' },
+    rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '1,16' },
     reuse: { type: 'boolean', default: false },
     'no-next': { type: 'boolean', default: false },
+    'api-only': { type: 'boolean', default: false },
     'pg-admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 
 const EVENTS = Number(args.events);
 const DURATION_MS = Number(args.duration);
+const ROUNDS = Math.max(1, Number(args.rounds));
 const CONCURRENCY = args.concurrency.split(',').map(Number);
 const ENGINES = args.engines.split(',') as ('sqlite' | 'postgres')[];
 const ORG_ID = objectIdAt(Date.UTC(2025, 0, 1), '0000000000000be7');
@@ -53,6 +66,8 @@ type Row = {
   scenario: string;
   concurrency: number;
   results: Record<string, LoadResult>;
+  /** Per server: the median over rounds of its req/s over the baseline's in the same round. */
+  ratios: Record<string, number>;
 };
 
 function log(message: string) {
@@ -144,27 +159,84 @@ async function scenarios(store: EventStore): Promise<Scenario[]> {
   ];
 }
 
-async function measure(server: RunningServer, list: Scenario[], credentials: Credentials) {
-  const out: Record<string, LoadResult> = {};
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Rounds of one server merged: requests and time summed, latencies their median. */
+function merge(rounds: LoadResult[]): LoadResult {
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  const durationMs = rounds.reduce((sum, r) => sum + r.durationMs, 0);
+  const statuses: Record<number, number> = {};
+  for (const round of rounds)
+    for (const [status, n] of Object.entries(round.statuses))
+      statuses[Number(status)] = (statuses[Number(status)] ?? 0) + n;
+  return {
+    requests,
+    durationMs,
+    statuses,
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    challenges: rounds.reduce((sum, r) => sum + r.challenges, 0),
+    rps: requests / (durationMs / 1000),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    max: Math.max(...rounds.map((r) => r.max)),
+  };
+}
+
+type Cell = { results: Record<string, LoadResult>; ratios: Record<string, number> };
+
+/** Every scenario on every server, the servers taking turns round by round. */
+async function measure(
+  servers: Record<string, RunningServer>,
+  list: Scenario[],
+  credentials: Credentials,
+): Promise<Record<string, Cell>> {
+  const out: Record<string, Cell> = {};
   for (const scenario of list) {
     for (const concurrency of CONCURRENCY) {
-      const result = await runLoad({
-        baseUrl: server.baseUrl,
-        paths: scenario.paths,
-        credentials,
-        concurrency,
-        durationMs: DURATION_MS,
-        warmupMs: 700,
-      });
-      out[`${scenario.name}|${concurrency}`] = result;
-      log(
-        `  ${server.name.padEnd(28)} ${scenario.name.padEnd(22)} c=${String(concurrency).padEnd(3)} ` +
-          `${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms` +
-          (result.errors ? `  ERRORS ${result.errors}` : ''),
+      const rounds: Record<string, LoadResult[]> = {};
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [key, server] of Object.entries(servers)) {
+          const result = await runLoad({
+            baseUrl: server.baseUrl,
+            paths: scenario.paths,
+            credentials,
+            concurrency,
+            durationMs: DURATION_MS / ROUNDS,
+            warmupMs: round === 0 ? 700 : 200,
+          });
+          (rounds[key] ??= []).push(result);
+        }
+      }
+      const results = Object.fromEntries(Object.entries(rounds).map(([k, v]) => [k, merge(v)]));
+      const baseline = rounds.baseline!;
+      const ratios = Object.fromEntries(
+        Object.entries(rounds).map(([k, v]) => [
+          k,
+          median(v.map((r, i) => r.rps / baseline[i]!.rps)),
+        ]),
       );
+      out[`${scenario.name}|${concurrency}`] = { results, ratios };
+      for (const [key, result] of Object.entries(results)) {
+        log(
+          `  ${servers[key]!.name.padEnd(28)} ${scenario.name.padEnd(22)} c=${String(concurrency).padEnd(3)} ` +
+            `${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms` +
+            (result.errors ? `  ERRORS ${result.errors}` : ''),
+        );
+      }
     }
   }
   return out;
+}
+
+/** One dashboard page from Next, as a production server has served before any API call we time. */
+async function serveDashboardPage(server: RunningServer): Promise<void> {
+  const response = await fetch(`${server.baseUrl}/sign-in`);
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`GET /sign-in answered ${response.status}`);
 }
 
 async function main(): Promise<void> {
@@ -189,7 +261,7 @@ async function main(): Promise<void> {
 
     const env = { DATABASE_URL: databaseUrl, NODE_ENV: 'production' };
     const servers: [string, () => Promise<RunningServer>][] = [
-      ['ours', () => startOurServer(env)],
+      ['ours', () => startOurServer(args['api-only'] ? { ...env, SERVE: 'api' } : env)],
       ['baseline', () => startBaselineServer(env)],
       ...(args['no-next']
         ? []
@@ -198,28 +270,24 @@ async function main(): Promise<void> {
             () => Promise<RunningServer>,
           ][])),
     ];
-    const byServer: Record<string, Record<string, LoadResult>> = {};
-    // One server at a time: on two cores they must not compete with each other.
-    for (const [key, start] of servers) {
-      const server = await start();
-      try {
-        byServer[key] = await measure(server, list, credentials);
-      } finally {
-        await server.stop();
+    const running: Record<string, RunningServer> = {};
+    try {
+      for (const [key, start] of servers) running[key] = await start();
+      if (!args['api-only']) await serveDashboardPage(running.ours!);
+      const cells = await measure(running, list, credentials);
+      for (const scenario of list) {
+        for (const concurrency of CONCURRENCY) {
+          const cell = cells[`${scenario.name}|${concurrency}`]!;
+          rows.push({ engine, scenario: scenario.name, concurrency, ...cell });
+        }
       }
-    }
-    for (const scenario of list) {
-      for (const concurrency of CONCURRENCY) {
-        const cell = `${scenario.name}|${concurrency}`;
-        rows.push({
-          engine,
-          scenario: scenario.name,
-          concurrency,
-          results: Object.fromEntries(Object.entries(byServer).map(([k, v]) => [k, v[cell]!])),
-        });
-      }
+    } finally {
+      for (const server of Object.values(running)) await server.stop();
     }
   }
+  console.log(
+    `\n${machineLine()} (at the end; at the start: ${(meta.machine as ReturnType<typeof machineInfo>).loadavg.map((l) => l.toFixed(2)).join(' ')})`,
+  );
   printTable(rows);
   const outDir = path.join(ROOT, 'bench', 'results');
   fs.mkdirSync(outDir, { recursive: true });
@@ -257,9 +325,9 @@ function printTable(rows: Row[]) {
       baseline.rps.toFixed(0),
       baseline.p50.toFixed(2),
       baseline.p99.toFixed(2),
-      (ours.rps / baseline.rps).toFixed(2) + 'x',
+      row.ratios.ours!.toFixed(2) + 'x',
       nextOnly ? nextOnly.rps.toFixed(0) : '-',
-      nextOnly ? (nextOnly.rps / baseline.rps).toFixed(2) + 'x' : '-',
+      nextOnly ? row.ratios.next!.toFixed(2) + 'x' : '-',
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));

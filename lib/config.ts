@@ -45,9 +45,25 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Bearer token for GET /metrics; unset, /metrics answers 404 (metrics are off). */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /** The longest record `import` accepts, in bytes: a longer one is reported, not read into memory. */
+  IMPORT_MAX_RECORD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1 << 20),
   /** PEM files: when both are set, server.ts listens with HTTPS itself. */
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
+  /**
+   * What `npm start` serves: `all` (the API, the dashboard, the probes) or
+   * `api` (the API and the probes, without loading Next). On Node 20, Next's
+   * rendering turns on promise hooks for its whole process (its
+   * AsyncLocalStorage), which costs the API's fast path about a fifth of its
+   * throughput once a dashboard page has been served (`npm run bench`); a
+   * deployment under heavy API load runs `api` instances behind the proxy's
+   * /api/public/ route and `all` instances for the rest.
+   */
+  SERVE: z.enum(['all', 'api']).default('all'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,7 +2,7 @@ import { authenticate } from '@/lib/auth/authenticate';
 import { parseAuthorization } from '@/lib/auth/digest';
 import { getConfig } from '@/lib/config';
 import { clientAddress } from '@/lib/http/client-address';
-import { originForm, wireFacts } from '@/lib/http/front-door';
+import { originForm } from '@/lib/http/front-door';
 import { recordRequest, type RequestRecord } from '@/lib/ops/access-log';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { isObjectId } from '@/lib/domain/object-id';
@@ -31,6 +31,19 @@ import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/li
 export type { ApiRequest, ApiResponse } from './types';
 
 function success(result: RouteResult, format: ResponseFormat): ApiResponse {
+  if ('stream' in result) {
+    // The stream's own headers win over the service's (its Content-Type).
+    const own = new Set(result.headers.map(([name]) => name.toLowerCase()));
+    return {
+      status: 200,
+      headers: [
+        ...serviceHeaders().filter(([name]) => !own.has(name.toLowerCase())),
+        ...result.headers,
+      ],
+      body: '',
+      stream: result.stream,
+    };
+  }
   return {
     status: 200,
     headers: [...serviceHeaders()],
@@ -139,8 +152,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
 
   return async (request) => {
     const started = performance.now();
-    const requestId =
-      wireFacts()?.requestId ?? requestIdFor(request.headers.get(REQUEST_ID_HEADER));
+    const requestId = request.requestId ?? requestIdFor(request.headers.get(REQUEST_ID_HEADER));
     const facts: Facts = { route: 'unmatched' };
     const response = await answer(request, facts);
     response.headers.push([REQUEST_ID_HEADER, requestId]);

@@ -1,5 +1,4 @@
 import { getConfig } from '@/lib/config';
-import { wireFacts } from '@/lib/http/front-door';
 import type { QueryParam } from './params';
 import { API_PREFIX, type ApiRequest } from './types';
 
@@ -18,11 +17,11 @@ function firstForwarded(value: string | null): string | undefined {
  * a client cannot make us print links to another site. A missing or
  * malformed Host falls back to localhost.
  */
-export function baseUrl(request: Pick<ApiRequest, 'headers'>): string {
+export function baseUrl(request: Pick<ApiRequest, 'headers' | 'encrypted'>): string {
   const config = getConfig();
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL;
   // Served over TLS by server.ts itself (TLS_CERT_FILE): the request came in as https.
-  let proto = wireFacts()?.encrypted ? 'https' : 'http';
+  let proto = request.encrypted ? 'https' : 'http';
   let host = request.headers.get('host') ?? '';
   if (config.TRUST_PROXY) {
     const forwardedProto = firstForwarded(request.headers.get('x-forwarded-proto'))?.toLowerCase();

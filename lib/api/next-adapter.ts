@@ -1,7 +1,8 @@
 import { getConfig } from '@/lib/config';
 import { lastForwardedFor } from '@/lib/http/client-address';
-import { wireFacts } from '@/lib/http/front-door';
+import { wireFactsFromHeaders } from '@/lib/http/front-door';
 import { handleApiRequest } from './handler';
+import type { StreamingBody } from './types';
 
 /**
  * Next.js route handlers (Web Request/Response) <-> the API, so that
@@ -9,15 +10,15 @@ import { handleApiRequest } from './handler';
  *
  * Route handlers cannot see the socket, and Next gives them a normalised URL.
  * The front-door guard (lib/http/front-door.ts, installed by
- * instrumentation.ts) records the TCP peer and the request-target as
- * received, so the handler gets what the fast path gets: the target a Digest
+ * instrumentation.ts) passes the TCP peer and the request-target as
+ * received in a request header only it can write, so the handler gets what the fast path gets: the target a Digest
  * `uri` signed, and an address a client cannot choose. A request the guard
  * did not see (one that arrived while Next was still booting) gets the
  * forwarded address only when a proxy is trusted, otherwise none: it shares
  * the throttle's "unknown address" budget rather than picking its own.
  */
 export async function handleNextRequest(request: Request): Promise<Response> {
-  const wire = wireFacts();
+  const wire = wireFactsFromHeaders(request.headers);
   const url = new URL(request.url);
   const response = await handleApiRequest({
     method: request.method,
@@ -28,12 +29,40 @@ export async function handleNextRequest(request: Request): Promise<Response> {
       : getConfig().TRUST_PROXY
         ? lastForwardedFor(request.headers)
         : undefined,
+    requestId: wire?.requestId,
+    encrypted: wire?.encrypted,
   });
   // Next drops Content-Length (it streams every route handler's body) and
   // puts its own Vary values before ours; tests/api/parity.test.ts lists
   // what differs from the fast path and what does not.
-  return new Response(request.method === 'HEAD' ? null : response.body, {
+  if (response.stream && request.method === 'HEAD') await response.stream.cancel();
+  const body =
+    request.method === 'HEAD'
+      ? null
+      : response.stream
+        ? readableStream(response.stream)
+        : response.body;
+  return new Response(body, {
     status: response.status,
     headers: response.headers,
   });
+}
+
+/**
+ * A streamed body as a web stream: pulled a chunk at a time as Next sends it
+ * (backpressure), cancelled when the client goes away.
+ */
+function readableStream(stream: StreamingBody): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const chunk = await stream.read();
+        if (chunk === null) controller.close();
+        else controller.enqueue(encoder.encode(chunk));
+      },
+      cancel: () => stream.cancel(),
+    },
+    { highWaterMark: 1 },
+  );
 }

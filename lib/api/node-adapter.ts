@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorJson, unexpectedError } from '@/lib/domain/errors';
-import { wireFacts } from '@/lib/http/front-door';
+import { wireFactsOf } from '@/lib/http/front-door';
 import { getLogger } from '@/lib/ops/log';
 import { handleApiRequest, type ApiHandler } from './handler';
-import type { ApiRequest, ApiResponse } from './types';
+import type { ApiRequest, ApiResponse, StreamingBody } from './types';
 
 /**
  * node:http <-> the API's request/response. Used by server.ts (the fast path
@@ -11,10 +11,11 @@ import type { ApiRequest, ApiResponse } from './types';
  */
 export function toApiRequest(req: IncomingMessage): ApiRequest {
   const { headers } = req;
+  const wire = wireFactsOf(req);
   return {
     method: req.method ?? 'GET',
     // The target as received: the front-door guard (if installed) rewrites req.url for Next.
-    url: wireFacts()?.target ?? req.url ?? '/',
+    url: wire?.target ?? req.url ?? '/',
     headers: {
       get(name: string) {
         const value = headers[name.toLowerCase()];
@@ -23,6 +24,8 @@ export function toApiRequest(req: IncomingMessage): ApiRequest {
       },
     },
     remoteAddress: req.socket.remoteAddress,
+    requestId: wire?.requestId,
+    encrypted: wire?.encrypted,
   };
 }
 
@@ -31,6 +34,10 @@ export function writeApiResponse(
   res: ServerResponse,
   response: ApiResponse,
 ): void {
+  if (response.stream) {
+    void sendStream(req, res, response, response.stream);
+    return;
+  }
   const body = Buffer.from(response.body, 'utf8');
   const headers: string[] = [];
   for (const [name, value] of response.headers) headers.push(name, value);
@@ -38,6 +45,59 @@ export function writeApiResponse(
   res.writeHead(response.status, headers);
   // HEAD: the GET's headers (Content-Length included), no body.
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Resolves when the socket has taken what was written ('drain') or the response is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * A streamed body (chunked): the next chunk is produced only once write()
+ * took the previous one or the socket drained, so memory holds a chunk or
+ * two whatever the size; a client gone ('close' before the end) cancels the
+ * stream, ending the query behind it at once. A failure mid-way cannot
+ * change the status any more: the connection is cut, so the client sees a
+ * truncated body (and a count that does not match X-Total-Count).
+ */
+async function sendStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: ApiResponse,
+  stream: StreamingBody,
+): Promise<void> {
+  const headers: string[] = [];
+  for (const [name, value] of response.headers) headers.push(name, value);
+  res.writeHead(response.status, headers);
+  const cancel = () => {
+    if (!res.writableFinished) void stream.cancel();
+  };
+  res.on('close', cancel);
+  try {
+    if (req.method === 'HEAD') return;
+    for (;;) {
+      const chunk = await stream.read();
+      if (res.destroyed) return;
+      if (chunk === null) break;
+      if (!res.write(chunk)) await drained(res);
+    }
+    res.end();
+  } catch (error) {
+    getLogger().error({ err: error, requestId: wireFactsOf(req)?.requestId }, 'stream failure');
+    res.destroy(error instanceof Error ? error : new Error(String(error)));
+  } finally {
+    res.off('close', cancel);
+    if (!res.writableEnded) res.end();
+    await stream.cancel();
+  }
 }
 
 /** A node:http request listener serving the API. */
@@ -49,7 +109,10 @@ export function createNodeApiHandler(
       (response) => writeApiResponse(req, res, response),
       (error: unknown) => {
         // The handler maps every failure itself; this is the last line of defence.
-        getLogger().error({ err: error, requestId: wireFacts()?.requestId }, 'adapter failure');
+        getLogger().error(
+          { err: error, requestId: wireFactsOf(req)?.requestId },
+          'adapter failure',
+        );
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(errorJson(unexpectedError()));
       },

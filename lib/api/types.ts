@@ -9,12 +9,31 @@ export type ApiRequest = {
   headers: { get(name: string): string | null };
   /** The TCP peer's address (for throttling), when known. */
   remoteAddress?: string;
+  /** The front door's request id (lib/ops/request-id.ts); else taken from X-Request-Id or made. */
+  requestId?: string;
+  /** The connection is TLS (server.ts with TLS_CERT_FILE): links are https. */
+  encrypted?: boolean;
+};
+
+/**
+ * A body produced while it is sent (an export): the adapters pull the next
+ * chunk only when the client has taken the previous one (backpressure), and
+ * cancel it when the client goes away, which ends the query behind it.
+ */
+export type StreamingBody = {
+  /** The next chunk, or null at the end (after which the producer has released everything). */
+  read(): Promise<string | null>;
+  /** Stops producing and releases the query; idempotent, also after the end. */
+  cancel(): Promise<void>;
 };
 
 export type ApiResponse = {
   status: number;
   headers: [string, string][];
+  /** The finished body; empty when `stream` carries it. */
   body: string;
+  /** A body sent as it is produced (only ever on a 200): the adapters send it instead of `body`. */
+  stream?: StreamingBody;
 };
 
 /** How the client asked the body to be shaped (pretty, envelope): applies to errors too. */

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -22,27 +22,66 @@ export type WireFacts = {
   encrypted: boolean;
 };
 
-// One instance per process, shared by every bundle that loads this module
-// (server.ts under tsx, Next's instrumentation and route bundles).
-const STORAGE_KEY = Symbol.for('org-events.wire-facts');
+// Shared by every bundle that loads this module (server.ts under tsx, Next's
+// instrumentation and route bundles) through globalThis.
 const INSTALLED_KEY = Symbol.for('org-events.front-door-guard');
-type Holder = {
-  [STORAGE_KEY]?: AsyncLocalStorage<WireFacts>;
-  [INSTALLED_KEY]?: boolean;
-};
+const TOKEN_KEY = Symbol.for('org-events.wire-token');
+/** Where the guard leaves a request's facts on its IncomingMessage. */
+const FACTS_KEY = Symbol.for('org-events.wire-facts');
+type Holder = { [INSTALLED_KEY]?: boolean; [TOKEN_KEY]?: string };
+type GuardedMessage = IncomingMessage & { [FACTS_KEY]?: WireFacts };
 
-function storage(): AsyncLocalStorage<WireFacts> {
+/**
+ * The request header that carries the facts to Next's route handlers, which
+ * see a Web Request, never the IncomingMessage. It starts with a random token
+ * of this process, so a client that sends the header itself (the guard drops
+ * it anyway) cannot pass for the guard.
+ */
+export const WIRE_FACTS_HEADER = 'x-org-events-wire';
+
+function processToken(): string {
   const holder = globalThis as Holder;
-  return (holder[STORAGE_KEY] ??= new AsyncLocalStorage<WireFacts>());
+  return (holder[TOKEN_KEY] ??= randomBytes(18).toString('base64url'));
 }
 
 /**
- * The facts of the request being handled, or undefined outside a request
- * the guard saw (in-process calls; requests that arrived while `next start`
- * was still booting, before instrumentation ran).
+ * The facts the guard recorded for a request (server.ts's fast path reads
+ * them here), or undefined when it did not see it.
+ *
+ * Why not AsyncLocalStorage: on Node 20 its first run() turns on promise
+ * hooks for the whole process, which cost the fast path a third of its
+ * throughput (bench/api.ts); the facts travel with the request instead.
  */
-export function wireFacts(): WireFacts | undefined {
-  return storage().getStore();
+export function wireFactsOf(req: IncomingMessage): WireFacts | undefined {
+  return (req as GuardedMessage)[FACTS_KEY];
+}
+
+/**
+ * The facts of a request Next hands a route handler, or undefined when the
+ * guard did not see it (one that arrived while `next start` was still
+ * booting, before instrumentation ran) or the header is not the guard's.
+ */
+export function wireFactsFromHeaders(headers: {
+  get(name: string): string | null;
+}): WireFacts | undefined {
+  const value = headers.get(WIRE_FACTS_HEADER);
+  if (!value) return undefined;
+  // token remoteAddress encrypted requestId target (the target last: it is
+  // the only field that may hold anything but a fixed alphabet).
+  const parts = value.split(' ');
+  if (parts.length < 5 || parts[0] !== processToken()) return undefined;
+  const [, remote, encrypted, requestId] = parts as [string, string, string, string];
+  return {
+    remoteAddress: remote === '-' ? undefined : remote,
+    encrypted: encrypted === '1',
+    requestId,
+    target: parts.slice(4).join(' '),
+  };
+}
+
+function wireFactsHeader(wire: WireFacts): string {
+  const remote = wire.remoteAddress || '-';
+  return `${processToken()} ${remote} ${wire.encrypted ? 1 : 0} ${wire.requestId} ${wire.target}`;
 }
 
 /**
@@ -70,9 +109,14 @@ export type FrontDoorOptions = {
   trustProxy: boolean;
   /**
    * The target Next should route by (req.url), given the origin form of the
-   * received one. The received target stays in wireFacts().
+   * received one. The received target stays in the wire facts.
    */
   routeForNext?: (originFormTarget: string) => string;
+  /**
+   * Routed targets answered before Next (server.ts's fast path): they need
+   * no facts header, which only Next's route handlers read.
+   */
+  answeredBeforeNext?: (routedTarget: string) => boolean;
   /**
    * Targets whose handler writes its own log line (the API's); the guard
    * logs every other request (dashboard, probes, assets) when it finishes.
@@ -128,7 +172,6 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
   const holder = globalThis as Holder;
   if (holder[INSTALLED_KEY]) return;
   holder[INSTALLED_KEY] = true;
-  const facts = storage();
   type Emit = (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
   const guard = (emit: Emit): Emit =>
     function (event, ...args) {
@@ -145,11 +188,18 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
       const routed = originForm(target);
       req.url = options.routeForNext ? options.routeForNext(routed) : routed;
       if (!options.trustProxy) forgetUntrustedForwarding(req);
+      (req as GuardedMessage)[FACTS_KEY] = wire;
+      // Whatever a client sent under this name is not the guard's.
+      delete req.headers[WIRE_FACTS_HEADER];
+      // Judged on the routed target, as server.ts's listener judges it.
+      if (!options.answeredBeforeNext?.(req.url)) {
+        req.headers[WIRE_FACTS_HEADER] = wireFactsHeader(wire);
+      }
       if (!options.logsItself?.(target)) {
         res.setHeader(REQUEST_ID_HEADER, wire.requestId);
         logWhenDone(req, res, wire, options.trustProxy);
       }
-      return facts.run(wire, () => emit.call(this, event, ...args));
+      return emit.call(this, event, ...args);
     };
   // https.Server is no http.Server subclass: it inherits emit from EventEmitter.
   for (const Server of [http.Server, https.Server]) {

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import {
+  installFrontDoorGuard,
+  WIRE_FACTS_HEADER,
+  wireFactsFromHeaders,
+  wireFactsOf,
+} from './front-door';
+
+type Seen = { fromMessage: unknown; fromHeaders: unknown; forwardedFor: unknown };
+
+let server: http.Server;
+let port: number;
+
+before(async () => {
+  installFrontDoorGuard({
+    trustProxy: false,
+    answeredBeforeNext: (routed) => routed.startsWith('/fast'),
+  });
+  server = http.createServer((req, res) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    const seen: Seen = {
+      fromMessage: wireFactsOf(req) ?? null,
+      fromHeaders: wireFactsFromHeaders(headers) ?? null,
+      forwardedFor: req.headers['x-forwarded-for'],
+    };
+    res.end(JSON.stringify(seen));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function get(target: string, headers: Record<string, string>): Promise<Seen> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ port, host: '127.0.0.1', path: target, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(JSON.parse(body) as Seen));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('the guard hands Next the peer, the target as sent and the request id, whatever the client claims', async () => {
+  const forged = 'forged 10.9.9.9 1 evil /elsewhere';
+  const seen = await get('/page?a=%20b', {
+    [WIRE_FACTS_HEADER]: forged,
+    'X-Request-Id': 'req-123',
+    'X-Forwarded-For': '10.1.1.1',
+  });
+  const expected = {
+    remoteAddress: '127.0.0.1',
+    target: '/page?a=%20b',
+    requestId: 'req-123',
+    encrypted: false,
+  };
+  assert.deepEqual(seen.fromMessage, expected);
+  assert.deepEqual(seen.fromHeaders, expected);
+  assert.equal(seen.forwardedFor, '127.0.0.1');
+});
+
+test('targets answered before Next carry their facts on the message only, and a forged header is dropped', async () => {
+  const seen = await get('/fast/x', { [WIRE_FACTS_HEADER]: 'forged 10.9.9.9 1 evil /x' });
+  assert.equal((seen.fromMessage as { target: string }).target, '/fast/x');
+  assert.equal(seen.fromHeaders, null);
+});
+
+test('a facts header without this process token is not the guard’s', () => {
+  const headers = new Headers({ [WIRE_FACTS_HEADER]: 'not-the-token 10.0.0.1 0 id /a' });
+  assert.equal(wireFactsFromHeaders(headers), undefined);
+  assert.equal(wireFactsFromHeaders(new Headers()), undefined);
+});
