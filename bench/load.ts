@@ -6,7 +6,9 @@
  * 1. the generator alone (events/s, no database);
  * 2. seeding N events (what `npm run cli -- seed` does: generator thread +
  *    inserting thread);
- * 3. reading, validating and encoding an export file alone (no database);
+ * 3. the ceiling: JSON.parse of the same export's lines alone (one thread,
+ *    no validation, no database), and reading, validating and encoding the
+ *    file alone (no database);
  * 4. importing that file (what `npm run cli -- import` does), per format.
  *
  * SQLite stores go to bench/data/load-*.db (removed after each stage); with
@@ -41,6 +43,8 @@ type Figure = {
   /** CPU time of the whole process (all threads) per event: what the stage costs on an idle machine. */
   cpuMicrosPerEvent: number;
   loadAverage: number;
+  /** The process's peak resident memory so far (MB): flat as --events grows means streaming holds. */
+  peakRssMb: number;
 };
 
 function log(message: string): void {
@@ -70,9 +74,10 @@ function figure(stage: string, events: number, seconds: number, cpuSeconds: numb
     eventsPerSecond: Math.round(events / seconds),
     cpuMicrosPerEvent: Number(((cpuSeconds / events) * 1e6).toFixed(2)),
     loadAverage: os.loadavg()[0]!,
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
   log(
-    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s (${result.cpuMicrosPerEvent} CPU-us/event, load ${result.loadAverage.toFixed(2)})`,
+    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s (${result.cpuMicrosPerEvent} CPU-us/event, peak RSS ${result.peakRssMb} MB, load ${result.loadAverage.toFixed(2)})`,
   );
   return result;
 }
@@ -200,6 +205,31 @@ async function main(): Promise<void> {
     const bytes = await writeExport(file, seedOptions(importOrg, `import-${format}`), format);
     log(`  ${(bytes / 1e6).toFixed(0)} MB`);
 
+    if (format === 'ndjson') {
+      const ceiling = await timed(async () => {
+        let count = 0;
+        let pending = '';
+        for await (const chunk of fs.createReadStream(file, {
+          encoding: 'utf8',
+          highWaterMark: 1 << 20,
+        })) {
+          const lines = (pending + (chunk as string)).split('\n');
+          pending = lines.pop()!;
+          for (const line of lines) if (line !== '' && JSON.parse(line) !== null) count++;
+        }
+        if (pending !== '' && JSON.parse(pending) !== null) count++;
+        return count;
+      });
+      figures.push(
+        figure(
+          'ceiling: JSON.parse of the ndjson lines alone',
+          ceiling.value,
+          ceiling.seconds,
+          ceiling.cpuSeconds,
+        ),
+      );
+    }
+
     const read = await timed(async () => {
       let count = 0;
       for await (const batch of readEventBatches(file, { orgId: importOrg, batchSize: BATCH })) {
@@ -250,7 +280,7 @@ async function main(): Promise<void> {
       '',
       ...figures.map(
         (f) =>
-          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  ${f.cpuMicrosPerEvent.toFixed(1).padStart(5)} CPU-us/event  (${f.seconds.toFixed(1)} s, load ${f.loadAverage.toFixed(1)})`,
+          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  ${f.cpuMicrosPerEvent.toFixed(1).padStart(5)} CPU-us/event  (${f.seconds.toFixed(1)} s, peak RSS ${f.peakRssMb} MB, load ${f.loadAverage.toFixed(1)})`,
       ),
     ].join('\n'),
   );

@@ -181,3 +181,28 @@ describe('encodeEvent', () => {
     assert.ok(encoded.doc.startsWith('{"alpha":[3,2,1],"created":"2026-02-01T00:00:00Z",'));
   });
 });
+
+describe('encodeEvent from the source text', () => {
+  test('equals the object encoding for sorted records (every seeded event type)', () => {
+    const seeded = [...generateEvents({ orgId: ORG, count: 2000, seed: 'text-path' })].map(
+      (event) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>,
+    );
+    for (const record of seeded) {
+      const input = eventInputSchema.parse(record);
+      assert.deepEqual(encodeEvent(ORG, input, JSON.stringify(record)), encodeEvent(ORG, input));
+    }
+  });
+
+  test('keeps values as written where the object encoding cannot', () => {
+    const text =
+      '{"id":"6a0000000000000000000001","created":"2026-02-01T12:00:00+02:00","eventTypeName":"JOINED_ORG","x":{"b":1.0,"a":9007199254740993},"links":[],"raw":{"2":0,"1":1.50}}';
+    const input = eventInputSchema.parse(JSON.parse(text));
+    const encoded = encodeEvent(ORG, input, text);
+    assert.equal(
+      encoded.doc,
+      `{"created":"2026-02-01T10:00:00Z","eventTypeName":"JOINED_ORG","id":"6a0000000000000000000001","orgId":"${ORG}","x":{"b":1.0,"a":9007199254740993}}`,
+    );
+    assert.equal(encoded.raw, '{"2":0,"1":1.50}');
+    assert.equal(encodeEvent(ORG, input).raw, '{"1":1.5,"2":0}');
+  });
+});

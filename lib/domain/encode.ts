@@ -1,18 +1,20 @@
 import { parseDateTime } from './dates';
 import { type EventInput, formatCreated, type NewEvent } from './event';
+import { type JsonMember, objectMembers } from './json-text';
 
 /**
- * The canonical encoding of an event, defined once: every writer (the API's
- * tests, import, seed's guard, the store contract) and every reader that
- * re-serializes a document (the API dropping hosted-only fields) goes through
- * here, so a document has exactly one byte form wherever it was made.
+ * The encoding of an event, defined once: every writer (import, seed, the
+ * API's tests, the store contract) goes through here, so a stored document
+ * has one form wherever it was made: compact JSON whose top-level keys are
+ * sorted in JavaScript's default order (UTF-16 code units), the order the
+ * real service writes its fields in.
  *
- * Canonical means: compact JSON (JSON.stringify without indentation) whose
- * object keys are sorted, at every depth, in JavaScript's default sort order
- * (UTF-16 code units); arrays keep their order. One exception comes from
- * JavaScript objects themselves: integer-like keys ("2", "10") always come
- * first, in numeric order. Event fields never have such names, and the
- * stored documents were written this way from the start, so it stays.
+ * Values below the top level are the sender's when there is one (an import
+ * keeps each record's own text: see encodeEvent). Objects made in code
+ * (seed, tests) are written by canonicalJson: keys sorted at every depth,
+ * integer-like keys ("2", "10") first as JavaScript objects always hold them.
+ * The API never re-serializes a stored document (lib/domain/json-text.ts
+ * splices text), so what was stored is what is served.
  */
 
 /** Compact JSON with keys sorted, recursively: one canonical text per document. */
@@ -47,21 +49,30 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * Turns a validated event into its stored form for one organization: the
  * org id is forced to the owning org, `created` is normalized to UTC, and the
- * public fields (all but `raw` and `links`) become one canonical JSON
- * document. `raw` is kept as the sender wrote it (its own key order), as JSON.
+ * public fields (all but `raw` and `links`) become one JSON document with its
+ * top-level keys sorted.
+ *
+ * With `source`, the record's own JSON text (an import), the document and
+ * `raw` are cut from that text, never re-serialized: every value keeps the
+ * sender's bytes (9007199254740993 stays so, 1.0 stays 1.0, nested keys keep
+ * their order), only whitespace outside strings is dropped and the top-level
+ * keys are sorted. Without it (objects made in code: seed, tests) nested
+ * objects are sorted too, which is the same text for the sorted objects
+ * those writers make.
  */
-export function encodeEvent(orgId: string, input: EventInput): NewEvent {
-  const source = input as Record<string, unknown>;
+export function encodeEvent(orgId: string, input: EventInput, source?: string): NewEvent {
   const created = parseDateTime(input.created)!;
+  if (source !== undefined) return encodeFromText(orgId, input, created, source);
+  const fields = input as Record<string, unknown>;
   // The top level is built here, already sorted, rather than copied with
   // orgId and created replaced and then sorted again.
-  const keys = Object.keys(source);
-  if (!Object.prototype.hasOwnProperty.call(source, 'orgId')) keys.push('orgId');
+  const keys = Object.keys(fields);
+  if (!Object.prototype.hasOwnProperty.call(fields, 'orgId')) keys.push('orgId');
   keys.sort();
   const doc: Record<string, unknown> = {};
   for (const key of keys) {
     if (key === 'raw' || key === 'links') continue;
-    const value = source[key];
+    const value = fields[key];
     doc[key] =
       key === 'orgId'
         ? orgId
@@ -78,5 +89,70 @@ export function encodeEvent(orgId: string, input: EventInput): NewEvent {
     eventTypeName: input.eventTypeName,
     doc: JSON.stringify(doc),
     raw: raw === undefined || raw === null ? null : JSON.stringify(raw),
+  };
+}
+
+/**
+ * A record whose text names one top-level key twice: JSON.parse keeps the
+ * last silently, so what was validated is not what the text says.
+ */
+export class RepeatedKeyError extends Error {
+  constructor(readonly key: string) {
+    super(`${JSON.stringify(key)} appears more than once`);
+    this.name = 'RepeatedKeyError';
+  }
+}
+
+/** `created` as formatCreated writes it (UTC, seconds, milliseconds only when not zero), quoted. */
+const SERVED_CREATED = /^"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(?!000)\d{3})?Z"$/;
+
+function byKey(a: JsonMember, b: JsonMember): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+function encodeFromText(
+  orgId: string,
+  input: EventInput,
+  created: number,
+  source: string,
+): NewEvent {
+  const members = objectMembers(source).sort(byKey);
+  const parts: string[] = [];
+  let raw: string | null = null;
+  let hasOrg = false;
+  const orgMember = `"orgId":${JSON.stringify(orgId)}`;
+  for (let m = 0; m < members.length; m++) {
+    const member = members[m]!;
+    const key = member.key;
+    if (m > 0 && members[m - 1]!.key === key) throw new RepeatedKeyError(key);
+    if (key === 'raw') {
+      raw = member.value === 'null' ? null : member.value;
+      continue;
+    }
+    if (key === 'links') continue;
+    if (key === 'orgId') {
+      hasOrg = true;
+      parts.push(orgMember);
+    } else if (key === 'created') {
+      // Already in the served form (the real service's): kept, not rewritten.
+      const value = SERVED_CREATED.test(member.value)
+        ? member.value
+        : JSON.stringify(formatCreated(created));
+      parts.push(`"created":${value}`);
+    } else {
+      if (!hasOrg && key > 'orgId') {
+        hasOrg = true;
+        parts.push(orgMember);
+      }
+      parts.push(`${member.keyText}:${member.value}`);
+    }
+  }
+  if (!hasOrg) parts.push(orgMember);
+  return {
+    id: input.id,
+    created,
+    eventTypeName: input.eventTypeName,
+    doc: `{${parts.join(',')}}`,
+    raw,
   };
 }

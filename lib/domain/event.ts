@@ -25,15 +25,144 @@ export const METRIC_UNITS = [
   'million tokens',
 ] as const;
 
+/**
+ * The kinds of value an incoming field may hold. The table below gives each
+ * known field its kind; the zod schema (error messages, OpenAPI) and the
+ * fast check imports run on every record (isValidEventInput) are both made
+ * from it, so they cannot disagree on a field (event.test.ts checks them
+ * against each other on valid and broken records).
+ *
+ * Lenient where the real service is: any field but the three required ones
+ * may be null, `currentValue.units` is any string (the catalogue grows;
+ * METRIC_UNITS are the known ones), numbers may come as numeric strings.
+ */
+type FieldKind =
+  | 'objectId'
+  | 'dateTime'
+  | 'eventType'
+  | 'text'
+  | 'flag'
+  | 'port'
+  | 'metricValue'
+  | 'principal'
+  | 'rawDoc'
+  | 'list';
+
+const REQUIRED = ['id', 'created', 'eventTypeName'] as const;
+
+const FIELD_KINDS = {
+  id: 'objectId',
+  created: 'dateTime',
+  eventTypeName: 'eventType',
+  alertId: 'text',
+  alertConfigId: 'text',
+  apiKeyId: 'text',
+  publicKey: 'text',
+  userId: 'text',
+  username: 'text',
+  remoteAddress: 'text',
+  isGlobalAdmin: 'flag',
+  targetPublicKey: 'text',
+  targetUsername: 'text',
+  accessListEntry: 'text',
+  whitelistEntry: 'text',
+  teamId: 'text',
+  groupId: 'text',
+  orgId: 'text',
+  clusterId: 'text',
+  clusterName: 'text',
+  replicaSetName: 'text',
+  shardName: 'text',
+  hostId: 'text',
+  hostname: 'text',
+  port: 'port',
+  database: 'text',
+  collection: 'text',
+  opType: 'text',
+  metricName: 'text',
+  currentValue: 'metricValue',
+  invoiceId: 'text',
+  paymentId: 'text',
+  maintenanceWindowId: 'text',
+  resourceId: 'text',
+  resourceType: 'text',
+  resourcePolicyId: 'text',
+  dbUserUsername: 'text',
+  delegatePrincipal: 'principal',
+  raw: 'rawDoc',
+  links: 'list',
+} as const satisfies Record<string, FieldKind>;
+
+/** Pairs of fields an event never carries both of (non-null). */
+const EXCLUSIVE_PAIRS = [
+  ['apiKeyId', 'userId'],
+  ['publicKey', 'username'],
+] as const;
+
+/** A number, or the same number written as a string (the real service varies by field and version). */
+const NUMERIC_STRING = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const PORT_STRING = /^\d{1,5}$/;
+
 /** Who acted on whose behalf (OAuth delegated access): nests through `onBehalfOf`. */
-export type Principal = { id?: string; name?: string; onBehalfOf?: Principal };
+export type Principal = {
+  id?: string | null;
+  name?: string | null;
+  onBehalfOf?: Principal | null;
+};
+const text = () => z.string().nullable().optional();
 const principalSchema: z.ZodType<Principal> = z.lazy(() =>
   z.looseObject({
-    id: z.string().optional(),
-    name: z.string().optional(),
-    onBehalfOf: principalSchema.optional(),
+    id: text(),
+    name: text(),
+    onBehalfOf: principalSchema.nullable().optional(),
   }),
 );
+
+const ZOD_KINDS = {
+  objectId: () => z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
+  dateTime: () =>
+    z.string().refine((text) => parseDateTime(text) !== null, {
+      message: `created must be ${DATE_TIME_FORMS}`,
+    }),
+  eventType: () => z.string().regex(EVENT_TYPE_PATTERN, 'eventTypeName must be UPPER_SNAKE_CASE'),
+  text,
+  flag: () => z.boolean().nullable().optional(),
+  port: () =>
+    z
+      .union([
+        z.number().int().min(0).max(65535),
+        z.string().regex(PORT_STRING, 'port must be an integer from 0 to 65535'),
+      ])
+      .nullable()
+      .optional(),
+  metricValue: () =>
+    z
+      .looseObject({
+        number: z
+          .union([
+            z.number(),
+            z.string().regex(NUMERIC_STRING, 'must be a number or a numeric string'),
+          ])
+          .nullable()
+          .optional(),
+        units: text(),
+      })
+      .nullable()
+      .optional(),
+  principal: () => principalSchema.nullable().optional(),
+  rawDoc: () => z.record(z.string(), z.unknown()).nullable().optional(),
+  list: () => z.array(z.unknown()).nullable().optional(),
+} as const;
+
+type Shape = {
+  [K in keyof typeof FIELD_KINDS]: ReturnType<(typeof ZOD_KINDS)[(typeof FIELD_KINDS)[K]]>;
+};
+
+function zodShape(): Shape {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [field, kind] of Object.entries(FIELD_KINDS)) shape[field] = ZOD_KINDS[kind]();
+  return shape as Shape;
+}
 
 /**
  * One incoming event (import, seed): the spec's fields, the fields real
@@ -41,60 +170,86 @@ const principalSchema: z.ZodType<Principal> = z.lazy(() =>
  * `links` is dropped (we generate our own) and `raw` is stored on its own.
  */
 export const eventInputSchema = z
-  .looseObject({
-    id: z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
-    created: z.string().refine((text) => parseDateTime(text) !== null, {
-      message: `created must be ${DATE_TIME_FORMS}`,
-    }),
-    eventTypeName: z.string().regex(EVENT_TYPE_PATTERN, 'eventTypeName must be UPPER_SNAKE_CASE'),
-    alertId: z.string().optional(),
-    alertConfigId: z.string().optional(),
-    apiKeyId: z.string().optional(),
-    publicKey: z.string().optional(),
-    userId: z.string().optional(),
-    username: z.string().optional(),
-    remoteAddress: z.string().optional(),
-    isGlobalAdmin: z.boolean().optional(),
-    targetPublicKey: z.string().optional(),
-    targetUsername: z.string().optional(),
-    accessListEntry: z.string().optional(),
-    whitelistEntry: z.string().optional(),
-    teamId: z.string().optional(),
-    groupId: z.string().optional(),
-    orgId: z.string().optional(),
-    clusterId: z.string().optional(),
-    clusterName: z.string().optional(),
-    replicaSetName: z.string().optional(),
-    shardName: z.string().optional(),
-    hostId: z.string().optional(),
-    hostname: z.string().optional(),
-    port: z.number().int().min(0).max(65535).optional(),
-    database: z.string().optional(),
-    collection: z.string().optional(),
-    opType: z.string().optional(),
-    metricName: z.string().optional(),
-    currentValue: z
-      .object({ number: z.number().optional(), units: z.enum(METRIC_UNITS).optional() })
-      .optional(),
-    invoiceId: z.string().optional(),
-    paymentId: z.string().optional(),
-    maintenanceWindowId: z.string().optional(),
-    resourceId: z.string().optional(),
-    resourceType: z.string().optional(),
-    resourcePolicyId: z.string().optional(),
-    dbUserUsername: z.string().optional(),
-    delegatePrincipal: principalSchema.optional(),
-    raw: z.record(z.string(), z.unknown()).nullable().optional(),
-    links: z.array(z.unknown()).optional(),
-  })
-  .refine((e) => !(e.apiKeyId !== undefined && e.userId !== undefined), {
+  .looseObject(zodShape())
+  .refine((e) => !(e.apiKeyId != null && e.userId != null), {
     message: 'apiKeyId and userId are mutually exclusive',
     path: ['apiKeyId'],
   })
-  .refine((e) => !(e.publicKey !== undefined && e.username !== undefined), {
+  .refine((e) => !(e.publicKey != null && e.username != null), {
     message: 'publicKey and username are mutually exclusive',
     path: ['publicKey'],
   });
+
+// ---- the fast check -----------------------------------------------------------
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isText(value: unknown): boolean {
+  return value === null || typeof value === 'string';
+}
+
+function isPrincipal(value: unknown): boolean {
+  if (value === null) return true;
+  if (!isPlainObject(value)) return false;
+  return (
+    (value.id === undefined || isText(value.id)) &&
+    (value.name === undefined || isText(value.name)) &&
+    (value.onBehalfOf === undefined || isPrincipal(value.onBehalfOf))
+  );
+}
+
+const FAST_KINDS: Record<FieldKind, (value: unknown) => boolean> = {
+  objectId: (v) => typeof v === 'string' && OBJECT_ID_PATTERN.test(v),
+  dateTime: (v) => typeof v === 'string' && parseDateTime(v) !== null,
+  eventType: (v) => typeof v === 'string' && EVENT_TYPE_PATTERN.test(v),
+  text: isText,
+  flag: (v) => v === null || typeof v === 'boolean',
+  port: (v) =>
+    v === null ||
+    (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535) ||
+    (typeof v === 'string' && PORT_STRING.test(v)),
+  metricValue: (v) => {
+    if (v === null) return true;
+    if (!isPlainObject(v)) return false;
+    const n = v.number;
+    return (
+      (n === undefined ||
+        n === null ||
+        (typeof n === 'number' && Number.isFinite(n)) ||
+        (typeof n === 'string' && NUMERIC_STRING.test(n))) &&
+      (v.units === undefined || isText(v.units))
+    );
+  },
+  principal: isPrincipal,
+  rawDoc: (v) => v === null || isPlainObject(v),
+  list: (v) => v === null || Array.isArray(v),
+};
+
+const FAST_CHECKS = new Map<string, (value: unknown) => boolean>(
+  Object.entries(FIELD_KINDS).map(([field, kind]) => [field, FAST_KINDS[kind]]),
+);
+
+/**
+ * Whether eventInputSchema accepts a value, without building its result or
+ * its errors: about ten times cheaper, which matters at 100,000 records a
+ * second. Imports ask this first and zod only for a record it refuses (for
+ * the message). Only the fields present are visited, not the whole table.
+ */
+export function isValidEventInput(value: unknown): value is EventInput {
+  if (!isPlainObject(value)) return false;
+  for (const field of REQUIRED) if (value[field] === undefined) return false;
+  for (const key in value) {
+    const check = FAST_CHECKS.get(key);
+    if (check !== undefined) {
+      const field = value[key];
+      if (field !== undefined && !check(field)) return false;
+    }
+  }
+  for (const [a, b] of EXCLUSIVE_PAIRS) if (value[a] != null && value[b] != null) return false;
+  return true;
+}
 
 export type EventInput = z.infer<typeof eventInputSchema>;
 

@@ -1,11 +1,15 @@
 import type { NewEvent } from '@/lib/domain/event';
-import { documentTerms } from '@/lib/store/terms';
+import { type BatchTerms, batchTerms } from '@/lib/store/terms';
 
 /**
- * A batch of events packed into a few long strings for postMessage between
- * threads: copying four strings is far cheaper than cloning thousands of
- * small objects. Documents are JSON.stringify output, which never contains a
- * raw newline, so newline is a safe separator; a raw of null packs as "".
+ * A batch of events packed into a few long strings and typed arrays for
+ * postMessage between threads: copying a few strings (and transferring the
+ * arrays) is far cheaper than cloning thousands of small objects. Documents
+ * are compact JSON, which never contains a raw newline, so newline is a safe
+ * separator; a raw of null packs as "".
+ *
+ * The batch's postings and counter deltas (lib/store/terms.ts) are computed
+ * here, on the producer thread, so the inserting thread only runs statements.
  */
 export type PackedBatch = {
   count: number;
@@ -13,9 +17,12 @@ export type PackedBatch = {
   types: string;
   docs: string;
   raws: string;
-  /** Each event's index terms (JSON), computed on the producer thread. */
-  terms: string;
   created: Float64Array;
+  /** The batch's distinct terms (JSON: a term may hold any character). */
+  terms: string;
+  postings: Int32Array;
+  dayCounts: Float64Array;
+  values: Float64Array;
 };
 
 export function packBatch(events: readonly NewEvent[]): PackedBatch {
@@ -24,7 +31,6 @@ export function packBatch(events: readonly NewEvent[]): PackedBatch {
   const types: string[] = new Array<string>(events.length);
   const docs: string[] = new Array<string>(events.length);
   const raws: string[] = new Array<string>(events.length);
-  const terms: (readonly string[])[] = new Array<readonly string[]>(events.length);
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
     created[i] = event.created;
@@ -32,25 +38,34 @@ export function packBatch(events: readonly NewEvent[]): PackedBatch {
     types[i] = event.eventTypeName;
     docs[i] = event.doc;
     raws[i] = event.raw ?? '';
-    terms[i] = event.terms ?? documentTerms(event.doc);
   }
+  const terms = batchTerms(events);
   return {
     count: events.length,
     ids: ids.join('\n'),
     types: types.join('\n'),
     docs: docs.join('\n'),
     raws: raws.join('\n'),
-    terms: JSON.stringify(terms),
     created,
+    terms: JSON.stringify(terms.terms),
+    postings: terms.postings,
+    dayCounts: terms.dayCounts,
+    values: terms.values,
   };
 }
 
-export function unpackBatch(packed: PackedBatch): NewEvent[] {
+/** The buffers postMessage can move instead of copying. */
+export function transferables(packed: PackedBatch): ArrayBuffer[] {
+  return [packed.created, packed.postings, packed.dayCounts, packed.values].map(
+    (array) => array.buffer as ArrayBuffer,
+  );
+}
+
+export function unpackBatch(packed: PackedBatch): { events: NewEvent[]; terms: BatchTerms } {
   const ids = packed.ids.split('\n');
   const types = packed.types.split('\n');
   const docs = packed.docs.split('\n');
   const raws = packed.raws.split('\n');
-  const terms = JSON.parse(packed.terms) as string[][];
   const events: NewEvent[] = new Array<NewEvent>(packed.count);
   for (let i = 0; i < packed.count; i++) {
     const raw = raws[i]!;
@@ -60,8 +75,15 @@ export function unpackBatch(packed: PackedBatch): NewEvent[] {
       eventTypeName: types[i]!,
       doc: docs[i]!,
       raw: raw === '' ? null : raw,
-      terms: terms[i]!,
     };
   }
-  return events;
+  return {
+    events,
+    terms: {
+      terms: JSON.parse(packed.terms) as string[],
+      postings: packed.postings,
+      dayCounts: packed.dayCounts,
+      values: packed.values,
+    },
+  };
 }

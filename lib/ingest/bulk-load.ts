@@ -19,6 +19,8 @@ export type BulkJob =
       kind: 'import';
       path: string;
       options: Omit<ReadOptions, 'onIssue' | 'onProgress'>;
+      /** The ledger's run the inserted events belong to (lib/ingest/ingest-runs.ts). */
+      runId?: string;
     };
 
 /** What the worker thread starts with. */
@@ -118,7 +120,11 @@ export async function runBulkLoad(
       const message = await nextMessage();
       switch (message.type) {
         case 'batch': {
-          const result = await store.insertEvents(orgId, unpackBatch(message.batch));
+          const { events, terms } = unpackBatch(message.batch);
+          const result = await store.insertEvents(orgId, events, {
+            runId: job.kind === 'import' ? job.runId : undefined,
+            terms,
+          });
           inserted += result.inserted;
           skipped += result.skipped;
           worker.postMessage({ type: 'ack' } satisfies ToWorker);

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { NewEvent } from '@/lib/domain/event';
 import { openBulkLoadHelper } from '@/lib/store/bulk-load-helper';
-import { packBatch } from './bulk-batch';
+import { packBatch, transferables } from './bulk-batch';
 import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
 import { generateEventBatches } from './seed';
@@ -60,9 +60,10 @@ async function sendBatch(batch: NewEvent[], progress: number): Promise<void> {
   await capacity();
   inFlight++;
   const packed = packBatch(batch.sort(byIndexOrder));
-  port.postMessage({ type: 'batch', batch: packed, progress } satisfies FromWorker, [
-    packed.created.buffer as ArrayBuffer,
-  ]);
+  port.postMessage(
+    { type: 'batch', batch: packed, progress } satisfies FromWorker,
+    transferables(packed),
+  );
 }
 
 async function run(): Promise<void> {

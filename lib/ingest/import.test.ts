@@ -136,7 +136,7 @@ describe('import', () => {
       JSON.stringify({ ...events[6], orgId: OTHER_ORG }),
       '[1, 2]',
       JSON.stringify({ ...events[7], created: 'yesterday' }),
-      JSON.stringify({ ...events[8], currentValue: { number: 1, units: 'FURLONGS' } }),
+      JSON.stringify({ ...events[8], currentValue: { number: 'lots', units: 'RAW' } }),
       good[2],
     ];
     const report = await importEvents(store, write('bad.ndjson', lines.join('\n')), { orgId: ORG });
@@ -153,7 +153,7 @@ describe('import', () => {
       byLine.get(9)!,
       /^created: created must be a date \(2026-01-31\) or an ISO 8601 date-time/,
     );
-    assert.match(byLine.get(10)!, /^currentValue\.units:/);
+    assert.match(byLine.get(10)!, /^currentValue\.number: must be a number or a numeric string/);
     assert.equal(report.issues.find((i) => i.line === 8)!.location, 'line 8, [0]');
     assert.match(report.issues.find((i) => i.line === 8)!.message, /Expected an event object/);
     assert.deepEqual(
@@ -263,6 +263,89 @@ describe('import', () => {
     await assert.rejects(
       importEvents(store, path.join(dir, 'missing.json'), { orgId: ORG }),
       /Cannot read .*missing\.json: no such file/,
+    );
+  });
+
+  test('a record over the size limit is reported with its line and size, the rest import (NDJSON and arrays)', async () => {
+    const big = JSON.stringify({ ...events[1], raw: { blob: 'x'.repeat(5000) } });
+    const small = [events[0], events[2]].map((e) => JSON.stringify(e));
+    const ndjson = await importEvents(
+      store,
+      write('big.ndjson', [small[0], big, small[1]].join('\n')),
+      { orgId: ORG, maxRecordBytes: 4096 },
+    );
+    assert.equal(ndjson.inserted, 2);
+    assert.equal(ndjson.issues.length, 1);
+    assert.equal(ndjson.issues[0]!.line, 2);
+    assert.match(
+      ndjson.issues[0]!.message,
+      /larger than the 4,096-byte limit \([\d,]+ bytes or more/,
+    );
+
+    // In an array the oversize element is dropped while it streams in, chunk by chunk.
+    const array = `[\n${[small[0], big, small[1]].join(',\n')}\n]`;
+    const chunks = Readable.from(array.match(/[\s\S]{1,700}/g)!);
+    const fromArray = await importEvents(store, chunks, { orgId: ORG, maxRecordBytes: 4096 });
+    assert.equal(fromArray.duplicates, 2);
+    assert.deepEqual(
+      fromArray.issues.map((i) => [i.location, /4,096-byte limit/.test(i.message)]),
+      [['[1] (line 3)', true]],
+    );
+  });
+
+  test('created is stored in the served form (UTC, milliseconds only when not zero), whatever form it came in', async () => {
+    const forms: [string, string][] = [
+      ['2026-02-01T10:00:00Z', '2026-02-01T10:00:00Z'],
+      ['2026-02-01T10:00:00.000Z', '2026-02-01T10:00:00Z'],
+      ['2026-02-01T10:00:00.250Z', '2026-02-01T10:00:00.250Z'],
+      ['2026-02-01T12:00:00+02:00', '2026-02-01T10:00:00Z'],
+      ['2026-02-01', '2026-02-01T00:00:00Z'],
+    ];
+    const lines = forms.map(([created], i) => JSON.stringify({ ...events[i], created }));
+    await importEvents(store, write('created.ndjson', lines.join('\n')), { orgId: ORG });
+    for (const [i, [, served]] of forms.entries()) {
+      const stored = await store.getEvent(ORG, events[i]!.id, false);
+      assert.equal((JSON.parse(stored!.doc) as { created: string }).created, served);
+      assert.equal(stored!.created, Date.parse(served));
+    }
+  });
+
+  test('an NDJSON line holding a saved page may exceed the record limit; each of its records may not', async () => {
+    const big = { ...events[3], raw: { blob: 'x'.repeat(5000) } };
+    const page = JSON.stringify({
+      links: [],
+      results: [...events.slice(0, 3), big],
+      totalCount: 4,
+    });
+    assert.ok(page.length > 4096);
+    const report = await importEvents(
+      store,
+      write('page.ndjson', `${page}\n${JSON.stringify(events[4])}\n`),
+      { orgId: ORG, maxRecordBytes: 4096 },
+    );
+    assert.equal(report.inserted, 4);
+    assert.deepEqual(
+      report.issues.map((i) => [i.location, /4,096-byte limit/.test(i.message)]),
+      [['line 1, results[3]', true]],
+    );
+  });
+
+  test('a record naming one key twice is reported, not silently merged', async () => {
+    const record = JSON.stringify(events[0]).replace(/^\{/, '{"username":"first@example.com",');
+    const report = await importEvents(store, write('twice.ndjson', record), { orgId: ORG });
+    assert.equal(report.inserted, 0);
+    assert.match(report.issues[0]!.message, /"username" appears more than once/);
+  });
+
+  test('stores the source text of each record: raw and every value verbatim, keys sorted at the top level only', async () => {
+    const id = events[0]!.id;
+    const line = `{"raw":{"z":9007199254740993,"a":1.0,"10":[]},"id":"${id}","eventTypeName":"JOINED_ORG","created":"2026-02-01T00:00:00Z","extra":{"b":1.50,"a":null},"username":"u@example.com"}`;
+    await importEvents(store, write('verbatim.ndjson', line), { orgId: ORG });
+    const stored = await store.getEvent(ORG, id, true);
+    assert.equal(stored?.raw, '{"z":9007199254740993,"a":1.0,"10":[]}');
+    assert.equal(
+      stored?.doc,
+      `{"created":"2026-02-01T00:00:00Z","eventTypeName":"JOINED_ORG","extra":{"b":1.50,"a":null},"id":"${id}","orgId":"${ORG}","username":"u@example.com"}`,
     );
   });
 });

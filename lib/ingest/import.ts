@@ -1,9 +1,22 @@
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { encodeEvent } from '@/lib/domain/encode';
-import { eventInputSchema, type NewEvent } from '@/lib/domain/event';
+import { getConfig } from '@/lib/config';
+import { encodeEvent, RepeatedKeyError } from '@/lib/domain/encode';
+import {
+  type EventInput,
+  eventInputSchema,
+  isValidEventInput,
+  type NewEvent,
+} from '@/lib/domain/event';
+import { fieldTerms } from '@/lib/store/terms';
 import type { EventStore } from '@/lib/store/types';
-import { JsonArraySplitter, JsonStructureError, splitLines } from './json-stream';
+import { endIngestRun, startIngestRun } from './ingest-runs';
+import {
+  type ArrayElement,
+  JsonArraySplitter,
+  JsonStructureError,
+  splitLines,
+} from './json-stream';
 
 /**
  * Imports events from a file in any of the shapes people have at hand:
@@ -16,6 +29,10 @@ import { JsonArraySplitter, JsonStructureError, splitLines } from './json-stream
  *
  * Everything is streamed: NDJSON line by line, JSON documents element by
  * element, so there is no file size limit beyond the disk.
+ *
+ * Each record is kept as its own text: the stored document and `raw` are cut
+ * from it (lib/domain/encode.ts), so numbers, key order and escapes come back
+ * byte for byte. A record longer than `maxRecordBytes` is reported, not read.
  *
  * Each record is validated on its own. An invalid one is reported with its
  * line (NDJSON) or index and line (JSON) and skipped; the rest import. A
@@ -44,6 +61,8 @@ export type ReadOptions = {
   rehome?: boolean;
   /** Events per insert batch (default 5,000). */
   batchSize?: number;
+  /** Longest record accepted, in UTF-8 bytes (default IMPORT_MAX_RECORD_BYTES, 1 MB). */
+  maxRecordBytes?: number;
   onIssue?: (issue: ImportIssue) => void;
   /** Bytes read so far, after each chunk. */
   onProgress?: (bytesRead: number) => void;
@@ -104,6 +123,12 @@ export async function importEvents(
     issues,
     seconds: (performance.now() - started) / 1000,
   });
+  // Recorded in the import ledger (`imports list`, `imports undo`).
+  const run = await startIngestRun(store, {
+    orgId: options.orgId,
+    kind: 'import',
+    source: typeof source === 'string' ? source : 'stream',
+  });
   const reader = readEventBatches(source, {
     ...options,
     onIssue: (issue) => {
@@ -118,11 +143,17 @@ export async function importEvents(
         summary = next.value;
         break;
       }
-      const result = await store.insertEvents(options.orgId, next.value);
+      const result = await store.insertEvents(options.orgId, next.value, { runId: run.id });
       inserted += result.inserted;
       duplicates += result.skipped;
     }
   } catch (error) {
+    await endIngestRun(store, run.id, {
+      status: 'failed',
+      inserted,
+      skipped: duplicates,
+      detail: error instanceof Error ? error.message : String(error),
+    }).catch(() => undefined);
     if (error instanceof ImportFatalError) {
       throw new ImportFatalError(error.message, error.summary, { ...report(), ...error.summary });
     }
@@ -130,6 +161,12 @@ export async function importEvents(
   } finally {
     if (inserted > 0) await store.refreshStatistics();
   }
+  await endIngestRun(store, run.id, {
+    status: 'finished',
+    inserted,
+    skipped: duplicates,
+    rejected: summary.invalid,
+  });
   return report();
 }
 
@@ -150,10 +187,17 @@ export async function* readEventBatches(
     counts.bytes = bytes;
     options.onProgress?.(bytes);
   });
+  const maxBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
   let batch: NewEvent[] = [];
-  const accept = (value: unknown, location: Location): NewEvent[] | null => {
+  const reject = (location: Location, message: string) => {
     counts.read++;
-    const result = toNewEvent(value, options.orgId, options.rehome ?? false);
+    counts.invalid++;
+    options.onIssue?.({ ...location, message });
+  };
+  /** `text`: the record's own JSON text, when known (it is kept verbatim). */
+  const accept = (value: unknown, text: string | undefined, location: Location) => {
+    counts.read++;
+    const result = toNewEvent(value, options.orgId, options.rehome ?? false, text);
     if (typeof result === 'string') {
       counts.invalid++;
       options.onIssue?.({ ...location, message: result });
@@ -165,28 +209,56 @@ export async function* readEventBatches(
     batch = [];
     return full;
   };
+  /** Parses one record's text, or reports why it cannot be read. */
+  const parse = (text: string, oversize: number | undefined, location: Location) => {
+    const size = oversize ?? recordBytes(text, maxBytes);
+    if (size > maxBytes) {
+      reject(location, tooLarge(size, maxBytes));
+      return undefined;
+    }
+    try {
+      return { value: JSON.parse(text) as unknown };
+    } catch (error) {
+      reject(location, `Not valid JSON: ${reason(error)}`);
+      return undefined;
+    }
+  };
 
   try {
     const detected = await detectFormat(chunks);
     format = detected.format;
     if (format === 'ndjson') {
-      for await (const { text, line } of splitLines(detected.chunks)) {
-        if (text.trim() === '') continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch (error) {
-          counts.read++;
-          counts.invalid++;
-          options.onIssue?.({ ...at(line), message: `Not valid JSON: ${reason(error)}` });
-          continue;
+      // A line may be longer than one record may be (a saved page of 500
+      // events): it is held up to the line limit and split into its records.
+      const lineLimit = Math.max(maxBytes, MAX_PAGE_LINE_BYTES);
+      for await (const { text, line, oversize } of splitLines(detected.chunks, lineLimit)) {
+        if (oversize === undefined && isBlank(text)) continue;
+        if (oversize === undefined && recordBytes(text, maxBytes) > maxBytes) {
+          const page = pageRecords(text);
+          if (page) {
+            for (const element of page.elements) {
+              const location = {
+                location: `line ${line}, ${page.path}[${element.index}]`,
+                line,
+                index: element.index,
+              };
+              const record = parse(element.text, undefined, location);
+              if (!record) continue;
+              const full = accept(record.value, element.text, location);
+              if (full) yield full;
+            }
+            continue;
+          }
         }
+        const parsed = parse(text, oversize, at(line));
+        if (!parsed) continue;
         // A line may hold a whole list envelope (a page saved from the API)
         // or an array of events; each inner record is then its own record.
-        const inner = innerRecords(value);
+        const inner = innerRecords(parsed.value);
         if (inner) {
+          const texts = elementTexts(text);
           for (let index = 0; index < inner.list.length; index++) {
-            const full = accept(inner.list[index], {
+            const full = accept(inner.list[index], texts?.[index], {
               location: `line ${line}, ${inner.prefix}[${index}]`,
               line,
               index,
@@ -194,12 +266,12 @@ export async function* readEventBatches(
             if (full) yield full;
           }
         } else {
-          const full = accept(value, at(line));
+          const full = accept(parsed.value, text, at(line));
           if (full) yield full;
         }
       }
     } else {
-      const splitter = new JsonArraySplitter();
+      const splitter = new JsonArraySplitter(maxBytes);
       const prefix = format === 'envelope' ? 'results' : '';
       for await (const chunk of detected.chunks) {
         for (const element of splitter.push(chunk)) {
@@ -208,16 +280,9 @@ export async function* readEventBatches(
             line: element.line,
             index: element.index,
           };
-          let value: unknown;
-          try {
-            value = JSON.parse(element.text);
-          } catch (error) {
-            counts.read++;
-            counts.invalid++;
-            options.onIssue?.({ ...location, message: `Not valid JSON: ${reason(error)}` });
-            continue;
-          }
-          const full = accept(value, location);
+          const parsed = parse(element.text, element.oversize, location);
+          if (!parsed) continue;
+          const full = accept(parsed.value, element.text, location);
           if (full) yield full;
         }
       }
@@ -242,6 +307,52 @@ export async function* readEventBatches(
   return { format, ...counts };
 }
 
+/** A record's UTF-8 size, computed only when its length alone cannot settle it against `limit`. */
+function recordBytes(text: string, limit: number): number {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes.
+  return text.length * 3 <= limit ? text.length : Buffer.byteLength(text, 'utf8');
+}
+
+function tooLarge(size: number, limit: number): string {
+  return `The record is larger than the ${limit.toLocaleString('en-US')}-byte limit (${size.toLocaleString('en-US')} bytes or more; raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`;
+}
+
+function isBlank(text: string): boolean {
+  return text.length === 0 || text.trim() === '';
+}
+
+/**
+ * How long an NDJSON line may be when it holds a whole page (a list
+ * envelope or an array) rather than one record: each of its records must
+ * still fit the record limit.
+ */
+const MAX_PAGE_LINE_BYTES = 256 << 20;
+
+/** The records of a line holding a page (an envelope or an array), or undefined when it holds one record. */
+function pageRecords(text: string): { path: string; elements: ArrayElement[] } | undefined {
+  try {
+    const splitter = new JsonArraySplitter();
+    const elements = splitter.push(text);
+    splitter.end();
+    if (splitter.path === undefined) return undefined;
+    return { path: splitter.path, elements };
+  } catch {
+    return undefined; // not valid JSON: reported as such (or as too large) by the caller
+  }
+}
+
+/** The element texts of the records array in one line's JSON document (an envelope or array). */
+function elementTexts(text: string): string[] | undefined {
+  try {
+    const splitter = new JsonArraySplitter();
+    const texts = splitter.push(text).map((element) => element.text);
+    splitter.end();
+    return texts;
+  } catch {
+    return undefined;
+  }
+}
+
 type Location = { location: string; line: number; index?: number };
 
 function at(line: number): Location {
@@ -260,25 +371,50 @@ function innerRecords(value: unknown): { list: unknown[]; prefix: string } | nul
   return null;
 }
 
-/** Validates one record and encodes it for the store, or says why not. */
-export function toNewEvent(value: unknown, orgId: string, rehome: boolean): NewEvent | string {
+/**
+ * Validates one record and encodes it for the store, or says why not.
+ * `text`, the record's own JSON text, is what gets stored (verbatim); the
+ * parsed `value` is what gets validated.
+ */
+export function toNewEvent(
+  value: unknown,
+  orgId: string,
+  rehome: boolean,
+  text?: string,
+): NewEvent | string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return 'Expected an event object';
   }
   const recordOrg = (value as { orgId?: unknown }).orgId;
-  if (!rehome && recordOrg !== undefined && recordOrg !== orgId) {
+  if (!rehome && recordOrg != null && recordOrg !== orgId) {
     return `orgId ${JSON.stringify(recordOrg)} is not the target organization ${orgId} (use --rehome to import it there)`;
   }
-  const parsed = eventInputSchema.safeParse(value);
-  if (!parsed.success) {
-    return parsed.error.issues
-      .slice(0, 3)
-      .map((issue) =>
-        issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
-      )
-      .join('; ');
+  let input: EventInput;
+  if (isValidEventInput(value)) {
+    input = value;
+  } else {
+    // The schema itself, for its messages (the fast check only says no).
+    const parsed = eventInputSchema.safeParse(value);
+    if (!parsed.success) {
+      return parsed.error.issues
+        .slice(0, 3)
+        .map((issue) =>
+          issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+        )
+        .join('; ');
+    }
+    input = parsed.data;
   }
-  return encodeEvent(orgId, parsed.data);
+  try {
+    const event = encodeEvent(orgId, input, text);
+    // The index terms come from the parsed values here, on the reading
+    // thread, so the store need not parse the document again.
+    event.terms = fieldTerms(value as Record<string, unknown>);
+    return event;
+  } catch (error) {
+    if (error instanceof RepeatedKeyError) return error.message;
+    throw error;
+  }
 }
 
 // ---- reading -----------------------------------------------------------------

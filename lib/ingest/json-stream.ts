@@ -11,6 +11,16 @@
  *   one bad record, while broken structure (truncation, unbalanced brackets)
  *   is a fatal error.
  */
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  trailingBackslashes,
+} from '@/lib/domain/json-text';
 
 export class JsonStructureError extends Error {
   constructor(
@@ -22,12 +32,26 @@ export class JsonStructureError extends Error {
   }
 }
 
-export type LineRecord = { text: string; line: number };
+export type LineRecord = {
+  text: string;
+  line: number;
+  /** Set instead of `text` (which is then empty) when the line is longer than the limit: its length so far. */
+  oversize?: number;
+};
 
-/** Splits text chunks into lines (LF or CRLF), numbering from 1. */
-export async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<LineRecord> {
+/**
+ * Splits text chunks into lines (LF or CRLF), numbering from 1. A line
+ * longer than `maxChars` is not held: it is skipped up to its end and
+ * yielded with `oversize` set, so one huge line cannot exhaust memory.
+ */
+export async function* splitLines(
+  chunks: AsyncIterable<string>,
+  maxChars = Infinity,
+): AsyncGenerator<LineRecord> {
   let pending = '';
   let line = 0;
+  /** Characters of the current line already dropped (it is too long), or -1. */
+  let skipped = -1;
   for await (const chunk of chunks) {
     let start = 0;
     const text = pending + chunk;
@@ -35,29 +59,39 @@ export async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator
       const end = text.indexOf('\n', start);
       if (end === -1) break;
       line++;
-      yield { text: stripCr(text.slice(start, end)), line };
+      if (skipped !== -1) {
+        yield { text: '', line, oversize: skipped + end - start };
+        skipped = -1;
+      } else if (end - start > maxChars) {
+        yield { text: '', line, oversize: end - start };
+      } else {
+        yield { text: stripCr(text.slice(start, end)), line };
+      }
       start = end + 1;
     }
     pending = text.slice(start);
+    if (pending.length > maxChars) {
+      skipped = (skipped === -1 ? 0 : skipped) + pending.length;
+      pending = '';
+    }
   }
-  if (pending.length > 0) yield { text: stripCr(pending), line: line + 1 };
+  if (skipped !== -1) yield { text: '', line: line + 1, oversize: skipped + pending.length };
+  else if (pending.length > 0) yield { text: stripCr(pending), line: line + 1 };
 }
 
 function stripCr(text: string): string {
   return text.endsWith('\r') ? text.slice(0, -1) : text;
 }
 
-export type ArrayElement = { text: string; index: number; line: number };
+export type ArrayElement = {
+  text: string;
+  index: number;
+  line: number;
+  /** Set instead of `text` (then empty) when the element is longer than the limit. */
+  oversize?: number;
+};
 
-const QUOTE = 34;
-const BACKSLASH = 92;
 const NEWLINE = 10;
-const OPEN_OBJECT = 123;
-const CLOSE_OBJECT = 125;
-const OPEN_ARRAY = 91;
-const CLOSE_ARRAY = 93;
-const COMMA = 44;
-const COLON = 58;
 
 type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean };
 
@@ -81,6 +115,14 @@ export class JsonArraySplitter {
   private elementLine = 0;
   private index = 0;
   private rootClosed = false;
+  /** Set when the element being read outgrew the limit: its text is no longer kept. */
+  private elementOversize = false;
+
+  /** `maxChars`: elements longer than this are reported with `oversize`, not held in memory. */
+  constructor(private readonly maxChars = Infinity) {}
+
+  /** Where the records array was found: '', 'results' or 'content.results'. */
+  path: string | undefined;
 
   /** Whether the records array was found (and is being or was read). */
   get foundTarget(): boolean {
@@ -91,8 +133,15 @@ export class JsonArraySplitter {
   push(chunk: string): ArrayElement[] {
     const out: ArrayElement[] = [];
     // Keep the unfinished element (or key) text; drop everything before it.
+    if (
+      this.elementStart !== -1 &&
+      !this.elementOversize &&
+      this.base + this.buffer.length + chunk.length - this.elementStart > this.maxChars
+    ) {
+      this.elementOversize = true;
+    }
     const keep = Math.min(
-      this.elementStart === -1 ? Infinity : this.elementStart - this.base,
+      this.elementStart === -1 || this.elementOversize ? Infinity : this.elementStart - this.base,
       this.keyStart === -1 ? Infinity : this.keyStart - this.base,
     );
     if (keep === Infinity) {
@@ -169,7 +218,10 @@ export class JsonArraySplitter {
           // Once the records array is found, paths no longer matter (and cost).
           const path = searching && c === OPEN_ARRAY ? this.pathWith(key) : null;
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
-          if (path !== null && TARGET_PATHS.includes(path)) this.targetDepth = this.stack.length;
+          if (path !== null && TARGET_PATHS.includes(path)) {
+            this.targetDepth = this.stack.length;
+            this.path = path;
+          }
           i++;
           continue;
         }
@@ -236,6 +288,17 @@ export class JsonArraySplitter {
 
   private finishElement(text: string, end: number, out: ArrayElement[]): void {
     if (this.elementStart === -1) return;
+    if (this.elementOversize) {
+      out.push({
+        text: '',
+        index: this.index++,
+        line: this.elementLine,
+        oversize: this.base + end - this.elementStart,
+      });
+      this.elementStart = -1;
+      this.elementOversize = false;
+      return;
+    }
     const elementText = text.slice(this.elementStart - this.base, end).trim();
     this.elementStart = -1;
     if (elementText.length === 0) return;
@@ -261,11 +324,4 @@ export class JsonArraySplitter {
     }
     return keys.join('.');
   }
-}
-
-/** How many backslashes directly precede `end`, not looking before `floor`. */
-function trailingBackslashes(text: string, end: number, floor: number): number {
-  let count = 0;
-  for (let j = end - 1; j >= floor && text.charCodeAt(j) === BACKSLASH; j--) count++;
-  return count;
 }

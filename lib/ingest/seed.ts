@@ -1,6 +1,7 @@
 import type { Variant } from '@/lib/config';
 import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
 import { canonicalJson } from '@/lib/domain/encode';
+import { fieldTerms } from '@/lib/store/terms';
 import { type EventInput, formatCreated, type NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { Prng } from './seed-prng';
@@ -104,6 +105,8 @@ export function* generateEventBatches(
       // JSON.stringify writes the template's keys in their (canonical) order.
       doc: JSON.stringify(record.fields),
       raw: record.raw ? JSON.stringify(record.raw) : null,
+      // From the fields at hand: the store would otherwise parse the document.
+      terms: fieldTerms(record.fields),
     });
     if (batch.length >= batchSize) {
       yield batch;

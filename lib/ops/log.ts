@@ -19,8 +19,8 @@ export type { Logger } from 'pino';
 const LOGGER_KEY = Symbol.for('org-events.logger');
 type Holder = { [LOGGER_KEY]?: Logger };
 
-function createLogger(): Logger {
-  const terminal = process.stdout.isTTY === true;
+function createLogger(fd: 1 | 2 = 1): Logger {
+  const terminal = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
   const options: pino.LoggerOptions = {
     level: getConfig().LOG_LEVEL,
     base: { pid: process.pid },
@@ -41,13 +41,24 @@ function createLogger(): Logger {
     ...(!terminal && { formatters: { level: (label: string) => ({ level: label }) } }),
   };
   return terminal
-    ? pino(options, pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l' }))
-    : pino(options, pino.destination({ dest: 1, sync: false }));
+    ? pino(
+        options,
+        pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', destination: fd }),
+      )
+    : pino(options, pino.destination({ dest: fd, sync: false }));
 }
 
 export function getLogger(): Logger {
   const holder = globalThis as Holder;
   return (holder[LOGGER_KEY] ??= createLogger());
+}
+
+/**
+ * The log goes to stderr from now on: the CLI's stdout carries only its
+ * output, so `--json | jq` never meets a log line.
+ */
+export function logToStderr(): void {
+  (globalThis as Holder)[LOGGER_KEY] = createLogger(2);
 }
 
 /** Writes what the asynchronous destination still holds (before process.exit). */

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import {
+  type CompiledQuery,
   DEFAULT_MIGRATION_TABLE,
   type Kysely,
   type RawBuilder,
@@ -11,6 +12,8 @@ import { isUnavailable, StoreUnavailableError } from './errors';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
 import * as savedViews from './saved-views';
+import * as ingestRuns from './ingest-runs';
+import * as retention from './retention';
 import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
 import {
   ACTOR_FACET_FIELDS,
@@ -32,9 +35,10 @@ import {
   typeCond,
   without,
 } from './filtered';
-import { fieldRange, termValue } from './terms';
+import { type BatchTerms, fieldRange, termValue } from './terms';
 import type {
   ApiKeyRecord,
+  EventCursor,
   EventFilter,
   EventPage,
   EventPageQuery,
@@ -43,6 +47,11 @@ import type {
   Facets,
   Histogram,
   HistogramQuery,
+  DeleteOptions,
+  EventSelection,
+  IngestRun,
+  IngestRunPatch,
+  InsertOptions,
   InsertResult,
   StoreHealth,
   Membership,
@@ -67,6 +76,60 @@ type CountPlan = {
   innerMin?: number;
   innerMax?: number;
 };
+
+/** Rows an event cursor reads per batch. */
+const CURSOR_BATCH = 500;
+
+/** What an engine gives an event cursor: see KyselyStore.openSnapshot. */
+export type Snapshot = {
+  /** Queries on the snapshot (before streaming starts). */
+  db: Kysely<Database>;
+  /** Starts `query`; each call of the result gives up to `batchSize` rows, [] at the end. */
+  streamRows(query: CompiledQuery, batchSize: number): Promise<() => Promise<EventRow[]>>;
+  /** Ends the stream and the transaction; safe to call twice. */
+  end(): Promise<void>;
+};
+
+function endedCursor(): EventCursor {
+  return {
+    totalCount: 0,
+    closed: true,
+    read: () => Promise.resolve([]),
+    close: () => Promise.resolve(),
+  };
+}
+
+function snapshotCursor(
+  totalCount: number,
+  next: () => Promise<EventRow[]>,
+  end: () => Promise<void>,
+): EventCursor {
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await end();
+  };
+  return {
+    totalCount,
+    get closed() {
+      return closed;
+    },
+    async read() {
+      if (closed) return [];
+      let rows: EventRow[];
+      try {
+        rows = await next();
+      } catch (error) {
+        await close().catch(() => undefined);
+        throw error;
+      }
+      if (rows.length === 0) await close();
+      return rows.map(toStoredEvent);
+    },
+    close,
+  };
+}
 
 /** Counter rows read per step of a page walk. */
 const WALK_CHUNK = 512;
@@ -105,7 +168,12 @@ export abstract class KyselyStore implements EventStore {
     return undefined;
   }
 
-  protected abstract insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
+  protected abstract insertBatch(
+    orgId: string,
+    events: readonly NewEvent[],
+    runId: string | null,
+    terms: BatchTerms | undefined,
+  ): Promise<InsertResult>;
 
   async migrate(): Promise<void> {
     await migrateToLatest(this.db);
@@ -273,6 +341,50 @@ export abstract class KyselyStore implements EventStore {
     return simple
       ? this.countIn(this.db, filter)
       : this.readSnapshot((db) => this.countIn(db, filter));
+  }
+
+  /**
+   * A read transaction that pins one snapshot for as long as a cursor reads,
+   * and the engine's way to stream one query's rows inside it (SQLite: its
+   * own connection, so other requests never wait for an export; PostgreSQL:
+   * REPEATABLE READ with a server-side cursor).
+   */
+  protected abstract openSnapshot(): Promise<Snapshot>;
+
+  async openEventCursor(
+    filter: EventFilter,
+    { includeRaw, batchSize = CURSOR_BATCH }: { includeRaw: boolean; batchSize?: number },
+  ): Promise<EventCursor> {
+    const snapshot = await this.openSnapshot();
+    try {
+      const r = await resolveFilter(snapshot.db, filter);
+      if (isEmpty(r)) {
+        await snapshot.end();
+        return endedCursor();
+      }
+      const totalCount = await this.countResolved(snapshot.db, r);
+      const columns = sql`e.org_id, e.id, e.created, e.event_type, e.doc${
+        includeRaw ? sql`, e.raw` : sql``
+      }`;
+      // Type and date filters read the events in index order, no sort: memory
+      // stays flat whatever the size. Field filters sort their matching keys
+      // (narrow rows), then read each event once.
+      const query =
+        r.clauses.length === 0
+          ? sql<EventRow>`SELECT ${columns} FROM events e WHERE e.org_id = ${r.orgId}${typeCond(
+              r,
+              sql.raw('e.event_type'),
+            )}${dateCond(sql.raw('e.created'), r.minCreated, r.maxCreated)}
+              ORDER BY e.created DESC, e.id DESC`
+          : sql<EventRow>`SELECT ${columns} FROM (${keysSql(r)}) k
+              JOIN events e ON e.org_id = ${r.orgId} AND e.id = k.id
+              ORDER BY k.created DESC, k.id DESC`;
+      const next = await snapshot.streamRows(query.compile(snapshot.db), batchSize);
+      return snapshotCursor(totalCount, next, () => snapshot.end());
+    } catch (error) {
+      await snapshot.end().catch(() => undefined);
+      throw error;
+    }
   }
 
   private async countIn(db: Kysely<Database>, filter: EventFilter): Promise<number> {
@@ -499,9 +611,47 @@ export abstract class KyselyStore implements EventStore {
     return { interval, totalCount: counts.reduce((a, b) => a + b, 0), buckets };
   }
 
-  async insertEvents(orgId: string, events: readonly NewEvent[]): Promise<InsertResult> {
+  async insertEvents(
+    orgId: string,
+    events: readonly NewEvent[],
+    options: InsertOptions = {},
+  ): Promise<InsertResult> {
     if (events.length === 0) return { inserted: 0, skipped: 0 };
-    return this.insertBatch(orgId, events);
+    return this.insertBatch(orgId, events, options.runId ?? null, options.terms);
+  }
+
+  // ---- deletion and the import ledger (retention.ts, ingest-runs.ts) -------
+
+  deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
+    return retention.deleteEvents(this.db, orgId, selection, options);
+  }
+
+  dumpOrg(orgId: string) {
+    return retention.dumpOrg(this.db, this.dialect, orgId);
+  }
+
+  createIngestRun(run: IngestRun) {
+    return ingestRuns.createIngestRun(this.db, run);
+  }
+
+  updateIngestRun(id: string, patch: IngestRunPatch) {
+    return ingestRuns.updateIngestRun(this.db, id, patch);
+  }
+
+  getIngestRun(id: string) {
+    return ingestRuns.getIngestRun(this.db, id);
+  }
+
+  listIngestRuns(orgId: string, limit?: number) {
+    return ingestRuns.listIngestRuns(this.db, orgId, limit);
+  }
+
+  getMirrorCheckpoint(orgId: string, source: string) {
+    return ingestRuns.getMirrorCheckpoint(this.db, orgId, source);
+  }
+
+  setMirrorCheckpoint(orgId: string, source: string, state: string | null) {
+    return ingestRuns.setMirrorCheckpoint(this.db, orgId, source, state);
   }
 
   /**
@@ -915,7 +1065,7 @@ function compare(a: string, b: string): number {
 
 const MINUTE_MS = 60_000;
 
-type EventRow = {
+export type EventRow = {
   org_id: string;
   id: string;
   created: number | string;

@@ -1,10 +1,10 @@
-import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { countDeltas, KyselyStore } from './kysely-store';
+import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
 import { errorDetails, storeLogger } from './log';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { batchTerms } from './terms';
+import { type BatchTerms, batchTerms, keptTerms } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 const INT8_OID = 20;
@@ -101,6 +101,40 @@ export class PostgresStore extends KyselyStore {
       .execute(read);
   }
 
+  /**
+   * A REPEATABLE READ, READ ONLY transaction on a connection of the pool,
+   * read through a server-side cursor (FETCH a batch at a time), so neither
+   * side holds more than a batch.
+   */
+  protected async openSnapshot(): Promise<Snapshot> {
+    const trx = await this.db
+      .startTransaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute();
+    let ended = false;
+    return {
+      db: trx,
+      streamRows: async (query, batchSize) => {
+        await trx.executeQuery(
+          CompiledQuery.raw(`DECLARE event_cursor NO SCROLL CURSOR FOR ${query.sql}`, [
+            ...query.parameters,
+          ]),
+        );
+        const fetch = CompiledQuery.raw(
+          `FETCH FORWARD ${Math.max(1, Math.floor(batchSize))} FROM event_cursor`,
+        );
+        return async () => (await trx.executeQuery<EventRow>(fetch)).rows;
+      },
+      end: async () => {
+        if (ended) return;
+        ended = true;
+        // Read only: a rollback ends it as well as a commit, and also after a failed statement.
+        await trx.rollback().execute();
+      },
+    };
+  }
+
   protected jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown> {
     // json (not jsonb): the text is parsed lazily, only as far as the key.
     return sql`(${doc}::json ->> ${field})`;
@@ -125,7 +159,12 @@ export class PostgresStore extends KyselyStore {
    * serializes array parameters in JavaScript, element by element, which cost
    * over ten times the CPU of JSON.stringify on the same batch.)
    */
-  protected async insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult> {
+  protected async insertBatch(
+    orgId: string,
+    events: readonly NewEvent[],
+    runId: string | null,
+    prepared: BatchTerms | undefined,
+  ): Promise<InsertResult> {
     const payload = JSON.stringify(
       events.map((e) => ({
         id: e.id,
@@ -137,8 +176,8 @@ export class PostgresStore extends KyselyStore {
     );
     const inserted = await this.db.transaction().execute(async (trx) => {
       const result = await sql<{ id: string; created: number; event_type: string }>`
-        INSERT INTO events (org_id, id, created, event_type, doc, raw)
-        SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw
+        INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
+        SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw, CAST(${runId} AS text)
         FROM json_to_recordset(${payload}::json)
           AS t(id text, created bigint, event_type text, doc text, raw text)
         ON CONFLICT (org_id, id) DO NOTHING
@@ -161,53 +200,77 @@ export class PostgresStore extends KyselyStore {
           trx,
         );
       }
-      const ids = new Set(result.rows.map((r) => r.id));
-      await this.writeTerms(
-        trx,
-        orgId,
-        ids.size === events.length ? events : events.filter((e) => ids.has(e.id)),
-      );
+      if (rows.length === events.length) {
+        await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
+      } else {
+        // Each new id once: a batch may repeat an id, and only its first copy was inserted.
+        const ids = new Set(result.rows.map((r) => r.id));
+        const kept = events.map((event) => ids.delete(event.id));
+        if (prepared) {
+          await this.writeTerms(
+            trx,
+            orgId,
+            events,
+            keptTerms(events, prepared, (e) => kept[e]!),
+          );
+        } else {
+          const added = events.filter((_, e) => kept[e]);
+          await this.writeTerms(trx, orgId, added, batchTerms(added));
+        }
+      }
       return rows.length;
     });
     return { inserted, skipped: events.length - inserted };
   }
 
-  /** The postings, term counters and dictionary of the events a batch added (inside its transaction). */
+  /** The postings, term counters and dictionary of a batch (inside its transaction). */
   private async writeTerms(
     trx: Kysely<Database>,
     orgId: string,
-    added: readonly NewEvent[],
+    events: readonly NewEvent[],
+    batch: BatchTerms,
   ): Promise<void> {
-    const { postings, dayCounts, values } = batchTerms(added);
+    const { terms, postings, dayCounts, values } = batch;
     if (postings.length === 0) return;
-    const payload = JSON.stringify(
-      postings.map((p) => ({
-        term: p.term,
-        created: p.created,
-        id: p.id,
-        event_type: p.eventType,
-      })),
-    );
+    const rows: { term: string; created: number; id: string; event_type: string }[] = [];
+    for (let i = 0; i < postings.length; i += 2) {
+      const event = events[postings[i]!]!;
+      rows.push({
+        term: terms[postings[i + 1]!]!,
+        created: event.created,
+        id: event.id,
+        event_type: event.eventTypeName,
+      });
+    }
     await sql`
       INSERT INTO event_terms (org_id, term, created, id, event_type)
       SELECT ${orgId}, t.term, t.created, t.id, t.event_type
-      FROM json_to_recordset(${payload}::json)
+      FROM json_to_recordset(${JSON.stringify(rows)}::json)
         AS t(term text, created bigint, id text, event_type text)
       ON CONFLICT DO NOTHING`.execute(trx);
-    const days = [...dayCounts.values()];
+    const dayTerms: string[] = [];
+    const dayBuckets: number[] = [];
+    const dayNs: number[] = [];
+    for (let i = 0; i < dayCounts.length; i += 3) {
+      dayTerms.push(terms[dayCounts[i]!]!);
+      dayBuckets.push(dayCounts[i + 1]!);
+      dayNs.push(dayCounts[i + 2]!);
+    }
     await sql`
       INSERT INTO term_counts (org_id, term, bucket, n)
       SELECT ${orgId}, t.term, t.bucket, t.n
-      FROM unnest(
-        ${days.map((d) => d.term)}::text[],
-        ${days.map((d) => d.bucket)}::bigint[],
-        ${days.map((d) => d.n)}::bigint[]
-      ) AS t(term, bucket, n)
+      FROM unnest(${dayTerms}::text[], ${dayBuckets}::bigint[], ${dayNs}::bigint[]) AS t(term, bucket, n)
       ON CONFLICT (org_id, term, bucket) DO UPDATE SET n = term_counts.n + excluded.n`.execute(trx);
+    const valueTerms: string[] = [];
+    const valueNs: number[] = [];
+    for (let i = 0; i < values.length; i += 2) {
+      valueTerms.push(terms[values[i]!]!);
+      valueNs.push(values[i + 1]!);
+    }
     await sql`
       INSERT INTO event_values (org_id, term, n)
       SELECT ${orgId}, t.term, t.n
-      FROM unnest(${[...values.keys()]}::text[], ${[...values.values()]}::bigint[]) AS t(term, n)
+      FROM unnest(${valueTerms}::text[], ${valueNs}::bigint[]) AS t(term, n)
       ON CONFLICT (org_id, term) DO UPDATE SET n = event_values.n + excluded.n`.execute(trx);
   }
 }

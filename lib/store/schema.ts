@@ -14,6 +14,8 @@ export type EventsTable = {
   event_type: string;
   doc: string;
   raw: string | null;
+  /** The import or mirror run that inserted it (migration 0007); null for seeds. */
+  run_id: ColumnType<string | null, string | null | undefined, string | null>;
 };
 
 /**
@@ -75,6 +77,29 @@ export type SavedViewsTable = {
   updated: Millis;
 };
 
+/** The import ledger: one row per import or mirror run (migration 0007). */
+export type IngestRunsTable = {
+  id: string;
+  org_id: string;
+  kind: string;
+  source: string;
+  started: Millis;
+  finished: ColumnType<number | null, number | null | undefined, number | null>;
+  inserted: Millis;
+  skipped: Millis;
+  rejected: Millis;
+  status: string;
+  detail: string | null;
+};
+
+/** Where a mirror of one source organization stands (JSON state). */
+export type MirrorCheckpointsTable = {
+  org_id: string;
+  source: string;
+  state: string;
+  updated: Millis;
+};
+
 export type Database = {
   orgs: OrgsTable;
   events: EventsTable;
@@ -86,6 +111,8 @@ export type Database = {
   memberships: MembershipsTable;
   settings: SettingsTable;
   saved_views: SavedViewsTable;
+  ingest_runs: IngestRunsTable;
+  mirror_checkpoints: MirrorCheckpointsTable;
 };
 
 /**

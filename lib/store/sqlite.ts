@@ -4,16 +4,75 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type RawBuilder, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
 import { translateStoreError } from './errors';
-import { countDeltas, KyselyStore, migrateToLatest } from './kysely-store';
+import {
+  countDeltas,
+  type EventRow,
+  KyselyStore,
+  migrateToLatest,
+  type Snapshot,
+} from './kysely-store';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { batchTerms } from './terms';
+import { type BatchTerms, batchTerms, keptTerms } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
-/** Rows per multi-row INSERT (6 parameters each, far below SQLite's 32,766 limit). */
+/** An event cursor's row in its SELECT's column order (kysely-store.ts: org_id, id, created, event_type, doc[, raw]). */
+type EventRowValues = [string, string, number, string, string, (string | null)?];
+
+/** Rows per multi-row INSERT (7 parameters each, far below SQLite's 32,766 limit). */
 const MULTI_ROW = 100;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * One INSERT run MULTI_ROW rows at a time: rows are added one by one and
+ * flushed by the full statement, the remainder by the one-row statement.
+ */
+class MultiRow {
+  private readonly one: BetterSqlite3.Statement;
+  private readonly many: BetterSqlite3.Statement;
+  private readonly args: unknown[];
+  private filled = 0;
+
+  constructor(
+    sqlite: BetterSqlite3.Database,
+    head: string,
+    private readonly width: 3 | 4 | 5,
+    tail: string,
+  ) {
+    const row = `(${Array<string>(width).fill('?').join(', ')})`;
+    this.one = sqlite.prepare(`${head} ${row} ${tail}`);
+    this.many = sqlite.prepare(`${head} ${Array<string>(MULTI_ROW).fill(row).join(', ')} ${tail}`);
+    this.args = new Array<unknown>(MULTI_ROW * width);
+  }
+
+  start(): this {
+    this.filled = 0;
+    return this;
+  }
+
+  /** One row of `width` (3 to 5) values; positional, so no array is made per row. */
+  add(a: unknown, b: unknown, c: unknown, d?: unknown, e?: unknown): void {
+    const args = this.args;
+    const offset = this.filled * this.width;
+    args[offset] = a;
+    args[offset + 1] = b;
+    args[offset + 2] = c;
+    if (this.width > 3) args[offset + 3] = d;
+    if (this.width > 4) args[offset + 4] = e;
+    if (++this.filled === MULTI_ROW) {
+      this.many.run(args);
+      this.filled = 0;
+    }
+  }
+
+  end(): void {
+    for (let r = 0; r < this.filled; r++) {
+      this.one.run(this.args.slice(r * this.width, (r + 1) * this.width));
+    }
+    this.filled = 0;
+  }
+}
 
 /** Prepared statements kept per SQL text (queries are parameterized, so the set is small). */
 const STATEMENT_CACHE_SIZE = 256;
@@ -74,11 +133,10 @@ export class SqliteStore extends KyselyStore {
   private readonly insertMany: BetterSqlite3.Statement;
   private readonly maxRowid: BetterSqlite3.Statement;
   private readonly rowsAfter: BetterSqlite3.Statement;
-  private readonly bumpCount: BetterSqlite3.Statement;
-  private readonly insertPosting: BetterSqlite3.Statement;
-  private readonly insertPostings: BetterSqlite3.Statement;
-  private readonly bumpTermCount: BetterSqlite3.Statement;
-  private readonly bumpValue: BetterSqlite3.Statement;
+  private readonly insertPostings: MultiRow;
+  private readonly bumpCounts: MultiRow;
+  private readonly bumpTermCounts: MultiRow;
+  private readonly bumpValues: MultiRow;
 
   private constructor(
     private readonly sqlite: BetterSqlite3.Database,
@@ -86,8 +144,8 @@ export class SqliteStore extends KyselyStore {
   ) {
     super(db);
     const insert = (rows: number) =>
-      `INSERT INTO events (org_id, id, created, event_type, doc, raw) VALUES ${Array(rows)
-        .fill('(?, ?, ?, ?, ?, ?)')
+      `INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id) VALUES ${Array(rows)
+        .fill('(?, ?, ?, ?, ?, ?, ?)')
         .join(', ')} ON CONFLICT (org_id, id) DO NOTHING`;
     this.insertEvent = sqlite.prepare(insert(1));
     // Bulk loads are bound by per-statement overhead: one statement per
@@ -95,23 +153,31 @@ export class SqliteStore extends KyselyStore {
     this.insertMany = sqlite.prepare(insert(MULTI_ROW));
     this.maxRowid = sqlite.prepare('SELECT max(rowid) AS n FROM events').pluck();
     this.rowsAfter = sqlite.prepare('SELECT id FROM events WHERE rowid > ?').pluck();
-    const postings = (rows: number) =>
-      `INSERT INTO event_terms (org_id, term, created, id, event_type) VALUES ${Array(rows)
-        .fill('(?, ?, ?, ?, ?)')
-        .join(', ')} ON CONFLICT DO NOTHING`;
-    this.insertPosting = sqlite.prepare(postings(1));
-    this.insertPostings = sqlite.prepare(postings(MULTI_ROW));
-    this.bumpTermCount = sqlite.prepare(
-      `INSERT INTO term_counts (org_id, term, bucket, n) VALUES (?, ?, ?, ?)
-       ON CONFLICT (org_id, term, bucket) DO UPDATE SET n = n + excluded.n`,
+    this.insertPostings = new MultiRow(
+      sqlite,
+      'INSERT INTO event_terms (org_id, term, created, id, event_type) VALUES',
+      5,
+      'ON CONFLICT DO NOTHING',
     );
-    this.bumpValue = sqlite.prepare(
-      `INSERT INTO event_values (org_id, term, n) VALUES (?, ?, ?)
-       ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n`,
+    // Counters move by multi-row upserts too: a batch of 10,000 events
+    // bumps thousands of (term, day) counters.
+    this.bumpTermCounts = new MultiRow(
+      sqlite,
+      'INSERT INTO term_counts (org_id, term, bucket, n) VALUES',
+      4,
+      'ON CONFLICT (org_id, term, bucket) DO UPDATE SET n = n + excluded.n',
     );
-    this.bumpCount = sqlite.prepare(
-      `INSERT INTO event_counts (org_id, event_type, bucket, n) VALUES (?, ?, ?, ?)
-       ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = n + excluded.n`,
+    this.bumpValues = new MultiRow(
+      sqlite,
+      'INSERT INTO event_values (org_id, term, n) VALUES',
+      3,
+      'ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n',
+    );
+    this.bumpCounts = new MultiRow(
+      sqlite,
+      'INSERT INTO event_counts (org_id, event_type, bucket, n) VALUES',
+      4,
+      'ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = n + excluded.n',
     );
   }
 
@@ -157,22 +223,28 @@ export class SqliteStore extends KyselyStore {
    * this transaction added are read back by rowid (new rows always get rowids
    * above the previous maximum) so the counters move only for them.
    */
-  protected insertBatch(orgId: string, events: readonly NewEvent[]): Promise<InsertResult> {
+  protected insertBatch(
+    orgId: string,
+    events: readonly NewEvent[],
+    runId: string | null,
+    prepared: BatchTerms | undefined,
+  ): Promise<InsertResult> {
     const run = this.sqlite.transaction((batch: readonly NewEvent[]) => {
       const before = (this.maxRowid.get() as number | null) ?? 0;
       let inserted = 0;
       let i = 0;
-      const args: unknown[] = new Array(MULTI_ROW * 6);
+      const args: unknown[] = new Array(MULTI_ROW * 7);
       for (; i + MULTI_ROW <= batch.length; i += MULTI_ROW) {
         for (let j = 0; j < MULTI_ROW; j++) {
           const event = batch[i + j]!;
-          const k = j * 6;
+          const k = j * 7;
           args[k] = orgId;
           args[k + 1] = event.id;
           args[k + 2] = event.created;
           args[k + 3] = event.eventTypeName;
           args[k + 4] = event.doc;
           args[k + 5] = event.raw;
+          args[k + 6] = runId;
         }
         inserted += this.insertMany.run(args).changes;
       }
@@ -185,17 +257,25 @@ export class SqliteStore extends KyselyStore {
           event.eventTypeName,
           event.doc,
           event.raw,
+          runId,
         ).changes;
       }
       let added = batch;
+      let terms = prepared;
       if (inserted !== batch.length) {
+        // Each new id once: a batch may repeat an id, and only its first copy was inserted.
         const ids = new Set(this.rowsAfter.all(before) as string[]);
-        added = batch.filter((event) => ids.has(event.id));
+        const kept = batch.map((event) => ids.delete(event.id));
+        added = batch.filter((_, e) => kept[e]);
+        terms = prepared && keptTerms(batch, prepared, (e) => kept[e]!);
       }
+      const counts = this.bumpCounts.start();
       for (const delta of countDeltas(added).values()) {
-        this.bumpCount.run(orgId, delta.eventType, delta.bucket, delta.n);
+        counts.add(orgId, delta.eventType, delta.bucket, delta.n);
       }
-      this.writeTerms(orgId, added);
+      counts.end();
+      if (terms) this.writeTerms(orgId, batch, terms);
+      else this.writeTerms(orgId, added, batchTerms(added));
       return inserted;
     });
     // IMMEDIATE: take the write lock before the first read. A deferred
@@ -211,31 +291,78 @@ export class SqliteStore extends KyselyStore {
     }
   }
 
-  /** The postings, term counters and dictionary of the events a batch added (inside its transaction). */
-  private writeTerms(orgId: string, added: readonly NewEvent[]): void {
-    const { postings, dayCounts, values } = batchTerms(added);
-    const args: unknown[] = new Array(MULTI_ROW * 5);
-    let i = 0;
-    for (; i + MULTI_ROW <= postings.length; i += MULTI_ROW) {
-      for (let j = 0; j < MULTI_ROW; j++) {
-        const p = postings[i + j]!;
-        const k = j * 5;
-        args[k] = orgId;
-        args[k + 1] = p.term;
-        args[k + 2] = p.created;
-        args[k + 3] = p.id;
-        args[k + 4] = p.eventType;
-      }
-      this.insertPostings.run(args);
+  /** The postings, term counters and dictionary of a batch (inside its transaction). */
+  private writeTerms(orgId: string, events: readonly NewEvent[], batch: BatchTerms): void {
+    const { terms, postings, dayCounts, values } = batch;
+    const rows = this.insertPostings.start();
+    for (let i = 0; i < postings.length; i += 2) {
+      const event = events[postings[i]!]!;
+      rows.add(orgId, terms[postings[i + 1]!]!, event.created, event.id, event.eventTypeName);
     }
-    for (; i < postings.length; i++) {
-      const p = postings[i]!;
-      this.insertPosting.run(orgId, p.term, p.created, p.id, p.eventType);
+    rows.end();
+    const days = this.bumpTermCounts.start();
+    for (let i = 0; i < dayCounts.length; i += 3) {
+      days.add(orgId, terms[dayCounts[i]!]!, dayCounts[i + 1]!, dayCounts[i + 2]!);
     }
-    for (const delta of dayCounts.values()) {
-      this.bumpTermCount.run(orgId, delta.term, delta.bucket, delta.n);
+    days.end();
+    const dictionary = this.bumpValues.start();
+    for (let i = 0; i < values.length; i += 2) {
+      dictionary.add(orgId, terms[values[i]!]!, values[i + 1]!);
     }
-    for (const [t, n] of values) this.bumpValue.run(orgId, t, n);
+    dictionary.end();
+  }
+
+  /**
+   * A read-only connection of its own, in a deferred transaction whose first
+   * read pins one WAL snapshot: an export never holds up this store's
+   * connection, and writers go on. Its rows come from one statement's
+   * iterator, pulled a batch at a time. An in-memory database has no other
+   * connection: there the snapshot is this connection's, which nothing else
+   * may use until the cursor is closed.
+   */
+  protected async openSnapshot(): Promise<Snapshot> {
+    const own = !this.sqlite.memory;
+    const connection = own
+      ? new BetterSqlite3(this.sqlite.name, { readonly: true, fileMustExist: true })
+      : this.sqlite;
+    if (own) connection.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
+    const db = own
+      ? new Kysely<Database>({
+          dialect: reportingUnavailable(new SqliteDialect({ database: connection })),
+        })
+      : this.db;
+    connection.exec('BEGIN');
+    let rows: IterableIterator<unknown> | undefined;
+    let ended = false;
+    return Promise.resolve({
+      db,
+      streamRows: (query, batchSize) => {
+        // Rows as arrays: building each row object in JavaScript is cheaper
+        // than better-sqlite3 building it through the native API.
+        rows = connection
+          .prepare(query.sql)
+          .raw(true)
+          .iterate(...(query.parameters as unknown[]));
+        const iterator = rows as IterableIterator<EventRowValues>;
+        return Promise.resolve(() => {
+          const batch: EventRow[] = [];
+          while (batch.length < batchSize) {
+            const step = iterator.next();
+            if (step.done) break;
+            const [org_id, id, created, event_type, doc, raw] = step.value;
+            batch.push({ org_id, id, created, event_type, doc, raw });
+          }
+          return Promise.resolve(batch);
+        });
+      },
+      end: async () => {
+        if (ended) return;
+        ended = true;
+        rows?.return?.();
+        if (connection.inTransaction) connection.exec('COMMIT');
+        if (own) await db.destroy();
+      },
+    });
   }
 
   protected jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown> {

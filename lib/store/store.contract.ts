@@ -14,7 +14,9 @@ import {
   oracleHistogram,
   toOracle,
 } from './testing/oracle';
-import type { EventFilter, EventStore, NewEvent } from './types';
+import type { EventCursor, EventFilter, EventStore, NewEvent, StoredEvent } from './types';
+import { deletionContract } from './deletion.contract';
+import { batchTerms } from './terms';
 
 /** What a contract run needs from an engine. */
 export type ContractTarget = {
@@ -520,8 +522,23 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
 
       before(async () => {
         await store.createOrg({ id: orgD, name: 'Org D', created: base });
-        for (let i = 0; i < seeded.length; i += 700) {
-          await store.insertEvents(orgD, seeded.slice(i, i + 700));
+        // Every insert path must index alike: terms derived by the store,
+        // handed over precomputed (as bulk loads do), and precomputed for a
+        // batch that partly exists already and repeats an id (only the new
+        // events' first copies may count).
+        for (let i = 0, n = 0; i < seeded.length; i += 700, n++) {
+          const batch = seeded.slice(i, i + 700);
+          if (n % 3 === 0) {
+            await store.insertEvents(orgD, batch);
+          } else if (n % 3 === 1) {
+            await store.insertEvents(orgD, batch, { terms: batchTerms(batch) });
+          } else {
+            const overlapping = [...seeded.slice(i - 100, i + 700), batch[0]!];
+            const result = await store.insertEvents(orgD, overlapping, {
+              terms: batchTerms(overlapping),
+            });
+            assert.deepEqual(result, { inserted: batch.length, skipped: 101 });
+          }
         }
       });
 
@@ -599,6 +616,98 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         }
       });
 
+      /** Every batch of a cursor, read to its end. */
+      async function readAll(cursor: EventCursor): Promise<StoredEvent[]> {
+        const events: StoredEvent[] = [];
+        for (let batch = await cursor.read(); batch.length > 0; batch = await cursor.read()) {
+          events.push(...batch);
+        }
+        return events;
+      }
+
+      test('random combinations: an event cursor reads exactly the pages, in order, and counts them', async () => {
+        for (let i = 0; i < 40; i++) {
+          const f = randomFilter();
+          const includeRaw = random() < 0.5;
+          const context = `case ${i}: ${JSON.stringify(f)}`;
+          const cursor = await store.openEventCursor(
+            { orgId: orgD, ...f },
+            { includeRaw, batchSize: 1 + Math.floor(random() * 300) },
+          );
+          const streamed = await readAll(cursor);
+          assert.equal(cursor.closed, true, context);
+          const paged: StoredEvent[] = [];
+          for (let offset = 0; ; offset += 97) {
+            const page = await store.listEvents({
+              orgId: orgD,
+              ...f,
+              offset,
+              limit: 97,
+              includeCount: false,
+              includeRaw,
+            });
+            paged.push(...page.events);
+            if (!page.hasMore) break;
+          }
+          assert.equal(cursor.totalCount, paged.length, context);
+          assert.deepEqual(streamed, paged, context);
+          assert.equal(paged.length, all.filter((e) => matches(e, f)).length, context);
+        }
+      });
+
+      test('an event cursor reads one snapshot: events committed meanwhile are neither in nor doubled', async () => {
+        const orgE = objectIdAt(base, 'eeeeeeeeeeeeeeee');
+        await store.createOrg({ id: orgE, name: 'Org E', created: base });
+        const first = seeded.slice(0, 2000);
+        await store.insertEvents(orgE, first);
+        // Newer, older and interleaved with what the cursor is reading.
+        const later = seeded.slice(2000, 3000);
+        const writer = await openConcurrentWriter();
+        try {
+          const cursor = await store.openEventCursor(
+            { orgId: orgE },
+            { includeRaw: false, batchSize: 100 },
+          );
+          assert.equal(cursor.totalCount, 2000);
+          const streamed = [...(await cursor.read())];
+          for (let i = 0; i < later.length; i += 250) {
+            await writer.insertEvents(orgE, later.slice(i, i + 250));
+          }
+          // The writer committed on another connection while the cursor was half read.
+          assert.equal(await store.countEvents({ orgId: orgE }), 3000);
+          streamed.push(...(await readAll(cursor)));
+          assert.equal(streamed.length, 2000);
+          assert.deepEqual(new Set(streamed.map((e) => e.id)), new Set(first.map((e) => e.id)));
+        } finally {
+          await writer.close();
+        }
+      });
+
+      test('closing an event cursor early ends its query and frees the store', async () => {
+        const cursor = await store.openEventCursor(
+          { orgId: orgD },
+          { includeRaw: true, batchSize: 10 },
+        );
+        assert.equal((await cursor.read()).length, 10);
+        assert.equal(cursor.closed, false);
+        await cursor.close();
+        assert.equal(cursor.closed, true);
+        assert.deepEqual(await cursor.read(), []);
+        await cursor.close();
+        // The store's own connection is free: reads and writes go on.
+        const extra = makeEvent(orgD, 90_000, from + 5, 'JOINED_ORG');
+        assert.deepEqual(await store.insertEvents(orgD, [extra]), { inserted: 1, skipped: 0 });
+        const page = await store.listEvents({
+          orgId: orgD,
+          offset: 0,
+          limit: 1,
+          includeCount: true,
+          includeRaw: false,
+        });
+        assert.equal(page.totalCount, seeded.length + 1);
+        all.push(...toOracle([extra]));
+      });
+
       test('random combinations: facets under every filter but their own', async () => {
         for (let i = 0; i < 40; i++) {
           const f = randomFilter();
@@ -634,5 +743,7 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         }
       });
     });
+
+    deletionContract(() => store);
   });
 }

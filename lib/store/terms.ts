@@ -23,58 +23,124 @@ export function termValue(field: string, term: string): string {
 
 /** The terms of one stored document (canonical JSON of the public fields). */
 export function documentTerms(doc: string): string[] {
-  const parsed = JSON.parse(doc) as Record<string, unknown>;
+  return fieldTerms(JSON.parse(doc) as Record<string, unknown>);
+}
+
+/** The terms of an event's public fields (parsed). */
+export function fieldTerms(fields: Record<string, unknown>): string[] {
   const terms: string[] = [];
   for (const field of FILTER_FIELDS) {
-    const value = parsed[field];
+    const value = fields[field];
     if (typeof value === 'string' && value !== '') terms.push(`${field}:${value}`);
   }
   return terms;
 }
 
-export type Posting = { term: string; created: number; id: string; eventType: string };
+/**
+ * The postings and counter deltas of a batch of events, in flat arrays that
+ * cross threads cheaply: a bulk load computes them on its producer thread
+ * (lib/ingest/bulk-batch.ts), so the inserting thread only runs statements.
+ * Terms are referred to by their index in `terms`, events by their index in
+ * the batch.
+ */
+export type BatchTerms = {
+  /** The batch's distinct terms, sorted. */
+  terms: string[];
+  /** (event, term) pairs in the postings' key order: term, created, id. */
+  postings: Int32Array;
+  /** (term, day, n) triples: per-day term counter deltas. */
+  dayCounts: Float64Array;
+  /** (term, n) pairs: dictionary count deltas. */
+  values: Float64Array;
+};
+
+/** The postings and counter deltas of a batch (each event's `terms`, else its document's). */
+export function batchTerms(events: readonly NewEvent[]): BatchTerms {
+  const perEvent: (readonly string[])[] = events.map((e) => e.terms ?? documentTerms(e.doc));
+  const distinct = new Set<string>();
+  for (const list of perEvent) for (const t of list) distinct.add(t);
+  const terms = [...distinct].sort();
+  const index = new Map<string, number>();
+  for (let i = 0; i < terms.length; i++) index.set(terms[i]!, i);
+
+  // Key order is (term, created, id). Ranking the events by (created, id)
+  // once turns each posting's key into one number, term * events + rank,
+  // and a typed array sorts numbers natively, with no comparator calls.
+  const byTime = events.map((_, e) => e);
+  byTime.sort((a, b) => {
+    const ea = events[a]!;
+    const eb = events[b]!;
+    if (ea.created !== eb.created) return ea.created - eb.created;
+    return ea.id < eb.id ? -1 : ea.id > eb.id ? 1 : 0;
+  });
+  const rank = new Int32Array(events.length);
+  for (let r = 0; r < byTime.length; r++) rank[byTime[r]!] = r;
+  let count = 0;
+  for (const list of perEvent) count += list.length;
+  const keys = new Float64Array(count);
+  const n = events.length;
+  let k = 0;
+  for (let e = 0; e < n; e++) {
+    for (const t of perEvent[e]!) keys[k++] = index.get(t)! * n + rank[e]!;
+  }
+  keys.sort();
+  const postings = new Int32Array(count * 2);
+  for (let i = 0; i < count; i++) {
+    const key = keys[i]!;
+    const term = Math.floor(key / n);
+    postings[i * 2] = byTime[key - term * n]!;
+    postings[i * 2 + 1] = term;
+  }
+  return { terms, postings, ...countPostings(events, terms.length, postings) };
+}
 
 /**
- * The postings of a batch of inserted events and the deltas of their
- * per-day term counters and of the term dictionary.
+ * The same batch's terms restricted to the events `keep` accepts (those an
+ * insert actually added): postings filtered, counters recounted.
  */
-export function batchTerms(events: readonly NewEvent[]): {
-  postings: Posting[];
-  dayCounts: Map<string, { term: string; bucket: number; n: number }>;
-  values: Map<string, number>;
-} {
-  const postings: Posting[] = [];
-  const dayCounts = new Map<string, { term: string; bucket: number; n: number }>();
-  const values = new Map<string, number>();
-  for (const event of events) {
-    const day = Math.floor(event.created / DAY_MS);
-    for (const t of event.terms ?? documentTerms(event.doc)) {
-      postings.push({
-        term: t,
-        created: event.created,
-        id: event.id,
-        eventType: event.eventTypeName,
-      });
-      const key = `${day}\u0000${t}`;
-      const entry = dayCounts.get(key);
-      if (entry) entry.n += 1;
-      else dayCounts.set(key, { term: t, bucket: day, n: 1 });
-      values.set(t, (values.get(t) ?? 0) + 1);
-    }
+export function keptTerms(
+  events: readonly NewEvent[],
+  batch: BatchTerms,
+  keep: (event: number) => boolean,
+): BatchTerms {
+  const kept: number[] = [];
+  for (let i = 0; i < batch.postings.length; i += 2) {
+    if (keep(batch.postings[i]!)) kept.push(batch.postings[i]!, batch.postings[i + 1]!);
   }
-  // In key order: the b-tree is then written in runs, not at scattered pages.
-  postings.sort((a, b) =>
-    a.term !== b.term
-      ? a.term < b.term
-        ? -1
-        : 1
-      : a.created !== b.created
-        ? a.created - b.created
-        : a.id < b.id
-          ? -1
-          : a.id > b.id
-            ? 1
-            : 0,
-  );
-  return { postings, dayCounts, values };
+  const postings = Int32Array.from(kept);
+  return {
+    terms: batch.terms,
+    postings,
+    ...countPostings(events, batch.terms.length, postings),
+  };
+}
+
+function countPostings(
+  events: readonly NewEvent[],
+  termCount: number,
+  postings: Int32Array,
+): Pick<BatchTerms, 'dayCounts' | 'values'> {
+  const perTerm = new Float64Array(termCount);
+  // Postings come grouped by term, so each term's days are counted in one run.
+  const days: number[] = [];
+  let runTerm = -1;
+  let runDays = new Map<number, number>();
+  const flush = () => {
+    for (const [day, n] of runDays) days.push(runTerm, day, n);
+    runDays = new Map();
+  };
+  for (let i = 0; i < postings.length; i += 2) {
+    const t = postings[i + 1]!;
+    if (t !== runTerm) {
+      if (runTerm !== -1) flush();
+      runTerm = t;
+    }
+    const day = Math.floor(events[postings[i]!]!.created / DAY_MS);
+    runDays.set(day, (runDays.get(day) ?? 0) + 1);
+    perTerm[t] = perTerm[t]! + 1;
+  }
+  if (runTerm !== -1) flush();
+  const values: number[] = [];
+  for (let t = 0; t < termCount; t++) if (perTerm[t]! > 0) values.push(t, perTerm[t]!);
+  return { dayCounts: Float64Array.from(days), values: Float64Array.from(values) };
 }

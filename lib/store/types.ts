@@ -6,6 +6,7 @@ import type { NewEvent, StoredEvent } from '@/lib/domain/event';
 import type { FacetField, FieldFilters, HistogramInterval } from '@/lib/domain/filters';
 import type { BulkLoadHelperTarget } from './bulk-load-helper';
 import type { SavedView, SavedViewPatch } from './saved-views';
+import type { BatchTerms } from './terms';
 
 export type { SavedView, SavedViewPatch } from './saved-views';
 
@@ -74,6 +75,76 @@ export type EventPage = {
 
 export type InsertResult = { inserted: number; skipped: number };
 
+/**
+ * A filtered set read whole, newest first, from one snapshot of the
+ * database: events committed after it opened are never seen, none is seen
+ * twice. Holds a transaction (SQLite: on a connection of its own) until it
+ * is read to the end or closed: close it in a `finally`.
+ */
+export interface EventCursor {
+  /** Size of the set, counted in the cursor's snapshot. */
+  readonly totalCount: number;
+  /** The next batch (newest first), or an empty array at the end, which also closes the cursor. */
+  read(): Promise<StoredEvent[]>;
+  /** Ends the query and the snapshot now; idempotent. */
+  close(): Promise<void>;
+  /** Whether the query has ended (read to the end or closed). */
+  readonly closed: boolean;
+}
+export type InsertOptions = {
+  /** The import or mirror run inserting the batch (the ledger, for undo). */
+  runId?: string;
+  /**
+   * The batch's postings, when a bulk load's producer thread already
+   * computed them (lib/store/terms.ts batchTerms of these events).
+   */
+  terms?: BatchTerms;
+};
+
+/** Which of an org's events a deletion removes. */
+export type EventSelection =
+  /** Every event created strictly before this instant (retention). */
+  | { before: number }
+  /** Every event the run inserted (undo). */
+  | { runId: string }
+  /** These events, by id (ids not stored are ignored). */
+  | { ids: readonly string[] };
+
+export type DeleteOptions = {
+  /** Events deleted per transaction (default 2,000): a deletion never holds a long lock. */
+  batchSize?: number;
+  /** After each committed batch, the total deleted so far. */
+  onBatch?: (deleted: number) => void;
+  /** Checked between batches: true stops the deletion after the current batch. */
+  stop?: () => boolean;
+};
+
+export type IngestRunKind = 'import' | 'mirror';
+export type IngestRunStatus = 'running' | 'finished' | 'failed' | 'interrupted' | 'undone';
+
+/** One import or mirror run, as the ledger records it. */
+export type IngestRun = {
+  id: string;
+  orgId: string;
+  kind: IngestRunKind;
+  /** A file path, "-" (stdin), or the mirrored source's URL and org. */
+  source: string;
+  started: number;
+  finished: number | null;
+  inserted: number;
+  /** Records already present (same id). */
+  skipped: number;
+  /** Records refused as invalid. */
+  rejected: number;
+  status: IngestRunStatus;
+  /** Why it failed, or what undid it. */
+  detail: string | null;
+};
+
+export type IngestRunPatch = Partial<
+  Pick<IngestRun, 'finished' | 'inserted' | 'skipped' | 'rejected' | 'status' | 'detail'>
+>;
+
 export type Org = { id: string; name: string; created: number };
 
 export type ApiKeyRecord = {
@@ -109,6 +180,11 @@ export interface EventStore {
   listEvents(query: EventPageQuery): Promise<EventPage>;
   getEvent(orgId: string, id: string, includeRaw: boolean): Promise<StoredEvent | null>;
   countEvents(filter: EventFilter): Promise<number>;
+  /** The whole filtered set from one snapshot, in batches of about `batchSize` (see EventCursor). */
+  openEventCursor(
+    filter: EventFilter,
+    options: { includeRaw: boolean; batchSize?: number },
+  ): Promise<EventCursor>;
   /**
    * The event types present in an organization with their counts, most
    * frequent first; with a filter, counted under it, except its own
@@ -126,7 +202,34 @@ export interface EventStore {
    * Inserts a batch atomically: either every new event of the batch is
    * written (with its counters) or none is. Existing ids are skipped.
    */
-  insertEvents(orgId: string, events: readonly NewEvent[]): Promise<InsertResult>;
+  insertEvents(
+    orgId: string,
+    events: readonly NewEvent[],
+    options?: InsertOptions,
+  ): Promise<InsertResult>;
+  /**
+   * Deletes a selection of an org's events with their postings, keeping every
+   * counter exact (counter rows that reach zero are removed, so the store is
+   * as if those events had never been inserted). Batches of `batchSize`
+   * events, each one transaction. Returns how many were deleted.
+   */
+  deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions): Promise<number>;
+  /**
+   * Every row of every table that belongs to the org (an `org_id` column, and
+   * its `orgs` row), each table's rows in a stable order: for comparisons of a
+   * whole org before and after an operation.
+   */
+  dumpOrg(orgId: string): Promise<Record<string, Record<string, unknown>[]>>;
+
+  // The import ledger (lib/store/ingest-runs.ts)
+  createIngestRun(run: IngestRun): Promise<IngestRun>;
+  updateIngestRun(id: string, patch: IngestRunPatch): Promise<void>;
+  getIngestRun(id: string): Promise<IngestRun | null>;
+  /** Newest first. */
+  listIngestRuns(orgId: string, limit?: number): Promise<IngestRun[]>;
+  /** A mirror's saved position for one source (opaque JSON text), or null. */
+  getMirrorCheckpoint(orgId: string, source: string): Promise<string | null>;
+  setMirrorCheckpoint(orgId: string, source: string, state: string | null): Promise<void>;
 
   /**
    * Brings planner statistics and counter storage up to date after a bulk

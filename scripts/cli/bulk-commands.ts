@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/ingest/import';
+import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_SEED, resolveSeedRange } from '@/lib/ingest/seed';
 import type { EventStore } from '@/lib/store/types';
 import {
@@ -141,7 +142,12 @@ const LISTED_ISSUES = 1000;
 export const importFile: Command = async (args, context) => {
   const { values, positionals } = parseCommand(
     args,
-    { org: { type: 'string' }, rehome: { type: 'boolean' }, 'batch-size': { type: 'string' } },
+    {
+      org: { type: 'string' },
+      rehome: { type: 'boolean' },
+      'batch-size': { type: 'string' },
+      'max-record-bytes': { type: 'string' },
+    },
     { min: 1, max: 1, names: 'FILE (the file to import, or - for stdin)' },
   );
   const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
@@ -159,12 +165,14 @@ export const importFile: Command = async (args, context) => {
   const issues: ImportIssue[] = [];
   let invalidShown = 0;
   const progress = size > 0 ? new Progress('Importing', size, 'bytes') : undefined;
+  const run = await startIngestRun(store, { orgId, kind: 'import', source: file });
   const result = await runBulkLoad(
     store,
     orgId,
     {
       kind: 'import',
       path: file,
+      runId: run.id,
       options: {
         orgId,
         rehome: values.rehome ?? false,
@@ -172,6 +180,16 @@ export const importFile: Command = async (args, context) => {
           values['batch-size'] === undefined
             ? DEFAULT_IMPORT_BATCH
             : batchSize(values['batch-size']),
+        ...(values['max-record-bytes'] === undefined
+          ? {}
+          : {
+              maxRecordBytes: parseCount(
+                values['max-record-bytes'],
+                '--max-record-bytes',
+                1024,
+                Number.MAX_SAFE_INTEGER,
+              ),
+            }),
       },
     },
     {
@@ -191,7 +209,15 @@ export const importFile: Command = async (args, context) => {
 
   const { summary } = result;
   const invalid = summary.invalid;
+  await endIngestRun(store, run.id, {
+    status: result.fatal ? 'failed' : 'finished',
+    inserted: result.inserted,
+    skipped: result.skipped,
+    rejected: invalid,
+    detail: result.fatal ?? null,
+  });
   context.emit({
+    runId: run.id,
     orgId,
     file,
     format: summary.format,
@@ -214,7 +240,8 @@ export const importFile: Command = async (args, context) => {
     `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format}, ${formatBytes(summary.bytes)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
       `${formatNumber(summary.read)} read, ${formatNumber(result.inserted)} inserted, ` +
       `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid ` +
-      `(${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s).`,
+      `(${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s). ` +
+      `Run ${run.id} ('imports undo ${run.id}' removes what it added).`,
   );
   if (result.fatal) {
     throw new CommandError(

@@ -4,6 +4,7 @@ import * as m0002 from './0002_cover_event_counts';
 import * as m0003 from './0003_type_counters_by_day';
 import * as m0004 from './0004_create_saved_views';
 import * as m0005 from './0005_event_terms';
+import * as m0007 from './0007_ingest_runs';
 
 /**
  * Versioned migrations, applied in name order. Listed statically (not read
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_type_counters_by_day': m0003,
   '0004_create_saved_views': m0004,
   '0005_event_terms': m0005,
+  '0007_ingest_runs': m0007,
 };
 
 /** Every shipped migration's name, in the order they apply. */

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { generateEvents } from '@/lib/ingest/seed';
+import { eventInputSchema, isValidEventInput } from './event';
+
+const events = [
+  ...generateEvents({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0e', count: 400, seed: 'event-check' }),
+].map((event) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>);
+
+/** Values of every JSON type and shape a field may wrongly (or rightly) hold. */
+const PROBES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  27017,
+  70000,
+  'text',
+  '',
+  '27017',
+  '1.0',
+  '-2.5e3',
+  'x1',
+  '6a0a1b2c3d4e5f6a7b8c9d0e',
+  'JOINED_ORG',
+  'joined',
+  '2026-01-01T00:00:00Z',
+  '2026-13-45',
+  [],
+  [1],
+  {},
+  { number: 1, units: 'RAW' },
+  { number: '2.50', units: 'million tokens' },
+  { number: 'lots' },
+  { number: null, units: null, extra: 1 },
+  { units: 5 },
+  { id: 'p', name: 'n', onBehalfOf: { id: 'q' } },
+  { id: 'p', onBehalfOf: { name: 7 } },
+  { id: 1 },
+  { _t: 'X', nested: [1, { a: null }] },
+];
+
+const FIELDS = [...Object.keys(eventInputSchema.shape), 'somethingNew'] as const;
+
+describe('isValidEventInput', () => {
+  test('agrees with eventInputSchema on every seeded event', () => {
+    for (const event of events) {
+      assert.equal(isValidEventInput(event), eventInputSchema.safeParse(event).success);
+      assert.equal(isValidEventInput(event), true);
+    }
+  });
+
+  test('agrees with eventInputSchema for every field set to every probe value, and for missing fields', () => {
+    let refused = 0;
+    for (const [i, field] of FIELDS.entries()) {
+      const base = events[i % events.length]!;
+      for (const probe of PROBES) {
+        const value = { ...base, [field]: probe };
+        const expected = eventInputSchema.safeParse(value).success;
+        assert.equal(isValidEventInput(value), expected, `${field} = ${JSON.stringify(probe)}`);
+        if (!expected) refused++;
+      }
+      const { [field]: _, ...without } = base;
+      assert.equal(
+        isValidEventInput(without),
+        eventInputSchema.safeParse(without).success,
+        `${field} missing`,
+      );
+    }
+    assert.ok(refused > 100, `${refused} probes refused`);
+  });
+
+  test('agrees on the mutually exclusive pairs and on values that are not objects', () => {
+    const base = events[0]!;
+    for (const extra of [
+      { apiKeyId: 'a', userId: 'b' },
+      { apiKeyId: null, userId: 'b' },
+      { publicKey: 'k', username: 'u' },
+      { publicKey: 'k', username: null },
+    ]) {
+      const value = {
+        ...base,
+        apiKeyId: undefined,
+        userId: undefined,
+        publicKey: undefined,
+        username: undefined,
+        ...extra,
+      };
+      for (const key of Object.keys(value))
+        if (value[key as keyof typeof value] === undefined) delete value[key as keyof typeof value];
+      assert.equal(
+        isValidEventInput(value),
+        eventInputSchema.safeParse(value).success,
+        JSON.stringify(extra),
+      );
+    }
+    for (const value of [null, [], 'event', 1, [base]]) {
+      assert.equal(isValidEventInput(value), false);
+      assert.equal(eventInputSchema.safeParse(value).success, false);
+    }
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * Operations on JSON *text* that never parse values: a number keeps its
+ * digits (9007199254740993, 1.0), an object keeps its key order and escapes
+ * stay as written. Imports keep the source's own bytes this way, and
+ * responses are spliced from stored text. Every function expects text that
+ * is already known to be valid JSON (JSON.parse accepted it, or this module
+ * or JSON.stringify wrote it): they check structure only as far as they need.
+ */
+
+// Character codes of JSON's structure, shared with the streaming splitter
+// (lib/ingest/json-stream.ts).
+export const QUOTE = 34;
+export const BACKSLASH = 92;
+export const OPEN_OBJECT = 123;
+export const CLOSE_OBJECT = 125;
+export const OPEN_ARRAY = 91;
+export const CLOSE_ARRAY = 93;
+export const COMMA = 44;
+export const COLON = 58;
+
+/** How many backslashes directly precede `end`, not looking before `floor`. */
+export function trailingBackslashes(text: string, end: number, floor: number): number {
+  let count = 0;
+  for (let j = end - 1; j >= floor && text.charCodeAt(j) === BACKSLASH; j--) count++;
+  return count;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/** The index just past the string whose opening quote is at `start`. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    const close = text.indexOf('"', i);
+    if (close === -1) return text.length;
+    if (trailingBackslashes(text, close, start + 1) % 2 === 0) return close + 1;
+    i = close + 1;
+  }
+}
+
+/** The index just past the value starting at `start` (no leading whitespace). */
+function valueEnd(text: string, start: number): number {
+  const c = text.charCodeAt(start);
+  if (c === QUOTE) return stringEnd(text, start);
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    let depth = 0;
+    let i = start;
+    const length = text.length;
+    while (i < length) {
+      const d = text.charCodeAt(i);
+      if (d === QUOTE) {
+        i = stringEnd(text, i);
+        continue;
+      }
+      if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
+      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return length;
+  }
+  let i = start;
+  while (i < text.length) {
+    const d = text.charCodeAt(i);
+    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || isSpace(d)) break;
+    i++;
+  }
+  return i;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** One member of an object, as text. */
+export type JsonMember = {
+  /** The key, decoded (what JSON.parse would make of it). */
+  key: string;
+  /** The key as written, quotes included. */
+  keyText: string;
+  /** The value as written, whitespace outside strings removed. */
+  value: string;
+};
+
+/**
+ * The top-level members of an object's text, in the order written. Values
+ * are compacted (whitespace outside strings removed) but otherwise verbatim.
+ */
+export function objectMembers(text: string): JsonMember[] {
+  const members: JsonMember[] = [];
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_OBJECT) throw new Error('Expected a JSON object');
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) === CLOSE_OBJECT) return members;
+  for (;;) {
+    const keyEnd = stringEnd(text, i);
+    const keyText = text.slice(i, keyEnd);
+    const key = keyText.includes('\\') ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
+    i = skipSpace(text, keyEnd);
+    if (text.charCodeAt(i) !== COLON) throw new Error('Expected ":" in a JSON object');
+    i = skipSpace(text, i + 1);
+    const end = valueEnd(text, i);
+    members.push({ key, keyText, value: compactJson(text.slice(i, end)) });
+    i = skipSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === CLOSE_OBJECT) return members;
+    if (c !== COMMA) throw new Error('Expected "," or "}" in a JSON object');
+    i = skipSpace(text, i + 1);
+  }
+}
+
+const SPACE = /[ \n\r\t]/;
+
+/** The same JSON without whitespace outside strings; every other byte kept. */
+export function compactJson(text: string): string {
+  if (!SPACE.test(text)) return text;
+  let out = '';
+  let from = 0;
+  let i = 0;
+  const length = text.length;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      continue;
+    }
+    if (isSpace(c)) {
+      out += text.slice(from, i);
+      while (i < length && isSpace(text.charCodeAt(i))) i++;
+      from = i;
+      continue;
+    }
+    i++;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * An object's text with some top-level members removed and others inserted.
+ * `doc` must be compact with its keys in sorted order (a stored document);
+ * each insertion lands before the first key that sorts after it, so the
+ * result stays sorted. `insert` must be sorted by key.
+ */
+export function spliceMembers(
+  doc: string,
+  insert: readonly (readonly [key: string, value: string])[],
+  drop?: ReadonlySet<string>,
+): string {
+  if (insert.length === 0 && (drop === undefined || drop.size === 0)) return doc;
+  const parts: string[] = [];
+  let next = 0;
+  const add = (key: string, value: string) => parts.push(`${JSON.stringify(key)}:${value}`);
+  // The document's own members, walked without compacting (it is compact).
+  let i = 1;
+  if (doc.charCodeAt(i) !== CLOSE_OBJECT) {
+    for (;;) {
+      const keyEnd = stringEnd(doc, i);
+      const keyText = doc.slice(i, keyEnd);
+      const key = keyText.includes('\\') ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
+      const end = valueEnd(doc, keyEnd + 1);
+      while (next < insert.length && insert[next]![0] < key) {
+        add(insert[next]![0], insert[next]![1]);
+        next++;
+      }
+      if (!drop?.has(key)) parts.push(doc.slice(i, end));
+      if (doc.charCodeAt(end) !== COMMA) break;
+      i = end + 1;
+    }
+  }
+  for (; next < insert.length; next++) add(insert[next]![0], insert[next]![1]);
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * Compact JSON re-indented as JSON.stringify(value, null, 2) would write it,
+ * without parsing: numbers, escapes and key order stay as they are.
+ */
+export function prettyJson(text: string): string {
+  let out = '';
+  let indent = '\n';
+  let i = 0;
+  const length = text.length;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      out += text.slice(i, end);
+      i = end;
+      continue;
+    }
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      const close = c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY;
+      const after = skipSpace(text, i + 1);
+      if (text.charCodeAt(after) === close) {
+        out += c === OPEN_OBJECT ? '{}' : '[]';
+        i = after + 1;
+        continue;
+      }
+      indent += '  ';
+      out += text[i] + indent;
+      i++;
+      continue;
+    }
+    if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      indent = indent.slice(0, -2);
+      out += indent + text[i];
+      i++;
+      continue;
+    }
+    if (c === COMMA) {
+      out += `,${indent}`;
+      i++;
+      continue;
+    }
+    if (c === COLON) {
+      out += ': ';
+      i++;
+      continue;
+    }
+    if (isSpace(c)) {
+      i++;
+      continue;
+    }
+    const end = valueEnd(text, i);
+    out += text.slice(i, end);
+    i = end;
+  }
+  return out;
+}

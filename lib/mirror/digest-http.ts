@@ -1,0 +1,175 @@
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import {
+  computeDigestResponse,
+  type DigestAlgorithmName,
+  parseAuthParams,
+} from '@/lib/auth/digest';
+
+/**
+ * A small HTTP Digest client (RFC 7616, qop=auth) for the mirror: GET only,
+ * one nonce reused with a growing nonce count like a browser, a fresh
+ * challenge when the server says the nonce is stale. Over https it trusts
+ * Node's CAs plus NODE_EXTRA_CA_CERTS (a private CA of a self-hosted
+ * installation). Connections are kept alive between pages.
+ */
+
+export type HttpAnswer = { status: number; headers: http.IncomingHttpHeaders; body: string };
+
+export type DigestCredentials = { username: string; password: string };
+
+type Challenge = { realm: string; nonce: string; algorithm: DigestAlgorithmName; opaque?: string };
+
+const HASHES: Record<string, string> = { MD5: 'md5', 'SHA-256': 'sha256' };
+
+/** Reads a `WWW-Authenticate: Digest …` header (auth-params parsed by lib/auth/digest.ts). */
+export function parseDigestChallenge(header: string | undefined): Challenge | null {
+  if (!header) return null;
+  const match = /^\s*Digest\s+(.*)$/is.exec(header);
+  if (!match) return null;
+  const params = parseAuthParams(match[1]!);
+  const realm = params?.get('realm');
+  const nonce = params?.get('nonce');
+  if (!params || realm === undefined || !nonce) return null;
+  const qop = params.get('qop');
+  if (qop !== undefined && !qop.split(',').some((q) => q.trim() === 'auth')) return null;
+  const name = (params.get('algorithm') ?? 'MD5').toUpperCase();
+  const algorithm = (
+    {
+      MD5: 'MD5',
+      'MD5-SESS': 'MD5-sess',
+      'SHA-256': 'SHA-256',
+      'SHA-256-SESS': 'SHA-256-sess',
+    } as const
+  )[name];
+  if (!algorithm) return null;
+  return { realm, nonce, algorithm, opaque: params.get('opaque') };
+}
+
+export class DigestHttpClient {
+  private challenge: Challenge | undefined;
+  private nc = 0;
+  private readonly agent: http.Agent;
+
+  constructor(
+    private readonly origin: URL,
+    private readonly credentials: DigestCredentials,
+    private readonly timeoutMs = 60_000,
+  ) {
+    this.agent =
+      origin.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true, maxSockets: 1 })
+        : new http.Agent({ keepAlive: true, maxSockets: 1 });
+  }
+
+  /**
+   * GET `pathAndQuery`, authenticated. Returns the final answer (a 401 when
+   * the key is wrong); throws on network failures (connection refused or
+   * reset, timeouts), which the caller may retry.
+   */
+  async get(pathAndQuery: string): Promise<HttpAnswer> {
+    if (!this.challenge) {
+      const first = await this.send(pathAndQuery);
+      if (first.status !== 401) return first;
+      const challenge = parseDigestChallenge(headerOf(first, 'www-authenticate'));
+      if (!challenge) return first;
+      this.challenge = challenge;
+      this.nc = 0;
+    }
+    let answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
+    if (answer.status === 401) {
+      // A stale or forgotten nonce (another instance, a restart): one fresh try.
+      const challenge = parseDigestChallenge(headerOf(answer, 'www-authenticate'));
+      if (challenge) {
+        this.challenge = challenge;
+        this.nc = 0;
+        answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
+      }
+    }
+    return answer;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private authorization(uri: string): string {
+    const c = this.challenge!;
+    this.nc += 1;
+    const nc = this.nc.toString(16).padStart(8, '0');
+    const cnonce = randomBytes(8).toString('hex');
+    const hash = HASHES[c.algorithm.replace('-sess', '')]!;
+    const ha1 = createHash(hash)
+      .update(`${this.credentials.username}:${c.realm}:${this.credentials.password}`)
+      .digest('hex');
+    const response = computeDigestResponse({
+      algorithm: c.algorithm,
+      ha1,
+      nonce: c.nonce,
+      nc,
+      cnonce,
+      qop: 'auth',
+      method: 'GET',
+      uri,
+    });
+    const parts = [
+      `username="${this.credentials.username}"`,
+      `realm="${c.realm}"`,
+      `nonce="${c.nonce}"`,
+      `uri="${uri}"`,
+      `response="${response}"`,
+      `algorithm=${c.algorithm}`,
+      'qop=auth',
+      `nc=${nc}`,
+      `cnonce="${cnonce}"`,
+    ];
+    if (c.opaque !== undefined) parts.push(`opaque="${c.opaque}"`);
+    return `Digest ${parts.join(', ')}`;
+  }
+
+  private send(pathAndQuery: string, authorization?: string): Promise<HttpAnswer> {
+    const transport = this.origin.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = transport.request(
+        {
+          protocol: this.origin.protocol,
+          hostname: this.origin.hostname,
+          port: this.origin.port,
+          path: pathAndQuery,
+          method: 'GET',
+          agent: this.agent,
+          headers: {
+            accept: 'application/json',
+            'user-agent': 'org-events-mirror',
+            ...(authorization ? { authorization } : {}),
+          },
+          timeout: this.timeoutMs,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          response.on('error', reject);
+          response.on('aborted', () => reject(new Error('the connection closed mid-response')));
+        },
+      );
+      request.on('timeout', () =>
+        request.destroy(new Error(`no answer within ${this.timeoutMs / 1000} s`)),
+      );
+      request.on('error', reject);
+      request.end();
+    });
+  }
+}
+
+export function headerOf(answer: HttpAnswer, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

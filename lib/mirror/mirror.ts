@@ -1,0 +1,231 @@
+import { parseDateTime } from '@/lib/domain/dates';
+import { formatCreated, type NewEvent } from '@/lib/domain/event';
+import { toNewEvent } from '@/lib/ingest/import';
+import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import type { EventStore } from '@/lib/store/types';
+import { MirrorError, SourceClient, type SourceOptions, type SourceRecord } from './source';
+
+/**
+ * Mirrors a live organization through its own public API into a local one.
+ *
+ * The walk never asks for a deep page (whose counts time out at the real
+ * service): it reads time windows newest first with `includeCount=false`,
+ * and after each full page moves the window's upper bound (`maxDate`,
+ * inclusive) down to the oldest `created` on that page, so the next request
+ * is page 1 again. The events sharing that second are read twice (skipped as
+ * already present: inserts are idempotent by event id), which is the overlap
+ * that keeps events sharing a second from being missed. Only when a whole
+ * page shares one second does the walk step to page 2, 3… of that second.
+ *
+ * Where it stands is saved in the store after every page (the checkpoint):
+ * the window being walked, and `through`, the newest instant up to which the
+ * copy is complete. A killed mirror resumes the window it was in, then
+ * catches up from `through` (less `overlapMs`, for late arrivals) to now;
+ * `follow` repeats the catch-up every interval until stopped.
+ */
+
+export type MirrorOptions = {
+  store: EventStore;
+  /** The local organization the events go into. */
+  orgId: string;
+  source: SourceOptions;
+  /** Copy only events created at or after this instant (a fresh mirror). */
+  since?: number;
+  follow?: boolean;
+  /** Seconds between catch-ups with `follow` (default 60). */
+  intervalSeconds?: number;
+  /** Events per page (default 500, the API's maximum). */
+  itemsPerPage?: number;
+  /** How far before `through` each catch-up starts again (default 60 s). */
+  overlapMs?: number;
+  /** Checked after every page: true ends the mirror cleanly (checkpoint saved). */
+  shouldStop?: () => boolean;
+  /** Waits up to `ms`, resolving early when a stop is requested. */
+  pause?: (ms: number) => Promise<void>;
+  onProgress?: (progress: MirrorProgress) => void;
+  /** A record the source served that is not a valid event (counted as rejected). */
+  onRejected?: (record: unknown, message: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+};
+
+export type MirrorProgress = {
+  copied: number;
+  skipped: number;
+  rejected: number;
+  requests: number;
+  retries: number;
+  /** The window being read: ISO bounds (undefined: open). */
+  window: { minDate?: string; maxDate?: string; pageNum: number };
+  seconds: number;
+};
+
+export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
+  runId: string;
+  /** The copy is complete up to this instant (ISO), or null when the source had nothing. */
+  through: string | null;
+  /** Ended by a stop request (SIGINT/SIGTERM) rather than by finishing. */
+  stopped: boolean;
+};
+
+type Segment = {
+  /** Lower bound, inclusive (ms), or none. */
+  lo?: number;
+  /** Upper bound, inclusive (ISO, the last millisecond of a second), or none (open). */
+  hi?: string;
+  pageNum: number;
+  /** Newest `created` (ms) seen in this segment: `through` once it is done. */
+  top?: number;
+};
+
+type Checkpoint = { version: 1; through?: number; segment?: Segment };
+
+export const DEFAULT_ITEMS_PER_PAGE = 500;
+
+/** The checkpoint's key: one per source base URL and source org. */
+export function checkpointKey(source: SourceOptions): string {
+  return `${source.baseUrl.replace(/\/+$/, '')}#${source.orgId}`;
+}
+
+export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> {
+  const { store, orgId } = options;
+  const started = performance.now();
+  const itemsPerPage = options.itemsPerPage ?? DEFAULT_ITEMS_PER_PAGE;
+  const overlapMs = options.overlapMs ?? 60_000;
+  const shouldStop = options.shouldStop ?? (() => false);
+  const pause =
+    options.pause ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const key = checkpointKey(options.source);
+  const client = new SourceClient(options.source, options.sleep);
+
+  const saved = await store.getMirrorCheckpoint(orgId, key);
+  let checkpoint: Checkpoint = saved ? (JSON.parse(saved) as Checkpoint) : { version: 1 };
+  const save = () => store.setMirrorCheckpoint(orgId, key, JSON.stringify(checkpoint));
+
+  // A run left `running` by a mirror of the same source that was killed.
+  for (const previous of await store.listIngestRuns(orgId, 50)) {
+    if (previous.kind === 'mirror' && previous.status === 'running' && previous.source === key) {
+      await store.updateIngestRun(previous.id, {
+        status: 'interrupted',
+        detail: 'ended without finishing (killed); a later run resumed from its checkpoint',
+      });
+    }
+  }
+  const run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
+  const counts = { copied: 0, skipped: 0, rejected: 0 };
+  let window: MirrorProgress['window'] = { pageNum: 1 };
+  const progress = (): MirrorProgress => ({
+    ...counts,
+    requests: client.requests,
+    retries: client.retries,
+    window,
+    seconds: (performance.now() - started) / 1000,
+  });
+  const ledger = (status: 'running' | 'finished' | 'failed', detail: string | null = null) =>
+    status === 'running'
+      ? store.updateIngestRun(run.id, {
+          inserted: counts.copied,
+          skipped: counts.skipped,
+          rejected: counts.rejected,
+        })
+      : endIngestRun(store, run.id, {
+          status,
+          inserted: counts.copied,
+          skipped: counts.skipped,
+          rejected: counts.rejected,
+          detail,
+        });
+
+  /** Walks one segment to its end; false when stopped on the way. */
+  const walk = async (segment: Segment): Promise<boolean> => {
+    for (;;) {
+      window = {
+        minDate: segment.lo === undefined ? undefined : formatCreated(segment.lo),
+        maxDate: segment.hi,
+        pageNum: segment.pageNum,
+      };
+      const page = await client.page({ ...window, itemsPerPage });
+      const records = page.map((record) => record.value);
+      const batch: NewEvent[] = [];
+      for (const { value: record, text } of page) {
+        const event = toNewEvent(record, orgId, true, text);
+        if (typeof event === 'string') {
+          counts.rejected++;
+          options.onRejected?.(record, event);
+        } else batch.push(event);
+      }
+      const result = await store.insertEvents(orgId, batch, { runId: run.id });
+      counts.copied += result.inserted;
+      counts.skipped += result.skipped;
+      if (segment.top === undefined && records.length > 0) {
+        segment.top = createdOf(records[0]!);
+      }
+      const done = records.length < itemsPerPage;
+      if (!done) {
+        // The real service renders `created` to the second but sorts by the
+        // stored time: the new upper bound is the end of the oldest event's
+        // second, so the rest of that second is read again, never skipped.
+        const edge = Math.floor(createdOf(records[records.length - 1]!) / 1000) * 1000 + 999;
+        if (segment.hi !== undefined && edge >= parseDateTime(segment.hi)!) {
+          segment.pageNum++; // a whole page in one second: the next page of that second
+        } else {
+          segment.hi = new Date(edge).toISOString();
+          segment.pageNum = 1;
+        }
+        checkpoint = { ...checkpoint, segment };
+      } else {
+        const through = Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity);
+        checkpoint = { version: 1, ...(Number.isFinite(through) ? { through } : {}) };
+      }
+      await save();
+      await ledger('running');
+      options.onProgress?.(progress());
+      if (done) return true;
+      if (shouldStop()) return false;
+    }
+  };
+
+  let stopped = false;
+  try {
+    if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
+    while (!stopped) {
+      const lo = checkpoint.through !== undefined ? checkpoint.through - overlapMs : options.since;
+      stopped = !(await walk({ lo, pageNum: 1 }));
+      if (stopped || !options.follow) break;
+      await pause((options.intervalSeconds ?? 60) * 1000);
+      stopped = shouldStop();
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await ledger('failed', message).catch(() => undefined);
+    throw error;
+  } finally {
+    client.close();
+  }
+  await ledger('finished', stopped ? 'stopped on request; the next run resumes' : null);
+  const last = progress();
+  return {
+    runId: run.id,
+    copied: last.copied,
+    skipped: last.skipped,
+    rejected: last.rejected,
+    requests: last.requests,
+    retries: last.retries,
+    seconds: last.seconds,
+    through: checkpoint.through === undefined ? null : formatCreated(checkpoint.through),
+    stopped,
+  };
+}
+
+function createdOf(record: SourceRecord): number {
+  const created = typeof record.created === 'string' ? parseDateTime(record.created) : null;
+  if (created === null) {
+    throw new MirrorError(
+      'SOURCE_FAILED',
+      `The source served an event without a valid created date: ${JSON.stringify(record).slice(0, 200)}`,
+    );
+  }
+  return created;
+}
+
+export { MirrorError } from './source';
+export type { SourceOptions } from './source';

@@ -1,0 +1,278 @@
+import { JsonArraySplitter } from '@/lib/ingest/json-stream';
+import { DigestHttpClient, type HttpAnswer, headerOf } from './digest-http';
+
+/**
+ * The source organization's list endpoint, read politely and persistently:
+ * a request budget per minute (the real service documents 500), `429` obeyed
+ * with its `Retry-After`, 5xx, `TIMEOUT_WHILE_PAGING` and dropped or refused
+ * connections retried with exponential back-off up to a bound, and the
+ * answers that retrying cannot fix (a wrong key, an unknown org, a host that
+ * never answers) turned into one clear MirrorError.
+ */
+
+export type SourceOptions = {
+  /** `…/api/public/v1.0` of the hosted service or of a self-hosted installation. */
+  baseUrl: string;
+  orgId: string;
+  publicKey: string;
+  privateKey: string;
+  /** Requests per rolling minute (default 500, the real service's documented limit). */
+  requestsPerMinute?: number;
+  /** Consecutive failed attempts of one request before giving up (default 8). */
+  maxRetries?: number;
+  /** First back-off, doubled per attempt up to 30 s (default 500 ms). */
+  backoffMs?: number;
+  /** Per-request timeout (default 60 s). */
+  timeoutMs?: number;
+};
+
+export type MirrorErrorCode =
+  | 'WRONG_KEY'
+  | 'NOT_A_READER'
+  | 'ORG_NOT_FOUND'
+  | 'NOT_FOUND'
+  | 'UNREACHABLE'
+  | 'REJECTED'
+  | 'SOURCE_FAILED';
+
+/** A failure retrying cannot fix, with a message for the person running the mirror. */
+export class MirrorError extends Error {
+  constructor(
+    readonly code: MirrorErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MirrorError';
+  }
+}
+
+export type PageRequest = {
+  minDate?: string;
+  maxDate?: string;
+  pageNum: number;
+  itemsPerPage: number;
+};
+
+export type SourceRecord = Record<string, unknown>;
+
+/**
+ * A record of a page as parsed, and its own JSON text in the source's answer:
+ * the copy stores that text (big integers, `1.0`, key order kept), not a
+ * re-serialisation of the parsed value.
+ */
+export type SourcePageRecord = { value: SourceRecord; text: string | undefined };
+
+/** Network errors that mean "nobody answers there" rather than "the line dropped". */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+const MAX_BACKOFF_MS = 30_000;
+/** 429s are the source asking for patience, not failing: allow more of them in a row. */
+const MAX_THROTTLED = 30;
+
+export class SourceClient {
+  requests = 0;
+  retries = 0;
+  private readonly http: DigestHttpClient;
+  private readonly base: URL;
+  private readonly sent: number[] = [];
+  private answered = false;
+  private readonly budget: number;
+  private readonly maxRetries: number;
+  private readonly backoffMs: number;
+
+  constructor(
+    readonly options: SourceOptions,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) =>
+      new Promise((resolve) => setTimeout(resolve, ms)),
+  ) {
+    this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
+    this.http = new DigestHttpClient(
+      this.base,
+      { username: options.publicKey, password: options.privateKey },
+      options.timeoutMs,
+    );
+    this.budget = Math.max(1, options.requestsPerMinute ?? 500);
+    this.maxRetries = Math.max(0, options.maxRetries ?? 8);
+    this.backoffMs = Math.max(1, options.backoffMs ?? 500);
+  }
+
+  /** One page of the source org's events, newest first, with raw. */
+  async page(request: PageRequest): Promise<SourcePageRecord[]> {
+    const params = new URLSearchParams();
+    if (request.minDate !== undefined) params.set('minDate', request.minDate);
+    if (request.maxDate !== undefined) params.set('maxDate', request.maxDate);
+    params.set('includeCount', 'false');
+    params.set('includeRaw', 'true');
+    params.set('itemsPerPage', String(request.itemsPerPage));
+    params.set('pageNum', String(request.pageNum));
+    const path = `${this.base.pathname}/orgs/${encodeURIComponent(this.options.orgId)}/events?${params}`;
+    const answer = await this.getWithRetries(path);
+    let body: unknown;
+    try {
+      body = JSON.parse(answer.body);
+    } catch {
+      throw new MirrorError(
+        'SOURCE_FAILED',
+        `The source answered ${path} with something that is not JSON`,
+      );
+    }
+    const results = (body as { results?: unknown }).results;
+    if (!Array.isArray(results)) {
+      throw new MirrorError(
+        'SOURCE_FAILED',
+        `The source's answer to ${path} has no "results" list`,
+      );
+    }
+    const texts = resultTexts(answer.body);
+    return (results as SourceRecord[]).map((value, i) => ({
+      value,
+      // Only when the splitter saw the same list (it always should for valid JSON).
+      text: texts?.length === results.length ? texts[i] : undefined,
+    }));
+  }
+
+  close(): void {
+    this.http.close();
+  }
+
+  private async getWithRetries(path: string): Promise<HttpAnswer> {
+    let failures = 0;
+    let throttled = 0;
+    for (;;) {
+      await this.spendBudget();
+      this.requests++;
+      let answer: HttpAnswer;
+      try {
+        answer = await this.http.get(path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        const reason = error instanceof Error ? error.message : String(error);
+        // Nobody has answered yet and nobody listens there: say so soon.
+        const limit = !this.answered && code && UNREACHABLE_CODES.has(code) ? 2 : this.maxRetries;
+        if (failures >= limit) {
+          throw new MirrorError(
+            'UNREACHABLE',
+            `Cannot reach ${this.base.origin}: ${reason}${failures > 0 ? ` (after ${failures + 1} attempts)` : ''}`,
+          );
+        }
+        failures++;
+        await this.retry(failures);
+        continue;
+      }
+      this.answered = true;
+      if (answer.status === 200) return answer;
+      const errorCode = errorCodeOf(answer);
+      if (answer.status === 429) {
+        if (throttled >= MAX_THROTTLED) {
+          throw new MirrorError(
+            'SOURCE_FAILED',
+            `The source kept answering 429 (rate limited) for ${path}`,
+          );
+        }
+        throttled++;
+        this.retries++;
+        const seconds = Number(headerOf(answer, 'retry-after'));
+        await this.sleep(
+          Number.isFinite(seconds) && seconds >= 0
+            ? Math.min(seconds * 1000, 10 * 60_000)
+            : this.backoff(throttled),
+        );
+        continue;
+      }
+      if (answer.status >= 500 || errorCode === 'TIMEOUT_WHILE_PAGING') {
+        if (failures >= this.maxRetries) {
+          throw new MirrorError(
+            'SOURCE_FAILED',
+            `The source failed ${failures + 1} times in a row on ${path}: ${answer.status} ${errorCode ?? ''}`.trim(),
+          );
+        }
+        failures++;
+        await this.retry(failures);
+        continue;
+      }
+      throw this.refusal(answer, errorCode);
+    }
+  }
+
+  private refusal(answer: HttpAnswer, errorCode: string | undefined): MirrorError {
+    const org = this.options.orgId;
+    if (answer.status === 401) {
+      return errorCode === 'USER_UNAUTHORIZED'
+        ? new MirrorError(
+            'NOT_A_READER',
+            `The key ${this.options.publicKey} may not read the events of org ${org} at the source (it needs Organization Member or higher)`,
+          )
+        : new MirrorError(
+            'WRONG_KEY',
+            `The source refused the key ${this.options.publicKey}: check the public and private key (401 ${errorCode ?? ''})`.trim(),
+          );
+    }
+    if (answer.status === 404) {
+      return errorCode === 'ORG_NOT_FOUND'
+        ? new MirrorError(
+            'ORG_NOT_FOUND',
+            `The source has no organization ${org} (404 ORG_NOT_FOUND)`,
+          )
+        : new MirrorError(
+            'NOT_FOUND',
+            `The source answered 404 ${errorCode ?? ''} for ${this.base.href}/orgs/${org}/events: is --source the API's base URL (…/api/public/v1.0) and --source-org right?`,
+          );
+    }
+    return new MirrorError(
+      'REJECTED',
+      `The source refused the request (${answer.status} ${errorCode ?? ''}): ${detailOf(answer) ?? answer.body.slice(0, 200)}`,
+    );
+  }
+
+  private async retry(attempt: number): Promise<void> {
+    this.retries++;
+    await this.sleep(this.backoff(attempt));
+  }
+
+  /** Exponential with full jitter's upper half: spreads retries of many mirrors. */
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  }
+
+  /** Waits until a request fits in the rolling minute's budget. */
+  private async spendBudget(): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      while (this.sent.length > 0 && this.sent[0]! <= now - 60_000) this.sent.shift();
+      if (this.sent.length < this.budget) {
+        this.sent.push(now);
+        return;
+      }
+      await this.sleep(this.sent[0]! + 60_000 - now + 1);
+    }
+  }
+}
+
+function errorCodeOf(answer: HttpAnswer): string | undefined {
+  const header = headerOf(answer, 'x-error-code');
+  if (header) return header;
+  try {
+    const body = JSON.parse(answer.body) as { errorCode?: unknown };
+    return typeof body.errorCode === 'string' ? body.errorCode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function detailOf(answer: HttpAnswer): string | undefined {
+  try {
+    const body = JSON.parse(answer.body) as { detail?: unknown };
+    return typeof body.detail === 'string' ? body.detail : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The texts of the `results` elements of a list body, or undefined if it has none. */
+function resultTexts(body: string): string[] | undefined {
+  const splitter = new JsonArraySplitter();
+  const elements = splitter.push(body);
+  splitter.end();
+  return splitter.path === 'results' ? elements.map((element) => element.text) : undefined;
+}

@@ -1,0 +1,124 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema';
+import type { IngestRun, IngestRunKind, IngestRunPatch, IngestRunStatus } from './types';
+
+/** The import ledger and the mirror checkpoints (migration 0007). */
+
+type RunRow = Database['ingest_runs'] extends infer T ? { [K in keyof T]: unknown } : never;
+
+function toRun(row: RunRow): IngestRun {
+  return {
+    id: row.id as string,
+    orgId: row.org_id as string,
+    kind: row.kind as IngestRunKind,
+    source: row.source as string,
+    started: Number(row.started),
+    finished: row.finished === null ? null : Number(row.finished),
+    inserted: Number(row.inserted),
+    skipped: Number(row.skipped),
+    rejected: Number(row.rejected),
+    status: row.status as IngestRunStatus,
+    detail: (row.detail as string | null) ?? null,
+  };
+}
+
+export async function createIngestRun(db: Kysely<Database>, run: IngestRun): Promise<IngestRun> {
+  await db
+    .insertInto('ingest_runs')
+    .values({
+      id: run.id,
+      org_id: run.orgId,
+      kind: run.kind,
+      source: run.source,
+      started: run.started,
+      finished: run.finished,
+      inserted: run.inserted,
+      skipped: run.skipped,
+      rejected: run.rejected,
+      status: run.status,
+      detail: run.detail,
+    })
+    .execute();
+  return run;
+}
+
+export async function updateIngestRun(
+  db: Kysely<Database>,
+  id: string,
+  patch: IngestRunPatch,
+): Promise<void> {
+  const values: Partial<Record<keyof Database['ingest_runs'], unknown>> = {};
+  if (patch.finished !== undefined) values.finished = patch.finished;
+  if (patch.inserted !== undefined) values.inserted = patch.inserted;
+  if (patch.skipped !== undefined) values.skipped = patch.skipped;
+  if (patch.rejected !== undefined) values.rejected = patch.rejected;
+  if (patch.status !== undefined) values.status = patch.status;
+  if (patch.detail !== undefined) values.detail = patch.detail;
+  if (Object.keys(values).length === 0) return;
+  await db
+    .updateTable('ingest_runs')
+    .set(values as never)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function getIngestRun(db: Kysely<Database>, id: string): Promise<IngestRun | null> {
+  const row = await db
+    .selectFrom('ingest_runs')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? toRun(row) : null;
+}
+
+export async function listIngestRuns(
+  db: Kysely<Database>,
+  orgId: string,
+  limit = 1000,
+): Promise<IngestRun[]> {
+  const rows = await db
+    .selectFrom('ingest_runs')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('started', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toRun);
+}
+
+export async function getMirrorCheckpoint(
+  db: Kysely<Database>,
+  orgId: string,
+  source: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('mirror_checkpoints')
+    .select('state')
+    .where('org_id', '=', orgId)
+    .where('source', '=', source)
+    .executeTakeFirst();
+  return row?.state ?? null;
+}
+
+export async function setMirrorCheckpoint(
+  db: Kysely<Database>,
+  orgId: string,
+  source: string,
+  state: string | null,
+): Promise<void> {
+  if (state === null) {
+    await db
+      .deleteFrom('mirror_checkpoints')
+      .where('org_id', '=', orgId)
+      .where('source', '=', source)
+      .execute();
+    return;
+  }
+  const updated = Date.now();
+  await db
+    .insertInto('mirror_checkpoints')
+    .values({ org_id: orgId, source, state, updated })
+    .onConflict((oc) => oc.columns(['org_id', 'source']).doUpdateSet({ state, updated }))
+    .execute();
+}

@@ -1,0 +1,220 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { DAY_MS } from '@/lib/domain/dates';
+import { countDeltas } from './kysely-store';
+import type { Database } from './schema';
+import { documentTerms } from './terms';
+import type { DeleteOptions, EventSelection } from './types';
+
+/**
+ * Deleting events with exact counters: the one primitive behind retention
+ * (`events prune`) and undoing an import (`imports undo`).
+ *
+ * Each batch is one transaction that deletes its events (RETURNING what it
+ * deleted), then exactly the postings those events had, then decrements the
+ * hourly/daily event counters, the per-day term counters and the term
+ * dictionary by what was really deleted, and drops the counter rows that reach
+ * zero: afterwards the store holds what it would hold had those events never
+ * been inserted. Batches keep each transaction (and SQLite's write lock)
+ * short, so the API and imports go on while a large prune runs.
+ *
+ * The statements are written once for both engines: row values with
+ * `IN (VALUES …)`, `UPDATE … FROM (VALUES …)` (SQLite 3.33+) and
+ * `DELETE … RETURNING` (SQLite 3.35+); VALUES columns are `column1…` on both.
+ */
+
+export const DEFAULT_DELETE_BATCH = 2000;
+
+/** Rows per VALUES list: 3 parameters each stays far below either engine's limit. */
+const VALUES_CHUNK = 300;
+
+type DeletedRow = { id: string; created: number | string; event_type: string; doc: string };
+
+export async function deleteEvents(
+  db: Kysely<Database>,
+  orgId: string,
+  selection: EventSelection,
+  options: DeleteOptions = {},
+): Promise<number> {
+  const batchSize = Math.max(1, options.batchSize ?? DEFAULT_DELETE_BATCH);
+  let deleted = 0;
+  const run = async (ids: RawBuilder<unknown>) => {
+    const n = await db.transaction().execute((trx) => deleteBatch(trx, orgId, ids));
+    deleted += n;
+    if (n > 0) options.onBatch?.(deleted);
+    return n;
+  };
+  if ('ids' in selection) {
+    const unique = [...new Set(selection.ids)];
+    for (let i = 0; i < unique.length; i += batchSize) {
+      if (i > 0 && options.stop?.()) break;
+      const chunk = unique.slice(i, i + batchSize);
+      await run(sql`${sql.join(chunk.map((id) => sql`${id}`))}`);
+    }
+    return deleted;
+  }
+  const pick =
+    'before' in selection
+      ? sql`SELECT id FROM events WHERE org_id = ${orgId} AND created < ${selection.before}
+          ORDER BY created, id LIMIT ${batchSize}`
+      : sql`SELECT id FROM events WHERE org_id = ${orgId} AND run_id = ${selection.runId}
+          LIMIT ${batchSize}`;
+  for (;;) {
+    const n = await run(pick);
+    if (n < batchSize || options.stop?.()) break;
+  }
+  return deleted;
+}
+
+/** One transaction: the events whose ids `ids` yields, their postings and counters. */
+async function deleteBatch(
+  trx: Kysely<Database>,
+  orgId: string,
+  ids: RawBuilder<unknown>,
+): Promise<number> {
+  // The first statement writes, so SQLite takes the write lock at once
+  // (a deferred transaction that read first could not be upgraded).
+  const { rows } = await sql<DeletedRow>`DELETE FROM events
+    WHERE org_id = ${orgId} AND id IN (${ids})
+    RETURNING id, created, event_type, doc`.execute(trx);
+  if (rows.length === 0) return 0;
+  const events = rows.map((row) => ({
+    id: row.id,
+    created: Number(row.created),
+    eventTypeName: row.event_type,
+    doc: row.doc,
+  }));
+
+  const counters = [...countDeltas(events).values()];
+  await decrement(
+    trx,
+    'event_counts',
+    sql`event_type`,
+    orgId,
+    counters.map((c) => [c.eventType, c.bucket, c.n]),
+  );
+
+  // The postings the events had, by key; counters move by what was really there.
+  const keys: [string, number, string][] = [];
+  for (const event of events) {
+    for (const term of documentTerms(event.doc)) keys.push([term, event.created, event.id]);
+  }
+  const removed: { term: string; created: number }[] = [];
+  for (let i = 0; i < keys.length; i += VALUES_CHUNK) {
+    const chunk = keys.slice(i, i + VALUES_CHUNK);
+    const { rows: postings } = await sql<{ term: string; created: number | string }>`
+      DELETE FROM event_terms WHERE org_id = ${orgId}
+      AND (term, created, id) IN (VALUES ${sql.join(
+        chunk.map(
+          ([t, c, id]) => sql`(CAST(${t} AS text), CAST(${c} AS bigint), CAST(${id} AS text))`,
+        ),
+      )})
+      RETURNING term, created`.execute(trx);
+    for (const p of postings) removed.push({ term: p.term, created: Number(p.created) });
+  }
+  const perDay = new Map<string, [string, number, number]>();
+  const perTerm = new Map<string, number>();
+  for (const { term, created } of removed) {
+    const day = Math.floor(created / DAY_MS);
+    const key = `${day}\u0000${term}`;
+    const entry = perDay.get(key);
+    if (entry) entry[2] += 1;
+    else perDay.set(key, [term, day, 1]);
+    perTerm.set(term, (perTerm.get(term) ?? 0) + 1);
+  }
+  await decrement(trx, 'term_counts', sql`term`, orgId, [...perDay.values()]);
+  await decrementValues(trx, orgId, [...perTerm]);
+  return rows.length;
+}
+
+/** Subtracts `n` from (org, key, bucket) counter rows and drops those left at zero. */
+async function decrement(
+  trx: Kysely<Database>,
+  table: 'event_counts' | 'term_counts',
+  keyColumn: RawBuilder<unknown>,
+  orgId: string,
+  deltas: [string, number, number][],
+): Promise<void> {
+  const t = sql.table(table);
+  for (let i = 0; i < deltas.length; i += VALUES_CHUNK) {
+    const chunk = deltas.slice(i, i + VALUES_CHUNK);
+    const values = sql.join(
+      chunk.map(
+        ([key, bucket, n]) =>
+          sql`(CAST(${key} AS text), CAST(${bucket} AS bigint), CAST(${n} AS bigint))`,
+      ),
+    );
+    await sql`UPDATE ${t} SET n = n - d.column3 FROM (VALUES ${values}) AS d
+      WHERE ${t}.org_id = ${orgId} AND ${t}.${keyColumn} = d.column1 AND ${t}.bucket = d.column2`.execute(
+      trx,
+    );
+    const keys = sql.join(
+      chunk.map(([key, bucket]) => sql`(CAST(${key} AS text), CAST(${bucket} AS bigint))`),
+    );
+    await sql`DELETE FROM ${t} WHERE org_id = ${orgId} AND n <= 0
+      AND (${keyColumn}, bucket) IN (VALUES ${keys})`.execute(trx);
+  }
+}
+
+async function decrementValues(
+  trx: Kysely<Database>,
+  orgId: string,
+  deltas: [string, number][],
+): Promise<void> {
+  for (let i = 0; i < deltas.length; i += VALUES_CHUNK) {
+    const chunk = deltas.slice(i, i + VALUES_CHUNK);
+    const values = sql.join(
+      chunk.map(([term, n]) => sql`(CAST(${term} AS text), CAST(${n} AS bigint))`),
+    );
+    await sql`UPDATE event_values SET n = n - d.column2 FROM (VALUES ${values}) AS d
+      WHERE event_values.org_id = ${orgId} AND event_values.term = d.column1`.execute(trx);
+    const terms = sql.join(chunk.map(([term]) => sql`${term}`));
+    await sql`DELETE FROM event_values WHERE org_id = ${orgId} AND n <= 0
+      AND term IN (${terms})`.execute(trx);
+  }
+}
+
+/**
+ * Every row the org owns, table by table: the tables with an `org_id`
+ * column (found in the catalogue, so tables added later are included) and
+ * its row in `orgs`. Rows are sorted by their JSON text for a stable order.
+ */
+export async function dumpOrg(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  orgId: string,
+): Promise<Record<string, Record<string, unknown>[]>> {
+  const { rows: tables } =
+    dialect === 'sqlite'
+      ? await sql<{ name: string }>`SELECT m.name FROM sqlite_master m
+          WHERE m.type = 'table' AND EXISTS (
+            SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'org_id')
+          ORDER BY m.name`.execute(db)
+      : await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.columns
+          WHERE table_schema = current_schema() AND column_name = 'org_id'
+          ORDER BY table_name`.execute(db);
+  const dump: Record<string, Record<string, unknown>[]> = {};
+  const sorted = (rows: Record<string, unknown>[]) =>
+    rows
+      .map((row) => ({ row, key: JSON.stringify(normalize(row)) }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map(({ row }) => normalize(row));
+  const { rows: org } = await sql<Record<string, unknown>>`SELECT * FROM orgs
+    WHERE id = ${orgId}`.execute(db);
+  dump.orgs = sorted(org);
+  for (const { name } of tables) {
+    const { rows } = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(name)}
+      WHERE org_id = ${orgId}`.execute(db);
+    dump[name] = sorted(rows);
+  }
+  return dump;
+}
+
+/** Engines return bigints as numbers or strings: one form for comparisons. */
+function normalize(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(row).sort()) {
+    const value = row[key];
+    out[key] = typeof value === 'bigint' ? Number(value) : value;
+  }
+  return out;
+}

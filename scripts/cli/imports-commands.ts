@@ -1,0 +1,101 @@
+import { UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { isObjectId } from '@/lib/domain/object-id';
+import type { IngestRun } from '@/lib/store/types';
+import {
+  CommandError,
+  EXIT,
+  parseCommand,
+  parseCount,
+  parseObjectId,
+  requireOption,
+  UsageError,
+} from './args';
+import { type Command, isoTime, table } from './context';
+import { formatNumber } from './progress';
+
+/** `imports list --org ORG [--limit N]` and `imports undo ID [--force]`: the import ledger. */
+export const imports: Command = async (args, context) => {
+  const [sub, ...rest] = args;
+  if (sub === 'list') return list(rest, context);
+  if (sub === 'undo') return undo(rest, context);
+  throw new UsageError(
+    sub === undefined
+      ? "'imports' needs a subcommand: list or undo"
+      : `Unknown subcommand 'imports ${sub}'`,
+  );
+};
+
+const list: Command = async (args, context) => {
+  const { values } = parseCommand(
+    args,
+    { org: { type: 'string' }, limit: { type: 'string' } },
+    { min: 0, max: 0, names: '' },
+  );
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 100_000);
+  const store = await context.store();
+  if (!(await store.getOrg(orgId))) throw new CommandError(`No organization with id ${orgId}`);
+  const runs = await store.listIngestRuns(orgId, limit);
+  context.emit({ orgId, runs: runs.map(runJson) });
+  if (runs.length === 0) {
+    context.say(`No imports or mirror runs recorded for ${orgId}.`);
+    return EXIT.ok;
+  }
+  context.say(
+    table(
+      ['ID', 'KIND', 'STATUS', 'STARTED', 'FINISHED', 'INSERTED', 'SKIPPED', 'REJECTED', 'SOURCE'],
+      runs.map((run) => [
+        run.id,
+        run.kind,
+        run.status,
+        isoTime(run.started),
+        run.finished === null ? '-' : isoTime(run.finished),
+        formatNumber(run.inserted),
+        formatNumber(run.skipped),
+        formatNumber(run.rejected),
+        run.source,
+      ]),
+    ),
+  );
+  return EXIT.ok;
+};
+
+const undo: Command = async (args, context) => {
+  const { values, positionals } = parseCommand(
+    args,
+    { force: { type: 'boolean' } },
+    { min: 1, max: 1, names: 'ID (the run to undo, from imports list)' },
+  );
+  const id = positionals[0]!;
+  if (!isObjectId(id))
+    throw new UsageError(`ID must be 24 lowercase hexadecimal digits, got '${id}'`);
+  const store = await context.store();
+  let outcome;
+  try {
+    outcome = await undoIngestRun(store, id, {
+      force: values.force ?? false,
+      onBatch: (deleted) => {
+        if (!context.json) process.stderr.write(`\rRemoved ${formatNumber(deleted)} events`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof UndoRefusedError) throw new CommandError(error.message);
+    throw error;
+  } finally {
+    if (!context.json) process.stderr.write('\n');
+  }
+  context.emit({ run: runJson(outcome.run), deleted: outcome.deleted });
+  context.say(
+    `Undid ${outcome.run.kind} run ${id} (${outcome.run.source}) in ${outcome.run.orgId}: ` +
+      `${formatNumber(outcome.deleted)} events removed, counters updated.`,
+  );
+  return EXIT.ok;
+};
+
+function runJson(run: IngestRun) {
+  return {
+    ...run,
+    started: isoTime(run.started),
+    finished: run.finished === null ? null : isoTime(run.finished),
+  };
+}

@@ -1,0 +1,184 @@
+import { MirrorError, type MirrorProgress, runMirror } from '@/lib/mirror/mirror';
+import { isObjectId } from '@/lib/domain/object-id';
+import {
+  CommandError,
+  EXIT,
+  parseCommand,
+  parseCount,
+  parseDate,
+  parseObjectId,
+  requireOption,
+  UsageError,
+} from './args';
+import type { Command } from './context';
+import { formatDuration, formatNumber } from './progress';
+
+/**
+ * `mirror --org LOCAL_ORG --source BASE_URL --source-org ORG_ID --public-key PUB`
+ * (private key from --private-key or MIRROR_PRIVATE_KEY): copies a live
+ * organization through its public API (lib/mirror/mirror.ts).
+ */
+export const mirror: Command = async (args, context) => {
+  const { values } = parseCommand(
+    args,
+    {
+      org: { type: 'string' },
+      source: { type: 'string' },
+      'source-org': { type: 'string' },
+      'public-key': { type: 'string' },
+      'private-key': { type: 'string' },
+      since: { type: 'string' },
+      follow: { type: 'boolean' },
+      interval: { type: 'string' },
+      'requests-per-minute': { type: 'string' },
+      'items-per-page': { type: 'string' },
+    },
+    { min: 0, max: 0, names: '' },
+  );
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const baseUrl = requireOption(values.source, '--source');
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(baseUrl);
+  } catch {
+    throw new UsageError(
+      `--source must be a URL such as https://host/api/public/v1.0, got '${baseUrl}'`,
+    );
+  }
+  if (parsedUrl.protocol !== 'https:' && parsedUrl.protocol !== 'http:') {
+    throw new UsageError(`--source must be an http or https URL, got '${baseUrl}'`);
+  }
+  const sourceOrg = requireOption(values['source-org'], '--source-org');
+  if (!isObjectId(sourceOrg)) {
+    throw new UsageError(
+      `--source-org must be 24 lowercase hexadecimal digits, got '${sourceOrg}'`,
+    );
+  }
+  const publicKey = requireOption(values['public-key'], '--public-key');
+  const privateKey = values['private-key'] ?? process.env.MIRROR_PRIVATE_KEY;
+  if (privateKey === undefined || privateKey === '') {
+    throw new UsageError(
+      'The private key is missing: set MIRROR_PRIVATE_KEY (or pass --private-key)',
+    );
+  }
+  const since = values.since === undefined ? undefined : parseDate(values.since, '--since');
+  if (values.interval !== undefined && !values.follow) {
+    throw new UsageError('--interval only applies with --follow');
+  }
+  const intervalSeconds =
+    values.interval === undefined ? 60 : parseCount(values.interval, '--interval', 1, 86_400);
+  const requestsPerMinute =
+    values['requests-per-minute'] === undefined
+      ? 500
+      : parseCount(values['requests-per-minute'], '--requests-per-minute', 1, 100_000);
+  const itemsPerPage =
+    values['items-per-page'] === undefined
+      ? 500
+      : parseCount(values['items-per-page'], '--items-per-page', 1, 500);
+
+  const store = await context.store();
+  if (!(await store.getOrg(orgId))) {
+    throw new CommandError(
+      `No organization with id ${orgId}. Create it first ('orgs create --name NAME --id ${orgId}'; the source's id keeps event links alike).`,
+    );
+  }
+
+  // SIGINT/SIGTERM: finish the current page, save the checkpoint, summarize.
+  // A second signal exits at once (the checkpoint of the last page stands).
+  let stop = false;
+  let wake: (() => void) | undefined;
+  const onSignal = () => {
+    if (stop) process.exit(130);
+    stop = true;
+    context.note('\nStopping after the current page (again to quit at once)...');
+    wake?.();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const status = new StatusLine();
+  try {
+    const summary = await runMirror({
+      store,
+      orgId,
+      source: { baseUrl, orgId: sourceOrg, publicKey, privateKey, requestsPerMinute },
+      since,
+      follow: values.follow ?? false,
+      intervalSeconds,
+      itemsPerPage,
+      shouldStop: () => stop,
+      pause: (ms) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        }),
+      onProgress: (progress) => status.update(progress),
+      onRejected: (_record, message) => {
+        status.clear();
+        context.note(`Rejected an event the source served: ${message}`);
+      },
+    });
+    status.clear();
+    context.emit({
+      orgId,
+      source: baseUrl,
+      sourceOrg,
+      runId: summary.runId,
+      copied: summary.copied,
+      skipped: summary.skipped,
+      rejected: summary.rejected,
+      requests: summary.requests,
+      retries: summary.retries,
+      seconds: Math.round(summary.seconds * 1000) / 1000,
+      through: summary.through,
+      stopped: summary.stopped,
+    });
+    context.say(
+      `Mirrored ${sourceOrg} from ${baseUrl} into ${orgId} in ${formatDuration(summary.seconds)}: ` +
+        `${formatNumber(summary.copied)} copied, ${formatNumber(summary.skipped)} already present, ` +
+        `${formatNumber(summary.rejected)} rejected; ${formatNumber(summary.requests)} requests, ` +
+        `${formatNumber(summary.retries)} retries.` +
+        (summary.through ? ` Complete through ${summary.through}.` : '') +
+        (summary.stopped
+          ? ' Stopped on request: the next run resumes where this one stopped.'
+          : '') +
+        ` Run ${summary.runId}.`,
+    );
+    return summary.rejected > 0 ? EXIT.someInvalid : EXIT.ok;
+  } catch (error) {
+    status.clear();
+    if (error instanceof MirrorError) throw new CommandError(error.message);
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+};
+
+/** Copied, rate and window on stderr: redrawn on a terminal, a line every 5 s elsewhere. */
+class StatusLine {
+  private last = 0;
+  private drawn = false;
+  private readonly stream = process.stderr;
+
+  update(p: MirrorProgress): void {
+    const now = performance.now();
+    const tty = this.stream.isTTY;
+    if (now - this.last < (tty ? 100 : 5000)) return;
+    this.last = now;
+    const rate = formatNumber(p.copied / Math.max(p.seconds, 0.001));
+    const window = `${p.window.minDate ?? '…'} to ${p.window.maxDate ?? 'now'}${p.window.pageNum > 1 ? ` page ${p.window.pageNum}` : ''}`;
+    const line = `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`;
+    if (tty) {
+      this.stream.write(`\r${line}\u001b[K`);
+      this.drawn = true;
+    } else this.stream.write(`${line}\n`);
+  }
+
+  clear(): void {
+    if (this.drawn) this.stream.write('\n');
+    this.drawn = false;
+  }
+}

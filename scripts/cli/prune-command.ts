@@ -1,0 +1,45 @@
+import { formatCreated } from '@/lib/domain/event';
+import { CommandError, EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
+import type { Command } from './context';
+import { formatDuration, formatNumber, Progress } from './progress';
+
+/**
+ * `events prune --org ORG --before DATE [--dry-run]`: retention. Deletes every event
+ * created strictly before DATE, in short transactions with exact counters
+ * (lib/store/retention.ts).
+ */
+export const prune: Command = async (args, context) => {
+  const { values } = parseCommand(
+    args,
+    { org: { type: 'string' }, before: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+    { min: 0, max: 0, names: '' },
+  );
+  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  const before = parseDate(requireOption(values.before, '--before'), '--before');
+  const store = await context.store();
+  if (!(await store.getOrg(orgId))) throw new CommandError(`No organization with id ${orgId}`);
+  const count = await store.countEvents({ orgId, maxCreated: before - 1 });
+  const beforeText = formatCreated(before);
+  if (values['dry-run']) {
+    context.emit({ orgId, before: beforeText, dryRun: true, wouldDelete: count });
+    context.say(
+      `Would delete ${formatNumber(count)} events of ${orgId} created before ${beforeText}.`,
+    );
+    return EXIT.ok;
+  }
+  const progress = count > 0 ? new Progress('Pruning', count, 'events') : undefined;
+  const started = performance.now();
+  const deleted = await store.deleteEvents(
+    orgId,
+    { before },
+    { onBatch: (n) => progress?.update(n) },
+  );
+  progress?.finish();
+  const seconds = (performance.now() - started) / 1000;
+  if (deleted > 0) await store.refreshStatistics();
+  context.emit({ orgId, before: beforeText, dryRun: false, deleted, seconds });
+  context.say(
+    `Deleted ${formatNumber(deleted)} events of ${orgId} created before ${beforeText} in ${formatDuration(seconds)}.`,
+  );
+  return EXIT.ok;
+};

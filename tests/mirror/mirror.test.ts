@@ -1,0 +1,401 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Variant } from '@/lib/config';
+import { encodeEvent } from '@/lib/domain/encode';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { openStore } from '@/lib/store';
+import { cli, ROOT } from '@/tests/cli/run-cli';
+import { DigestClient } from '@/tests/helpers/digest-client';
+import { startTestServer, type TestServer } from '@/tests/helpers/server';
+
+/**
+ * The mirror end to end, with two servers of this product: a source seeded
+ * with 20,000+ events and a copy that starts empty. Every event must come
+ * over identical (list pages and single gets, with and without raw, compared
+ * as the two servers serve them), a mirror killed with SIGKILL and restarted
+ * must finish with the same result and no duplicates, a source behind a
+ * proxy that answers 429 / 500 or drops connections must still yield the
+ * complete copy, and `--follow` must pick up events added later.
+ */
+
+const SOURCE_EVENTS = 20_500;
+const CLI = path.join(ROOT, 'scripts/cli.ts');
+
+type Run = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+function startMirror(
+  database: string,
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<Run> } {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CLI, 'mirror', ...args, '--database', database],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'test', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<Run>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+/** The arguments with the value after `flag` replaced. */
+function withArg(args: string[], flag: string, value: string): string[] {
+  const at = args.indexOf(flag);
+  return args.map((arg, i) => (i === at + 1 ? value : arg));
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Every list page of the org as the server serves it, its own base URL written as BASE. */
+async function allPages(server: TestServer, includeRaw: boolean): Promise<string[]> {
+  const client = new DigestClient(server.baseUrl, server.keys.member);
+  const pages: string[] = [];
+  for (let page = 1; ; page++) {
+    const response = await client.request(
+      `/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=500&pageNum=${page}&includeRaw=${includeRaw}`,
+    );
+    assert.equal(response.status, 200, response.text);
+    pages.push(response.text.split(server.baseUrl).join('BASE'));
+    if ((response.json<{ results: unknown[] }>().results.length ?? 0) < 500) return pages;
+  }
+}
+
+/** A proxy in front of `target` that fails some requests: 429 + Retry-After, 500, or a dropped connection. */
+function faultyProxy(
+  target: string,
+): Promise<{ url: string; faults: () => number; close: () => Promise<void> }> {
+  const upstream = new URL(target);
+  let requests = 0;
+  let faults = 0;
+  const sockets = new Set<net.Socket>();
+  const server = http.createServer((req, res) => {
+    requests++;
+    const kind = requests % 4 === 0 ? (requests / 4) % 3 : -1;
+    if (kind === 0) {
+      faults++;
+      res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+      res.end('{"errorCode":"RATE_LIMITED"}');
+      return;
+    }
+    if (kind === 1) {
+      faults++;
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"errorCode":"UNEXPECTED_ERROR"}');
+      return;
+    }
+    if (kind === 2) {
+      faults++;
+      req.socket.destroy();
+      return;
+    }
+    const forward = http.request(
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        faults: () => faults,
+        close: () =>
+          new Promise((done) => {
+            for (const socket of sockets) socket.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+/** The org's stored events, comparable across stores (the run that inserted them aside). */
+async function storedEvents(databaseUrl: string, orgId: string) {
+  const store = await openStore(databaseUrl);
+  try {
+    const dump = await store.dumpOrg(orgId);
+    return dump.events!.map(({ run_id: _run, ...rest }) => rest);
+  } finally {
+    await store.close();
+  }
+}
+
+async function countIn(databaseUrl: string, orgId: string): Promise<number> {
+  const store = await openStore(databaseUrl);
+  try {
+    return await store.countEvents({ orgId });
+  } finally {
+    await store.close();
+  }
+}
+
+function mirrorSuite(variant: Variant) {
+  describe(`mirror from a ${variant} source`, () => {
+    let source: TestServer;
+    let copy: TestServer;
+    let sourceArgs: string[];
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-mirror-'));
+
+    before(async () => {
+      source = await startTestServer({ variant, eventCount: SOURCE_EVENTS });
+      // The copy serves the same org id, empty: the mirror fills it.
+      copy = await startTestServer({ variant, eventCount: 0 });
+      sourceArgs = [
+        '--org',
+        copy.orgId,
+        '--source',
+        source.apiUrl,
+        '--source-org',
+        source.orgId,
+        '--public-key',
+        source.keys.member.publicKey,
+      ];
+    });
+    after(async () => {
+      await copy?.stop();
+      await source?.stop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    });
+
+    test('a mirror killed midway and restarted copies every event once; list and get are identical on both servers', async () => {
+      assert.equal(await countIn(copy.databaseUrl, copy.orgId), 0);
+      // Small pages so the kill lands midway.
+      const first = startMirror(
+        copy.databaseUrl,
+        [...sourceArgs, '--items-per-page', '100', '--json'],
+        { MIRROR_PRIVATE_KEY: source.keys.member.privateKey },
+      );
+      await waitFor(
+        'part of the copy',
+        async () => (await countIn(copy.databaseUrl, copy.orgId)) >= 3000,
+      );
+      first.child.kill('SIGKILL');
+      const killed = await first.done;
+      assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+      const partial = await countIn(copy.databaseUrl, copy.orgId);
+      assert.ok(partial < SOURCE_EVENTS, `killed midway (${partial} copied)`);
+
+      const second = startMirror(copy.databaseUrl, [...sourceArgs, '--json'], {
+        MIRROR_PRIVATE_KEY: source.keys.member.privateKey,
+      });
+      const resumed = await second.done;
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const summary = JSON.parse(resumed.stdout) as Record<string, number> & { requests: number };
+      assert.equal(summary.copied, SOURCE_EVENTS - partial, 'resumed where it stopped');
+      assert.ok(summary.requests >= Math.ceil((SOURCE_EVENTS - partial) / 500));
+      for (const field of ['skipped', 'retries', 'seconds'])
+        assert.equal(typeof summary[field], 'number');
+      assert.equal(await countIn(copy.databaseUrl, copy.orgId), SOURCE_EVENTS, 'no duplicates');
+
+      for (const includeRaw of [true, false]) {
+        const [sourcePages, copyPages] = [
+          await allPages(source, includeRaw),
+          await allPages(copy, includeRaw),
+        ];
+        assert.equal(copyPages.length, sourcePages.length);
+        for (let i = 0; i < sourcePages.length; i++) {
+          assert.equal(copyPages[i], sourcePages[i], `page ${i + 1}, includeRaw=${includeRaw}`);
+        }
+      }
+      const sourceClient = new DigestClient(source.baseUrl, source.keys.member);
+      const copyClient = new DigestClient(copy.baseUrl, copy.keys.member);
+      for (const event of source.events.org.filter((_, i) => i % 97 === 0)) {
+        for (const raw of [true, false]) {
+          const path = `/api/public/v1.0/orgs/${source.orgId}/events/${event.id}?includeRaw=${raw}`;
+          const [a, b] = [await sourceClient.request(path), await copyClient.request(path)];
+          assert.equal(a.status, 200);
+          assert.equal(
+            b.text.split(copy.baseUrl).join('BASE'),
+            a.text.split(source.baseUrl).join('BASE'),
+          );
+        }
+      }
+
+      const ledger = cli(copy.databaseUrl, 'imports', 'list', '--org', copy.orgId, '--json');
+      const runs = (ledger.json as { runs: { kind: string; status: string; inserted: number }[] })
+        .runs;
+      assert.deepEqual(
+        runs.map((r) => [r.kind, r.status]),
+        [
+          ['mirror', 'finished'],
+          ['mirror', 'interrupted'],
+        ],
+      );
+      assert.equal(runs[0]!.inserted, SOURCE_EVENTS - partial);
+    });
+
+    test('through a proxy answering 429, 500 and dropping connections, the copy is still complete', async () => {
+      const proxy = await faultyProxy(source.baseUrl);
+      const target = `file:${path.join(tmp, 'through-proxy.db')}`;
+      try {
+        assert.equal(cli(target, 'orgs', 'create', '--name', 'Copy', '--id', copy.orgId).code, 0);
+        const run = startMirror(target, [
+          ...withArg(sourceArgs, '--source', `${proxy.url}/api/public/v1.0`),
+          '--private-key',
+          source.keys.member.privateKey,
+          '--json',
+        ]);
+        const result = await run.done;
+        assert.equal(result.code, 0, result.stderr);
+        const summary = JSON.parse(result.stdout) as Record<string, number> & { retries: number };
+        assert.ok(proxy.faults() >= 6, `faults injected: ${proxy.faults()}`);
+        assert.ok(summary.retries >= proxy.faults() - 1, `retries ${summary.retries}`);
+        assert.equal(summary.copied, SOURCE_EVENTS);
+      } finally {
+        await proxy.close();
+      }
+      assert.deepEqual(
+        await storedEvents(target, copy.orgId),
+        await storedEvents(copy.databaseUrl, copy.orgId),
+      );
+    });
+
+    test('--follow picks up events added to the source afterwards and ends cleanly on SIGTERM', async () => {
+      const follow = startMirror(
+        copy.databaseUrl,
+        [...sourceArgs, '--follow', '--interval', '1', '--json'],
+        { MIRROR_PRIVATE_KEY: source.keys.member.privateKey },
+      );
+      const now = Date.now();
+      const added = Array.from({ length: 30 }, (_, i) =>
+        encodeEvent(source.orgId, {
+          id: objectIdAt(now - i * 1000, `f011${i.toString(16).padStart(12, '0')}`),
+          created: new Date(Math.floor((now - i * 1000) / 1000) * 1000).toISOString(),
+          eventTypeName: 'JOINED_ORG',
+          username: `late${i}@example.com`,
+          raw: { _t: 'ORG_AUDIT', seq: i, note: 'added while following' },
+        }),
+      );
+      const store = await openStore(source.databaseUrl);
+      try {
+        await store.insertEvents(source.orgId, added);
+      } finally {
+        await store.close();
+      }
+      await waitFor(
+        'the follow to copy the new events',
+        async () => (await countIn(copy.databaseUrl, copy.orgId)) === SOURCE_EVENTS + added.length,
+      );
+      follow.child.kill('SIGTERM');
+      const result = await follow.done;
+      assert.equal(result.code, 0, result.stderr);
+      const summary = JSON.parse(result.stdout) as { copied: number; stopped: boolean };
+      assert.equal(summary.stopped, true);
+      assert.equal(summary.copied, added.length);
+      const copyClient = new DigestClient(copy.baseUrl, copy.keys.member);
+      const got = await copyClient.getJson<{ username: string; raw: unknown }>(
+        `/api/public/v1.0/orgs/${copy.orgId}/events/${added[0]!.id}?includeRaw=true`,
+      );
+      assert.equal(got.username, 'late0@example.com');
+      assert.deepEqual(got.raw, { _t: 'ORG_AUDIT', seq: 0, note: 'added while following' });
+    });
+
+    test('more events in one second than a page holds are paged within that second', async () => {
+      const second = Math.floor(Date.now() / 1000) * 1000 - 5000;
+      const burst = Array.from({ length: 250 }, (_, i) =>
+        encodeEvent(source.orgId, {
+          id: objectIdAt(second, `b0757${i.toString(16).padStart(11, '0')}`),
+          created: new Date(second).toISOString(),
+          eventTypeName: 'JOINED_ORG',
+          username: `burst${i}@example.com`,
+        }),
+      );
+      const store = await openStore(source.databaseUrl);
+      try {
+        await store.insertEvents(source.orgId, burst);
+      } finally {
+        await store.close();
+      }
+      const before = await countIn(copy.databaseUrl, copy.orgId);
+      const run = startMirror(
+        copy.databaseUrl,
+        [...sourceArgs, '--items-per-page', '100', '--json'],
+        {
+          MIRROR_PRIVATE_KEY: source.keys.member.privateKey,
+        },
+      );
+      const result = await run.done;
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal((JSON.parse(result.stdout) as { copied: number }).copied, burst.length);
+      assert.equal(await countIn(copy.databaseUrl, copy.orgId), before + burst.length);
+      assert.equal(
+        await countIn(copy.databaseUrl, copy.orgId),
+        await countIn(source.databaseUrl, source.orgId),
+      );
+    });
+
+    if (variant === 'hosted') {
+      test('a wrong key, an unknown org and an unreachable host are clear errors', async () => {
+        const target = `file:${path.join(tmp, 'errors.db')}`;
+        assert.equal(cli(target, 'orgs', 'create', '--name', 'E', '--id', copy.orgId).code, 0);
+        const wrongKey = cli(target, 'mirror', ...sourceArgs, '--private-key', 'not-the-key');
+        assert.equal(wrongKey.code, 1);
+        assert.match(wrongKey.stderr, /refused the key .*check the public and private key/);
+        const unknownOrg = cli(
+          target,
+          'mirror',
+          ...withArg(sourceArgs, '--source-org', '0123456789abcdef01234567'),
+          '--private-key',
+          source.keys.member.privateKey,
+          '--json',
+        );
+        assert.equal(unknownOrg.code, 1);
+        assert.match(
+          (unknownOrg.json as { error: { message: string } }).error.message,
+          /no organization 0123456789abcdef01234567/,
+        );
+        const closed = await faultyProxy(source.baseUrl);
+        await closed.close(); // a port nobody listens on any more
+        const unreachable = cli(
+          target,
+          'mirror',
+          ...withArg(sourceArgs, '--source', `${closed.url}/api/public/v1.0`),
+          '--private-key',
+          source.keys.member.privateKey,
+        );
+        assert.equal(unreachable.code, 1);
+        assert.match(unreachable.stderr, /Cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+        assert.equal(await countIn(target, copy.orgId), 0);
+      });
+    }
+  });
+}
+
+mirrorSuite('hosted');
+mirrorSuite('self-hosted');
