@@ -8,8 +8,12 @@ import type { EventStore } from '@/lib/store/types';
 import * as admin from './cli/admin-commands';
 import { CommandError, EXIT, UsageError } from './cli/args';
 import { importFile, seed } from './cli/bulk-commands';
+import { events } from './cli/events-commands';
+import { logToStderr } from '@/lib/ops/log';
 import type { Command, CommandContext } from './cli/context';
 import { HELP } from './cli/help';
+import { imports } from './cli/imports-commands';
+import { mirror } from './cli/mirror-command';
 
 const COMMANDS: Record<string, Command> = {
   migrate: admin.migrate,
@@ -17,6 +21,9 @@ const COMMANDS: Record<string, Command> = {
   keys: admin.keys,
   seed,
   import: importFile,
+  events,
+  imports,
+  mirror,
 };
 
 /** Pulls the global options out wherever they appear. */
@@ -44,6 +51,8 @@ function globalOptions(argv: string[]): {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // stdout carries the command's output only (`--json | jq`).
+  logToStderr();
   const json = argv.includes('--json');
   let emitted = false;
   let store: EventStore | undefined;
@@ -83,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
     const message = error instanceof Error ? error.message : String(error);
     const code = usage ? EXIT.usage : error instanceof CommandError ? error.exitCode : EXIT.failed;
     process.stderr.write(`Error: ${message}\n`);
-    if (usage) process.stderr.write("Run 'npm run cli -- help' for usage.\n");
+    if (usage) process.stderr.write("Run 'npx org-events help' for usage.\n");
     else if (!known && process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
     if (json && !emitted) {
       context.emit({ error: { code: usage ? 'usage' : 'failed', message, exitCode: code } });

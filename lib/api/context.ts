@@ -4,7 +4,7 @@ import { isObjectId } from '@/lib/domain/object-id';
 import type { EventStore, Org } from '@/lib/store/types';
 import { malformedPath, orgNotFound, userUnauthorized } from '@/lib/domain/errors';
 import type { QueryParam } from './params';
-import type { ApiRequest, ResponseFormat } from './types';
+import type { ApiRequest, ResponseFormat, StreamingBody } from './types';
 
 /** What a route handler gets: an authenticated caller and the parsed request. */
 export type RouteContext = {
@@ -20,8 +20,17 @@ export type RouteContext = {
   base: string;
 };
 
-/** A handler's answer: finished JSON (before envelope/pretty) and whether it is a list. */
-export type RouteResult = { json: string; shape: 'object' | 'list' };
+/** What reading an org's events needs once the caller is authorized (also the admin CLI's). */
+export type ReadContext = Pick<RouteContext, 'path' | 'params' | 'store' | 'config' | 'base'>;
+
+/**
+ * A handler's answer: finished JSON (before envelope/pretty) and whether it
+ * is a list, or a streamed body with its own headers (pretty and envelope do
+ * not apply to it).
+ */
+export type RouteResult =
+  | { json: string; shape: 'object' | 'list' }
+  | { stream: StreamingBody; headers: [string, string][] };
 
 // Organizations are never deleted or renamed through the store, so a found
 // org can be remembered: one query less on every request. Per store, bounded.

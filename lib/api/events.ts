@@ -1,6 +1,11 @@
 import { isCatalogedEventType } from '@/lib/domain/catalog';
 import { isObjectId } from '@/lib/domain/object-id';
-import { requireReadableOrg, type RouteContext, type RouteResult } from './context';
+import {
+  type ReadContext,
+  requireReadableOrg,
+  type RouteContext,
+  type RouteResult,
+} from './context';
 import {
   eventNotFound,
   invalidEventType,
@@ -26,7 +31,7 @@ import { API_PREFIX } from './types';
  * org's data (imports may carry newer types than our catalogue). The
  * per-type counts are only read when some type is not catalogued.
  */
-async function checkEventTypes(ctx: RouteContext, orgId: string, types: readonly string[]) {
+export async function checkEventTypes(ctx: ReadContext, orgId: string, types: readonly string[]) {
   const variant = ctx.config.EVENTS_VARIANT;
   const unknown = types.filter((type) => !isCatalogedEventType(type, variant));
   if (unknown.length === 0) return;
@@ -38,6 +43,14 @@ async function checkEventTypes(ctx: RouteContext, orgId: string, types: readonly
 // GET /orgs/{orgId}/events – the org's events, newest first, paginated.
 export async function listEvents(ctx: RouteContext, orgId: string): Promise<RouteResult> {
   await requireReadableOrg(ctx, orgId);
+  return listReadableOrgEvents(ctx, orgId);
+}
+
+/** The list's answer for an org already authorized (the admin CLI reads any org). */
+export async function listReadableOrgEvents(
+  ctx: ReadContext,
+  orgId: string,
+): Promise<RouteResult & { json: string }> {
   const query = parseListEventsParams(ctx.params);
   await checkEventTypes(ctx, orgId, query.eventTypes);
 
@@ -112,6 +125,15 @@ export async function getEvent(
   eventId: string,
 ): Promise<RouteResult> {
   await requireReadableOrg(ctx, orgId);
+  return getReadableOrgEvent(ctx, orgId, eventId);
+}
+
+/** One event of an org already authorized (the admin CLI reads any org). */
+export async function getReadableOrgEvent(
+  ctx: ReadContext,
+  orgId: string,
+  eventId: string,
+): Promise<RouteResult & { json: string }> {
   if (!isObjectId(eventId)) throw malformedPath(ctx.path);
   const { includeRaw } = parseGetEventParams(ctx.params);
   // Always scoped by orgId: another org's event id is simply not found.

@@ -7,6 +7,7 @@ import { OPERATIONS, type OperationName } from './routes';
 import { FACET_FIELDS, HISTOGRAM_INTERVALS, MAX_FILTER_VALUES } from '@/lib/domain/filters';
 import {
   REPEATABLE_QUERY_PARAMETERS,
+  exportEventsParameters,
   facetsParameters,
   filterParameters,
   formatParameters,
@@ -57,7 +58,7 @@ const link = component(
 const links = z.array(link).min(1);
 
 /** The principal nests through onBehalfOf: a named schema, so the recursion is a $ref. */
-component('Principal', eventInputSchema.shape.delegatePrincipal.unwrap());
+component('Principal', eventInputSchema.shape.delegatePrincipal.unwrap().unwrap());
 
 const event = component(
   'Event',
@@ -225,7 +226,27 @@ function plain(value: unknown): unknown {
     const empty = inner && typeof inner === 'object' && Object.keys(inner).length === 0;
     result[key] = key === 'additionalProperties' && empty ? true : plain(inner);
   }
-  return result;
+  return nullableWithType(result);
+}
+
+/**
+ * OpenAPI 3.0 lets `nullable` qualify a `type` only, while zod puts it beside
+ * `anyOf` (a number or a numeric string, or null) and `allOf: [$ref]` (an
+ * object, or null): the first becomes nullable branches, the second states
+ * its type (every component we reference is an object).
+ */
+function nullableWithType(schema: Json): Json {
+  if (schema.nullable !== true || 'type' in schema) return schema;
+  if (Array.isArray(schema.anyOf)) {
+    const { nullable: _nullable, ...rest } = schema;
+    return {
+      ...rest,
+      anyOf: (schema.anyOf as Json[]).map((branch) =>
+        'type' in branch ? { ...branch, nullable: true } : branch,
+      ),
+    };
+  }
+  return Array.isArray(schema.allOf) ? { type: 'object', ...schema } : schema;
 }
 
 function componentSchemas(): Json {
@@ -400,6 +421,48 @@ function buildDocument(vendor: string) {
           ].join('\n'),
           parameters: [param('orgId'), ...queryParams(histogramParameters)],
           responses: { ...success('The histogram.', ref('EventHistogram')), ...errorResponses },
+        },
+      }),
+      ...operationPath('exportOrgEvents', {
+        get: {
+          tags: ['Extensions'],
+          operationId: 'exportOrgEvents' satisfies OperationName,
+          summary: 'The whole filtered set of events, streamed',
+          description: [
+            'Takes every filter of the events list and returns every matching event, newest first,',
+            'with no cap, read from one snapshot: events imported meanwhile are neither half in nor',
+            'doubled. `X-Total-Count` is the number of events the body holds (counted in the same',
+            'snapshot); a body cut short by a failure has fewer. `format=ndjson`: one line per',
+            'event, exactly the object the list returns (links included, `raw` with includeRaw).',
+            '`format=csv`: RFC 4180, UTF-8, a header row, one column per event field (objects as',
+            'JSON), `raw` last with includeRaw; cells starting with `=`, `+`, `-`, `@`, tab or',
+            "carriage return get a leading `'` so spreadsheets show them as text. The file name",
+            '(Content-Disposition) names the organization and the range. pretty and envelope do',
+            'not apply. Same authorization as the events list.',
+          ].join('\n'),
+          parameters: [param('orgId'), ...queryParams(exportEventsParameters)],
+          responses: {
+            '200': {
+              description: 'The events.',
+              headers: {
+                ...successHeaders,
+                'X-Total-Count': {
+                  description: 'How many events the body holds.',
+                  schema: { type: 'integer' },
+                },
+                'Content-Disposition': {
+                  description:
+                    '`attachment; filename="events-<org>-<orgId>-<from>--<to>.<format>"`.',
+                  schema: { type: 'string' },
+                },
+              },
+              content: {
+                'application/x-ndjson': { schema: { type: 'string' } },
+                'text/csv': { schema: { type: 'string' } },
+              },
+            },
+            ...errorResponses,
+          },
         },
       }),
       ...operationPath('getOrgEvent', {

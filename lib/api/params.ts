@@ -12,6 +12,8 @@ import {
   facetsParameters,
   filterParameters,
   formatParameters,
+  type ExportFormat,
+  exportEventsParameters,
   getEventParameters,
   histogramParameters,
   listEventsParameters,
@@ -181,4 +183,12 @@ export function parseListEventsParams(params: readonly QueryParam[]): ListEvents
 
 export function parseGetEventParams(params: readonly QueryParam[]): { includeRaw: boolean } {
   return parseWith(getEventParameters, params);
+}
+
+/** GET /orgs/{orgId}/events/export: the list's filters, the format and includeRaw. */
+export function parseExportParams(
+  params: readonly QueryParam[],
+): FilterParams & { format: ExportFormat; includeRaw: boolean } {
+  const parsed = parseWith(exportEventsParameters, params);
+  return { ...toFilter(parsed), format: parsed.format, includeRaw: parsed.includeRaw };
 }

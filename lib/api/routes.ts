@@ -1,6 +1,7 @@
 import type { RouteContext, RouteResult } from './context';
 import { listEventTypes } from './event-types';
 import { eventFacets, eventHistogram, getEvent, listEvents } from './events';
+import { exportEvents } from './export';
 import { getOrg, listOrgs } from './orgs';
 import { API_PREFIX } from './types';
 
@@ -46,6 +47,9 @@ export const OPERATIONS = {
   ),
   getOrgEventHistogram: operation('/orgs/{orgId}/events/histogram', (ctx, { orgId }) =>
     eventHistogram(ctx, orgId),
+  ),
+  exportOrgEvents: operation('/orgs/{orgId}/events/export', (ctx, { orgId }) =>
+    exportEvents(ctx, orgId),
   ),
   getOrgEvent: operation('/orgs/{orgId}/events/{eventId}', (ctx, { orgId, eventId }) =>
     getEvent(ctx, orgId, eventId),

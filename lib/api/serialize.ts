@@ -1,36 +1,39 @@
 import type { Variant } from '@/lib/config';
-import { canonicalJson } from '@/lib/domain/encode';
 import type { StoredEvent } from '@/lib/domain/event';
+import { prettyJson, spliceMembers } from '@/lib/domain/json-text';
 import { eventHref, type Link } from './links';
 import type { ResponseFormat } from './types';
 
 /**
  * Response bodies are built by splicing JSON text: the store hands us each
- * event's canonical document, so a page of 500 events costs string
- * concatenation, not 500 parse/stringify round trips.
+ * event's document (top-level keys sorted, values as the source wrote them),
+ * so a page of 500 events costs string work, not 500 parse/stringify round
+ * trips, and nothing is ever re-serialized: a big integer or a `1.0` in an
+ * imported event comes back as it went in.
  */
 
 /** Fields the self-hosted variant never returns (spec: hosted variant only). */
-const HOSTED_ONLY_FIELDS = ['invoiceId', 'paymentId'] as const;
+export const HOSTED_ONLY_FIELDS: ReadonlySet<string> = new Set(['invoiceId', 'paymentId']);
 
-function withoutHostedOnlyFields(doc: string): string {
-  if (!doc.includes('"invoiceId"') && !doc.includes('"paymentId"')) return doc;
-  const fields = JSON.parse(doc) as Record<string, unknown>;
-  for (const field of HOSTED_ONLY_FIELDS) delete fields[field];
-  return canonicalJson(fields);
-}
-
-/** One event as the API returns it: its fields, its `self` link, and `raw` when asked for. */
+/**
+ * One event as the API returns it: its fields, its `self` link and `raw`
+ * when asked for, every key in alphabetical order as the real service
+ * writes them (`links` and `raw` in their places among the fields).
+ */
 export function eventJson(
   event: StoredEvent,
   base: string,
   options: { includeRaw: boolean; variant: Variant },
 ): string {
-  const doc = options.variant === 'self-hosted' ? withoutHostedOnlyFields(event.doc) : event.doc;
-  const links = `"links":[{"href":${JSON.stringify(eventHref(base, event.orgId, event.id))},"rel":"self"}]`;
-  const raw = options.includeRaw && event.raw !== null ? `,"raw":${event.raw}` : '';
-  const open = doc === '{}' ? '{' : `${doc.slice(0, -1)},`;
-  return `${open}${links}${raw}}`;
+  const links = `[{"href":${JSON.stringify(eventHref(base, event.orgId, event.id))},"rel":"self"}]`;
+  const insert: [string, string][] = [['links', links]];
+  if (options.includeRaw && event.raw !== null) insert.push(['raw', event.raw]);
+  const drop =
+    options.variant === 'self-hosted' &&
+    (event.doc.includes('"invoiceId"') || event.doc.includes('"paymentId"'))
+      ? HOSTED_ONLY_FIELDS
+      : undefined;
+  return spliceMembers(event.doc, insert, drop);
 }
 
 /** A list body; keys in the real service's order: links, results, totalCount. */
@@ -60,5 +63,6 @@ export function formatBody(
         ? `${json.slice(0, -1)},"status":${status}}`
         : `{"status":${status},"content":${json}}`;
   }
-  return format.pretty ? JSON.stringify(JSON.parse(body), null, 2) : body;
+  // Re-indented as text: parsing would round big integers and drop `.0`.
+  return format.pretty ? prettyJson(body) : body;
 }

@@ -2,11 +2,15 @@ import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { ApiEvent, ApiLink, ApiList } from './present';
 import {
   API_ORGS_PATH,
+  type EventsFilterParams,
   type EventsListParams,
   apiEventPath,
   apiEventTypesPath,
+  apiFacetsPath,
+  apiHistogramPath,
   apiListPath,
 } from './url-state';
+import type { FacetField, HistogramInterval } from '@/lib/domain/filters';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 
 /**
@@ -95,16 +99,81 @@ export type EventTypesResponse = {
 export type OrgSummary = { id: string; name: string; links?: ApiLink[] };
 export type OrgList = ApiList<OrgSummary>;
 
+export type FacetValue = { value: string; count: number };
+export type FacetsResponse = {
+  totalCount: number;
+  facets: Partial<Record<FacetField, FacetValue[]>>;
+};
+export type HistogramResponse = {
+  interval: HistogramInterval;
+  totalCount: number;
+  buckets: { start: string; count: number }[];
+};
+
+/**
+ * The normalized filters and dates of a view: the list, its facets and its
+ * histogram all carry this same object in their keys, so they always describe
+ * the same set of events.
+ */
+export function filtersKey(params: EventsFilterParams) {
+  const { types, excludeTypes, fields, actor, q, range, from, to } = params;
+  const fieldPairs = Object.entries(fields)
+    .filter(([, values]) => values.length > 0)
+    .map(([field, values]) => `${field}=${[...values].sort().join(',')}`)
+    .sort();
+  return {
+    types: [...types].sort().join(','),
+    excludeTypes: [...excludeTypes].sort().join(','),
+    fields: fieldPairs.join('&'),
+    actor: [...actor].sort().join(','),
+    q,
+    range,
+    from,
+    to,
+  };
+}
+
 /** The normalized key of one list page: same view, same key, wherever it is built. */
 export function eventsListQueryKey(params: EventsListParams) {
-  const { orgId, types, range, from, to, page, size } = params;
-  return [
-    'orgs',
-    orgId,
-    'events',
-    'list',
-    { types: [...types].sort().join(','), range, from, to, page, size },
-  ] as const;
+  const { orgId, page, size } = params;
+  return ['orgs', orgId, 'events', 'list', { ...filtersKey(params), page, size }] as const;
+}
+
+/** Values per facet the sidebar and the query box's completion show. */
+export const FACET_LIMIT = 10;
+
+export function facetsQueryKey(params: EventsFilterParams, fields: readonly FacetField[]) {
+  return ['orgs', params.orgId, 'events', 'facets', filtersKey(params), fields.join(',')] as const;
+}
+
+/** Counts for the fields asked (the sidebar's open sections): each field costs the server a scan. */
+export function facetsQueryOptions(params: EventsFilterParams, fields: readonly FacetField[]) {
+  return queryOptions({
+    queryKey: facetsQueryKey(params, fields),
+    queryFn: ({ signal }) =>
+      fetchApi<FacetsResponse>(apiFacetsPath(params, fields, FACET_LIMIT), signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * At most this many bars: the API picks the smallest interval that covers the
+ * range in as many (a day in hours, a week in hours, a month in days, a year
+ * in weeks), fine enough to drag across one of them at 1440 px.
+ */
+export const HISTOGRAM_BUCKETS = 200;
+
+export function histogramQueryKey(params: EventsFilterParams) {
+  return ['orgs', params.orgId, 'events', 'histogram', filtersKey(params)] as const;
+}
+
+export function histogramQueryOptions(params: EventsFilterParams) {
+  return queryOptions({
+    queryKey: histogramQueryKey(params),
+    queryFn: ({ signal }) =>
+      fetchApi<HistogramResponse>(apiHistogramPath(params, HISTOGRAM_BUCKETS), signal),
+    placeholderData: keepPreviousData,
+  });
 }
 
 export function eventsListQueryOptions(params: EventsListParams) {

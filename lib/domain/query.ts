@@ -17,6 +17,10 @@ import {
 } from './filters';
 import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from './limits';
 
+/** What GET /orgs/{orgId}/events/export writes. */
+export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
 /**
  * The API's query parameters, defined once: lib/api/params.ts parses requests
  * with these schemas and lib/api/openapi.ts documents them from the same
@@ -315,6 +319,13 @@ export const queryParameters = {
     .meta({
       description: `The bucket width instead of \`buckets\`; at most ${MAX_HISTOGRAM_BUCKETS} buckets must cover the range.`,
     }),
+  format: z
+    .enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(', ')}` })
+    .default('ndjson')
+    .meta({
+      description:
+        "The export's format: `ndjson` (one event per line, as the list returns it) or `csv` (RFC 4180, a header row, one column per field).",
+    }),
   envelope: flag(
     false,
     'Wrap the response: single objects become `{status, content}`, lists gain `status`. For clients that cannot read the HTTP status; the HTTP status itself is unchanged.',
@@ -383,6 +394,13 @@ export const histogramParameters = z.object({
   ...filterParameters.shape,
   buckets: queryParameters.buckets,
   interval: queryParameters.interval,
+});
+
+/** GET /orgs/{orgId}/events/export: the list's filters, the whole set. */
+export const exportEventsParameters = z.object({
+  ...filterParameters.shape,
+  format: queryParameters.format,
+  includeRaw,
 });
 
 /** GET /orgs/{orgId}/events/{eventId}. */

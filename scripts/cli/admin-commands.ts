@@ -14,6 +14,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, type CommandContext, isoTime, table } from './context';
+import { rotateKey } from './keys-rotate';
 
 // ---- migrate -----------------------------------------------------------------
 
@@ -94,9 +95,13 @@ export const keys: Command = async (args, context) => {
       return revokeKey(rest, context);
     case 'rehash':
       return rehashKeys(rest, context);
+    case 'rotate':
+      return rotateKey(rest, context);
     default:
       throw new UsageError(
-        sub ? `Unknown command 'keys ${sub}'` : "Missing 'keys create|grant|list|revoke|rehash'",
+        sub
+          ? `Unknown command 'keys ${sub}'`
+          : "Missing 'keys create|grant|list|revoke|rotate|rehash'",
       );
   }
 };

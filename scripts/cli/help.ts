@@ -3,7 +3,9 @@ import { EXIT } from './args';
 
 export const HELP = `org-events admin CLI
 
-Usage: npm run cli -- <command> [options] [--json] [--database URL]
+Usage: npx org-events <command> [options] [--json] [--database URL]
+       (or npm run cli -- <command> ...; npm prints its own banner on stdout,
+       so pipe --json output from npx org-events)
 
 Commands:
   migrate
@@ -23,6 +25,9 @@ Commands:
       List keys (never their secrets), optionally only those of one organization.
   keys revoke --key PUBLIC_KEY
       Disable a key; it can no longer authenticate.
+  keys rotate --key PUBLIC_KEY
+      Give a key a new private key, printed once; the old one is refused at
+      once. Public key, id and roles stay.
   keys rehash
       Encrypt every stored key hash with ORG_EVENTS_SECRET (after setting it,
       or after rotating it: the old one in ORG_EVENTS_PREVIOUS_SECRET).
@@ -35,16 +40,64 @@ Commands:
       adds nothing. Without --from/--to the range is the 90 days up to the
       start of the current UTC hour.
 
-  import --org ORG_ID FILE [--rehome] [--batch-size N]
+  import --org ORG_ID FILE [--rehome] [--batch-size N] [--max-record-bytes N]
       Import events from FILE ("-" for stdin): a list envelope as the API
       returns it ({"results": [...]}), a JSON array, or NDJSON (one event per
       line). Invalid records are reported with their line or index and skipped.
       Events already stored (same id) are skipped, so imports can be re-run.
       Records naming another organization are refused unless --rehome.
-      Each batch is written atomically.
+      Each record is stored as its own text (raw included), byte for byte.
+      A record over --max-record-bytes (default IMPORT_MAX_RECORD_BYTES,
+      1 MB) is reported and skipped. Each batch is written atomically.
+      Every import is recorded (see imports).
+
+  imports list --org ORG_ID [--limit N]
+      The import ledger: every import and mirror run with its source, start
+      and end, inserted / skipped (already present) / rejected counts, status.
+  imports undo ID [--force]
+      Remove exactly the events run ID inserted (not those it skipped as
+      already present), counters kept exact; the run is marked undone. A run
+      still marked running (a killed import) needs --force.
+
+  events prune --org ORG_ID --before DATE [--dry-run]
+      Retention: delete every event created before DATE, in short
+      transactions, counters kept exact. --dry-run prints how many would go.
+
+  mirror --org ORG_ID --source BASE_URL --source-org ORG_ID --public-key PUB
+         [--private-key KEY] [--since DATE] [--follow [--interval SECONDS]]
+         [--requests-per-minute N] [--items-per-page N]
+      Copy a live organization through its own API (BASE_URL: the hosted
+      service's or a self-hosted installation's .../api/public/v1.0; a private
+      CA through NODE_EXTRA_CA_CERTS) into ORG_ID, with raw. The private key
+      comes from MIRROR_PRIVATE_KEY (better) or --private-key. Resumes from
+      its checkpoint; --follow keeps the copy current every --interval seconds
+      (default 60) until SIGINT/SIGTERM, which end it after the current page.
+      Defaults: 500 requests per minute, 500 events per page.
+
+  events list --org ORG_ID [FILTERS] [--page N] [--limit N] [--omit-count]
+       [--include-raw]
+      One page of the organization's events, newest first (default page 1,
+      100 per page, at most 500): a table, or with --json exactly the API's
+      list body ({links, results, totalCount}).
+  events get --org ORG_ID --id EVENT_ID [--include-raw]
+      One event, as the API returns it.
+  events export --org ORG_ID [--format ndjson|csv] [--out FILE] [FILTERS]
+       [--include-raw]
+      Every event of the filtered set, as the API's export writes it (NDJSON:
+      one list object per line; CSV: RFC 4180, one column per field), read
+      from one snapshot. Written to a temporary file renamed to FILE (default:
+      the export's own name, naming the org and range) once complete and
+      counted; "--out -" writes to stdout. Progress on stderr.
 
   help
       This text.
+
+Filters (events list and export; repeat an option or give a comma list for
+any of several values):
+  --type T, --exclude-type T, --min-date DATE, --max-date DATE,
+  --actor A (username, userId, publicKey or apiKeyId), --q WORDS, and a field
+  by the API's name: --username, --groupId, --clusterName, --hostname,
+  --remoteAddress (also a CIDR block), ... (every field filter of the API)
 
 Options for every command:
   --json            Print exactly one JSON document on stdout (errors too:
@@ -59,6 +112,6 @@ Values:
 Exit codes:
   ${EXIT.ok}   success
   ${EXIT.failed}   the command failed (not found, already exists, unreadable or broken file, database error)
-  ${EXIT.someInvalid}   import finished but some records were invalid and skipped
+  ${EXIT.someInvalid}   import or mirror finished but some records were invalid and skipped
   ${EXIT.usage}  bad command line (unknown command or option, missing or malformed value)
 `;

@@ -2,6 +2,7 @@ import { after, before, describe } from 'node:test';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { startTestServer, type TestServer } from '@/tests/helpers/server';
 import { authSuites } from './suites/auth';
+import { exportSuites } from './suites/export';
 import { getSuites } from './suites/get';
 import { listSuites } from './suites/list';
 import { walkSuites } from './suites/walk';
@@ -25,4 +26,5 @@ describe('hosted API on PostgreSQL', () => {
   describe('get one event', () => getSuites(ref));
   describe('page walk', () => walkSuites(ref));
   describe('Digest authentication and isolation', () => authSuites(ref));
+  describe('export', () => exportSuites(ref));
 });

@@ -2,7 +2,7 @@
  * A small validator for the subset of OpenAPI 3.0 / JSON Schema that
  * lib/api/openapi.ts uses: $ref, type, nullable, properties, required,
  * additionalProperties, items, minItems, enum, pattern, format (date-time,
- * uri), minimum, maximum and oneOf (exactly one). Anything else in a schema
+ * uri), minimum, maximum, oneOf (exactly one) and anyOf (at least one). Anything else in a schema
  * is an error, so the document cannot silently use a keyword nobody checks.
  */
 
@@ -27,6 +27,7 @@ const KNOWN = new Set([
   'minimum',
   'maximum',
   'oneOf',
+  'anyOf',
   'description',
   'default',
   'example',
@@ -70,6 +71,15 @@ export function validate(doc: Document, schemaIn: Schema, value: unknown, at = '
         .map((option) => validate(doc, option, value, at).slice(0, 3).join('; '))
         .join(' | ');
       errors.push(`${at}: matches ${matching.length} of oneOf (${details})`);
+    }
+    return errors;
+  }
+  if (Array.isArray(schema.anyOf)) {
+    const options = schema.anyOf as Schema[];
+    const results = options.map((option) => validate(doc, option, value, at));
+    if (!results.some((result) => result.length === 0)) {
+      const details = results.map((result) => result.slice(0, 3).join('; ')).join(' | ');
+      errors.push(`${at}: matches none of anyOf (${details})`);
     }
     return errors;
   }

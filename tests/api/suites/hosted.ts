@@ -2,6 +2,7 @@ import { describe } from 'node:test';
 import type { TestServer } from '@/tests/helpers/server';
 import { authSuites } from './auth';
 import { clientSuites } from './clients';
+import { exportSuites } from './export';
 import { extensionSuites } from './extensions';
 import { getSuites } from './get';
 import { listSuites } from './list';
@@ -21,6 +22,7 @@ export function hostedApiSuites(server: () => TestServer): void {
   describe('get one event', () => getSuites(server));
   describe('page walk', () => walkSuites(server));
   describe('extensions', () => extensionSuites(server));
+  describe('export', () => exportSuites(server));
   describe('OpenAPI', () => openApiSuites(server));
   describe('variant', () => variantSuites(server));
 }

@@ -75,6 +75,7 @@ export function openApiSuites(server: ServerRef) {
         '/orgs/{orgId}',
         '/orgs/{orgId}/eventTypes',
         '/orgs/{orgId}/events',
+        '/orgs/{orgId}/events/export',
         '/orgs/{orgId}/events/facets',
         '/orgs/{orgId}/events/histogram',
         '/orgs/{orgId}/events/{eventId}',

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { issueApiKey } from '@/lib/auth/api-keys';
+import { getConfig, setConfigForTesting } from '@/lib/config';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { openStore } from '@/lib/store';
+import type { EventCursor, EventStore } from '@/lib/store/types';
+import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+import { generateEvents } from '@/tests/helpers/test-events';
+import { createApiHandler } from './handler';
+import { createNodeApiHandler } from './node-adapter';
+
+/**
+ * The export through the node:http adapter, in process over a real SQLite
+ * file, where the store's cursor can be watched: a client that goes away
+ * ends the query, and an import committed while the body is being read is
+ * neither in it nor doubled. (tests/api/suites/export.ts checks the content
+ * through both front doors.)
+ */
+
+const orgId = objectIdAt(Date.UTC(2025, 0, 1), '00000000000000e1');
+const EVENTS = 20_000;
+
+let dir: string;
+let store: EventStore;
+let server: http.Server;
+let baseUrl: string;
+let key: { publicKey: string; privateKey: string };
+/** Every cursor the API opened, with how many events it handed out. */
+const cursors: { cursor: EventCursor; delivered: number }[] = [];
+
+/** Watches the real store's cursors: nothing else about the store changes. */
+function watched(real: EventStore): EventStore {
+  return new Proxy(real, {
+    get(target, name, receiver) {
+      if (name !== 'openEventCursor') return Reflect.get(target, name, receiver) as unknown;
+      return async (...args: Parameters<EventStore['openEventCursor']>) => {
+        const cursor = await target.openEventCursor(...args);
+        const entry = { cursor, delivered: 0 };
+        cursors.push(entry);
+        const read = cursor.read.bind(cursor);
+        cursor.read = async () => {
+          const batch = await read();
+          entry.delivered += batch.length;
+          return batch;
+        };
+        return cursor;
+      };
+    },
+  });
+}
+
+async function authorization(url: string): Promise<string> {
+  const challenge = parseChallenge(
+    (await fetch(`${baseUrl}${url}`)).headers.get('www-authenticate'),
+  );
+  return authorizationHeader({
+    username: key.publicKey,
+    password: key.privateKey,
+    realm: challenge.realm,
+    nonce: challenge.nonce,
+    method: 'GET',
+    uri: url,
+    nc: 1,
+  });
+}
+
+/** Waits (bounded) for a condition another part of the process brings about. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(condition(), what);
+}
+
+before(async () => {
+  setConfigForTesting({
+    EVENTS_VARIANT: 'hosted',
+    DIGEST_REALM: 'MMS Public API',
+    PUBLIC_BASE_URL: undefined,
+    TRUST_PROXY: false,
+    NONCE_TTL_SECONDS: 300,
+    ORG_EVENTS_SECRET: undefined,
+  });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-export-'));
+  store = await openStore(`file:${path.join(dir, 'test.db')}`);
+  await store.createOrg({ id: orgId, name: 'Export Co', created: Date.UTC(2025, 0, 1) });
+  const events = generateEvents(orgId, EVENTS, { seed: 5, days: 30 });
+  for (let i = 0; i < events.length; i += 5000) {
+    await store.insertEvents(orgId, events.slice(i, i + 5000));
+  }
+  const issued = await issueApiKey(store, {
+    orgId,
+    role: 'ORG_MEMBER',
+    description: 'export',
+    realm: getConfig().DIGEST_REALM,
+  });
+  key = { publicKey: issued.record.publicKey, privateKey: issued.privateKey };
+  const handler = createApiHandler({ store: () => Promise.resolve(watched(store)) });
+  server = http.createServer(createNodeApiHandler(handler));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+after(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('export over node:http', () => {
+  test('a client that goes away ends the query: the cursor is closed before it was read out', async () => {
+    const url = `/api/public/v1.0/orgs/${orgId}/events/export?includeRaw=true`;
+    const abort = new AbortController();
+    const res = await fetch(`${baseUrl}${url}`, {
+      headers: { authorization: await authorization(url) },
+      signal: abort.signal,
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-total-count'), String(EVENTS));
+    const reader = res.body!.getReader();
+    assert.ok(!(await reader.read()).done);
+    const watch = cursors.at(-1)!;
+    abort.abort();
+    await until(() => watch.cursor.closed, 'the cursor closed after the client went away');
+    assert.ok(
+      watch.delivered < EVENTS,
+      `the query stopped early (${watch.delivered} of ${EVENTS} read)`,
+    );
+  });
+
+  test('an import committed while the body is read is neither in it nor doubled', async () => {
+    const url = `/api/public/v1.0/orgs/${orgId}/events/export`;
+    const res = await fetch(`${baseUrl}${url}`, {
+      headers: { authorization: await authorization(url) },
+    });
+    assert.equal(res.status, 200);
+    const total = Number(res.headers.get('x-total-count'));
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const first = await reader.read();
+    text += decoder.decode(first.value, { stream: true });
+    const watch = cursors.at(-1)!;
+    assert.equal(watch.cursor.closed, false, 'the export is still reading when the import runs');
+    // Newer and older than what is left to read, on the store's own connection.
+    const extra = generateEvents(orgId, 2000, { seed: 6, days: 30 }).filter((e, i) => i % 2 === 0);
+    const inserted = await store.insertEvents(orgId, extra);
+    assert.ok(inserted.inserted > 0);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    const ids = text
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    assert.equal(ids.length, total);
+    assert.equal(new Set(ids).size, ids.length, 'no event twice');
+    const added = new Set(extra.map((e) => e.id));
+    assert.equal(ids.filter((id) => added.has(id)).length, 0, 'none of the import');
+    assert.equal(await store.countEvents({ orgId }), total + inserted.inserted);
+  });
+});

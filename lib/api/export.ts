@@ -1,0 +1,146 @@
+import { csvCell, csvLine, EVENT_CSV_FIELDS } from '@/lib/domain/csv';
+import type { ExportFormat } from '@/lib/domain/query';
+import type { EventCursor, Org, StoredEvent } from '@/lib/store/types';
+import {
+  type ReadContext,
+  requireReadableOrg,
+  type RouteContext,
+  type RouteResult,
+} from './context';
+import { checkEventTypes, storeFilter } from './events';
+import { parseExportParams } from './params';
+import { eventJson, HOSTED_ONLY_FIELDS } from './serialize';
+import type { StreamingBody } from './types';
+
+/** The header X-Total-Count: how many events the body holds, counted in its snapshot. */
+export const TOTAL_COUNT_HEADER = 'X-Total-Count';
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  ndjson: 'application/x-ndjson; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+};
+
+/** 2026-01-02T03:04:05.678Z -> 20260102T030405Z: a file name's range end. */
+function compactInstant(millis: number): string {
+  return new Date(millis)
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '');
+}
+
+/** Lower-case letters, digits and dashes of an org's name, at most 40. */
+function slug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+}
+
+/**
+ * `events-<org name>-<orgId>-<from>--<to>.<ext>`: an open start is
+ * `beginning`, an open end the moment of the export. ASCII only, so the
+ * plain `filename=` form is enough for every browser.
+ */
+export function exportFileName(
+  org: { id: string; name: string },
+  range: { minCreated?: number; maxCreated?: number },
+  format: ExportFormat,
+  now: number,
+): string {
+  const name = slug(org.name);
+  const from = range.minCreated === undefined ? 'beginning' : compactInstant(range.minCreated);
+  const to = compactInstant(range.maxCreated ?? now);
+  return `events-${name ? `${name}-` : ''}${org.id}-${from}--${to}.${format}`;
+}
+
+/** The CSV's columns: every field of the variant, then `raw` when asked for. */
+function csvColumns(ctx: ReadContext, includeRaw: boolean): string[] {
+  const hidden: ReadonlySet<string> =
+    ctx.config.EVENTS_VARIANT === 'self-hosted' ? HOSTED_ONLY_FIELDS : new Set();
+  const fields = EVENT_CSV_FIELDS.filter((field) => !hidden.has(field));
+  return includeRaw ? [...fields, 'raw'] : fields;
+}
+
+function csvRecord(event: StoredEvent, columns: readonly string[]): string {
+  const doc = JSON.parse(event.doc) as Record<string, unknown>;
+  return csvLine(
+    columns.map((column) => (column === 'raw' ? (event.raw ?? '') : csvCell(doc[column]))),
+  );
+}
+
+/** An export under way: its body, and how far it got. */
+export type EventExport = {
+  /** Events in the body, counted in its snapshot. */
+  totalCount: number;
+  fileName: string;
+  contentType: string;
+  body: StreamingBody;
+  /** Events written into the body so far. */
+  eventsRead(): number;
+};
+
+/** The cursor's batches as body chunks: one chunk per batch, `head` before the first. */
+function cursorBody(
+  cursor: EventCursor,
+  head: string,
+  encode: (event: StoredEvent) => string,
+): { body: StreamingBody; eventsRead: () => number } {
+  let pending = head;
+  let read = 0;
+  const body: StreamingBody = {
+    async read() {
+      const events = await cursor.read();
+      read += events.length;
+      let chunk = pending;
+      pending = '';
+      for (const event of events) chunk += encode(event);
+      return chunk === '' ? null : chunk;
+    },
+    cancel: () => cursor.close(),
+  };
+  return { body, eventsRead: () => read };
+}
+
+/**
+ * Opens the export of an org already authorized (the admin CLI exports any
+ * org): parameters checked, snapshot open and counted, body not yet read.
+ */
+export async function openOrgExport(ctx: ReadContext, org: Org): Promise<EventExport> {
+  const query = parseExportParams(ctx.params);
+  await checkEventTypes(ctx, org.id, query.eventTypes);
+  const now = Date.now();
+  const cursor = await ctx.store.openEventCursor(storeFilter(org.id, query), {
+    includeRaw: query.includeRaw,
+  });
+  let encoded: ReturnType<typeof cursorBody>;
+  if (query.format === 'ndjson') {
+    const options = { includeRaw: query.includeRaw, variant: ctx.config.EVENTS_VARIANT };
+    encoded = cursorBody(cursor, '', (event) => `${eventJson(event, ctx.base, options)}\n`);
+  } else {
+    const columns = csvColumns(ctx, query.includeRaw);
+    encoded = cursorBody(cursor, csvLine(columns), (event) => csvRecord(event, columns));
+  }
+  return {
+    totalCount: cursor.totalCount,
+    fileName: exportFileName(org, query, query.format, now),
+    contentType: CONTENT_TYPES[query.format],
+    ...encoded,
+  };
+}
+
+// GET /orgs/{orgId}/events/export – the whole filtered set, streamed (extension).
+export async function exportEvents(ctx: RouteContext, orgId: string): Promise<RouteResult> {
+  const org = await requireReadableOrg(ctx, orgId);
+  const opened = await openOrgExport(ctx, org);
+  return {
+    stream: opened.body,
+    headers: [
+      ['Content-Type', opened.contentType],
+      ['Content-Disposition', `attachment; filename="${opened.fileName}"`],
+      [TOTAL_COUNT_HEADER, String(opened.totalCount)],
+      ['Cache-Control', 'no-store'],
+    ],
+  };
+}

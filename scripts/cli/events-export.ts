@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { openOrgExport } from '@/lib/api/export';
+import type { QueryParam } from '@/lib/api/params';
+import { EXPORT_FORMATS, type ExportFormat } from '@/lib/domain/query';
+import { API_PREFIX } from '@/lib/domain/limits';
+import { CommandError, EXIT, parseCommand, UsageError } from './args';
+import type { CommandContext } from './context';
+import {
+  asCommand,
+  FILTER_OPTIONS,
+  filterParams,
+  readContext,
+  requireOrgOption,
+} from './events-options';
+import { formatBytes, formatNumber, Progress } from './progress';
+
+/** Resolves once `stream` has taken what it buffered, or rejects with its error. */
+function drained(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      if (error) reject(error);
+      else resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done);
+  });
+}
+
+function closed(stream: fs.WriteStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.once('error', reject);
+    stream.end(() => resolve());
+  });
+}
+
+/**
+ * `events export`: the API's export of the filtered set, read from the local
+ * store in one snapshot, written to a temporary file next to the target and
+ * renamed once complete and counted (a failed or cancelled export leaves no
+ * file behind); `--out -` writes to stdout. Progress on stderr.
+ */
+export async function exportEventsCommand(
+  args: string[],
+  context: CommandContext,
+): Promise<number> {
+  const { values } = parseCommand(
+    args,
+    {
+      ...FILTER_OPTIONS,
+      format: { type: 'string' },
+      out: { type: 'string' },
+      'include-raw': { type: 'boolean' },
+    },
+    { min: 0, max: 0, names: '' },
+  );
+  const format = (values.format ?? 'ndjson') as ExportFormat;
+  if (!EXPORT_FORMATS.includes(format)) {
+    throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}, got '${format}'`);
+  }
+  const toStdout = values.out === '-';
+  if (toStdout && context.json) {
+    throw new UsageError('--out - writes the events to stdout: it cannot be combined with --json');
+  }
+  const store = await context.store();
+  const org = await requireOrgOption(store, values);
+  const params: QueryParam[] = [...filterParams(values), { name: 'format', value: format }];
+  if (values['include-raw']) params.push({ name: 'includeRaw', value: 'true' });
+  const apiPath = `${API_PREFIX}/orgs/${org.id}/events/export`;
+  const opened = await asCommand(() => openOrgExport(readContext(store, apiPath, params), org));
+
+  const target = toStdout ? undefined : path.resolve(values.out ?? opened.fileName);
+  const temporary =
+    target && path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
+  const sink = temporary ? fs.createWriteStream(temporary, { flags: 'wx' }) : process.stdout;
+  const progress = new Progress('Exporting', opened.totalCount, 'events');
+  let cancelled = false;
+  const onSignal = () => {
+    cancelled = true;
+    void opened.body.cancel();
+  };
+  process.once('SIGINT', onSignal);
+  let bytes = 0;
+  try {
+    for (let chunk = await opened.body.read(); chunk !== null; chunk = await opened.body.read()) {
+      bytes += Buffer.byteLength(chunk);
+      if (!sink.write(chunk)) await drained(sink);
+      const rate = opened.eventsRead() / Math.max(progress.elapsed(), 1e-3);
+      progress.update(opened.eventsRead(), `${formatNumber(rate)} events/s`);
+    }
+    if (cancelled) throw new CommandError('Export cancelled');
+    if (opened.eventsRead() !== opened.totalCount) {
+      throw new CommandError(
+        `The export holds ${opened.eventsRead()} events, not the ${opened.totalCount} counted: nothing was written`,
+      );
+    }
+    progress.update(opened.eventsRead());
+    progress.finish();
+    if (temporary && target) {
+      await closed(sink as fs.WriteStream);
+      fs.renameSync(temporary, target);
+    }
+  } catch (error) {
+    progress.finish();
+    await opened.body.cancel();
+    if (temporary) {
+      (sink as fs.WriteStream).destroy();
+      fs.rmSync(temporary, { force: true });
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+  const seconds = progress.elapsed();
+  const summary = {
+    orgId: org.id,
+    format,
+    file: target ?? null,
+    events: opened.totalCount,
+    bytes,
+    seconds: Number(seconds.toFixed(3)),
+  };
+  context.emit(summary);
+  context.note(
+    `Exported ${formatNumber(opened.totalCount)} events (${formatBytes(bytes)}) in ${seconds.toFixed(1)} s${target ? ` to ${target}` : ''}.`,
+  );
+  return EXIT.ok;
+}

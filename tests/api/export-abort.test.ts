@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { createTestDatabase } from '@/tests/helpers/postgres';
+import { startTestServer, type TestServer } from '@/tests/helpers/server';
+import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+
+/**
+ * A client that goes away ends the export's query, through both front doors:
+ * on PostgreSQL the export is a REPEATABLE READ transaction FETCHing from a
+ * cursor, visible in pg_stat_activity while it runs and gone once the
+ * client has left (lib/api/export.test.ts shows the same for the cursor
+ * itself, in process).
+ */
+const EVENTS = 12_000;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let npmStart: TestServer;
+let nextStart: TestServer;
+let watcher: pg.Client;
+
+/** Backends of the server's database inside the export's cursor transaction. */
+async function exportBackends(): Promise<number> {
+  const { rows } = await watcher.query<{ n: string }>(
+    `SELECT count(*) AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid()
+        AND query ILIKE 'FETCH FORWARD%event_cursor%'`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(what);
+}
+
+before(async () => {
+  database = await createTestDatabase();
+  npmStart = await startTestServer({ databaseUrl: database.url, eventCount: EVENTS });
+  nextStart = await startTestServer({ door: 'next start', shareDataWith: npmStart });
+  watcher = new pg.Client({ connectionString: database.url });
+  await watcher.connect();
+});
+after(async () => {
+  await watcher?.end();
+  await nextStart?.stop();
+  await npmStart?.stop();
+  await database?.drop();
+});
+
+describe('export: a client that goes away ends the query', () => {
+  for (const door of ['npm start', 'next start'] as const) {
+    test(door, async () => {
+      const server = door === 'npm start' ? npmStart : nextStart;
+      const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
+      const challenge = parseChallenge(
+        (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate'),
+      );
+      const authorization = authorizationHeader({
+        username: server.keys.member.publicKey,
+        password: server.keys.member.privateKey,
+        realm: challenge.realm,
+        nonce: challenge.nonce,
+        method: 'GET',
+        uri: url,
+        nc: 1,
+      });
+      const abort = new AbortController();
+      const res = await fetch(`${server.baseUrl}${url}`, {
+        headers: { authorization },
+        signal: abort.signal,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-total-count'), String(EVENTS));
+      const reader = res.body!.getReader();
+      assert.ok(!(await reader.read()).done);
+      // The client reads no further: backpressure keeps the transaction open, mid-set.
+      await until(async () => (await exportBackends()) === 1, 'the export transaction is open');
+      abort.abort();
+      await until(async () => (await exportBackends()) === 0, 'the transaction ended');
+    });
+  }
+});

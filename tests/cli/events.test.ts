@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { privateKeyMatches } from '@/lib/auth/api-keys';
+import { openStore } from '@/lib/store';
+import { parseCsv } from '@/tests/helpers/csv';
+import { cli } from './run-cli';
+
+const ORG = '6b1c2d3e4f5a6b7c8d9e0e01';
+const COPY = '6b1c2d3e4f5a6b7c8d9e0e02';
+const REALM = 'MMS Public API';
+
+type Json = Record<string, unknown>;
+type ListBody = { links: { href: string; rel: string }[]; results: Json[]; totalCount: number };
+
+function lines(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  assert.ok(text.endsWith('\n'));
+  return text.slice(0, -1).split('\n');
+}
+
+describe('CLI: events list, get, export and keys rotate', () => {
+  let dir: string;
+  let db: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-cli-events-'));
+    db = path.join(dir, 'events.db');
+    const seeded = cli(
+      db,
+      ...['seed', '--org', ORG, '--events', '3000', '--create-org', '--name', 'Round Trip Co'],
+      ...['--from', '2026-01-01', '--to', '2026-02-01'],
+    );
+    assert.equal(seeded.code, 0, seeded.stderr);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('events list --json prints only the API list body; pages and filters like the API', () => {
+    const first = cli(db, 'events', 'list', '--org', ORG, '--limit', '40', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    const body = first.json as ListBody;
+    assert.deepEqual(Object.keys(body), ['links', 'results', 'totalCount']);
+    assert.equal(body.totalCount, 3000);
+    assert.equal(body.results.length, 40);
+    assert.deepEqual(
+      body.links.map((l) => l.rel),
+      ['self', 'next'],
+    );
+    const type = body.results[0]!.eventTypeName as string;
+    const second = cli(
+      db,
+      ...['events', 'list', '--org', ORG, '--type', type, '--page', '2', '--limit', '3'],
+      ...['--omit-count', '--json'],
+    );
+    const filtered = second.json as ListBody;
+    assert.ok(filtered.results.every((e) => e.eventTypeName === type));
+    assert.equal(filtered.totalCount, 0, 'includeCount=false still sends totalCount 0, as the API');
+    assert.match(filtered.links[0]!.href, /[?&]eventType=[A-Z_]+&includeCount=false/);
+    const table = cli(db, 'events', 'list', '--org', ORG, '--limit', '5');
+    assert.match(table.stdout, /^CREATED +TYPE +ACTOR +ID\n/);
+    assert.match(table.stdout, /Events 1–5 of 3,000; next: --page 2/);
+    const bad = cli(db, 'events', 'list', '--org', ORG, '--type', 'not a type', '--json');
+    assert.equal(bad.code, 64);
+    assert.equal(((bad.json as Json).error as Json).code, 'usage');
+  });
+
+  test('events get prints the event as the API returns it, raw when asked', () => {
+    const list = cli(db, 'events', 'list', '--org', ORG, '--limit', '1', '--json').json as ListBody;
+    const id = list.results[0]!.id as string;
+    const got = cli(db, 'events', 'get', '--org', ORG, '--id', id, '--include-raw', '--json');
+    assert.equal(got.code, 0, got.stderr);
+    const event = got.json as Json;
+    const { raw, ...fields } = event;
+    assert.deepEqual(fields, list.results[0]);
+    assert.equal(typeof raw, 'object');
+    const missing = cli(db, 'events', 'get', '--org', ORG, '--id', '0'.repeat(24));
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /0{24}/);
+  });
+
+  test('round trip: an NDJSON export with raw, imported into a new org, gives the same documents but for the org ids', () => {
+    const file = path.join(dir, 'org.ndjson');
+    const exported = cli(
+      db,
+      ...['events', 'export', '--org', ORG, '--format', 'ndjson', '--include-raw'],
+      ...['--out', file, '--json'],
+    );
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.deepEqual(
+      { ...(exported.json as Json), seconds: 0, bytes: 0 },
+      { orgId: ORG, format: 'ndjson', file, events: 3000, bytes: 0, seconds: 0 },
+    );
+    assert.match(exported.stderr, /Exporting.*100% 3,000 \/ 3,000 events/);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.includes('partial')),
+      [],
+      'the temporary file was renamed',
+    );
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Copy', '--id', COPY).code, 0);
+    const imported = cli(db, 'import', '--org', COPY, '--rehome', file, '--json');
+    assert.equal(imported.code, 0, imported.stderr);
+    const copy = path.join(dir, 'copy.ndjson');
+    const again = cli(db, ...['events', 'export', '--org', COPY, '--include-raw', '--out', copy]);
+    assert.equal(again.code, 0, again.stderr);
+    const original = lines(file);
+    assert.equal(original.length, 3000);
+    const withRaw = original.filter((line) => line.includes('"raw":')).length;
+    assert.ok(withRaw > 2000, `${withRaw} events carry their raw document`);
+    // --rehome moves the document into the new org; the raw document stays verbatim.
+    const orgNeutral = (line: string) => line.replaceAll(ORG, '<org>').replaceAll(COPY, '<org>');
+    const copied = lines(copy);
+    assert.ok(copied.every((line) => line.includes(`"orgId":"${COPY}"`)));
+    assert.deepEqual(copied.map(orgNeutral), original.map(orgNeutral));
+  });
+
+  test('a CSV export reads back with a strict RFC 4180 reader, one record per event', () => {
+    const file = path.join(dir, 'org.csv');
+    const result = cli(db, 'events', 'export', '--org', ORG, '--format', 'csv', '--out', file);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, '', 'stdout stays empty; notes go to stderr');
+    const [header, ...records] = parseCsv(fs.readFileSync(file, 'utf8'));
+    assert.deepEqual(header!.slice(0, 3), ['id', 'created', 'eventTypeName']);
+    assert.equal(records.length, 3000);
+    const bad = cli(db, 'events', 'export', '--org', ORG, '--format', 'xml');
+    assert.equal(bad.code, 64);
+  });
+
+  test('keys rotate: a new private key printed once, the old one refused at once', async () => {
+    const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
+    const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
+    const rotated = cli(db, 'keys', 'rotate', '--key', publicKey, '--json');
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const fresh = (rotated.json as { privateKey: string }).privateKey;
+    assert.notEqual(fresh, privateKey);
+    const store = await openStore(`file:${db}`);
+    try {
+      const record = (await store.getApiKeyByPublicKey(publicKey))!;
+      assert.equal(privateKeyMatches(record, privateKey, REALM), false);
+      assert.equal(privateKeyMatches(record, fresh, REALM), true);
+    } finally {
+      await store.close();
+    }
+    assert.equal(cli(db, 'keys', 'rotate', '--key', 'zzzzzzzz').code, 1);
+  });
+});
