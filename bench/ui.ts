@@ -9,6 +9,9 @@
  *   next page   "Next" after the page has been read (the next page is prefetched)
  *   jump        "Go to page N" for a random deep page (never prefetched)
  *   page size   switching rows per page (to sizes up to 500)
+ *   facet click an event type in the facet sidebar        ┐ to rows, facets and
+ *   chip        `type:X` + Enter in the query bar          │ histogram all painted
+ *   histogram   the last two bars by keyboard, then Enter  ┘ for the new filters
  *
  * Every iteration first moves to a view never asked for before (a new `to`
  * bound), so no measured request is answered from the browser's cache unless
@@ -16,7 +19,7 @@
  * case: JIT and caches warm), and the first change right after a page load.
  * Prints p50/p95/max and writes bench/results/ui.json.
  *
- *   npm run build && npm run bench:ui [-- --repeat 20 --events 1000000]
+ *   npm run build && npm run bench:ui [-- --repeat 20 --events 1000000 --only "facet click,chip"]
  *
  * The store is bench/data/store-<events>.db, reused when present (the store
  * benchmark makes the same file), otherwise seeded here once.
@@ -45,6 +48,11 @@ function option(name: string, fallback: number): number {
 
 const EVENTS = option('events', 1_000_000);
 const REPEAT = option('repeat', 20);
+/** `--only "facet click,chip"`: run just these scenarios. */
+const ONLY = (() => {
+  const index = process.argv.indexOf('--only');
+  return index >= 0 ? new Set(process.argv[index + 1]!.split(',').map((s) => s.trim())) : null;
+})();
 const WARMUP = 2;
 
 type Target = { orgId: string; publicKey: string; privateKey: string; events: number };
@@ -98,12 +106,15 @@ async function prepareStore(file: string): Promise<Target> {
 type Expectation =
   | { kind: 'types'; types: string[] }
   | { kind: 'firstRowIndex'; ariaRowIndex: number }
-  | { kind: 'rowCount'; count: number };
+  | { kind: 'rowCount'; count: number }
+  /** The URL changed and rows, facets and histogram all show the new filters' answers. */
+  | { kind: 'settled'; before: string };
 
 type Trigger =
   | { action: 'click'; selector: string }
   | { action: 'submit'; selector: string }
-  | { action: 'select'; selector: string; value: string };
+  | { action: 'select'; selector: string; value: string }
+  | { action: 'key'; selector: string; key: string };
 
 type Sample = { paintedMs: number; renderedMs: number; apiMs: number | null };
 
@@ -122,6 +133,16 @@ const MEASURE_IN_PAGE = `({ trigger, expectation }) => new Promise((resolve, rej
     if (rows.length === 0) return false;
     if (expectation.kind === 'types') {
       return rows.every((row) => expectation.types.includes(row.querySelector('td.col-type .sub')?.textContent ?? ''));
+    }
+    if (expectation.kind === 'settled') {
+      if (location.search === expectation.before) return false;
+      const facets = document.querySelector('aside.facets');
+      const histogram = document.querySelector('section.histogram');
+      if (!facets || facets.getAttribute('aria-busy') === 'true') return false;
+      if (!histogram || histogram.hasAttribute('data-stale')) return false;
+      const total = document.querySelector('[data-testid="results-count"]')?.textContent ?? '';
+      const head = histogram.querySelector('.histogram-head span')?.textContent ?? '';
+      return rows[0].getAttribute('aria-rowindex') === '2' && total !== '' && head.startsWith(total + ' event');
     }
     if (expectation.kind === 'firstRowIndex') {
       return rows[0].getAttribute('aria-rowindex') === String(expectation.ariaRowIndex);
@@ -157,6 +178,9 @@ const MEASURE_IN_PAGE = `({ trigger, expectation }) => new Promise((resolve, rej
   start = performance.now();
   if (trigger.action === 'click') element.click();
   else if (trigger.action === 'submit') element.requestSubmit();
+  else if (trigger.action === 'key') {
+    element.dispatchEvent(new KeyboardEvent('keydown', { key: trigger.key, bubbles: true, cancelable: true }));
+  }
   else {
     element.value = trigger.value;
     element.dispatchEvent(new Event('change', { bubbles: true }));
@@ -263,6 +287,20 @@ async function main(): Promise<void> {
       await settled();
     };
 
+    /** Rows, facets and histogram all answered for the current view. */
+    const settledAll = async () => {
+      await settled();
+      await page.locator('aside.facets[aria-busy="false"] .facet-value').first().waitFor();
+      await page.locator('section.histogram:not([data-stale]) .histogram-bar').first().waitFor();
+    };
+    /** Back to no field filters (keeping the view's unique dates), all answered. */
+    const clearFilters = async () => {
+      const clear = page.locator('.query-bar').getByRole('button', { name: 'Clear' });
+      if (await clear.count()) await clear.click();
+      await settledAll();
+    };
+    const search = () => page.evaluate(() => window.location.search);
+
     type Scenario = { name: string; act: (i: number) => Promise<Sample> };
     const scenarios: Scenario[] = [
       {
@@ -314,6 +352,67 @@ async function main(): Promise<void> {
           );
         },
       },
+      {
+        name: 'facet click',
+        act: async (i) => {
+          await clearFilters();
+          const before = await search();
+          return measure(
+            page,
+            {
+              action: 'click',
+              selector: `.facet[data-field="eventTypeName"] li:nth-child(${1 + (i % 5)}) .facet-value`,
+            },
+            { kind: 'settled', before },
+          );
+        },
+      },
+      {
+        name: 'chip',
+        act: async (i) => {
+          await clearFilters();
+          const type = types[(i * 5) % Math.min(types.length, 24)]!;
+          await page.getByRole('combobox', { name: /Filter events/ }).fill(`type:${type}`);
+          const before = await search();
+          return measure(
+            page,
+            { action: 'key', selector: '.query-input', key: 'Enter' },
+            { kind: 'settled', before },
+          );
+        },
+      },
+      {
+        name: 'histogram',
+        act: async (i) => {
+          // The bars' boundaries do not move with the unique `to`, so in a
+          // session the view to select from is made unique another way: one
+          // rare type left out (a change the history API makes, as back does).
+          if (inSession) {
+            const rare = types[types.length - 1 - (i % types.length)]!;
+            await page.evaluate(
+              ([to, type]) => {
+                window.history.pushState(
+                  window.history.state,
+                  '',
+                  `?to=${to}Z&excludeTypes=${type}`,
+                );
+                window.dispatchEvent(new PopStateEvent('popstate'));
+              },
+              [nextTo(), rare] as const,
+            );
+          }
+          await settledAll();
+          await page.getByTestId('histogram').focus();
+          await page.keyboard.press('ArrowLeft');
+          await page.keyboard.press('Shift+ArrowLeft');
+          const before = await search();
+          return measure(
+            page,
+            { action: 'key', selector: '[data-testid="histogram"]', key: 'Enter' },
+            { kind: 'settled', before },
+          );
+        },
+      },
     ];
 
     const results: Record<string, Record<string, ReturnType<typeof summarize>>> = {
@@ -332,9 +431,11 @@ async function main(): Promise<void> {
         prepare: uniqueViewAfterLoad,
       },
     ] as const;
+    let inSession = false;
     for (const mode of modes) {
+      inSession = mode.key === 'session';
       console.log(`\n${mode.title}`);
-      for (const scenario of scenarios) {
+      for (const scenario of scenarios.filter((s) => !ONLY || ONLY.has(s.name))) {
         // Each scenario starts from the plain list (50 rows, no filter).
         await page.goto(eventsUrl);
         await settled();

@@ -4,6 +4,16 @@ import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { startTestServer } from '../tests/helpers/server';
 import { E2E_STATE_ENV, type E2eState } from './support/state';
+import { FILTER_FIELDS } from '../lib/domain/filters';
+
+function filterFields(doc: Record<string, unknown>): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const field of FILTER_FIELDS) {
+    const value = doc[field];
+    if (typeof value === 'string') fields[field] = value;
+  }
+  return fields;
+}
 
 /**
  * Starts the production server on a fresh, seeded database for the whole run
@@ -31,6 +41,7 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
       created: event.created,
       eventTypeName: event.eventTypeName,
       rawKeys: event.raw === null ? null : Object.keys(JSON.parse(event.raw) as object),
+      fields: filterFields(JSON.parse(event.doc) as Record<string, unknown>),
     })),
   };
   fs.writeFileSync(stateFile, JSON.stringify(state));

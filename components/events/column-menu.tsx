@@ -89,7 +89,12 @@ export function ColumnMenu({ prefs, onChange }: Props) {
               type="button"
               className="button small"
               onClick={() =>
-                onChange({ order: [...COLUMN_ORDER_RESET], hidden: [], density: 'comfortable' })
+                onChange({
+                  ...prefs,
+                  order: [...COLUMN_ORDER_RESET],
+                  hidden: [],
+                  density: 'comfortable',
+                })
               }
             >
               Reset

@@ -5,6 +5,7 @@ import {
   RANGE_PRESET_LABELS,
   type RangePreset,
 } from '@/lib/client/url-state';
+import { filterChips } from '@/lib/client/query-syntax';
 import { formatTimestamp, formatZoneOffset } from '@/lib/domain/dates';
 
 /** Names a view's filters in words, for the results line and the empty state. */
@@ -12,6 +13,10 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   const parts: string[] = [];
   if (view.types.length) {
     parts.push(`event type ${view.types.map((type) => eventTypeLabel(type)).join(', ')}`);
+  }
+  for (const chip of filterChips(view)) {
+    if (chip.key === 'eventType' && !chip.negate) continue;
+    parts.push(chip.key === 'eventType' ? `not ${eventTypeLabel(chip.value)}` : chip.text);
   }
   if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
   const at = (millis: number) =>

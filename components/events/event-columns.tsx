@@ -2,6 +2,7 @@
 
 import { type CellContext, createColumnHelper } from '@tanstack/react-table';
 import type { FocusEvent, PointerEvent } from 'react';
+import type { PivotColumn } from '@/lib/client/pivots';
 import {
   type ApiEvent,
   eventActor,
@@ -75,6 +76,29 @@ function TwoLines({
   );
 }
 
+/**
+ * Opens the cell's click-to-filter menu (the table handles the click, see
+ * events-table.tsx). Always rendered, hidden when the cell has nothing to
+ * filter on, so rows keep one element structure.
+ */
+function FilterButton({ column, hidden = false }: { column: PivotColumn; hidden?: boolean }) {
+  return (
+    <button
+      type="button"
+      className="cell-filter"
+      tabIndex={-1}
+      data-pivot={column}
+      aria-label="Filter on this value"
+      title="Filter on this value"
+      hidden={hidden}
+    >
+      <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+        <path d="M1.5 2h13l-5 6v5l-3 1.5V8z" fill="currentColor" />
+      </svg>
+    </button>
+  );
+}
+
 /** Absolute time in the chosen zone, and how long ago under it ("3 h ago"). */
 function TimeCell(context: CellContext<ApiEvent, string>) {
   const { zone, localZone, now } = meta(context);
@@ -120,26 +144,51 @@ function TypeCell(context: CellContext<ApiEvent, string>) {
         {eventLabel(event)}
       </a>
       <span className="sub mono">{event.eventTypeName}</span>
+      <FilterButton column="type" />
     </>
   );
 }
 
 function ActorCell(context: CellContext<ApiEvent, unknown>) {
   const actor = eventActor(context.row.original);
-  if (actor.kind === 'none') return <TwoLines line="System" sub="" muted />;
-  return <TwoLines line={actor.label} sub={actor.kind === 'user' ? 'User' : 'API key'} />;
+  return (
+    <>
+      {actor.kind === 'none' ? (
+        <TwoLines line="System" sub="" muted />
+      ) : (
+        <TwoLines line={actor.label} sub={actor.kind === 'user' ? 'User' : 'API key'} />
+      )}
+      <FilterButton column="actor" hidden={actor.kind === 'none'} />
+    </>
+  );
 }
 
 function TargetCell(context: CellContext<ApiEvent, unknown>) {
-  const target = eventTarget(context.row.original);
-  if (!target) return <TwoLines line="—" sub="" muted />;
-  return <TwoLines line={target.label} sub={target.kind} />;
+  const event = context.row.original;
+  const target = eventTarget(event);
+  const filterable = ['targetUsername', 'targetPublicKey', 'teamId'].some(
+    (field) => typeof event[field] === 'string',
+  );
+  return (
+    <>
+      {target ? (
+        <TwoLines line={target.label} sub={target.kind} />
+      ) : (
+        <TwoLines line="—" sub="" muted />
+      )}
+      <FilterButton column="target" hidden={!filterable} />
+    </>
+  );
 }
 
 function ResourceCell(context: CellContext<ApiEvent, unknown>) {
   const { primary, secondary } = eventResourceLines(context.row.original);
-  if (!primary) return <TwoLines line="—" sub="" muted />;
-  return <TwoLines line={primary} sub={secondary} />;
+  return (
+    <>
+      {primary ? <TwoLines line={primary} sub={secondary} /> : <TwoLines line="—" sub="" muted />}
+      <FilterButton column="resource" hidden={!primary} />
+    </>
+  );
 }
 
 function TextCell({ value, mono = false }: { value: string; mono?: boolean }) {
@@ -170,16 +219,18 @@ export const COLUMNS = [
   column.display({
     id: 'remote',
     header: 'Remote address',
-    cell: (context) => (
-      <TextCell
-        value={
-          typeof context.row.original.remoteAddress === 'string'
-            ? context.row.original.remoteAddress
-            : ''
-        }
-        mono
-      />
-    ),
+    cell: (context) => {
+      const address =
+        typeof context.row.original.remoteAddress === 'string'
+          ? context.row.original.remoteAddress
+          : '';
+      return (
+        <>
+          <TextCell value={address} mono />
+          <FilterButton column="remote" hidden={!address} />
+        </>
+      );
+    },
   }),
   column.display({
     id: 'summary',

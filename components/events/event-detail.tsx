@@ -15,6 +15,7 @@ import {
   eventSummary,
 } from '@/lib/client/present';
 import { ApiRequestError, eventQueryOptions } from '@/lib/client/api-client';
+import { type Pivot, columnPivots, fieldPivot } from '@/lib/client/pivots';
 import {
   UTC_ZONE,
   formatLongTimestamp,
@@ -35,7 +36,29 @@ type Props = {
   /** The link that reopens exactly this view. */
   permalink: () => string;
   fullPageHref?: string;
+  /** Click-to-filter from a field ("everything by this actor"); absent on the event's own page. */
+  onFilter?: (pivot: Pivot, exclude: boolean) => void;
 };
+
+type OnFilter = Props['onFilter'];
+
+/** "Only this value" beside a filterable field. */
+function FieldFilter({ pivot, onFilter }: { pivot: Pivot | null; onFilter: OnFilter }) {
+  if (!pivot || !onFilter) return null;
+  return (
+    <button
+      type="button"
+      className="detail-filter"
+      aria-label={`Only ${pivot.label}`}
+      title={`Only ${pivot.label}`}
+      onClick={() => onFilter(pivot, false)}
+    >
+      <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+        <path d="M1.5 2h13l-5 6v5l-3 1.5V8z" fill="currentColor" />
+      </svg>
+    </button>
+  );
+}
 
 type Tab = 'details' | 'raw';
 
@@ -91,10 +114,12 @@ function DetailsTab({
   event,
   zone,
   localZone,
+  onFilter,
 }: {
   event: ApiEvent;
   zone: string;
   localZone: string;
+  onFilter: OnFilter;
 }) {
   const summary = eventSummary(event);
   const actor = eventActor(event);
@@ -115,6 +140,7 @@ function DetailsTab({
             {actor.kind === 'none'
               ? 'System'
               : `${actor.label} (${actor.kind === 'user' ? 'user' : 'API key'})`}
+            <FieldFilter pivot={columnPivots(event, 'actor')[0] ?? null} onFilter={onFilter} />
           </dd>
           {summary ? (
             <>
@@ -131,7 +157,10 @@ function DetailsTab({
             {section.fields.map((field) => (
               <Fragment key={field.field}>
                 <dt title={field.field}>{field.label}</dt>
-                <dd>{field.value}</dd>
+                <dd>
+                  {field.value}
+                  <FieldFilter pivot={fieldPivot(event, field.field)} onFilter={onFilter} />
+                </dd>
               </Fragment>
             ))}
           </dl>
@@ -197,6 +226,7 @@ export function EventDetail({
   initialEvent,
   permalink,
   fullPageHref,
+  onFilter,
 }: Props) {
   const [tab, setTab] = useState<Tab>('details');
   const query = useQuery({
@@ -245,6 +275,24 @@ export function EventDetail({
       </Heading>
       <div className="type-code">{event.eventTypeName}</div>
       <div className="detail-actions">
+        {onFilter ? (
+          <>
+            <button
+              type="button"
+              className="button small"
+              onClick={() => onFilter(columnPivots(event, 'type')[0]!, false)}
+            >
+              Only this type
+            </button>
+            <button
+              type="button"
+              className="button small"
+              onClick={() => onFilter(columnPivots(event, 'type')[0]!, true)}
+            >
+              Leave out this type
+            </button>
+          </>
+        ) : null}
         <CopyButton text={permalink} label="Copy permalink" />
         {fullPageHref ? (
           <Link className="button small" href={fullPageHref}>
@@ -280,7 +328,7 @@ export function EventDetail({
       </div>
       {tab === 'details' ? (
         <div role="tabpanel" id={`${tabsId}-details`} aria-labelledby={`${tabsId}-details-tab`}>
-          <DetailsTab event={event} zone={zone} localZone={localZone} />
+          <DetailsTab event={event} zone={zone} localZone={localZone} onFilter={onFilter} />
         </div>
       ) : (
         <div role="tabpanel" id={`${tabsId}-raw`} aria-labelledby={`${tabsId}-raw-tab`}>

@@ -6,13 +6,29 @@ import {
   useCallback,
   useEffect,
   useId,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
   useSyncExternalStore,
 } from 'react';
 import { eventTypeLabel } from '@/lib/domain/catalog';
-import { eventsListQueryOptions } from '@/lib/client/api-client';
+import {
+  eventTypesQueryOptions,
+  eventsListQueryOptions,
+  facetsQueryOptions,
+  histogramQueryOptions,
+} from '@/lib/client/api-client';
+import { type Pivot, type PivotColumn, columnPivots, eventPivots } from '@/lib/client/pivots';
+import {
+  type ChipKey,
+  type CompletionSource,
+  type InvestigationFilters,
+  applyChip,
+  facetFieldOf,
+  toggleChip,
+} from '@/lib/client/query-syntax';
+import { FACET_FIELDS, type FacetField } from '@/lib/domain/filters';
 import type { SavedViewJson, SavedViewState } from '@/lib/client/saved-views';
 import {
   DEFAULT_TABLE_PREFS,
@@ -34,12 +50,17 @@ import {
 } from '@/lib/client/url-state';
 import { useNow } from '@/components/use-now';
 import { ColumnMenu } from './column-menu';
+import { ExportControl } from './export-control';
 import { CompareDialog } from './compare-dialog';
 import { DateRangeFilter } from './date-range-filter';
 import { describeFilters } from './describe-view';
 import { EventDetail } from './event-detail';
 import { EventPanel } from './event-panel';
 import { EventTypePicker } from './event-type-picker';
+import { FacetSidebar } from './facet-sidebar';
+import { FilterMenu, type FilterMenuRequest } from './filter-menu';
+import { QueryBar } from './query-bar';
+import { VolumeHistogram } from './volume-histogram';
 import {
   EventsTable,
   type EventsTableHandle,
@@ -47,13 +68,14 @@ import {
   EventsTableSkeleton,
 } from './events-table';
 import { Pagination } from './pagination';
-import { ActiveFilters, EmptyResults, LoadErrorNotice } from './result-states';
+import { EmptyResults, LoadErrorNotice } from './result-states';
 import { useDelayedFlag, whenIdle } from './timing';
 import { TimeZoneSwitch } from './time-zone-switch';
 import { useEventsView, useLocalZone } from './use-events-view';
 import { useNewerCount, usePageVisible } from './use-live-events';
 import { usePageShortcuts } from './use-page-shortcuts';
 import { SavedViewsMenu } from './saved-views-menu';
+import './investigate.css';
 
 type Props = {
   orgId: string;
@@ -68,6 +90,14 @@ type Props = {
 
 const NUMBER = new Intl.NumberFormat('en-US');
 const SLOW_LOAD_MS = 200;
+/** Below this width the facet sidebar opens as a sheet over the page. */
+const NARROW_QUERY = '(max-width: 760px)';
+const isNarrow = () => window.matchMedia(NARROW_QUERY).matches;
+function subscribeNarrow(listener: () => void): () => void {
+  const query = window.matchMedia(NARROW_QUERY);
+  query.addEventListener('change', listener);
+  return () => query.removeEventListener('change', listener);
+}
 
 /**
  * The events page: filters, the server-paginated table, pagination and the
@@ -108,7 +138,32 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
       ),
     [],
   );
+  // The page, its facets and its histogram: three requests in parallel, keyed
+  // by the same filters, each keeping its previous answer on screen until the
+  // next one arrives.
   const query = useQuery(eventsListQueryOptions(params));
+  // Facets are counted only for what is on screen: the sidebar's open
+  // sections while it shows, every field once the query box wants suggestions.
+  const narrow = useSyncExternalStore(subscribeNarrow, isNarrow, () => false);
+  const [facetSheet, setFacetSheet] = useState(false);
+  const [suggestionsWanted, setSuggestionsWanted] = useState(false);
+  const sidebarShown = narrow ? facetSheet : prefs.facetsOpen;
+  const facetFields = useMemo(
+    () =>
+      FACET_FIELDS.filter((field) => suggestionsWanted || !prefs.collapsedFacets.includes(field)),
+    [suggestionsWanted, prefs.collapsedFacets],
+  );
+  const facetsQuery = useQuery({
+    ...facetsQueryOptions(params, facetFields),
+    enabled: facetFields.length > 0 && (sidebarShown || suggestionsWanted),
+  });
+  const wantSuggestions = useCallback(() => setSuggestionsWanted(true), []);
+  const histogramQuery = useQuery(histogramQueryOptions(params));
+  const typesQuery = useQuery(eventTypesQueryOptions(orgId));
+  const knownTypes = useMemo(
+    () => typesQuery.data?.results.map((entry) => entry.eventTypeName) ?? [],
+    [typesQuery.data],
+  );
   const events = useMemo(() => query.data?.results ?? [], [query.data]);
   const totalCount = query.data?.totalCount ?? 0;
   const lastPage = pageCount(totalCount, view.size);
@@ -137,6 +192,103 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     (page: number) => navigate({ ...view, event: null, page }),
     [navigate, view],
   );
+  // The investigation tools (bar, facets, histogram, menus) get callbacks
+  // that stay the same while the view changes, reading the view when called,
+  // so paging does not re-render them; they re-render when their data does.
+  const viewRef = useRef(view);
+  useLayoutEffect(() => {
+    viewRef.current = view;
+  }, [view]);
+  const filtersSignature = JSON.stringify([
+    view.types,
+    view.excludeTypes,
+    view.fields,
+    view.actor,
+    view.q,
+  ]);
+  const filters = useMemo((): InvestigationFilters => {
+    const [types, excludeTypes, fields, actor, q] = JSON.parse(filtersSignature) as [
+      string[],
+      string[],
+      InvestigationFilters['fields'],
+      string[],
+      string,
+    ];
+    return { types, excludeTypes, fields, actor, q };
+  }, [filtersSignature]);
+  // Only the filters are taken from what the bar, facets and menus hand back
+  // (they may pass the whole view): a new filter starts from page 1.
+  const setFilters = useCallback(
+    ({ types, excludeTypes, fields, actor, q }: InvestigationFilters) =>
+      navigate({ ...viewRef.current, event: null, page: 1, types, excludeTypes, fields, actor, q }),
+    [navigate],
+  );
+  const pickPivot = useCallback(
+    (pivot: Pivot, exclude: boolean) =>
+      setFilters(applyChip(viewRef.current, pivot.key, [pivot.value], exclude, []).filters),
+    [setFilters],
+  );
+  const toggleFacet = useCallback(
+    (key: ChipKey, value: string) => setFilters(toggleChip(viewRef.current, key, value)),
+    [setFilters],
+  );
+  const toggleExcludeType = useCallback(
+    (type: string) => {
+      const current = viewRef.current;
+      setFilters(
+        current.excludeTypes.includes(type)
+          ? { ...current, excludeTypes: current.excludeTypes.filter((t) => t !== type) }
+          : applyChip(current, 'eventType', [type], true, []).filters,
+      );
+    },
+    [setFilters],
+  );
+  const selectRange = useCallback(
+    ({ from, to }: { from: number; to: number }) =>
+      navigate({ ...viewRef.current, event: null, page: 1, range: null, from, to }),
+    [navigate],
+  );
+  const closeFacetSheet = useCallback(() => setFacetSheet(false), []);
+  const completionSource = useCallback<CompletionSource>(
+    (key) => {
+      const field = facetFieldOf(key);
+      const facetValues = field ? (facetsQuery.data?.facets[field] ?? []) : [];
+      if (key !== 'eventType') return facetValues;
+      const counted = new Set(facetValues.map((item) => item.value));
+      return [
+        ...facetValues,
+        ...knownTypes.filter((type) => !counted.has(type)).map((value) => ({ value })),
+      ];
+    },
+    [facetsQuery.data, knownTypes],
+  );
+
+  // Click-to-filter: the menu of one cell (or of a whole row, with "f").
+  const [filterMenu, setFilterMenu] = useState<FilterMenuRequest | null>(null);
+  const openCellMenu = useCallback(
+    (index: number, column: PivotColumn, anchor: HTMLElement) => {
+      const event = events[index];
+      if (event) setFilterMenu({ pivots: columnPivots(event, column), anchor });
+    },
+    [events],
+  );
+
+  // The facet sidebar: shown or hidden (remembered) on wide screens, a sheet on narrow ones.
+  const setCollapsedFacet = useCallback(
+    (field: FacetField, collapsed: boolean) =>
+      setPrefs({
+        ...prefs,
+        collapsedFacets: collapsed
+          ? [...prefs.collapsedFacets, field]
+          : prefs.collapsedFacets.filter((f) => f !== field),
+      }),
+    [prefs, setPrefs],
+  );
+  const toggleFacets = useCallback(() => {
+    if (isNarrow()) setFacetSheet((open) => !open);
+    else setPrefs({ ...prefs, facetsOpen: !prefs.facetsOpen });
+  }, [prefs, setPrefs]);
+
   const prefetchPage = useCallback(
     (page: number) => void queryClient.prefetchQuery(eventsListQueryOptions({ ...params, page })),
     [queryClient, params],
@@ -190,6 +342,18 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   const onRowKeyDown = useCallback(
     (event: ReactKeyboardEvent<HTMLTableSectionElement>) => {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
+      if (
+        (event.key === 'f' || event.key === 'ContextMenu') &&
+        !(event.target as HTMLElement).closest('input')
+      ) {
+        const row = (event.target as HTMLElement).closest<HTMLElement>('tr[data-index]');
+        const picked = row ? events[Number(row.getAttribute('data-index'))] : undefined;
+        if (row && picked) {
+          event.preventDefault();
+          setFilterMenu({ pivots: eventPivots(picked), anchor: row });
+        }
+        return;
+      }
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
         event.preventDefault();
         moveBy(event.key === 'ArrowDown' ? 1 : -1, true);
@@ -262,10 +426,17 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
       const next = parseEventsView(new URLSearchParams(saved.state.query), localZone);
       navigate({ ...next, page: 1, event: null });
       if (saved.state.columns || saved.state.density) {
-        setPrefs(normalizeTablePrefs({ ...saved.state.columns, density: saved.state.density }));
+        setPrefs(
+          normalizeTablePrefs({
+            ...saved.state.columns,
+            density: saved.state.density,
+            facetsOpen: prefs.facetsOpen,
+            collapsedFacets: prefs.collapsedFacets,
+          }),
+        );
       }
     },
-    [navigate, localZone, setPrefs],
+    [navigate, localZone, setPrefs, prefs],
   );
 
   const shownFilters = describeFilters(shown, zone);
@@ -315,6 +486,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         density={prefs.density}
         onActivate={(index) => setActiveId(events[index]?.id ?? null)}
         onOpen={openEvent}
+        onFilterMenu={openCellMenu}
         onRowKeyDown={onRowKeyDown}
       />
     );
@@ -349,6 +521,16 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           <div className="tool-row">
             <SavedViewsMenu orgId={orgId} current={savedState} onOpen={openSavedView} />
             <ColumnMenu prefs={prefs} onChange={setPrefs} />
+            <ExportControl params={params} />
+            <button
+              type="button"
+              className="button facets-button"
+              aria-expanded={narrow ? facetSheet : undefined}
+              aria-pressed={narrow ? undefined : prefs.facetsOpen}
+              onClick={toggleFacets}
+            >
+              Facets
+            </button>
             <button
               type="button"
               className="button"
@@ -361,73 +543,125 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           </div>
         </div>
       </div>
-      <ActiveFilters view={view} onUpdate={update} typeLabel={eventTypeLabel} />
-      <div className="results-bar" aria-live="polite">
-        <span>
-          {query.data ? (
-            <>
-              <strong data-testid="results-count">{NUMBER.format(totalCount)}</strong>{' '}
-              {totalCount === 1 ? 'event' : 'events'}
-              {shownFilters.length ? ` with ${shownFilters.join(', ')}` : ''}
-            </>
-          ) : query.isPending ? (
-            'Loading events…'
-          ) : null}
-        </span>
-        {picked.length ? (
-          <span className="compare-bar" data-testid="compare-bar">
-            {picked.length === 1 ? '1 event picked; pick one more' : '2 events picked'}
-            <button
-              type="button"
-              className="button small primary"
-              disabled={picked.length < 2}
-              onClick={() => setComparing(true)}
-            >
-              Compare
-            </button>
-            <button type="button" className="button small ghost" onClick={() => setPicked([])}>
-              Clear picks
-            </button>
-          </span>
+      <QueryBar
+        filters={filters}
+        onChange={setFilters}
+        onFocus={wantSuggestions}
+        knownTypes={knownTypes}
+        source={completionSource}
+        typeLabel={eventTypeLabel}
+      />
+      <div
+        className="investigate"
+        data-facets={prefs.facetsOpen || undefined}
+        data-sheet={facetSheet || undefined}
+      >
+        {facetSheet ? (
+          <div
+            className="facets-backdrop"
+            aria-hidden="true"
+            onClick={() => setFacetSheet(false)}
+          />
         ) : null}
-        <span className="hint">
-          ↑/↓ or j/k to move · Enter to open · Space to pick for compare · Esc to close
-        </span>
-      </div>
-      <div className="progress" data-active={slow} aria-hidden="true" />
-      <div className="table-area">
-        {content}
-        {newCount > 0 ? (
-          <button
-            type="button"
-            className="new-events-pill"
-            data-testid="new-events"
-            onClick={() => {
-              if (view.page !== 1 || view.event) navigate({ ...view, page: 1, event: null });
-              bringIn();
-              tableRef.current?.revealRow(0);
-            }}
-          >
-            ↑ {NUMBER.format(newCount)} new {newCount === 1 ? 'event' : 'events'}
-          </button>
-        ) : null}
-      </div>
-      {comparing && picked.length === 2 ? (
-        <CompareDialog
-          orgId={orgId}
-          ids={[picked[0]!, picked[1]!]}
-          zone={zone}
-          onClose={() => setComparing(false)}
+        <FacetSidebar
+          facets={facetsQuery.data}
+          filters={filters}
+          busy={facetsQuery.isFetching && facetsQuery.isPlaceholderData}
+          failed={facetsQuery.isError}
+          collapsed={prefs.collapsedFacets}
+          onCollapse={setCollapsedFacet}
+          onToggle={toggleFacet}
+          onToggleExclude={toggleExcludeType}
+          typeLabel={eventTypeLabel}
+          onClose={facetSheet ? closeFacetSheet : undefined}
         />
-      ) : null}
-      {query.data && totalCount > 0 ? (
-        <Pagination
-          page={view.page}
-          pageSize={view.size}
-          totalCount={totalCount}
-          onPage={goToPage}
-          onPageSize={(size) => update({ size })}
-          onPrefetch={prefetchPage}
+        <div className="events-column">
+          <VolumeHistogram
+            histogram={histogramQuery.data}
+            zone={zone}
+            busy={histogramQuery.isFetching && histogramQuery.isPlaceholderData}
+            failed={histogramQuery.isError}
+            onSelect={selectRange}
+          />
+          <div className="results-bar" aria-live="polite">
+            <span>
+              {query.data ? (
+                <>
+                  <strong data-testid="results-count">{NUMBER.format(totalCount)}</strong>{' '}
+                  {totalCount === 1 ? 'event' : 'events'}
+                  {shownFilters.length ? ` with ${shownFilters.join(', ')}` : ''}
+                </>
+              ) : query.isPending ? (
+                'Loading events…'
+              ) : null}
+            </span>
+            {picked.length ? (
+              <span className="compare-bar" data-testid="compare-bar">
+                {picked.length === 1 ? '1 event picked; pick one more' : '2 events picked'}
+                <button
+                  type="button"
+                  className="button small primary"
+                  disabled={picked.length < 2}
+                  onClick={() => setComparing(true)}
+                >
+                  Compare
+                </button>
+                <button type="button" className="button small ghost" onClick={() => setPicked([])}>
+                  Clear picks
+                </button>
+              </span>
+            ) : null}
+            <span className="hint">
+              ↑/↓ or j/k to move · Enter to open · f to filter · Space to pick for compare · Esc to
+              close
+            </span>
+          </div>
+          <div className="progress" data-active={slow} aria-hidden="true" />
+          <div className="table-area">
+            {content}
+            {newCount > 0 ? (
+              <button
+                type="button"
+                className="new-events-pill"
+                data-testid="new-events"
+                onClick={() => {
+                  if (view.page !== 1 || view.event) navigate({ ...view, page: 1, event: null });
+                  bringIn();
+                  tableRef.current?.revealRow(0);
+                }}
+              >
+                ↑ {NUMBER.format(newCount)} new {newCount === 1 ? 'event' : 'events'}
+              </button>
+            ) : null}
+          </div>
+          {comparing && picked.length === 2 ? (
+            <CompareDialog
+              orgId={orgId}
+              ids={[picked[0]!, picked[1]!]}
+              zone={zone}
+              onClose={() => setComparing(false)}
+            />
+          ) : null}
+          {query.data && totalCount > 0 ? (
+            <Pagination
+              page={view.page}
+              pageSize={view.size}
+              totalCount={totalCount}
+              onPage={goToPage}
+              onPageSize={(size) => update({ size })}
+              onPrefetch={prefetchPage}
+            />
+          ) : null}
+        </div>
+      </div>
+      {filterMenu ? (
+        <FilterMenu
+          {...filterMenu}
+          onPick={(pivot, exclude) => {
+            setFilterMenu(null);
+            pickPivot(pivot, exclude);
+          }}
+          onClose={() => setFilterMenu(null)}
         />
       ) : null}
       {view.event ? (
@@ -447,6 +681,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             initialEvent={openInList}
             permalink={() => `${window.location.origin}${eventsViewHref(orgId, view, localZone)}`}
             fullPageHref={fullPageHref(view.event)}
+            onFilter={pickPivot}
           />
         </EventPanel>
       ) : null}

@@ -13,9 +13,11 @@ import {
   useImperativeHandle,
   useLayoutEffect,
   useRef,
+  useId,
   useState,
 } from 'react';
 import { flushSync } from 'react-dom';
+import type { PivotColumn } from '@/lib/client/pivots';
 import type { ApiEvent } from '@/lib/client/present';
 import type { Density } from '@/lib/client/table-prefs';
 import { COLUMNS, type EventsTableMeta } from './event-columns';
@@ -105,6 +107,8 @@ type Props = {
   density: Density;
   onActivate: (index: number) => void;
   onOpen: (index: number) => void;
+  /** A cell's filter button was pressed: open its click-to-filter menu. */
+  onFilterMenu: (index: number, column: PivotColumn, anchor: HTMLElement) => void;
   onRowKeyDown: (event: KeyboardEvent<HTMLTableSectionElement>) => void;
   ref?: Ref<EventsTableHandle>;
 };
@@ -125,6 +129,7 @@ export function EventsTable({
   density,
   onActivate,
   onOpen,
+  onFilterMenu,
   onRowKeyDown,
   ref,
 }: Props) {
@@ -260,6 +265,21 @@ export function EventsTable({
     [reveal],
   );
 
+  // The full text of the focused row's cut-off cells, in a tooltip under it.
+  const [focusTip, setFocusTip] = useState<FocusTip | null>(null);
+  const tipId = useId();
+  useEffect(() => {
+    if (!focusTip) return;
+    const hide = () => setFocusTip(null);
+    const wrap = wrapRef.current;
+    wrap?.addEventListener('scroll', hide, { passive: true });
+    window.addEventListener('resize', hide);
+    return () => {
+      wrap?.removeEventListener('scroll', hide);
+      window.removeEventListener('resize', hide);
+    };
+  }, [focusTip]);
+
   const rowIndexOf = (target: EventTarget | null): number | null => {
     const element = (target as HTMLElement | null)?.closest?.('tr[data-index]');
     if (!element) return null;
@@ -270,6 +290,12 @@ export function EventsTable({
   const onClick = (event: MouseEvent<HTMLTableSectionElement>) => {
     const index = rowIndexOf(event.target);
     if (index === null) return;
+    const filterButton = (event.target as HTMLElement).closest<HTMLElement>('button.cell-filter');
+    if (filterButton) {
+      event.preventDefault();
+      onFilterMenu(index, filterButton.dataset.pivot as PivotColumn, filterButton);
+      return;
+    }
     // The compare checkbox toggles itself; it does not open the event.
     if ((event.target as HTMLElement).closest('input')) return;
     const link = (event.target as HTMLElement).closest('a');
@@ -282,7 +308,13 @@ export function EventsTable({
   const onFocus = (event: FocusEvent<HTMLTableSectionElement>) => {
     const index = rowIndexOf(event.target);
     if (index !== null && index !== activeIndex) onActivate(index);
+    const row = event.target as HTMLElement;
+    // A row reached by keyboard shows its cut-off cells whole, as hover does with titles.
+    if (row instanceof HTMLTableRowElement && row.matches(':focus-visible')) {
+      setFocusTip(cutOffText(row));
+    } else setFocusTip(null);
   };
+  const onBlur = () => setFocusTip(null);
 
   // Cut-off text gets its full value as a tooltip, decided on hover: setting
   // titles on every cell of every page would cost more than the rows' text.
@@ -317,6 +349,22 @@ export function EventsTable({
 
   return (
     <div className="table-wrap" ref={wrapRef}>
+      {focusTip ? (
+        <div
+          id={tipId}
+          role="tooltip"
+          className="row-tooltip"
+          data-testid="row-tooltip"
+          style={{ top: focusTip.top, left: focusTip.left }}
+        >
+          {focusTip.items.map((item, index) => (
+            <div key={index}>
+              <span className="muted">{item.column}: </span>
+              {item.text}
+            </div>
+          ))}
+        </div>
+      ) : null}
       <table
         className="events"
         aria-rowcount={totalCount + 1}
@@ -346,6 +394,7 @@ export function EventsTable({
           onClick={onClick}
           onKeyDown={onRowKeyDown}
           onFocus={onFocus}
+          onBlur={onBlur}
           onPointerOver={onPointerOver}
           data-rows={rows.length}
         >
@@ -386,6 +435,26 @@ export function EventsTable({
       </table>
     </div>
   );
+}
+
+type FocusTip = { top: number; left: number; items: { column: string; text: string }[] };
+
+/** The row's cut-off cell texts with their column names, placed under the row; null when none. */
+function cutOffText(row: HTMLTableRowElement): FocusTip | null {
+  const table = row.closest('table');
+  const headers = [...(table?.querySelectorAll<HTMLElement>('thead th') ?? [])];
+  const items: FocusTip['items'] = [];
+  let left: number | null = null;
+  [...row.cells].forEach((cell, index) => {
+    for (const part of cell.querySelectorAll<HTMLElement>('.line, .sub')) {
+      if (part.scrollWidth <= part.clientWidth || !part.textContent) continue;
+      items.push({ column: headers[index]?.textContent ?? '', text: part.textContent });
+      left ??= cell.getBoundingClientRect().left;
+    }
+  });
+  if (items.length === 0 || left === null) return null;
+  const box = row.getBoundingClientRect();
+  return { top: box.bottom + 2, left: Math.min(left, window.innerWidth - 320), items };
 }
 
 /** Placeholder rows with the table's own shape while the first page loads. */

@@ -1,6 +1,7 @@
 'use client';
 
 import { ErrorNoticeFrame, RetryButton, loadFailureText } from '@/components/notices';
+import { NO_FILTERS } from '@/lib/client/query-syntax';
 import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/client/url-state';
 import { describeFilters, widerRange } from './describe-view';
 
@@ -92,48 +93,11 @@ export function EmptyResults({
         <button
           type="button"
           className="button primary"
-          onClick={() => onUpdate({ types: [], range: null, from: null, to: null })}
+          onClick={() => onUpdate({ ...NO_FILTERS, range: null, from: null, to: null })}
         >
           Clear all filters
         </button>
       </div>
-    </div>
-  );
-}
-
-/** The active type filters as removable chips, and a way to clear everything. */
-export function ActiveFilters({
-  view,
-  onUpdate,
-  typeLabel,
-}: {
-  view: EventsView;
-  onUpdate: (patch: Partial<EventsView>) => void;
-  typeLabel: (type: string) => string;
-}) {
-  return (
-    <div className="chips" aria-label="Active filters">
-      {view.types.map((type) => (
-        <span key={type} className="chip">
-          {typeLabel(type)} <code className="muted">{type}</code>
-          <button
-            type="button"
-            aria-label={`Remove event type ${typeLabel(type)}`}
-            onClick={() => onUpdate({ types: view.types.filter((t) => t !== type) })}
-          >
-            ✕
-          </button>
-        </span>
-      ))}
-      {hasFilters(view) ? (
-        <button
-          type="button"
-          className="button small ghost"
-          onClick={() => onUpdate({ types: [], range: null, from: null, to: null })}
-        >
-          Clear all filters
-        </button>
-      ) : null}
     </div>
   );
 }

@@ -8,6 +8,8 @@ export type E2eEvent = {
   eventTypeName: string;
   /** Top-level keys of the raw document, or null when the event has none. */
   rawKeys: string[] | null;
+  /** Its filterable fields (lib/domain/filters.ts FILTER_FIELDS) that hold a string. */
+  fields: Record<string, string>;
 };
 export type E2eState = {
   baseUrl: string;

@@ -14,8 +14,20 @@ test('prefs from anything: unknown columns dropped, missing ones appended, densi
       order: ['summary', 'type', 'actor', 'target', 'resource', 'remote'],
       hidden: ['actor'],
       density: 'compact',
+      facetsOpen: true,
+      collapsedFacets: [],
     },
   );
+});
+
+test('the facet sidebar: shown unless turned off, folded sections checked against the facet fields', () => {
+  const prefs = normalizeTablePrefs({
+    facetsOpen: false,
+    collapsedFacets: ['actor', 'nope', 'actor'],
+  });
+  assert.equal(prefs.facetsOpen, false);
+  assert.deepEqual(prefs.collapsedFacets, ['actor']);
+  assert.equal(normalizeTablePrefs({ facetsOpen: 'no' }).facetsOpen, true);
 });
 
 test('moves a column one place, and not past either end', () => {

@@ -1,5 +1,7 @@
+import { FACET_FIELDS, type FacetField } from '@/lib/domain/filters';
+
 /**
- * The table's column choice and density, kept per user in the browser
+ * The table's column choice and density, and the facet sidebar's state, kept per user in the browser
  * (localStorage, keyed by the signed-in public key and the organization).
  * The time column stays first and always shown: it is the one kept in view
  * when the table scrolls sideways. The other columns can be hidden and moved.
@@ -31,13 +33,22 @@ export type TablePrefs = {
   order: MovableColumn[];
   hidden: MovableColumn[];
   density: Density;
+  /** Whether the facet sidebar is shown (wide screens; narrow ones open it as a sheet). */
+  facetsOpen: boolean;
+  /** Facet sections folded shut. */
+  collapsedFacets: FacetField[];
 };
 
 export const DEFAULT_TABLE_PREFS: TablePrefs = {
   order: [...MOVABLE_COLUMNS],
   hidden: [],
   density: 'comfortable',
+  facetsOpen: true,
+  collapsedFacets: [],
 };
+
+const isFacetField = (value: unknown): value is FacetField =>
+  typeof value === 'string' && (FACET_FIELDS as readonly string[]).includes(value);
 
 const isMovable = (value: unknown): value is MovableColumn =>
   typeof value === 'string' && (MOVABLE_COLUMNS as readonly string[]).includes(value);
@@ -45,11 +56,26 @@ const isMovable = (value: unknown): value is MovableColumn =>
 /** Reads prefs from anything (stored JSON, a saved view): unknown bits become defaults. */
 export function normalizeTablePrefs(input: unknown): TablePrefs {
   if (!input || typeof input !== 'object') return DEFAULT_TABLE_PREFS;
-  const raw = input as { order?: unknown; hidden?: unknown; density?: unknown };
+  const raw = input as {
+    order?: unknown;
+    hidden?: unknown;
+    density?: unknown;
+    facetsOpen?: unknown;
+    collapsedFacets?: unknown;
+  };
   const order = Array.isArray(raw.order) ? [...new Set(raw.order.filter(isMovable))] : [];
   for (const column of MOVABLE_COLUMNS) if (!order.includes(column)) order.push(column);
   const hidden = Array.isArray(raw.hidden) ? [...new Set(raw.hidden.filter(isMovable))] : [];
-  return { order, hidden, density: raw.density === 'compact' ? 'compact' : 'comfortable' };
+  const collapsedFacets = Array.isArray(raw.collapsedFacets)
+    ? [...new Set(raw.collapsedFacets.filter(isFacetField))]
+    : [];
+  return {
+    order,
+    hidden,
+    density: raw.density === 'compact' ? 'compact' : 'comfortable',
+    facetsOpen: raw.facetsOpen !== false,
+    collapsedFacets,
+  };
 }
 
 export function tablePrefsKey(publicKey: string, orgId: string): string {

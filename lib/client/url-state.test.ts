@@ -26,6 +26,10 @@ describe('lib/client/url-state', () => {
     );
     assert.deepEqual(view, {
       types: ['API_KEY_CREATED', 'JOINED_ORG'],
+      excludeTypes: [],
+      fields: {},
+      actor: [],
+      q: '',
       range: null,
       from: Date.UTC(2026, 0, 2, 10),
       to: Date.UTC(2026, 0, 3),

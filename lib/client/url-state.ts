@@ -17,6 +17,16 @@ import {
   OBJECT_ID_PATTERN,
 } from '@/lib/domain/limits';
 import type { QueryParameterName } from '@/lib/domain/query';
+import {
+  FILTER_FIELDS,
+  type FacetField,
+  type FilterField,
+  MAX_FILTER_VALUES,
+  isCidrValue,
+  parseCidr,
+  words,
+} from '@/lib/domain/filters';
+import { type InvestigationFilters, NO_FILTERS } from './query-syntax';
 
 /**
  * The events page's state lives in its URL, so a view can be bookmarked,
@@ -30,6 +40,10 @@ import type { QueryParameterName } from '@/lib/domain/query';
  *   page=3&size=25    1-based page and page size (≤ the API's MAX_ITEMS_PER_PAGE)
  *   tz=local          times in the browser's zone (default: UTC)
  *   event=<id>        the event open in the side panel
+ *   excludeTypes=A,B  event types left out
+ *   <field>=a,b       a filter field by its API name (clusterName=Cluster0, …), any of the values
+ *   actor=a,b         the actor, any of the values
+ *   q=words           free text
  */
 
 export const RANGE_PRESETS = ['1h', '24h', '7d', '30d'] as const;
@@ -59,9 +73,7 @@ export const MAX_PAGE = 10_000_000;
 /** Room for "every type but one category" (the catalogue has about 300). */
 const MAX_TYPES = 400;
 
-export type EventsView = {
-  /** Sorted, unique, each a well-formed type name. Empty: every type. */
-  types: readonly string[];
+export type EventsView = InvestigationFilters & {
   /** A preset window ending now; null when custom bounds (or none) apply. */
   range: RangePreset | null;
   /** Custom inclusive bounds in epoch milliseconds; used only when range is null. */
@@ -75,7 +87,7 @@ export type EventsView = {
 };
 
 export const DEFAULT_VIEW: EventsView = {
-  types: [],
+  ...NO_FILTERS,
   range: null,
   from: null,
   to: null,
@@ -111,6 +123,41 @@ export function parseTypes(value: string | undefined): string[] {
   return [...new Set(types)].sort().slice(0, MAX_TYPES);
 }
 
+/** A comma list of filter values: trimmed, non-empty, unique, sorted, at most the API's maximum. */
+export function parseValues(value: string | undefined, isValid?: (item: string) => boolean) {
+  if (!value) return [];
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '' && (isValid?.(item) ?? true));
+  return [...new Set(items)].sort().slice(0, MAX_FILTER_VALUES);
+}
+
+const MAX_Q_LENGTH = 500;
+
+/** The investigation filters in a URL (see the module comment for their names). */
+export function parseFilters(input: SearchParamsInput): InvestigationFilters {
+  const fields: Partial<Record<FilterField, string[]>> = {};
+  for (const field of FILTER_FIELDS) {
+    const values = parseValues(
+      first(input, field),
+      field === 'remoteAddress'
+        ? (item) => !isCidrValue(item) || parseCidr(item) !== null
+        : undefined,
+    );
+    if (values.length) fields[field] = values;
+  }
+  const q = (first(input, 'q') ?? '').trim().slice(0, MAX_Q_LENGTH);
+  const types = parseTypes(first(input, 'types'));
+  return {
+    types,
+    excludeTypes: parseTypes(first(input, 'excludeTypes')).filter((type) => !types.includes(type)),
+    fields,
+    actor: parseValues(first(input, 'actor')),
+    q: words(q).length ? q : '',
+  };
+}
+
 /** Reads a view from a URL. Never throws: each bad value becomes its default. */
 export function parseEventsView(input: SearchParamsInput, localZone: string): EventsView {
   const tz: TimeZoneMode = first(input, 'tz') === 'local' ? 'local' : 'utc';
@@ -128,7 +175,7 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
   const page = parseIntInRange(first(input, 'page'), 1, MAX_PAGE) ?? 1;
   const event = first(input, 'event')?.trim().toLowerCase();
   return {
-    types: parseTypes(first(input, 'types')),
+    ...parseFilters(input),
     range,
     from,
     to,
@@ -149,6 +196,14 @@ export function serializeEventsView(view: EventsView, localZone: string): string
   const zone = zoneFor(view.tz, localZone);
   const pairs: [string, string][] = [];
   if (view.types.length) pairs.push(['types', [...view.types].sort().join(',')]);
+  if (view.excludeTypes.length)
+    pairs.push(['excludeTypes', [...view.excludeTypes].sort().join(',')]);
+  for (const field of FILTER_FIELDS) {
+    const values = view.fields[field];
+    if (values?.length) pairs.push([field, [...values].sort().join(',')]);
+  }
+  if (view.actor.length) pairs.push(['actor', [...view.actor].sort().join(',')]);
+  if (view.q) pairs.push(['q', view.q]);
   if (view.range) pairs.push(['range', view.range]);
   else {
     if (view.from !== null) pairs.push(['from', toUrlDateTime(view.from, zone)]);
@@ -177,19 +232,42 @@ export function eventsViewHref(orgId: string, view: EventsView, localZone: strin
 
 /** True when any server-side filter narrows the list. */
 export function hasFilters(view: EventsView): boolean {
-  return view.types.length > 0 || view.range !== null || view.from !== null || view.to !== null;
+  return hasFieldFilters(view) || view.range !== null || view.from !== null || view.to !== null;
+}
+
+/** True when any filter other than the date narrows the list. */
+export function hasFieldFilters(filters: InvestigationFilters): boolean {
+  return (
+    filters.types.length > 0 ||
+    filters.excludeTypes.length > 0 ||
+    Object.values(filters.fields).some((values) => values.length > 0) ||
+    filters.actor.length > 0 ||
+    filters.q !== ''
+  );
 }
 
 /** The part of a view that decides which rows the API returns: the query key. */
 export type EventsListParams = { orgId: string } & Pick<
   EventsView,
-  'types' | 'range' | 'from' | 'to' | 'page' | 'size'
+  'types' | 'excludeTypes' | 'fields' | 'actor' | 'q' | 'range' | 'from' | 'to' | 'page' | 'size'
 >;
 
+/** The filters and dates of a list: what its facets and histogram describe too. */
+export type EventsFilterParams = Omit<EventsListParams, 'page' | 'size'>;
+
 export function listParams(orgId: string, view: EventsView): EventsListParams {
+  const fields: Partial<Record<FilterField, readonly string[]>> = {};
+  for (const field of FILTER_FIELDS) {
+    const values = view.fields[field];
+    if (values?.length) fields[field] = [...values].sort();
+  }
   return {
     orgId,
     types: [...view.types].sort(),
+    excludeTypes: [...view.excludeTypes].sort(),
+    fields,
+    actor: [...view.actor].sort(),
+    q: view.q,
     range: view.range,
     from: view.range ? null : view.from,
     to: view.range ? null : view.to,
@@ -228,12 +306,33 @@ export function apiOrgPath(orgId: string): string {
   return `${API_PREFIX}/orgs/${encodeURIComponent(orgId)}`;
 }
 
-/** The API path and query for one list page: the only URL → API mapping. */
-export function apiListPath(params: EventsListParams, now: number = Date.now()): string {
+/** The filter parameters of a list, its facets and its histogram (dates apart). */
+function filterPairs(params: EventsFilterParams): [QueryParameterName, string][] {
   const pairs: [QueryParameterName, string][] = params.types.map((type) => ['eventType', type]);
+  for (const type of params.excludeTypes) pairs.push(['excludeEventType', type]);
+  for (const field of FILTER_FIELDS) {
+    for (const value of params.fields[field] ?? []) pairs.push([field, value]);
+  }
+  for (const value of params.actor) pairs.push(['actor', value]);
+  if (params.q) pairs.push(['q', params.q]);
+  return pairs;
+}
+
+/** Filters and dates as API pairs. */
+function filterAndDatePairs(
+  params: EventsFilterParams,
+  now: number,
+): [QueryParameterName, string][] {
+  const pairs = filterPairs(params);
   const { min, max } = listBounds(params, now);
   if (min !== null) pairs.push(['minDate', toApiDateTime(min)]);
   if (max !== null) pairs.push(['maxDate', toApiDateTimeExact(max)]);
+  return pairs;
+}
+
+/** The API path and query for one list page: the only URL → API mapping. */
+export function apiListPath(params: EventsListParams, now: number = Date.now()): string {
+  const pairs = filterAndDatePairs(params, now);
   pairs.push(['pageNum', String(params.page)]);
   pairs.push(['itemsPerPage', String(params.size)]);
   pairs.push(['includeCount', 'true']);
@@ -249,7 +348,7 @@ export function apiNewerPath(
   since: number,
   now: number = Date.now(),
 ): string {
-  const pairs: [QueryParameterName, string][] = params.types.map((type) => ['eventType', type]);
+  const pairs = filterPairs(params);
   const { min, max } = listBounds(params, now);
   pairs.push(['minDate', toApiDateTimeExact(Math.max(since, min ?? since))]);
   if (max !== null) pairs.push(['maxDate', toApiDateTimeExact(max)]);
@@ -257,6 +356,30 @@ export function apiNewerPath(
   pairs.push(['itemsPerPage', '1']);
   pairs.push(['includeCount', 'true']);
   return `${apiOrgPath(params.orgId)}/events?${apiQuery(pairs)}`;
+}
+
+/** Facet counts of some facet fields for the filters of a list. */
+export function apiFacetsPath(
+  params: EventsFilterParams,
+  fields: readonly FacetField[],
+  limit: number,
+  now: number = Date.now(),
+) {
+  const pairs = filterAndDatePairs(params, now);
+  pairs.push(['field', fields.join(',')]);
+  pairs.push(['limit', String(limit)]);
+  return `${apiOrgPath(params.orgId)}/events/facets?${apiQuery(pairs)}`;
+}
+
+/** The volume histogram of a list's filters, in at most `buckets` bars. */
+export function apiHistogramPath(
+  params: EventsFilterParams,
+  buckets: number,
+  now: number = Date.now(),
+) {
+  const pairs = filterAndDatePairs(params, now);
+  pairs.push(['buckets', String(buckets)]);
+  return `${apiOrgPath(params.orgId)}/events/histogram?${apiQuery(pairs)}`;
 }
 
 export function apiEventPath(orgId: string, eventId: string, includeRaw: boolean): string {

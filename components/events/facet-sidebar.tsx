@@ -1,0 +1,149 @@
+'use client';
+
+import { memo, useId } from 'react';
+import type { FacetValue, FacetsResponse } from '@/lib/client/api-client';
+import { type ChipKey, type InvestigationFilters, chipKeyOfFacet } from '@/lib/client/query-syntax';
+import { FACET_FIELDS, type FacetField } from '@/lib/domain/filters';
+
+const NUMBER = new Intl.NumberFormat('en-US');
+
+export const FACET_TITLES: Record<FacetField, string> = {
+  eventTypeName: 'Event type',
+  actor: 'Actor',
+  targetUsername: 'Target user',
+  groupId: 'Project',
+  clusterName: 'Cluster',
+  hostname: 'Host',
+  remoteAddress: 'Remote address',
+  opType: 'Data Explorer operation',
+};
+
+type Props = {
+  facets: FacetsResponse | undefined;
+  filters: InvestigationFilters;
+  /** The facets are being refetched for new filters (the old counts stay, dimmed). */
+  busy: boolean;
+  failed: boolean;
+  collapsed: readonly FacetField[];
+  onCollapse: (field: FacetField, collapsed: boolean) => void;
+  onToggle: (key: ChipKey, value: string) => void;
+  /** Leaves an event type out, or takes it back in (the API excludes types only). */
+  onToggleExclude: (type: string) => void;
+  typeLabel: (type: string) => string;
+  onClose?: () => void;
+};
+
+/** The values to list: the top ones, plus any chosen value the top ones do not include. */
+function listedValues(values: readonly FacetValue[], chosen: readonly string[]) {
+  const listed = new Set(values.map((item) => item.value));
+  const missing = chosen
+    .filter((value) => !listed.has(value))
+    .map((value) => ({ value, count: null }));
+  return [
+    ...missing,
+    ...values.map((item) => ({ value: item.value, count: item.count as number | null })),
+  ];
+}
+
+function chosenValues(filters: InvestigationFilters, key: ChipKey): readonly string[] {
+  if (key === 'eventType') return filters.types;
+  if (key === 'actor') return filters.actor;
+  return filters.fields[key] ?? [];
+}
+
+/**
+ * Counts per value of eight fields under the current filters (each field's
+ * counts leave out that field's own filter, so the alternatives stay in
+ * view). A click on a value includes it; for event types a second control
+ * leaves it out. Sections fold; the choice is remembered with the table's.
+ */
+export const FacetSidebar = memo(function FacetSidebar({
+  facets,
+  filters,
+  busy,
+  failed,
+  collapsed,
+  onCollapse,
+  onToggle,
+  onToggleExclude,
+  typeLabel,
+  onClose,
+}: Props) {
+  const baseId = useId();
+  return (
+    <aside className="facets" aria-label="Facets" aria-busy={busy} data-stale={busy || undefined}>
+      <div className="facets-head">
+        <h2>Facets</h2>
+        {onClose ? (
+          <button type="button" className="button small ghost facets-close" onClick={onClose}>
+            Done
+          </button>
+        ) : null}
+      </div>
+      {failed && !facets ? <p className="muted small">Counts could not be loaded.</p> : null}
+      {FACET_FIELDS.map((field) => {
+        const key = chipKeyOfFacet(field);
+        const isCollapsed = collapsed.includes(field);
+        const sectionId = `${baseId}-${field}`;
+        const counted = facets?.facets[field];
+        const values = counted ?? [];
+        const chosen = chosenValues(filters, key);
+        const excluded = field === 'eventTypeName' ? filters.excludeTypes : [];
+        const listed = listedValues(values, [...chosen, ...excluded]);
+        return (
+          <section key={field} className="facet" data-field={field}>
+            <h3>
+              <button
+                type="button"
+                className="facet-toggle"
+                aria-expanded={!isCollapsed}
+                aria-controls={sectionId}
+                onClick={() => onCollapse(field, !isCollapsed)}
+              >
+                <span aria-hidden="true">{isCollapsed ? '▸' : '▾'}</span> {FACET_TITLES[field]}
+              </button>
+            </h3>
+            <ul id={sectionId} hidden={isCollapsed}>
+              {counted && listed.length === 0 ? <li className="muted small">No values</li> : null}
+              {!counted && !failed ? <li className="muted small">Counting…</li> : null}
+              {listed.map(({ value, count }) => {
+                const isChosen = chosen.includes(value);
+                const isExcluded = excluded.includes(value);
+                const label = field === 'eventTypeName' ? typeLabel(value) : value;
+                return (
+                  <li key={value} className="facet-row" data-excluded={isExcluded || undefined}>
+                    <button
+                      type="button"
+                      className="facet-value"
+                      aria-pressed={isChosen}
+                      title={field === 'eventTypeName' ? `${label} (${value})` : value}
+                      onClick={() => onToggle(key, value)}
+                    >
+                      <span className="facet-check" aria-hidden="true">
+                        {isChosen ? '☑' : '☐'}
+                      </span>
+                      <span className="facet-label">{label}</span>
+                      <span className="count">{count === null ? '' : NUMBER.format(count)}</span>
+                    </button>
+                    {field === 'eventTypeName' ? (
+                      <button
+                        type="button"
+                        className="facet-exclude"
+                        aria-pressed={isExcluded}
+                        aria-label={`${isExcluded ? 'Include again' : 'Exclude'} event type ${label}`}
+                        title={isExcluded ? 'Include again' : 'Exclude'}
+                        onClick={() => onToggleExclude(value)}
+                      >
+                        −
+                      </button>
+                    ) : null}
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        );
+      })}
+    </aside>
+  );
+});

@@ -1,0 +1,173 @@
+'use client';
+
+import { type KeyboardEvent, memo, type PointerEvent, useMemo, useRef, useState } from 'react';
+import type { HistogramResponse } from '@/lib/client/api-client';
+import { bucketEnd, selectionRange } from '@/lib/client/histogram';
+import { formatTimestamp, parseApiDateTime } from '@/lib/domain/dates';
+
+const NUMBER = new Intl.NumberFormat('en-US');
+
+type Props = {
+  histogram: HistogramResponse | undefined;
+  zone: string;
+  /** New bars are loading for new filters (the old ones stay, dimmed). */
+  busy: boolean;
+  failed: boolean;
+  /** A drag (or Enter after moving with the arrow keys) picked this range. */
+  onSelect: (range: { from: number; to: number }) => void;
+};
+
+type Drag = { anchor: number; current: number };
+
+/**
+ * Events over time for the current filters, from the API's histogram (same
+ * filters as the table, so its total is the table's). Dragging across bars,
+ * or clicking one, narrows the date range to them; with the keyboard, the
+ * arrow keys move along the bars, Shift widens, Enter applies.
+ */
+export const VolumeHistogram = memo(function VolumeHistogram({
+  histogram,
+  zone,
+  busy,
+  failed,
+  onSelect,
+}: Props) {
+  const barsRef = useRef<HTMLDivElement>(null);
+  const [drag, setDrag] = useState<Drag | null>(null);
+  const [cursor, setCursor] = useState<Drag | null>(null);
+
+  const starts = useMemo(
+    () => (histogram?.buckets ?? []).map((bucket) => parseApiDateTime(bucket.start) ?? 0),
+    [histogram],
+  );
+  const counts = useMemo(() => (histogram?.buckets ?? []).map((b) => b.count), [histogram]);
+  const max = Math.max(1, ...counts);
+  const interval = histogram?.interval ?? 'day';
+
+  const indexAt = (clientX: number): number => {
+    const box = barsRef.current?.getBoundingClientRect();
+    if (!box || starts.length === 0) return 0;
+    const ratio = (clientX - box.left) / box.width;
+    return Math.min(starts.length - 1, Math.max(0, Math.floor(ratio * starts.length)));
+  };
+
+  const commit = (range: Drag) => {
+    const picked = selectionRange(starts, interval, range.anchor, range.current);
+    if (picked) onSelect(picked);
+  };
+
+  const onPointerDown = (event: PointerEvent<HTMLDivElement>) => {
+    if (event.button !== 0 || starts.length === 0) return;
+    event.currentTarget.setPointerCapture(event.pointerId);
+    const index = indexAt(event.clientX);
+    setDrag({ anchor: index, current: index });
+  };
+  const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
+    if (!drag) return;
+    const index = indexAt(event.clientX);
+    if (index !== drag.current) setDrag({ ...drag, current: index });
+  };
+  const onPointerUp = (event: PointerEvent<HTMLDivElement>) => {
+    if (!drag) return;
+    const done = { ...drag, current: indexAt(event.clientX) };
+    setDrag(null);
+    commit(done);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (starts.length === 0) return;
+    const last = starts.length - 1;
+    const move = (to: number) => {
+      event.preventDefault();
+      const index = Math.min(last, Math.max(0, to));
+      setCursor((current) =>
+        event.shiftKey && current
+          ? { ...current, current: index }
+          : { anchor: index, current: index },
+      );
+    };
+    const at = cursor?.current ?? last;
+    if (event.key === 'ArrowLeft') move(cursor ? at - 1 : last);
+    else if (event.key === 'ArrowRight') move(cursor ? at + 1 : last);
+    else if (event.key === 'Home') move(0);
+    else if (event.key === 'End') move(last);
+    else if (event.key === 'Enter' && cursor) {
+      event.preventDefault();
+      commit(cursor);
+      setCursor(null);
+    } else if (event.key === 'Escape' && cursor) {
+      event.stopPropagation();
+      setCursor(null);
+    }
+  };
+
+  const shown = drag ?? cursor;
+  const low = shown ? Math.min(shown.anchor, shown.current) : -1;
+  const high = shown ? Math.max(shown.anchor, shown.current) : -1;
+  const describe = (index: number) => {
+    const start = starts[index]!;
+    return `${formatTimestamp(start, zone)} – ${formatTimestamp(bucketEnd(start, interval), zone)}: ${NUMBER.format(counts[index] ?? 0)} events`;
+  };
+  const selectedCount = shown ? counts.slice(low, high + 1).reduce((sum, n) => sum + n, 0) : 0;
+  const firstStart = starts[0];
+  const lastStart = starts[starts.length - 1];
+
+  return (
+    <section className="histogram" aria-label="Events over time" data-stale={busy || undefined}>
+      <div className="histogram-head">
+        <span className="muted small">
+          {histogram
+            ? `${NUMBER.format(histogram.totalCount)} events · per ${histogram.interval}`
+            : failed
+              ? 'The volume chart could not be loaded.'
+              : 'Counting…'}
+        </span>
+        <span className="muted small" aria-live="polite">
+          {shown
+            ? `${low === high ? describe(low) : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${NUMBER.format(selectedCount)} events`}${cursor ? ' · Enter to apply' : ''}`
+            : 'Drag across the bars to zoom in'}
+        </span>
+      </div>
+      <div
+        ref={barsRef}
+        className="histogram-bars"
+        role="slider"
+        tabIndex={starts.length ? 0 : -1}
+        aria-label="Date range: arrow keys pick bars, Shift widens, Enter applies"
+        aria-valuemin={0}
+        aria-valuemax={Math.max(0, starts.length - 1)}
+        aria-valuenow={shown ? shown.current : Math.max(0, starts.length - 1)}
+        aria-valuetext={
+          starts.length ? describe(shown ? shown.current : starts.length - 1) : 'No events'
+        }
+        data-testid="histogram"
+        data-interval={interval}
+        data-buckets={starts.length}
+        onPointerDown={onPointerDown}
+        onPointerMove={onPointerMove}
+        onPointerUp={onPointerUp}
+        onPointerCancel={() => setDrag(null)}
+        onKeyDown={onKeyDown}
+        onBlur={() => setCursor(null)}
+      >
+        {counts.map((count, index) => (
+          <span
+            key={index}
+            className="histogram-bar"
+            data-selected={(index >= low && index <= high) || undefined}
+            data-count={count}
+            title={describe(index)}
+          >
+            <span style={{ height: count === 0 ? 0 : `${Math.max(3, (count / max) * 100)}%` }} />
+          </span>
+        ))}
+      </div>
+      <div className="histogram-axis muted small" aria-hidden="true">
+        <span>{firstStart === undefined ? '' : formatTimestamp(firstStart, zone)}</span>
+        <span>
+          {lastStart === undefined ? '' : formatTimestamp(bucketEnd(lastStart, interval), zone)}
+        </span>
+      </div>
+    </section>
+  );
+});

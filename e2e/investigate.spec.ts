@@ -1,0 +1,264 @@
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import {
+  eventsUrl,
+  expect,
+  pageScrollsSideways,
+  rowIds,
+  rows,
+  shownTotal,
+  signIn,
+  test,
+} from './support/fixtures';
+import type { E2eEvent } from './support/state';
+
+/**
+ * An investigation, as issue 9 tells it: from the whole organization to the
+ * events of one actor on one cluster in one day, by a chip typed in the
+ * query box, a facet click, a click-to-filter from a table cell and a drag
+ * across the volume histogram. Every expectation is computed from the
+ * seeded events, not read back from the API.
+ */
+
+const DIR = path.join(__dirname, '..', 'test-results', 'screenshots');
+const DAY_MS = 86_400_000;
+const ACTOR = 'ada@example.com';
+
+type Filter = (event: E2eEvent) => boolean;
+
+const byActor: Filter = (event) =>
+  ['username', 'userId', 'publicKey', 'apiKeyId'].some((field) => event.fields[field] === ACTOR);
+
+/** Most frequent value first; ties by value, so the choice is stable. */
+function mostFrequent(values: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+}
+
+/** A facet's value button (event types carry their code in the title). */
+function facetValue(page: Page, field: string, value: string) {
+  const values = page.locator(`.facet[data-field="${field}"] .facet-value`);
+  return field === 'eventTypeName'
+    ? values.and(page.locator(`[title$="(${value})"]`))
+    : values.filter({ has: page.locator('.facet-label', { hasText: value }) });
+}
+
+const startOfDay = (millis: number) => Math.floor(millis / DAY_MS) * DAY_MS;
+
+async function expectRows(page: Page, expected: readonly E2eEvent[], pageSize = 50) {
+  await expect.poll(() => shownTotal(page)).toBe(expected.length);
+  const firstPage = expected.slice(0, pageSize).map((event) => event.id);
+  await expect.poll(() => rowIds(page)).toEqual(firstPage);
+}
+
+/** Drags across histogram bars `from`..`to` (indexes) with the mouse. */
+async function dragHistogram(page: Page, from: number, to: number) {
+  const bars = page.getByTestId('histogram');
+  const count = Number(await bars.getAttribute('data-buckets'));
+  const box = (await bars.boundingBox())!;
+  const x = (index: number) => box.x + ((index + 0.5) * box.width) / count;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x(from), y);
+  await page.mouse.down();
+  await page.mouse.move((x(from) + x(to)) / 2, y, { steps: 3 });
+  await page.mouse.move(x(to), y, { steps: 3 });
+  await page.mouse.up();
+}
+
+test.describe('investigating from the whole org to one actor, cluster and day', () => {
+  test('a chip, a facet click, a cell click and a histogram drag, each reflected in rows, totals, facets and the URL', async ({
+    page,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId));
+    await expectRows(page, state.events);
+    const histogram = page.getByTestId('histogram');
+    await expect(page.locator('.histogram-head')).toContainText(
+      `${state.events.length.toLocaleString('en-US')} events`,
+    );
+
+    // 1. A chip typed in the query box, with completion of the field name.
+    const box = page.getByRole('combobox', { name: /Filter events/ });
+    await box.fill('act');
+    await expect(page.getByRole('option', { name: 'actor:' })).toBeVisible();
+    await box.press('Tab');
+    await expect(box).toHaveValue('actor:');
+    await box.pressSequentially(ACTOR);
+    await box.press('Escape');
+    await box.press('Enter');
+    let expected = state.events.filter(byActor);
+    expect(expected.length).toBeGreaterThan(0);
+    await expectRows(page, expected);
+    await expect(page.getByTestId('query-chip')).toHaveText([`actor:${ACTOR}✕`]);
+    await expect(page).toHaveURL(/actor=ada%40example\.com/);
+
+    // The facets count under the filters: the event type facet lists the actor's types.
+    const typeOf = mostFrequent(expected.map((event) => event.eventTypeName));
+    const typeCount = expected.filter((event) => event.eventTypeName === typeOf).length;
+    const typeButton = facetValue(page, 'eventTypeName', typeOf);
+    await expect(typeButton.locator('.count')).toHaveText(typeCount.toLocaleString('en-US'));
+
+    // 2. A facet click: the actor's most frequent event type.
+    await typeButton.click();
+    expected = expected.filter((event) => event.eventTypeName === typeOf);
+    await expectRows(page, expected);
+    await expect(typeButton).toHaveAttribute('aria-pressed', 'true');
+    await expect(page).toHaveURL(new RegExp(`types=${typeOf}`));
+
+    // 3. Click-to-filter from a cell: "everything on this cluster" of the first row.
+    const cluster = expected[0]!.fields.clusterName;
+    expect(cluster, 'the first row names a cluster').toBeTruthy();
+    await rows(page).first().hover();
+    await rows(page).first().locator('td.col-resource .cell-filter').click();
+    const menu = page.getByRole('menu', { name: 'Filter on this value' });
+    await expect(menu).toBeVisible();
+    await menu.getByRole('menuitem', { name: `Only cluster ${cluster}` }).click();
+    expected = expected.filter((event) => event.fields.clusterName === cluster);
+    await expectRows(page, expected);
+    await expect(page).toHaveURL(new RegExp(`clusterName=${cluster}`));
+
+    // The histogram shows the same set: its bars add up to the table's total, per day.
+    await expect(histogram).toHaveAttribute('data-interval', 'day');
+    const barCounts = await histogram
+      .locator('.histogram-bar')
+      .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('data-count'))));
+    expect(barCounts.reduce((sum, n) => sum + n, 0)).toBe(expected.length);
+    const firstDay = startOfDay(expected[expected.length - 1]!.created);
+    const lastDay = startOfDay(expected[0]!.created);
+    expect(barCounts.length).toBe((lastDay - firstDay) / DAY_MS + 1);
+
+    // 4. A drag across the busiest day's bar narrows the range to that day.
+    const day = Number(mostFrequent(expected.map((event) => String(startOfDay(event.created)))));
+    const index = (day - firstDay) / DAY_MS;
+    expect(barCounts[index]).toBe(expected.filter((e) => startOfDay(e.created) === day).length);
+    await dragHistogram(page, index, index);
+    const dayIso = new Date(day).toISOString().slice(0, 10);
+    await expect(page).toHaveURL(new RegExp(`from=${dayIso}T00:00Z&to=${dayIso}T23:59Z`));
+    const beforeDay = expected;
+    expected = expected.filter((event) => startOfDay(event.created) === day);
+    await expectRows(page, expected);
+    // The histogram follows: that day, in hours, with the same total.
+    await expect(histogram).toHaveAttribute('data-interval', 'hour');
+    await expect(histogram).toHaveAttribute('data-buckets', '24');
+    await expect(page.locator('.histogram-head')).toContainText(
+      `${expected.length.toLocaleString('en-US')} event`,
+    );
+    await expect(page.getByTestId('query-chip')).toHaveCount(3);
+
+    // A permalink reopens exactly this view; back and forward walk the steps.
+    const permalink = page.url();
+    await page.reload();
+    await expectRows(page, expected);
+    await page.goBack();
+    await expectRows(page, beforeDay);
+    await page.goForward();
+    await expectRows(page, expected);
+    expect(page.url()).toBe(permalink);
+
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await page.screenshot({ path: path.join(DIR, 'investigate-1440.png') });
+
+    // Backspace in the empty box removes the last chip (the cluster).
+    await box.focus();
+    await box.press('Backspace');
+    await expect(page).not.toHaveURL(/clusterName=/);
+    await expectRows(
+      page,
+      state.events.filter(
+        (event) =>
+          byActor(event) && event.eventTypeName === typeOf && startOfDay(event.created) === day,
+      ),
+    );
+  });
+
+  test('exclusion by type from the facets, and a malformed chip explained instead of sent', async ({
+    page,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId));
+    const top = mostFrequent(state.events.map((event) => event.eventTypeName));
+    await facetValue(page, 'eventTypeName', top)
+      .locator('xpath=..')
+      .locator('.facet-exclude')
+      .click();
+    await expectRows(
+      page,
+      state.events.filter((event) => event.eventTypeName !== top),
+    );
+    await expect(page).toHaveURL(new RegExp(`excludeTypes=${top}`));
+    await expect(page.getByTestId('query-chip')).toHaveText([`-type:${top}✕`]);
+
+    const box = page.getByRole('combobox', { name: /Filter events/ });
+    await box.fill('ip:10.0.0.0/99 -cluster:Cluster0');
+    await box.press('Enter');
+    await expect(page.locator('.query-problems')).toContainText('CIDR');
+    await expect(page.locator('.query-problems')).toContainText('only event types can be left out');
+    await expect(page).not.toHaveURL(/remoteAddress|clusterName/);
+  });
+
+  test('a filter starts from page 1, and a row reached by keyboard shows its cut-off cells whole', async ({
+    page,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId, 'page=2&size=25'));
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(25, 50).map((e) => e.id));
+    // The project line of the place column is cut at 1440 px: the tooltip shows it whole.
+    const index = state.events
+      .slice(25, 50)
+      .findIndex((event) => event.fields.clusterName && event.fields.groupId);
+    expect(index).toBeGreaterThan(0);
+    await rows(page)
+      .nth(index - 1)
+      .focus();
+    await page.keyboard.press('ArrowDown');
+    const tooltip = page.getByTestId('row-tooltip');
+    await expect(tooltip).toBeVisible();
+    await expect(tooltip).toContainText(`project ${state.events[25 + index]!.fields.groupId}`);
+    await page.keyboard.press('f');
+    const menu = page.getByRole('menu', { name: 'Filter on this value' });
+    await expect(menu.getByRole('menuitem').first()).toBeFocused();
+    const cluster = state.events[25 + index]!.fields.clusterName!;
+    await menu.getByRole('menuitem', { name: `Only cluster ${cluster}` }).press('Enter');
+    await expect(page).toHaveURL(new RegExp(`clusterName=${cluster}`));
+    await expect(page).not.toHaveURL(/page=2/);
+    await expectRows(
+      page,
+      state.events.filter((event) => event.fields.clusterName === cluster),
+      25,
+    );
+  });
+
+  test('on a 390 px phone the facets open as a sheet and the page does not scroll sideways', async ({
+    page,
+    state,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId, `actor=${encodeURIComponent(ACTOR)}`));
+    await expectRows(page, state.events.filter(byActor));
+    const facets = page.getByRole('complementary', { name: 'Facets' });
+    await expect(facets).toBeHidden();
+    expect(await pageScrollsSideways(page)).toBe(false);
+    await page.screenshot({ path: path.join(DIR, 'investigate-390.png') });
+    await page.getByRole('button', { name: 'Facets' }).click();
+    await expect(facets).toBeVisible();
+    await page.screenshot({ path: path.join(DIR, 'investigate-390-facets.png') });
+    const name = mostFrequent(
+      state.events.filter(byActor).flatMap((event) => event.fields.clusterName ?? []),
+    );
+    await facetValue(page, 'clusterName', name).click();
+    await expectRows(
+      page,
+      state.events.filter((event) => byActor(event) && event.fields.clusterName === name),
+    );
+    await facets.getByRole('button', { name: 'Done' }).click();
+    await expect(facets).toBeHidden();
+    await page.setViewportSize({ width: 360, height: 740 });
+    expect(await pageScrollsSideways(page)).toBe(false);
+  });
+});

@@ -1,0 +1,40 @@
+import type { HistogramInterval } from '@/lib/domain/filters';
+
+/**
+ * Bar geometry of the volume histogram: where a bucket ends and which date
+ * range a drag across some bars stands for. Buckets are aligned to UTC
+ * boundaries of their interval (the API's histogram), so months and weeks
+ * end where the calendar says, not after a fixed width.
+ */
+
+const MINUTE_MS = 60_000;
+const WIDTH_MS: Record<Exclude<HistogramInterval, 'month'>, number> = {
+  minute: MINUTE_MS,
+  hour: 60 * MINUTE_MS,
+  day: 24 * 60 * MINUTE_MS,
+  week: 7 * 24 * 60 * MINUTE_MS,
+};
+
+/** The first instant after a bucket that starts at `start`. */
+export function bucketEnd(start: number, interval: HistogramInterval): number {
+  if (interval !== 'month') return start + WIDTH_MS[interval];
+  const date = new Date(start);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
+
+/**
+ * The URL's from/to for bars `first`..`last` (either order): from the first
+ * bar's start to the last bar's final minute, which the dashboard's
+ * inclusive "to" extends to its last millisecond.
+ */
+export function selectionRange(
+  starts: readonly number[],
+  interval: HistogramInterval,
+  first: number,
+  last: number,
+): { from: number; to: number } | null {
+  const low = Math.max(0, Math.min(first, last));
+  const high = Math.min(starts.length - 1, Math.max(first, last));
+  if (low > high || starts[low] === undefined || starts[high] === undefined) return null;
+  return { from: starts[low], to: bucketEnd(starts[high], interval) - MINUTE_MS };
+}

@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FILTER_FIELDS } from '@/lib/domain/filters';
+import {
+  CHIP_KEYS,
+  NO_FILTERS,
+  applyQuery,
+  completions,
+  currentToken,
+  filterChips,
+  removeChip,
+  resolveChipKey,
+  toggleChip,
+  tokenize,
+} from './query-syntax';
+import { columnPivots, eventPivots, networkOf } from './pivots';
+import {
+  DEFAULT_VIEW,
+  apiFacetsPath,
+  apiHistogramPath,
+  apiListPath,
+  listParams,
+  parseEventsView,
+  serializeEventsView,
+} from './url-state';
+
+const CATALOGUE = [
+  'CLUSTER_CREATED',
+  'CLUSTER_DELETED',
+  'DATA_EXPLORER',
+  'DATA_EXPLORER_CRUD',
+  'JOINED_ORG',
+];
+
+describe('lib/client/query-syntax', () => {
+  it('knows every filter field of the schema by its own name, in any letter case', () => {
+    for (const field of FILTER_FIELDS) {
+      assert.equal(resolveChipKey(field), field);
+      assert.equal(resolveChipKey(field.toUpperCase()), field);
+    }
+    assert.deepEqual(CHIP_KEYS.slice(2), [...FILTER_FIELDS]);
+    assert.equal(resolveChipKey('cluster'), 'clusterName');
+    assert.equal(resolveChipKey('ip'), 'remoteAddress');
+    assert.equal(resolveChipKey('type'), 'eventType');
+    assert.equal(resolveChipKey('http'), null);
+  });
+
+  it('reads the example of issue 9 into filters', () => {
+    const { filters, problems } = applyQuery(
+      NO_FILTERS,
+      'actor:alice@example.com type:CLUSTER_* cluster:Cluster0 ip:10.0.0.0/8 -type:DATA_EXPLORER "free text"',
+      CATALOGUE,
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(filters, {
+      types: ['CLUSTER_CREATED', 'CLUSTER_DELETED'],
+      excludeTypes: ['DATA_EXPLORER'],
+      fields: { clusterName: ['Cluster0'], remoteAddress: ['10.0.0.0/8'] },
+      actor: ['alice@example.com'],
+      q: 'free text',
+    });
+    assert.deepEqual(
+      filterChips(filters).map((chip) => chip.text),
+      [
+        'type:CLUSTER_CREATED',
+        'type:CLUSTER_DELETED',
+        '-type:DATA_EXPLORER',
+        'actor:alice@example.com',
+        'cluster:Cluster0',
+        'ip:10.0.0.0/8',
+        '"free text"',
+      ],
+    );
+  });
+
+  it('treats bare words and unknown names as free text, and quoted values as one value', () => {
+    assert.deepEqual(tokenize('http://x.io deleted host:"a b"'), [
+      { kind: 'text', text: 'http://x.io' },
+      { kind: 'text', text: 'deleted' },
+      { kind: 'field', name: 'host', value: 'a b', negate: false },
+    ]);
+    const { filters } = applyQuery(NO_FILTERS, 'clu del host:a,b', CATALOGUE);
+    assert.equal(filters.q, 'clu del');
+    assert.deepEqual(filters.fields.hostname, ['a', 'b']);
+  });
+
+  it('says what it cannot do instead of guessing', () => {
+    const { filters, problems } = applyQuery(
+      NO_FILTERS,
+      'type:NOPE_* -cluster:x ip:10.0.0.0/99 ip:not-an-ip actor: type:NOT_CATALOGUED',
+      CATALOGUE,
+    );
+    assert.deepEqual(filters, NO_FILTERS);
+    assert.equal(problems.length, 6);
+    assert.match(problems[5]!, /no event type matches NOT_CATALOGUED/);
+    assert.match(problems[0]!, /no event type matches NOPE_\*/);
+    assert.match(problems[1]!, /only event types can be left out/);
+    assert.match(problems[2]!, /CIDR/);
+  });
+
+  it('including a type takes it out of the excluded ones and back', () => {
+    const excluded = applyQuery(NO_FILTERS, '-type:JOINED_ORG', CATALOGUE).filters;
+    assert.deepEqual(excluded.excludeTypes, ['JOINED_ORG']);
+    const included = applyQuery(excluded, 'type:joined_org', CATALOGUE).filters;
+    assert.deepEqual(included.types, ['JOINED_ORG']);
+    assert.deepEqual(included.excludeTypes, []);
+  });
+
+  it('removes chips one by one and toggles facet values', () => {
+    const { filters } = applyQuery(NO_FILTERS, 'cluster:a cluster:b actor:x "some words"', []);
+    const chips = filterChips(filters);
+    let rest = filters;
+    for (const chip of chips) rest = removeChip(rest, chip);
+    assert.deepEqual(rest, NO_FILTERS);
+    assert.deepEqual(removeChip(filters, chips[1]!).fields, { clusterName: ['b'] });
+    const toggled = toggleChip(toggleChip(NO_FILTERS, 'opType', 'find'), 'opType', 'find');
+    assert.deepEqual(toggled, NO_FILTERS);
+  });
+
+  it('completes key names, then values from a source', () => {
+    assert.deepEqual(
+      completions('clu', () => []).map((c) => c.insert),
+      ['cluster:', 'clusterId:', 'clusterName:'],
+    );
+    assert.deepEqual(
+      completions('-ty', () => []).map((c) => c.insert),
+      ['-type:'],
+    );
+    const source = () => [
+      { value: 'ada@example.com', count: 3 },
+      { value: 'grace hopper', count: 1 },
+    ];
+    assert.deepEqual(
+      completions('actor:gr', source).map((c) => [c.insert, c.count]),
+      [['actor:"grace hopper"', 1]],
+    );
+    assert.deepEqual(currentToken('type:X actor:"a b'), { start: 7, text: 'actor:"a b' });
+  });
+});
+
+describe('lib/client/url-state with investigation filters', () => {
+  it('round-trips every filter through the URL and maps it to the API', () => {
+    const { filters } = applyQuery(
+      NO_FILTERS,
+      'actor:alice@example.com type:CLUSTER_CREATED cluster:Cluster0 ip:10.0.0.0/8 -type:DATA_EXPLORER words',
+      CATALOGUE,
+    );
+    const view = { ...DEFAULT_VIEW, ...filters };
+    const query = serializeEventsView(view, 'UTC');
+    assert.equal(
+      query,
+      'types=CLUSTER_CREATED&excludeTypes=DATA_EXPLORER&clusterName=Cluster0&remoteAddress=10.0.0.0%2F8&actor=alice%40example.com&q=words',
+    );
+    assert.deepEqual(parseEventsView(new URLSearchParams(query), 'UTC'), view);
+    const path = apiListPath(listParams('5f0000000000000000000001', view));
+    assert.match(
+      path,
+      /eventType=CLUSTER_CREATED&excludeEventType=DATA_EXPLORER&clusterName=Cluster0&remoteAddress=10.0.0.0%2F8&actor=alice%40example.com&q=words&pageNum=1/,
+    );
+  });
+
+  it('asks the facets and the histogram for the same filters and dates as the list', () => {
+    const view = {
+      ...DEFAULT_VIEW,
+      actor: ['ada@example.com'],
+      from: Date.UTC(2026, 0, 1),
+      to: Date.UTC(2026, 0, 1, 23, 59),
+    };
+    const params = listParams('5f0000000000000000000001', view);
+    const filters =
+      'actor=ada%40example.com&minDate=2026-01-01T00%3A00%3A00Z&maxDate=2026-01-01T23%3A59%3A59.999Z';
+    assert.ok(apiListPath(params).includes(`?${filters}&pageNum=1`));
+    assert.ok(
+      apiFacetsPath(params, ['actor', 'clusterName'], 10).endsWith(
+        `/events/facets?${filters}&field=actor%2CclusterName&limit=10`,
+      ),
+    );
+    assert.ok(apiHistogramPath(params, 200).endsWith(`/events/histogram?${filters}&buckets=200`));
+  });
+
+  it('drops malformed filter values from the URL instead of failing', () => {
+    const view = parseEventsView(
+      new URLSearchParams(
+        'remoteAddress=10.0.0.0/99,1.2.3.4&clusterName=,,&q=%20!!%20&excludeTypes=bad type',
+      ),
+      'UTC',
+    );
+    assert.deepEqual(view.fields, { remoteAddress: ['1.2.3.4'] });
+    assert.equal(view.q, '');
+    assert.deepEqual(view.excludeTypes, []);
+  });
+});
+
+describe('lib/client/pivots', () => {
+  const event = {
+    id: '6a793fbd2c88faeba59bd3b5',
+    created: '2026-01-01T00:00:00Z',
+    eventTypeName: 'DATA_EXPLORER',
+    username: 'ada@example.com',
+    userId: '65a000000000000000000009',
+    clusterName: 'Cluster0',
+    groupId: '65a000000000000000000001',
+    remoteAddress: '203.0.113.7',
+    opType: 'find',
+  };
+
+  it('offers per column what the cell shows, and the whole event in the panel', () => {
+    assert.deepEqual(
+      columnPivots(event, 'actor').map((p) => [p.key, p.value]),
+      [['actor', 'ada@example.com']],
+    );
+    assert.deepEqual(
+      columnPivots(event, 'resource').map((p) => [p.key, p.value]),
+      [
+        ['clusterName', 'Cluster0'],
+        ['groupId', '65a000000000000000000001'],
+      ],
+    );
+    assert.deepEqual(
+      columnPivots(event, 'remote').map((p) => p.value),
+      ['203.0.113.7', '203.0.113.0/24'],
+    );
+    assert.equal(columnPivots(event, 'target').length, 0);
+    assert.equal(columnPivots(event, 'type')[0]!.canExclude, true);
+    const all = eventPivots(event).map((p) => `${p.key}:${p.value}`);
+    assert.ok(all.includes('opType:find'));
+    assert.ok(all.includes('userId:65a000000000000000000009'));
+    assert.ok(!all.includes('username:ada@example.com'), 'the actor stands for the username');
+    assert.equal(networkOf('2001:db8:1:2::42'), '2001:db8:1::/48');
+  });
+});

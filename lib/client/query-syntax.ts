@@ -1,0 +1,410 @@
+import {
+  FILTER_FIELDS,
+  type FacetField,
+  type FilterField,
+  MAX_FILTER_VALUES,
+  isCidrValue,
+  parseCidr,
+  parseIp,
+  words,
+} from '@/lib/domain/filters';
+import { EVENT_TYPE_PATTERN } from '@/lib/domain/limits';
+
+/**
+ * The dashboard's query box: `field:value` chips, typed or clicked, and the
+ * filters they stand for. Pure, so the bar, the facet sidebar and the
+ * click-to-filter menus share one grammar:
+ *
+ *   actor:alice@example.com       the actor (username, userId, publicKey or apiKeyId)
+ *   type:CLUSTER_*                event types; `*` matches any run of characters
+ *   -type:DATA_EXPLORER           leave these types out (the API's excludeEventType)
+ *   cluster:Cluster0 ip:10.0.0.0/8 a field by alias or by its own name (clusterName:…)
+ *   host:a,b                      a comma list: any of the values
+ *   "free text"  or  free text    words matched as prefixes (the API's `q`)
+ *
+ * Field names come from the one filter schema (FILTER_FIELDS); the aliases
+ * only add short names for the most used ones.
+ */
+
+/** What a chip filters on: event types, the actor, or a field by its API name. */
+export type ChipKey = 'eventType' | 'actor' | FilterField;
+
+/** The investigation filters a view carries (the URL holds them; see url-state.ts). */
+export type InvestigationFilters = {
+  /** Included event types (sorted, unique). Empty: every type. */
+  types: readonly string[];
+  /** Event types left out (sorted, unique). */
+  excludeTypes: readonly string[];
+  /** Per field, the values any of which must match. */
+  fields: Readonly<Partial<Record<FilterField, readonly string[]>>>;
+  /** Actor values, any of which must match. */
+  actor: readonly string[];
+  /** Free text; every word must match. Empty: none. */
+  q: string;
+};
+
+export const NO_FILTERS: InvestigationFilters = {
+  types: [],
+  excludeTypes: [],
+  fields: {},
+  actor: [],
+  q: '',
+};
+
+/** Short names for common keys; each key's own name (any letter case) works too. */
+export const KEY_ALIASES: Readonly<Record<string, ChipKey>> = {
+  type: 'eventType',
+  cluster: 'clusterName',
+  ip: 'remoteAddress',
+  user: 'username',
+  project: 'groupId',
+  host: 'hostname',
+  key: 'publicKey',
+  target: 'targetUsername',
+  db: 'database',
+  op: 'opType',
+  metric: 'metricName',
+};
+
+/** Every key a chip can name, in the order completion offers them. */
+export const CHIP_KEYS: readonly ChipKey[] = ['eventType', 'actor', ...FILTER_FIELDS];
+
+const KEY_BY_NAME: ReadonlyMap<string, ChipKey> = new Map([
+  ...CHIP_KEYS.map((key) => [key.toLowerCase(), key] as const),
+  ...Object.entries(KEY_ALIASES),
+]);
+
+/** The name a chip shows: the shortest alias, or the key's own name. */
+export function chipKeyName(key: ChipKey): string {
+  const aliases = Object.entries(KEY_ALIASES)
+    .filter(([, target]) => target === key)
+    .map(([alias]) => alias);
+  return aliases.sort((a, b) => a.length - b.length)[0] ?? key;
+}
+
+export function resolveChipKey(name: string): ChipKey | null {
+  return KEY_BY_NAME.get(name.toLowerCase()) ?? null;
+}
+
+/** The facet that lists values for a key, when there is one. */
+export function facetFieldOf(key: ChipKey): FacetField | null {
+  switch (key) {
+    case 'eventType':
+      return 'eventTypeName';
+    case 'actor':
+    case 'username':
+    case 'publicKey':
+      return 'actor';
+    case 'targetUsername':
+    case 'groupId':
+    case 'clusterName':
+    case 'hostname':
+    case 'remoteAddress':
+    case 'opType':
+      return key;
+    default:
+      return null;
+  }
+}
+
+/** The key a facet's values filter on. */
+export function chipKeyOfFacet(field: FacetField): ChipKey {
+  if (field === 'eventTypeName') return 'eventType';
+  return field;
+}
+
+// ---- tokens -----------------------------------------------------------------
+
+export type Token =
+  | { kind: 'field'; name: string; value: string; negate: boolean }
+  | { kind: 'text'; text: string };
+
+/**
+ * Splits the box's text into tokens: `-?name:value` (the value possibly
+ * "quoted"), "quoted text" and bare words. A word with a colon whose name is
+ * not a key (a URL, an IPv6 address) is free text.
+ */
+export function tokenize(input: string): Token[] {
+  const tokens: Token[] = [];
+  const pattern = /(-?)([A-Za-z][\w]*):(?:"([^"]*)"?|(\S*))|"([^"]*)"?|(\S+)/g;
+  for (const match of input.matchAll(pattern)) {
+    const [whole, dash, name, quotedValue, bareValue, quotedText, word] = match;
+    if (name !== undefined && resolveChipKey(name)) {
+      tokens.push({
+        kind: 'field',
+        name,
+        value: (quotedValue ?? bareValue ?? '').trim(),
+        negate: dash === '-',
+      });
+    } else if (quotedText !== undefined) {
+      if (quotedText.trim()) tokens.push({ kind: 'text', text: quotedText.trim() });
+    } else {
+      tokens.push({ kind: 'text', text: word ?? whole });
+    }
+  }
+  return tokens;
+}
+
+// ---- applying ---------------------------------------------------------------
+
+const unique = (values: Iterable<string>) => [...new Set(values)].sort();
+
+function globToPattern(glob: string): RegExp {
+  const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+/** Event types a value names: itself (upper-cased, when catalogued), or the catalogue's matches for a `*` pattern. */
+export function expandTypes(value: string, knownTypes: readonly string[]): string[] {
+  if (value.includes('*')) {
+    const pattern = globToPattern(value);
+    return knownTypes.filter((type) => pattern.test(type));
+  }
+  const type = value.toUpperCase();
+  // The API refuses a type it has never heard of, so a known catalogue decides.
+  if (knownTypes.length > 0) return knownTypes.includes(type) ? [type] : [];
+  return EVENT_TYPE_PATTERN.test(type) ? [type] : [];
+}
+
+/** Why a remoteAddress value cannot be sent, or null when it can. */
+function addressProblem(value: string): string | null {
+  if (isCidrValue(value)) {
+    return parseCidr(value) ? null : `${value} is not a CIDR block such as 10.0.0.0/8`;
+  }
+  return parseIp(value) ? null : `${value} is not an IP address or a CIDR block`;
+}
+
+export type ApplyResult = { filters: InvestigationFilters; problems: string[] };
+
+/** Adds one chip's values to the filters (or says why it cannot). */
+export function applyChip(
+  filters: InvestigationFilters,
+  key: ChipKey,
+  values: readonly string[],
+  negate: boolean,
+  knownTypes: readonly string[],
+): ApplyResult {
+  const problems: string[] = [];
+  const items = values.map((value) => value.trim()).filter(Boolean);
+  if (items.length === 0) return { filters, problems: [`${chipKeyName(key)}: needs a value`] };
+  if (key === 'eventType') {
+    const types: string[] = [];
+    for (const item of items) {
+      const expanded = expandTypes(item, knownTypes);
+      if (expanded.length === 0) problems.push(`no event type matches ${item}`);
+      types.push(...expanded);
+    }
+    if (types.length === 0) return { filters, problems };
+    if (negate) {
+      const excluded = new Set(types);
+      return {
+        filters: {
+          ...filters,
+          types: filters.types.filter((type) => !excluded.has(type)),
+          excludeTypes: unique([...filters.excludeTypes, ...types]),
+        },
+        problems,
+      };
+    }
+    const included = new Set(types);
+    return {
+      filters: {
+        ...filters,
+        types: unique([...filters.types, ...types]),
+        excludeTypes: filters.excludeTypes.filter((type) => !included.has(type)),
+      },
+      problems,
+    };
+  }
+  if (negate) {
+    return {
+      filters,
+      problems: [
+        `only event types can be left out (-type:…); -${chipKeyName(key)} is not supported`,
+      ],
+    };
+  }
+  let accepted = items;
+  if (key === 'remoteAddress') {
+    accepted = items.filter((item) => {
+      const problem = addressProblem(item);
+      if (problem) problems.push(problem);
+      return problem === null;
+    });
+    if (accepted.length === 0) return { filters, problems };
+  }
+  if (key === 'actor') {
+    const actor = unique([...filters.actor, ...accepted]).slice(0, MAX_FILTER_VALUES);
+    return { filters: { ...filters, actor }, problems };
+  }
+  const current = filters.fields[key] ?? [];
+  const next = unique([...current, ...accepted]).slice(0, MAX_FILTER_VALUES);
+  return { filters: { ...filters, fields: { ...filters.fields, [key]: next } }, problems };
+}
+
+/** Adds free text to `q` (its words; duplicates dropped). */
+export function applyText(filters: InvestigationFilters, text: string): InvestigationFilters {
+  const known = new Set(words(filters.q));
+  const added = words(text).filter((word) => !known.has(word) && (known.add(word), true));
+  if (added.length === 0) return filters;
+  return { ...filters, q: [filters.q, ...added].filter(Boolean).join(' ') };
+}
+
+/** Applies everything typed in the box: chips and free text. */
+export function applyQuery(
+  filters: InvestigationFilters,
+  input: string,
+  knownTypes: readonly string[],
+): ApplyResult {
+  let next = filters;
+  const problems: string[] = [];
+  for (const token of tokenize(input)) {
+    if (token.kind === 'text') {
+      next = applyText(next, token.text);
+      continue;
+    }
+    const key = resolveChipKey(token.name)!;
+    const result = applyChip(next, key, token.value.split(','), token.negate, knownTypes);
+    next = result.filters;
+    problems.push(...result.problems);
+  }
+  return { filters: next, problems };
+}
+
+// ---- chips ------------------------------------------------------------------
+
+export type Chip = {
+  /** Stable and unique among the chips. */
+  id: string;
+  key: ChipKey | 'q';
+  value: string;
+  negate: boolean;
+  /** As it would be typed: `cluster:Cluster0`, `-type:X`, `"free text"`. */
+  text: string;
+};
+
+const quoteIfNeeded = (value: string) => (/[\s",]/.test(value) ? `"${value}"` : value);
+
+/** The chips that show the filters, in a stable order. */
+export function filterChips(filters: InvestigationFilters): Chip[] {
+  const chips: Chip[] = [];
+  const push = (key: ChipKey, value: string, negate = false) =>
+    chips.push({
+      id: `${negate ? '-' : ''}${key}:${value}`,
+      key,
+      value,
+      negate,
+      text: `${negate ? '-' : ''}${chipKeyName(key)}:${quoteIfNeeded(value)}`,
+    });
+  for (const type of filters.types) push('eventType', type);
+  for (const type of filters.excludeTypes) push('eventType', type, true);
+  for (const value of filters.actor) push('actor', value);
+  for (const field of FILTER_FIELDS)
+    for (const value of filters.fields[field] ?? []) push(field, value);
+  if (filters.q)
+    chips.push({ id: 'q', key: 'q', value: filters.q, negate: false, text: `"${filters.q}"` });
+  return chips;
+}
+
+/** The filters without one chip. */
+export function removeChip(filters: InvestigationFilters, chip: Chip): InvestigationFilters {
+  if (chip.key === 'q') return { ...filters, q: '' };
+  if (chip.key === 'eventType') {
+    return chip.negate
+      ? { ...filters, excludeTypes: filters.excludeTypes.filter((t) => t !== chip.value) }
+      : { ...filters, types: filters.types.filter((t) => t !== chip.value) };
+  }
+  if (chip.key === 'actor')
+    return { ...filters, actor: filters.actor.filter((v) => v !== chip.value) };
+  const field = chip.key;
+  const rest = (filters.fields[field] ?? []).filter((v) => v !== chip.value);
+  const fields = { ...filters.fields };
+  if (rest.length) fields[field] = rest;
+  else delete fields[field];
+  return { ...filters, fields };
+}
+
+/** Whether a value is among a key's included values. */
+export function hasChip(filters: InvestigationFilters, key: ChipKey, value: string): boolean {
+  if (key === 'eventType') return filters.types.includes(value);
+  if (key === 'actor') return filters.actor.includes(value);
+  return (filters.fields[key] ?? []).includes(value);
+}
+
+/** Adds the value when absent, removes it when present (a facet's checkbox). */
+export function toggleChip(
+  filters: InvestigationFilters,
+  key: ChipKey,
+  value: string,
+): InvestigationFilters {
+  if (hasChip(filters, key, value))
+    return removeChip(filters, { id: '', key, value, negate: false, text: '' });
+  return applyChip(filters, key, [value], false, []).filters;
+}
+
+// ---- completion -------------------------------------------------------------
+
+export type Completion = {
+  /** What the list shows. */
+  label: string;
+  /** A count beside it (facet values), when known. */
+  count?: number;
+  /** The token that replaces the one being typed. */
+  insert: string;
+  /** Whether choosing it completes the chip (a value) or only its name. */
+  isValue: boolean;
+};
+
+/** Values offered for a key: from the facets (with counts) or the type catalogue. */
+export type CompletionSource = (key: ChipKey) => readonly { value: string; count?: number }[];
+
+/** The last token being typed: the text after the last space outside quotes. */
+export function currentToken(input: string): { start: number; text: string } {
+  let inQuotes = false;
+  let start = 0;
+  for (let i = 0; i < input.length; i += 1) {
+    const char = input[i]!;
+    if (char === '"') inQuotes = !inQuotes;
+    else if (/\s/.test(char) && !inQuotes) start = i + 1;
+  }
+  return { start, text: input.slice(start) };
+}
+
+/** What can complete the token being typed: key names, then a key's values. */
+export function completions(token: string, source: CompletionSource, limit = 8): Completion[] {
+  const negate = token.startsWith('-');
+  const body = negate ? token.slice(1) : token;
+  const colon = body.indexOf(':');
+  if (colon === -1) {
+    if (!body || body.startsWith('"')) return [];
+    const lower = body.toLowerCase();
+    const names = [...Object.keys(KEY_ALIASES), ...CHIP_KEYS.filter((key) => key !== 'eventType')];
+    return [...new Set(names)]
+      .filter(
+        (name) =>
+          name.toLowerCase().startsWith(lower) && (!negate || resolveChipKey(name) === 'eventType'),
+      )
+      .slice(0, limit)
+      .map((name) => ({
+        label: `${name}:`,
+        insert: `${negate ? '-' : ''}${name}:`,
+        isValue: false,
+      }));
+  }
+  const name = body.slice(0, colon);
+  const key = resolveChipKey(name);
+  if (!key) return [];
+  const typed = body
+    .slice(colon + 1)
+    .replace(/^"/, '')
+    .toLowerCase();
+  return source(key)
+    .filter(({ value }) => value.toLowerCase().includes(typed))
+    .slice(0, limit)
+    .map(({ value, count }) => ({
+      label: value,
+      count,
+      insert: `${negate ? '-' : ''}${name}:${quoteIfNeeded(value)}`,
+      isValue: true,
+    }));
+}
