@@ -13,7 +13,7 @@ import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+import { answerChallenge } from '@/tests/helpers/digest-client';
 import { createApiHandler, type ApiHandler } from './handler';
 import type { ApiResponse } from './types';
 
@@ -68,16 +68,11 @@ async function digest(
   key: { publicKey: string; privateKey: string },
   extra: Record<string, string> = {},
 ) {
-  const challenge = parseChallenge(header(await request(url), 'WWW-Authenticate') ?? null);
-  const authorization = authorizationHeader({
-    username: key.publicKey,
-    password: key.privateKey,
-    realm: challenge.realm,
-    nonce: challenge.nonce,
-    method: 'GET',
-    uri: url,
-    nc: 1,
-  });
+  const authorization = answerChallenge(
+    header(await request(url), 'WWW-Authenticate') ?? null,
+    key,
+    url,
+  );
   return request(url, { authorization, ...extra });
 }
 
@@ -263,16 +258,11 @@ test("instances sharing the database accept each other's nonces (no shared memor
   try {
     const other = createApiHandler({ store: () => Promise.resolve(second) });
     const url = `${P}/orgs/${orgId}/events/${eventId}`;
-    const challenge = parseChallenge(header(await request(url), 'WWW-Authenticate') ?? null);
-    const authorization = authorizationHeader({
-      username: member.publicKey,
-      password: member.privateKey,
-      realm: challenge.realm,
-      nonce: challenge.nonce,
-      method: 'GET',
-      uri: url,
-      nc: 1,
-    });
+    const authorization = answerChallenge(
+      header(await request(url), 'WWW-Authenticate') ?? null,
+      member,
+      url,
+    );
     const res = await other({
       method: 'GET',
       url,

@@ -11,7 +11,7 @@ import { importEvents } from '@/lib/ingest/import';
 import { openStore } from '@/lib/store';
 import { PostgresStore } from '@/lib/store/postgres';
 import type { EventStore } from '@/lib/store/types';
-import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+import { answerChallenge } from '@/tests/helpers/digest-client';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 
 /**
@@ -127,18 +127,11 @@ function roundTrip(
         });
       };
       const unauthorized = await call({});
-      const challenge = parseChallenge(
+      const authorization = answerChallenge(
         unauthorized.headers.find(([n]) => n.toLowerCase() === 'www-authenticate')?.[1] ?? null,
+        key,
+        url,
       );
-      const authorization = authorizationHeader({
-        username: key.publicKey,
-        password: key.privateKey,
-        realm: challenge.realm,
-        nonce: challenge.nonce,
-        method: 'GET',
-        uri: url,
-        nc: 1,
-      });
       const response = await call({ authorization });
       return { status: response.status, body: response.body };
     }

@@ -82,6 +82,29 @@ export function authorizationHeader(o: AuthorizationOptions): string {
   return `Digest ${parts.join(', ')}`;
 }
 
+/**
+ * The Authorization header answering one challenge once (nc=1, GET unless
+ * `options` says otherwise), as a one-shot client such as curl does.
+ */
+export function answerChallenge(
+  wwwAuthenticate: string | null,
+  key: Credentials,
+  uri: string,
+  options: Partial<AuthorizationOptions> = {},
+): string {
+  const challenge = parseChallenge(wwwAuthenticate);
+  return authorizationHeader({
+    username: key.publicKey,
+    password: key.privateKey,
+    realm: challenge.realm,
+    nonce: challenge.nonce,
+    method: 'GET',
+    uri,
+    nc: 1,
+    ...options,
+  });
+}
+
 export type TestResponse = {
   status: number;
   headers: Headers;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
+  answerChallenge,
   authorizationHeader,
   DigestClient,
   parseChallenge,
@@ -32,19 +33,12 @@ export function authSuites(server: ServerRef) {
     headers: Record<string, string> = {},
   ) {
     const s = server();
-    const challenge = parseChallenge(
+    const authorization = answerChallenge(
       (await send(`${s.baseUrl}${pathname}`)).headers.get('www-authenticate'),
+      key,
+      pathname,
+      options,
     );
-    const authorization = authorizationHeader({
-      username: key.publicKey,
-      password: key.privateKey,
-      realm: challenge.realm,
-      nonce: challenge.nonce,
-      method: 'GET',
-      uri: pathname,
-      nc: 1,
-      ...options,
-    });
     return send(`${s.baseUrl}${pathname}`, {
       method: options.method ?? 'GET',
       headers: { authorization, ...headers },
@@ -162,19 +156,12 @@ export function authSuites(server: ServerRef) {
     test('a captured request replayed verbatim is refused', async () => {
       const s = server();
       const pathname = eventsPath(s, 'itemsPerPage=3');
-      const challenge = parseChallenge(
+      const authorization = answerChallenge(
         (await send(`${s.baseUrl}${pathname}`)).headers.get('www-authenticate'),
+        s.keys.member,
+        pathname,
+        { cnonce: 'fixedcnonce' },
       );
-      const authorization = authorizationHeader({
-        username: s.keys.member.publicKey,
-        password: s.keys.member.privateKey,
-        realm: challenge.realm,
-        nonce: challenge.nonce,
-        method: 'GET',
-        uri: pathname,
-        nc: 1,
-        cnonce: 'fixedcnonce',
-      });
       const first = await send(`${s.baseUrl}${pathname}`, { headers: { authorization } });
       assert.equal(first.status, 200);
       const replay = await send(`${s.baseUrl}${pathname}`, { headers: { authorization } });
