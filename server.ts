@@ -3,9 +3,11 @@
  * routes skip Next entirely. Requests under /api/public/v1.0/ go straight to
  * the framework-free handler in lib/api (the fast path: Next's per-request
  * machinery costs several times the API's own work); everything else (the
- * dashboard) is Next's. The Next route handlers under app/api/public call the
- * same handler through the same route table, so `next start` serves the same
- * API, only slower (tests/api/parity.test.ts compares the two).
+ * dashboard) is Next's, in a worker thread of this process
+ * (lib/http/next-thread.ts: Next's promise hooks would otherwise slow every
+ * API promise). The Next route handlers under app/api/public call the same
+ * handler through the same route table, so `next start` serves the same API,
+ * only slower (tests/api/parity.test.ts compares the two).
  *
  * It also answers GET /healthz, /readyz and /metrics (lib/ops) before Next,
  * writes one JSON log line per request (lib/ops/log.ts), listens with HTTPS
@@ -28,6 +30,7 @@ import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
 import { errorJson, routeNotFound } from '@/lib/domain/errors';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
+import { startNextThread } from '@/lib/http/next-thread';
 import { flushLog, getLogger } from '@/lib/ops/log';
 import { metricsAnswer } from '@/lib/ops/metrics';
 import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
@@ -59,14 +62,6 @@ function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: ProbeAns
   res.setHeader('Content-Length', body.length);
   res.writeHead(answer.status);
   res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-/** Next, prepared: the dashboard and everything else that is not the API's or a probe's. */
-async function loadNext(hostname: string, port: number) {
-  const { default: next } = await import('next');
-  const app = next({ dev: false, hostname, port, dir: path.resolve(__dirname) });
-  await app.prepare();
-  return { handle: app.getRequestHandler(), close: () => app.close() };
 }
 
 /** SERVE=api: what Next would have served is not here. */
@@ -128,7 +123,16 @@ async function main(): Promise<void> {
   const store = await getStore(); // opens and migrates before we accept traffic
   await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued
 
-  const dashboard = config.SERVE === 'all' ? await loadNext(hostname, port) : undefined;
+  // The dashboard in its own thread: Next's promise hooks stay out of the fast path's isolate.
+  const dashboard =
+    config.SERVE === 'all'
+      ? await startNextThread({
+          hostname,
+          port,
+          dir: path.resolve(__dirname),
+          maxHeaderSize: MAX_HEADER_BYTES,
+        })
+      : undefined;
   const handleNext = dashboard?.handle ?? answerNotServedHere;
   const handleApi = createNodeApiHandler();
 

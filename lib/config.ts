@@ -73,7 +73,9 @@ let cached: Config | undefined;
 
 export function getConfig(): Config {
   if (!cached) {
-    const parsed = configSchema.safeParse(process.env);
+    // `NAME=` (as compose files and shells leave it) means unset, not an invalid value.
+    const set = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
+    const parsed = configSchema.safeParse(set);
     if (!parsed.success) {
       const problems = parsed.error.issues
         .map((issue) => `${issue.path.join('.')}: ${issue.message}`)

@@ -14,7 +14,7 @@ import { authenticate } from './authenticate';
 import { signIn, signOut } from './dashboard-session';
 import { createRedisAuthState, type RedisAuthState } from './redis-state';
 import { readSession, SESSION_COOKIE, signOutEverywhere } from './session';
-import { useAuthStateForTesting } from './shared-state';
+import { adoptAuthState } from './shared-state';
 import { authorizationHeader, parseChallenge } from '../../tests/helpers/digest-client';
 
 const ORG = '5f00000000000000000000c3';
@@ -105,30 +105,30 @@ describe('sign-out ends sessions', () => {
       await a.memorySince();
     });
     after(async () => {
-      useAuthStateForTesting(undefined);
+      adoptAuthState(undefined);
       await deleteKeys(a.client, prefix);
       await a.close();
       await b.close();
     });
 
     test('a session signed out on one instance is refused by the other', async () => {
-      useAuthStateForTesting(a);
+      adoptAuthState(a);
       const cookie = await session(1);
-      useAuthStateForTesting(b);
+      adoptAuthState(b);
       assert.equal((await readSession(store, cookie))?.publicKey, keys[1]!.publicKey);
       assert.ok((await signOut(store, { sealed: cookie, everywhere: false, secure: false })).ok);
-      useAuthStateForTesting(a);
+      adoptAuthState(a);
       assert.equal(await readSession(store, cookie), null);
     });
 
     test("sign-out everywhere on one instance voids the key's sessions on the other", async () => {
-      useAuthStateForTesting(a);
+      adoptAuthState(a);
       const one = await session(0);
       const two = await session(0);
       const otherKey = await session(1);
-      useAuthStateForTesting(b);
+      adoptAuthState(b);
       assert.ok((await signOut(store, { sealed: one, everywhere: true, secure: false })).ok);
-      useAuthStateForTesting(a);
+      adoptAuthState(a);
       assert.equal(await readSession(store, one), null);
       assert.equal(await readSession(store, two), null);
       assert.equal((await readSession(store, otherKey))?.publicKey, keys[1]!.publicKey);
@@ -142,7 +142,7 @@ describe('sign-out ends sessions', () => {
         headers: new Headers(authorization ? { authorization } : {}),
         remoteAddress: '192.0.2.30',
       });
-      useAuthStateForTesting(a);
+      adoptAuthState(a);
       const first = await authenticate(request(), store);
       assert.ok('challenge' in first);
       const header = authorizationHeader({
@@ -155,7 +155,7 @@ describe('sign-out ends sessions', () => {
         nc: 1,
       });
       assert.ok('principal' in (await authenticate(request(header), store)), 'accepted on a');
-      useAuthStateForTesting(b);
+      adoptAuthState(b);
       const replayed = await authenticate(request(header), store);
       assert.ok('challenge' in replayed && replayed.challenge.reason.includes('nonce count'));
     });
@@ -165,9 +165,9 @@ describe('sign-out ends sessions', () => {
       const originalError = console.error;
       console.error = () => {};
       try {
-        useAuthStateForTesting(a);
+        adoptAuthState(a);
         const cookie = await session(0);
-        useAuthStateForTesting(down);
+        adoptAuthState(down);
         await assert.rejects(readSession(store, cookie), { code: 'SERVICE_UNAVAILABLE' });
         const viaCookie = authenticate(
           {

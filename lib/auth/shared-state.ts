@@ -185,16 +185,17 @@ export function getAuthState(): AuthState {
   return state;
 }
 
-/**
- * Tests: act as the instance holding `state` (e.g. one of two Redis states
- * with their own clients and a test key prefix); undefined goes back to
- * getAuthState()'s own choice.
- */
 /** At server start: the process's authentication state, connected. */
 export async function warmAuthState(): Promise<void> {
   await getAuthState().warm();
 }
 
-export function useAuthStateForTesting(state: AuthState | undefined): void {
+/**
+ * Act as the instance holding `state`: Next's worker thread takes the main
+ * thread's (lib/auth/thread-auth-state.ts); tests take one of two Redis
+ * states with their own clients and a test key prefix. Undefined goes back
+ * to getAuthState()'s own choice.
+ */
+export function adoptAuthState(state: AuthState | undefined): void {
   (globalThis as Holder)[OVERRIDE_KEY] = state;
 }

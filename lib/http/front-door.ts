@@ -39,9 +39,23 @@ type GuardedMessage = IncomingMessage & { [FACTS_KEY]?: WireFacts };
  */
 export const WIRE_FACTS_HEADER = 'x-org-events-wire';
 
-function processToken(): string {
+/** The token of this process's guard (passed to Next's worker thread, which trusts it). */
+export function processToken(): string {
   const holder = globalThis as Holder;
   return (holder[TOKEN_KEY] ??= randomBytes(18).toString('base64url'));
+}
+
+/**
+ * In Next's worker thread (lib/http/next-thread.ts): requests reach this
+ * thread's server only from the main thread, whose guard has already taken
+ * their facts and put them in the facts header with `token`. Trust that
+ * token, and keep instrumentation.ts's register() from guarding the loopback
+ * server again (it would record the main thread as every request's peer).
+ */
+export function trustUpstreamGuard(token: string): void {
+  const holder = globalThis as Holder;
+  holder[TOKEN_KEY] = token;
+  holder[INSTALLED_KEY] = true;
 }
 
 /**

@@ -5,6 +5,8 @@
  * from is client-address.ts.
  */
 
+import { wireFactsFromHeaders } from './front-door';
+
 type HeaderReader = { get(name: string): string | null };
 
 /** Reads a request body as text, refusing anything larger than `maxBytes`. */
@@ -34,7 +36,9 @@ function firstForwarded(value: string | null): string | undefined {
 
 /** HTTPS directly, or behind a trusted proxy that says so: the cookie gets `Secure`. */
 export function isSecureRequest(url: string, headers: HeaderReader, trustProxy: boolean): boolean {
-  if (url.startsWith('https:')) return true;
+  // Next's worker thread (lib/http/next-thread.ts) is reached over loopback
+  // HTTP, so its URL says http: the guard's facts say what the client used.
+  if (url.startsWith('https:') || wireFactsFromHeaders(headers)?.encrypted) return true;
   return trustProxy && firstForwarded(headers.get('x-forwarded-proto'))?.toLowerCase() === 'https';
 }
 

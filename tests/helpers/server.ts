@@ -5,9 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
 import type { Variant } from '@/lib/config';
+import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { NewEvent, OrgRole } from '@/lib/store/types';
+import { send } from './digest-client';
 import { generateEvents } from './test-events';
 
 /**
@@ -298,4 +300,30 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     await stop();
     throw error;
   }
+}
+
+/**
+ * Signs in through the dashboard's own route (POST /api/session, served by
+ * Next) and returns the session cookie as `name=value`.
+ */
+export async function signInForCookie(
+  server: Pick<TestServer, 'baseUrl'>,
+  key: Pick<TestKey, 'publicKey' | 'privateKey'>,
+): Promise<string> {
+  const res = await fetch(`${server.baseUrl}/api/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: server.baseUrl },
+    body: JSON.stringify({ publicKey: key.publicKey, privateKey: key.privateKey }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in on ${server.baseUrl}: ${res.status}`);
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('org_events_session='));
+  if (!cookie) throw new Error(`sign-in on ${server.baseUrl} set no session cookie`);
+  return cookie.split(';')[0]!;
+}
+
+/** Two events of the org read with a session cookie, as the dashboard reads them (the API). */
+export function readWithSession(server: Pick<TestServer, 'baseUrl' | 'orgId'>, cookie: string) {
+  return send(`${server.baseUrl}/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=2`, {
+    headers: { Cookie: cookie, [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE },
+  });
 }

@@ -9,7 +9,13 @@ import {
 } from '@/tests/helpers/digest-client';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { startPrivateRedis, type PrivateRedis } from '@/tests/helpers/redis';
-import { startTestServer, type TestKey, type TestServer } from '@/tests/helpers/server';
+import {
+  readWithSession,
+  signInForCookie as signIn,
+  startTestServer,
+  type TestKey,
+  type TestServer,
+} from '@/tests/helpers/server';
 
 /**
  * Two instances of the built server (`npm start`) on one PostgreSQL database
@@ -82,25 +88,6 @@ function assertUnavailable(res: TestResponse, what: string) {
   assert.equal(res.json<{ errorCode: string }>().errorCode, 'SERVICE_UNAVAILABLE');
   assert.ok(!res.text.includes('"results"'), `${what}: no data`);
 }
-
-type Key = { publicKey: string; privateKey: string };
-
-async function signIn(server: TestServer, key: Key): Promise<string> {
-  const res = await fetch(`${server.baseUrl}/api/session`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Origin: server.baseUrl },
-    body: JSON.stringify({ publicKey: key.publicKey, privateKey: key.privateKey }),
-  });
-  assert.equal(res.status, 200, `sign-in on ${server.baseUrl}`);
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('org_events_session='));
-  assert.ok(cookie, 'a session cookie is set');
-  return cookie.split(';')[0]!;
-}
-
-const readWithSession = (server: TestServer, cookie: string) =>
-  send(`${server.baseUrl}${eventsPath()}`, {
-    headers: { Cookie: cookie, 'X-Org-Events-Client': 'dashboard' },
-  });
 
 describe('two instances on one database and one Redis', () => {
   test('a Digest request captured on one instance and replayed on the other is refused', async () => {

@@ -10,7 +10,8 @@ import { startTestServer, type TestServer } from '@/tests/helpers/server';
 /**
  * TLS_CERT_FILE and TLS_KEY_FILE: server.ts listens with HTTPS itself, and
  * the links it writes say https. A self-signed certificate made with
- * openssl for the test; requests through curl --digest. Needs a build.
+ * openssl for the test; requests through curl --digest. The dashboard's
+ * session cookie is Secure too. Needs a build.
  */
 
 const run = promisify(execFile);
@@ -60,6 +61,20 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     const http = server.baseUrl.replace(/^https:/, 'http:');
     const res = await curl(`${http}/healthz`).catch(() => ({ status: 'refused', body: '' }));
     assert.notEqual(res.status, '200');
+  });
+
+  test("signing in over HTTPS sets a Secure cookie (the dashboard's thread is reached over loopback HTTP)", async () => {
+    const { member } = server.keys;
+    const { stdout } = await run('curl', [
+      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
+      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
+      ...['--data', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
+      `${server.baseUrl}/api/session`,
+    ]);
+    assert.match(stdout, /^HTTP\/1\.1 200/, stdout);
+    const cookie = /^set-cookie: (org_events_session=.*)$/im.exec(stdout)?.[1];
+    assert.ok(cookie, stdout);
+    assert.match(cookie, /; Secure(;|$)/i);
   });
 
   test('/healthz over HTTPS', async () => {

@@ -1,0 +1,168 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { getAuthState } from '@/lib/auth/shared-state';
+import { serveAuthState } from '@/lib/auth/thread-auth-state';
+import { errorJson, serviceUnavailable } from '@/lib/domain/errors';
+import { processToken } from './front-door';
+
+/**
+ * Next (the dashboard) in a worker thread of server.ts's process, reached
+ * over loopback HTTP from the main thread, which keeps the API's fast path.
+ *
+ * Why: on Node 20, Next's rendering uses AsyncLocalStorage, whose first
+ * run() turns on promise hooks for the whole isolate; every promise of the
+ * API's fast path then pays for them (about a fifth of its throughput once a
+ * dashboard page has been served, `npm run bench`). A worker thread is its
+ * own isolate, so the hooks stay there.
+ *
+ * What crosses: each request with the main thread's guard's facts header
+ * (lib/http/front-door.ts: client address, TLS, request id, raw target),
+ * which the worker trusts by the guard's token; the authentication state
+ * (nonce counts, throttle, session revocations) stays the main thread's and
+ * the worker calls it (lib/auth/thread-auth-state.ts), so a sign-out in the
+ * dashboard ends the session for the API at once, and the sign-in throttle
+ * counts every failure of the process. The worker opens its own store
+ * connections; the main thread has already migrated the database.
+ */
+
+export type NextThread = {
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  close: () => Promise<void>;
+};
+
+export type NextThreadOptions = {
+  /** The public host and port, as Next would have been told without the thread. */
+  hostname: string;
+  port: number;
+  /** The project directory (the one holding .next). */
+  dir: string;
+  maxHeaderSize: number;
+};
+
+/** What the worker posts once Next is prepared and its loopback server listens. */
+export type NextThreadReady = { port: number };
+
+export type NextThreadInput = NextThreadOptions & {
+  token: string;
+  authPort: MessagePort;
+  authKind: 'memory' | 'redis';
+};
+
+const WORKER_FILE = path.join(__dirname, 'next-thread-worker.ts');
+
+/**
+ * Headers of one connection, not of the message (RFC 9110 7.6.1): each hop
+ * sets its own. `transfer-encoding` goes too: node:http frames the body again.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const kept: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+/** Starts the worker and resolves once Next is ready to answer. */
+export async function startNextThread(options: NextThreadOptions): Promise<NextThread> {
+  const auth = new MessageChannel();
+  serveAuthState(auth.port1, getAuthState);
+  const input: NextThreadInput = {
+    ...options,
+    token: processToken(),
+    authPort: auth.port2,
+    authKind: getAuthState().kind,
+  };
+  // The worker is TypeScript: register tsx inside it before loading it.
+  const worker = new Worker(
+    `require('tsx/cjs/api').register(); require(${JSON.stringify(WORKER_FILE)});`,
+    { eval: true, workerData: input, transferList: [auth.port2] },
+  );
+  const ready = await new Promise<NextThreadReady>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`Next's thread exited (${code}) before ready`)));
+  });
+  let exited = false;
+  worker.once('exit', () => {
+    exited = true;
+    auth.port1.close();
+  });
+  // Few sockets, kept: every dashboard request reuses one.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const unavailable = (error?: Error) => {
+        // The client already gone (the upstream request was ended for it): nothing to say.
+        if (res.destroyed || res.writableEnded) {
+          resolve();
+          return;
+        }
+        if (res.headersSent) {
+          res.destroy(error);
+        } else {
+          const refusal = serviceUnavailable('the dashboard thread is not answering', 5);
+          const body = errorJson(refusal);
+          res.writeHead(refusal.status, {
+            ...Object.fromEntries(refusal.headers),
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+          });
+          res.end(body);
+        }
+        resolve();
+      };
+      if (exited) {
+        unavailable();
+        return;
+      }
+      const upstream = http.request(
+        {
+          agent,
+          host: '127.0.0.1',
+          port: ready.port,
+          method: req.method,
+          path: req.url,
+          headers: endToEnd(req.headers),
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+          answer.pipe(res);
+          answer.once('end', () => resolve());
+          answer.on('error', (error) => unavailable(error));
+        },
+      );
+      upstream.on('error', (error) => unavailable(error));
+      // A client that resets mid-body: the upstream request goes with it.
+      req.on('error', () => upstream.destroy());
+      // A client gone before the answer ends: stop the worker's work too.
+      res.once('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+        resolve();
+      });
+      req.pipe(upstream);
+    });
+
+  const close = async () => {
+    agent.destroy();
+    if (exited) return;
+    const gone = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('close');
+    // Next's own close is quick; a thread that does not answer is ended.
+    const timer = setTimeout(() => void worker.terminate(), 5_000);
+    await gone;
+    clearTimeout(timer);
+  };
+  return { handle, close };
+}

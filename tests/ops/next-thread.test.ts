@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { send } from '@/tests/helpers/digest-client';
+import {
+  readWithSession,
+  signInForCookie,
+  startTestServer,
+  type TestServer,
+} from '@/tests/helpers/server';
+
+/**
+ * `npm start` serves the dashboard from Next in a worker thread and the API
+ * from the main thread (lib/http/next-thread.ts). Without Redis the
+ * authentication state is the main thread's memory, which the worker calls:
+ * what the dashboard does to a session holds for the API at once. Requests
+ * to the dashboard keep the client's request id and are logged once, by the
+ * main thread's guard. Needs `npm run build`.
+ */
+
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer({ env: { REDIS_URL: '', LOG_LEVEL: 'info' } });
+});
+after(async () => {
+  await server?.stop();
+});
+
+describe("the dashboard in Next's thread, the API in the main thread", () => {
+  test('a session signed out through the dashboard is refused by the API at once, without Redis', async () => {
+    const cookie = await signInForCookie(server, server.keys.member);
+    const other = await signInForCookie(server, server.keys.member);
+    assert.equal((await readWithSession(server, cookie)).status, 200, 'the new session reads');
+
+    const out = await fetch(`${server.baseUrl}/api/session`, {
+      method: 'DELETE',
+      headers: { Cookie: cookie },
+    });
+    assert.equal(out.status, 204);
+    const refused = await readWithSession(server, cookie);
+    assert.equal(refused.status, 401, refused.text);
+    assert.ok(!refused.text.includes('"results"'));
+    assert.equal((await readWithSession(server, other)).status, 200, 'another session lives on');
+  });
+
+  test("a dashboard page answers with the client's request id and is logged once", async () => {
+    const requestId = 'next-thread-test-0001';
+    const res = await send(`${server.baseUrl}/sign-in`, {
+      headers: { 'X-Request-Id': requestId },
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(res.headers.get('x-request-id'), requestId);
+    // The line is written when the response closes: give the log a moment.
+    let lines: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50 && lines.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      lines = server.logLines().filter((line) => line.requestId === requestId);
+    }
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.equal(lines[0]!.status, 200);
+    assert.equal(lines[0]!.path, '/sign-in');
+    assert.equal(lines[0]!.route, 'dashboard');
+  });
+});
