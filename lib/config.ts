@@ -55,13 +55,10 @@ const configSchema = z.object({
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
   /**
-   * What `npm start` serves: `all` (the API, the dashboard, the probes) or
-   * `api` (the API and the probes, without loading Next). On Node 20, Next's
-   * rendering turns on promise hooks for its whole process (its
-   * AsyncLocalStorage), which costs the API's fast path about a fifth of its
-   * throughput once a dashboard page has been served (`npm run bench`); a
-   * deployment under heavy API load runs `api` instances behind the proxy's
-   * /api/public/ route and `all` instances for the rest.
+   * What `npm start` serves: `all` (the API, the dashboard in Next's worker
+   * thread, the probes) or `api` (the API and the probes, without starting
+   * Next at all: less memory, a quicker start, for instances behind a
+   * proxy's /api/public/ route).
    */
   SERVE: z.enum(['all', 'api']).default('all'),
 });
