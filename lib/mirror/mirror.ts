@@ -1,7 +1,7 @@
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
 import { toNewEvent } from '@/lib/ingest/import';
-import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import type { EventStore } from '@/lib/store/types';
 import { MirrorError, SourceClient, type SourceOptions, type SourceRecord } from './source';
 
@@ -101,14 +101,16 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   let checkpoint: Checkpoint = saved ? (JSON.parse(saved) as Checkpoint) : { version: 1 };
   const save = () => store.setMirrorCheckpoint(orgId, key, JSON.stringify(checkpoint));
 
-  // A run left `running` by a mirror of the same source that was killed.
-  for (const previous of await store.listIngestRuns(orgId, 50)) {
-    if (previous.kind === 'mirror' && previous.status === 'running' && previous.source === key) {
-      await store.updateIngestRun(previous.id, {
-        status: 'interrupted',
-        detail: 'ended without finishing (killed); a later run resumed from its checkpoint',
-      });
-    }
+  // A mirror of the same source that was killed left its run `running`:
+  // settled as interrupted here (this run resumes from its checkpoint). One
+  // still alive would share the checkpoint with this one: refused.
+  const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId));
+  const live = runs.find((r) => r.kind === 'mirror' && r.status === 'running' && r.source === key);
+  if (live) {
+    throw new MirrorError(
+      'ALREADY_RUNNING',
+      `Another mirror of ${key} into ${orgId} is running (run ${live.id}, process ${live.pid ?? '?'} on ${live.host ?? '?'}, started ${formatCreated(live.started)}): stop it first`,
+    );
   }
   const run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
   const counts = { copied: 0, skipped: 0, rejected: 0 };

@@ -33,7 +33,8 @@ export type MirrorErrorCode =
   | 'NOT_FOUND'
   | 'UNREACHABLE'
   | 'REJECTED'
-  | 'SOURCE_FAILED';
+  | 'SOURCE_FAILED'
+  | 'ALREADY_RUNNING';
 
 /** A failure retrying cannot fix, with a message for the person running the mirror. */
 export class MirrorError extends Error {
