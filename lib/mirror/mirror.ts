@@ -95,7 +95,6 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   const pause =
     options.pause ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const key = checkpointKey(options.source);
-  const client = new SourceClient(options.source, options.sleep);
 
   const saved = await store.getMirrorCheckpoint(orgId, key);
   let checkpoint: Checkpoint = saved ? (JSON.parse(saved) as Checkpoint) : { version: 1 };
@@ -112,6 +111,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       `Another mirror of ${key} into ${orgId} is running (run ${live.id}, process ${live.pid ?? '?'} on ${live.host ?? '?'}, started ${formatCreated(live.started)}): stop it first`,
     );
   }
+  const client = new SourceClient(options.source, options.sleep);
   const run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
   const counts = { copied: 0, skipped: 0, rejected: 0 };
   let window: MirrorProgress['window'] = { pageNum: 1 };
@@ -137,27 +137,33 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           detail,
         });
 
-  /** Walks one segment to its end; false when stopped on the way. */
+  const windowOf = (segment: Segment): MirrorProgress['window'] => ({
+    minDate: segment.lo === undefined ? undefined : formatCreated(segment.lo),
+    maxDate: segment.hi,
+    pageNum: segment.pageNum,
+  });
+  const fetchPage = (at: MirrorProgress['window']) => {
+    const fetching = client.page({ ...at, itemsPerPage });
+    // Handled when awaited; a prefetch abandoned by a stop or a failed
+    // insert must not surface as an unhandled rejection.
+    fetching.catch(() => undefined);
+    return fetching;
+  };
+
+  /**
+   * Walks one segment to its end; false when stopped on the way. The next
+   * window is known as soon as a page arrives (it depends only on that page),
+   * so the next page is requested while this one is stored: the source's
+   * latency and the store's writes overlap instead of adding up. The
+   * checkpoint still moves only after a page is stored.
+   */
   const walk = async (segment: Segment): Promise<boolean> => {
+    let next = windowOf(segment);
+    let pending = fetchPage(next);
     for (;;) {
-      window = {
-        minDate: segment.lo === undefined ? undefined : formatCreated(segment.lo),
-        maxDate: segment.hi,
-        pageNum: segment.pageNum,
-      };
-      const page = await client.page({ ...window, itemsPerPage });
+      window = next;
+      const page = await pending;
       const records = page.map((record) => record.value);
-      const batch: NewEvent[] = [];
-      for (const { value: record, text } of page) {
-        const event = toNewEvent(record, orgId, true, text);
-        if (typeof event === 'string') {
-          counts.rejected++;
-          options.onRejected?.(record, event);
-        } else batch.push(event);
-      }
-      const result = await store.insertEvents(orgId, batch, { runId: run.id });
-      counts.copied += result.inserted;
-      counts.skipped += result.skipped;
       if (segment.top === undefined && records.length > 0) {
         segment.top = createdOf(records[0]!);
       }
@@ -173,7 +179,22 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           segment.hi = new Date(edge).toISOString();
           segment.pageNum = 1;
         }
-        checkpoint = { ...checkpoint, segment };
+        next = windowOf(segment);
+        if (!shouldStop()) pending = fetchPage(next);
+      }
+      const batch: NewEvent[] = [];
+      for (const { value: record, text } of page) {
+        const event = toNewEvent(record, orgId, true, text);
+        if (typeof event === 'string') {
+          counts.rejected++;
+          options.onRejected?.(record, event);
+        } else batch.push(event);
+      }
+      const result = await store.insertEvents(orgId, batch, { runId: run.id });
+      counts.copied += result.inserted;
+      counts.skipped += result.skipped;
+      if (!done) {
+        checkpoint = { ...checkpoint, segment: { ...segment } };
       } else {
         const through = Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity);
         checkpoint = { version: 1, ...(Number.isFinite(through) ? { through } : {}) };
