@@ -1,5 +1,5 @@
 /**
- * `npm run bench:mirror -- [--events N] [--rounds R] [--targets sqlite,postgres] [--reuse]`
+ * `npm run bench:mirror -- [--events N] [--rounds R] [--targets sqlite,postgres] [--latency-ms L] [--reuse]`
  *
  * Mirror throughput (issue 11): a source server of this product (`npm start`
  * with SERVE=api, hosted variant, SQLite at bench/data/mirror-source-<N>.db
@@ -12,11 +12,16 @@
  * The gap between the two is what the copy costs on top of reading.
  *
  * The request budget is lifted (the real service's 500/min would make this a
- * benchmark of waiting). Prints events/s, requests and retries per run, the
+ * benchmark of waiting). `--latency-ms L` puts a proxy in front of the source
+ * that holds each answer L ms, as a remote service over the internet would
+ * (both sides go through it): the mirror requests the next page while it
+ * stores the current one, which only shows when requests take time. Prints events/s, requests and retries per run, the
  * medians, and the machine's load before and after; nothing is asserted on
  * time. Results also go to bench/results/mirror-<N>.json.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -50,6 +55,7 @@ function options() {
       rounds: { type: 'string', default: '3' },
       targets: { type: 'string', default: 'sqlite,postgres' },
       reuse: { type: 'boolean', default: false },
+      'latency-ms': { type: 'string', default: '0' },
     },
   });
   const events = Number(values.events.replace(/[_,]/g, ''));
@@ -61,7 +67,11 @@ function options() {
     if (t !== 'sqlite' && t !== 'postgres')
       throw new Error(`--targets: sqlite or postgres, not ${t}`);
   }
-  return { events, rounds, targets: targets as Target[], reuse: values.reuse };
+  const latencyMs = Number(values['latency-ms']);
+  if (!Number.isSafeInteger(latencyMs) || latencyMs < 0) {
+    throw new Error('--latency-ms: a non-negative integer');
+  }
+  return { events, rounds, targets: targets as Target[], reuse: values.reuse, latencyMs };
 }
 
 /** The source database: N seeded events and a member key (reused when asked and complete). */
@@ -173,6 +183,50 @@ async function pageOnce(source: SourceOptions, windows: Window[]): Promise<Measu
   }
 }
 
+/** A proxy to `target` that sends each answer `latencyMs` after the source gave it. */
+function delayingProxy(
+  target: string,
+  latencyMs: number,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const upstream = new URL(target);
+  const server = http.createServer((req, res) => {
+    const forward = http.request(
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () =>
+          setTimeout(() => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            res.end(Buffer.concat(chunks));
+          }, latencyMs),
+        );
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -182,7 +236,7 @@ const median = (values: number[]) => {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function main() {
-  const { events, rounds, targets, reuse } = options();
+  const { events, rounds, targets, reuse, latencyMs } = options();
   // Both sides read the same pages; their rate is the org's events per second of the run.
   const rate = (m: Measured) => events / m.seconds;
   const dataDir = path.join(ROOT, 'bench', 'data');
@@ -196,8 +250,9 @@ async function main() {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
   });
+  const proxy = latencyMs > 0 ? await delayingProxy(server.baseUrl, latencyMs) : undefined;
   const source: SourceOptions = {
-    baseUrl: `${server.baseUrl}/api/public/v1.0`,
+    baseUrl: `${proxy?.url ?? server.baseUrl}/api/public/v1.0`,
     orgId: ORG_ID,
     ...key,
     requestsPerMinute: 1_000_000,
@@ -233,12 +288,13 @@ async function main() {
       }
     }
   } finally {
+    await proxy?.close();
     await server.stop();
   }
   const loadAfter = os.loadavg();
 
   const lines = [
-    `Mirror of ${fmt(events)} events from a source server (npm start, SERVE=api, SQLite, hosted), ${ITEMS_PER_PAGE} per page, ${rounds} rounds, medians:`,
+    `Mirror of ${fmt(events)} events from a source server (npm start, SERVE=api, SQLite, hosted), ${ITEMS_PER_PAGE} per page, ${latencyMs} ms added per request, ${rounds} rounds, medians:`,
     machineLine(),
     `Load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
     '',
@@ -256,7 +312,7 @@ async function main() {
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(
     path.join(resultsDir, `mirror-${events}.json`),
-    `${JSON.stringify({ events, rounds, itemsPerPage: ITEMS_PER_PAGE, machine: machineInfo(), loadBefore, loadAfter, results }, null, 2)}\n`,
+    `${JSON.stringify({ events, rounds, latencyMs, itemsPerPage: ITEMS_PER_PAGE, machine: machineInfo(), loadBefore, loadAfter, results }, null, 2)}\n`,
   );
 }
 
