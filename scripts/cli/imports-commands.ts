@@ -103,5 +103,6 @@ function runJson(run: IngestRun) {
     ...run,
     started: isoTime(run.started),
     finished: run.finished === null ? null : isoTime(run.finished),
+    heartbeat: run.heartbeat === null ? null : isoTime(run.heartbeat),
   };
 }
