@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { newObjectId } from '@/lib/domain/object-id';
 import type {
   DeleteOptions,
@@ -14,23 +15,52 @@ import type {
  * it ends `finished`, `failed` or `interrupted`. Undoing deletes exactly the
  * events it inserted (they carry its id; events it skipped as already present
  * keep the run that added them) and marks it `undone`.
+ *
+ * A run killed mid-way never writes its end, so a run records the machine
+ * and process running it and a heartbeat while it lives; whoever reads the
+ * ledger next (`imports list`, `imports undo`, a new mirror) settles a
+ * `running` run whose process is gone as `interrupted`.
  */
+
+/** How often a live run writes its heartbeat. */
+export const HEARTBEAT_MS = 10_000;
+/**
+ * Silence after which a run is taken for dead when its process cannot be
+ * checked (another machine): six missed heartbeats, so a busy or briefly
+ * stalled process is not misjudged.
+ */
+export const STALE_MS = 6 * HEARTBEAT_MS;
+
+/** Heartbeat timers of the runs this process is running, by run id. */
+const heartbeats = new Map<string, NodeJS.Timeout>();
 
 export async function startIngestRun(
   store: EventStore,
   run: { orgId: string; kind: IngestRunKind; source: string },
 ): Promise<IngestRun> {
-  return store.createIngestRun({
+  const now = Date.now();
+  const created = await store.createIngestRun({
     id: newObjectId(),
     ...run,
-    started: Date.now(),
+    started: now,
     finished: null,
     inserted: 0,
     skipped: 0,
     rejected: 0,
     status: 'running',
     detail: null,
+    host: os.hostname(),
+    pid: process.pid,
+    heartbeat: now,
   });
+  const timer = setInterval(() => {
+    // A missed beat is harmless (the next one, or the end, follows), and a
+    // store closed under a run must not crash the process from a timer.
+    store.updateIngestRun(created.id, { heartbeat: Date.now() }).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  timer.unref(); // never what keeps a process alive
+  heartbeats.set(created.id, timer);
+  return created;
 }
 
 export async function endIngestRun(
@@ -38,7 +68,65 @@ export async function endIngestRun(
   id: string,
   patch: IngestRunPatch & Pick<IngestRun, 'status'>,
 ): Promise<void> {
-  await store.updateIngestRun(id, { ...patch, finished: Date.now() });
+  clearInterval(heartbeats.get(id));
+  heartbeats.delete(id);
+  const now = Date.now();
+  await store.updateIngestRun(id, { ...patch, finished: now, heartbeat: now });
+}
+
+/** Whether a process with this id exists on this machine (EPERM: it does, another user's). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Why a `running` run is in fact dead, or null while it may be alive: on the
+ * machine that started it, its process is gone; anywhere, it has been silent
+ * longer than STALE_MS (a killed process whose id was reused, another
+ * machine, a run recorded before heartbeats).
+ */
+export function whyAbandoned(run: IngestRun, now = Date.now()): string | null {
+  if (run.status !== 'running') return null;
+  const who = run.pid === null ? 'its process' : `process ${run.pid} on ${run.host ?? '?'}`;
+  const lastSign = run.heartbeat ?? run.started;
+  const heard = `last heard from at ${new Date(lastSign).toISOString()}`;
+  if (run.pid !== null && run.host === os.hostname() && !processExists(run.pid)) {
+    return `${who} ended without finishing (killed or crashed); ${heard}`;
+  }
+  if (now - lastSign > STALE_MS) {
+    return `${who} stopped answering (no heartbeat for ${Math.round((now - lastSign) / 1000)} s); ${heard}`;
+  }
+  return null;
+}
+
+/**
+ * Marks the abandoned runs among `runs` as `interrupted` in the store (their
+ * counts as last recorded, `finished` at their last sign of life) and returns
+ * the list as it now stands. Its events stay: `imports undo` removes them.
+ */
+export async function settleIngestRuns(store: EventStore, runs: IngestRun[]): Promise<IngestRun[]> {
+  const now = Date.now();
+  const settled: IngestRun[] = [];
+  for (const run of runs) {
+    const why = whyAbandoned(run, now);
+    if (why === null) {
+      settled.push(run);
+      continue;
+    }
+    const patch = {
+      status: 'interrupted' as const,
+      finished: run.heartbeat ?? run.started,
+      detail: why,
+    };
+    await store.updateIngestRun(run.id, patch);
+    settled.push({ ...run, ...patch });
+  }
+  return settled;
 }
 
 export class UndoRefusedError extends Error {
@@ -49,21 +137,25 @@ export class UndoRefusedError extends Error {
 }
 
 /**
- * Removes the events a run inserted, counters kept exact. A run still marked
- * `running` is refused unless `force` (it may be alive and still inserting; a
- * killed one stays `running` forever), an undone one is refused.
+ * Removes the events a run inserted, counters kept exact. A run that is
+ * still alive is refused unless `force` (it would go on inserting); a killed
+ * one is settled as interrupted first and undone like any other. An undone
+ * run is refused.
  */
 export async function undoIngestRun(
   store: EventStore,
   id: string,
   options: DeleteOptions & { force?: boolean } = {},
 ): Promise<{ run: IngestRun; deleted: number }> {
-  const run = await store.getIngestRun(id);
-  if (!run) throw new UndoRefusedError(`No import or mirror run with id ${id}`);
+  const found = await store.getIngestRun(id);
+  if (!found) throw new UndoRefusedError(`No import or mirror run with id ${id}`);
+  const run = (await settleIngestRuns(store, [found]))[0]!;
   if (run.status === 'undone') throw new UndoRefusedError(`Run ${id} was already undone`);
   if (run.status === 'running' && !options.force) {
+    const lastSign = run.heartbeat ?? run.started;
     throw new UndoRefusedError(
-      `Run ${id} is still marked running (started ${new Date(run.started).toISOString()}): if it was killed, undo it with --force`,
+      `Run ${id} is still running (process ${run.pid ?? '?'} on ${run.host ?? '?'}, started ${new Date(run.started).toISOString()}, ` +
+        `last heard from ${Math.round((Date.now() - lastSign) / 1000)} s ago): stop it first, or undo it anyway with --force`,
     );
   }
   const deleted = await store.deleteEvents(run.orgId, { runId: id }, options);

@@ -33,7 +33,9 @@ export type MirrorErrorCode =
   | 'NOT_FOUND'
   | 'UNREACHABLE'
   | 'REJECTED'
-  | 'SOURCE_FAILED';
+  | 'SOURCE_FAILED'
+  | 'UNTRUSTED_CERTIFICATE'
+  | 'ALREADY_RUNNING';
 
 /** A failure retrying cannot fix, with a message for the person running the mirror. */
 export class MirrorError extends Error {
@@ -64,6 +66,22 @@ export type SourcePageRecord = { value: SourceRecord; text: string | undefined }
 
 /** Network errors that mean "nobody answers there" rather than "the line dropped". */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/**
+ * TLS verification failures: retrying cannot fix them, and the usual cause is
+ * a self-hosted installation's private CA that Node was not told about.
+ */
+const UNTRUSTED_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 const MAX_BACKOFF_MS = 30_000;
 /** 429s are the source asking for patience, not failing: allow more of them in a row. */
@@ -147,6 +165,13 @@ export class SourceClient {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         const reason = error instanceof Error ? error.message : String(error);
+        if (code && UNTRUSTED_CODES.has(code)) {
+          throw new MirrorError(
+            'UNTRUSTED_CERTIFICATE',
+            `The certificate of ${this.base.origin} is not trusted (${code}: ${reason}). ` +
+              "For a self-hosted installation with its own CA, set NODE_EXTRA_CA_CERTS to the CA's PEM file.",
+          );
+        }
         // Nobody has answered yet and nobody listens there: say so soon.
         const limit = !this.answered && code && UNREACHABLE_CODES.has(code) ? 2 : this.maxRetries;
         if (failures >= limit) {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema';
 import type { IngestRun, IngestRunKind, IngestRunPatch, IngestRunStatus } from './types';
 
-/** The import ledger and the mirror checkpoints (migration 0007). */
+/** The import ledger and the mirror checkpoints (migrations 0007 and 0009). */
 
 type RunRow = Database['ingest_runs'] extends infer T ? { [K in keyof T]: unknown } : never;
 
@@ -19,6 +19,9 @@ function toRun(row: RunRow): IngestRun {
     rejected: Number(row.rejected),
     status: row.status as IngestRunStatus,
     detail: (row.detail as string | null) ?? null,
+    host: (row.host as string | null) ?? null,
+    pid: row.pid === null || row.pid === undefined ? null : Number(row.pid),
+    heartbeat: row.heartbeat === null || row.heartbeat === undefined ? null : Number(row.heartbeat),
   };
 }
 
@@ -37,6 +40,9 @@ export async function createIngestRun(db: Kysely<Database>, run: IngestRun): Pro
       rejected: run.rejected,
       status: run.status,
       detail: run.detail,
+      host: run.host,
+      pid: run.pid,
+      heartbeat: run.heartbeat,
     })
     .execute();
   return run;
@@ -54,6 +60,7 @@ export async function updateIngestRun(
   if (patch.rejected !== undefined) values.rejected = patch.rejected;
   if (patch.status !== undefined) values.status = patch.status;
   if (patch.detail !== undefined) values.detail = patch.detail;
+  if (patch.heartbeat !== undefined) values.heartbeat = patch.heartbeat;
   if (Object.keys(values).length === 0) return;
   await db
     .updateTable('ingest_runs')

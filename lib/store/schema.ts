@@ -90,6 +90,11 @@ export type IngestRunsTable = {
   rejected: Millis;
   status: string;
   detail: string | null;
+  /** The machine and process that started the run (migration 0009; null before it). */
+  host: ColumnType<string | null, string | null | undefined, string | null>;
+  pid: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Its last sign of life, ms (migration 0009). */
+  heartbeat: ColumnType<number | null, number | null | undefined, number | null>;
 };
 
 /** Where a mirror of one source organization stands (JSON state). */

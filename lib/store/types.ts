@@ -139,10 +139,18 @@ export type IngestRun = {
   status: IngestRunStatus;
   /** Why it failed, or what undid it. */
   detail: string | null;
+  /** The machine (os.hostname()) and process that ran it; null on runs older than that record. */
+  host: string | null;
+  pid: number | null;
+  /** Its last sign of life (ms), or null (then `started` stands in). */
+  heartbeat: number | null;
 };
 
 export type IngestRunPatch = Partial<
-  Pick<IngestRun, 'finished' | 'inserted' | 'skipped' | 'rejected' | 'status' | 'detail'>
+  Pick<
+    IngestRun,
+    'finished' | 'inserted' | 'skipped' | 'rejected' | 'status' | 'detail' | 'heartbeat'
+  >
 >;
 
 export type Org = { id: string; name: string; created: number };

@@ -54,10 +54,13 @@ Commands:
   imports list --org ORG_ID [--limit N]
       The import ledger: every import and mirror run with its source, start
       and end, inserted / skipped (already present) / rejected counts, status.
+      A run whose process is gone (killed, crashed, or silent for 60 s) is
+      shown and recorded as interrupted.
   imports undo ID [--force]
       Remove exactly the events run ID inserted (not those it skipped as
-      already present), counters kept exact; the run is marked undone. A run
-      still marked running (a killed import) needs --force.
+      already present), counters kept exact; the run is marked undone. An
+      interrupted run is undone like any other; one still running (its
+      process alive) needs --force.
 
   events prune --org ORG_ID --before DATE [--dry-run]
       Retention: delete every event created before DATE, in short

@@ -1,4 +1,4 @@
-import { UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { isObjectId } from '@/lib/domain/object-id';
 import type { IngestRun } from '@/lib/store/types';
 import {
@@ -35,7 +35,8 @@ const list: Command = async (args, context) => {
   const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 100_000);
   const store = await context.store();
   if (!(await store.getOrg(orgId))) throw new CommandError(`No organization with id ${orgId}`);
-  const runs = await store.listIngestRuns(orgId, limit);
+  // Runs whose process was killed are shown (and recorded) as interrupted.
+  const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId, limit));
   context.emit({ orgId, runs: runs.map(runJson) });
   if (runs.length === 0) {
     context.say(`No imports or mirror runs recorded for ${orgId}.`);
@@ -57,6 +58,11 @@ const list: Command = async (args, context) => {
       ]),
     ),
   );
+  for (const run of runs.filter((r) => r.status === 'interrupted' || r.status === 'failed')) {
+    context.say(
+      `Run ${run.id} ${run.status}${run.detail ? `: ${run.detail}` : ''}. 'imports undo ${run.id}' removes the events it added.`,
+    );
+  }
   return EXIT.ok;
 };
 
@@ -97,5 +103,6 @@ function runJson(run: IngestRun) {
     ...run,
     started: isoTime(run.started),
     finished: run.finished === null ? null : isoTime(run.finished),
+    heartbeat: run.heartbeat === null ? null : isoTime(run.heartbeat),
   };
 }

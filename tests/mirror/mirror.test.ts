@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
@@ -312,6 +312,21 @@ function mirrorSuite(variant: Variant) {
         'the follow to copy the new events',
         async () => (await countIn(copy.databaseUrl, copy.orgId)) === SOURCE_EVENTS + added.length,
       );
+      // A second mirror of the same source would share its checkpoint: refused while it lives.
+      const second = cli(
+        copy.databaseUrl,
+        'mirror',
+        ...sourceArgs,
+        '--private-key',
+        source.keys.member.privateKey,
+      );
+      assert.equal(second.code, 1);
+      assert.match(
+        second.stderr,
+        new RegExp(
+          `Another mirror of .* is running \\(run [0-9a-f]{24}, process ${follow.child.pid} on `,
+        ),
+      );
       follow.child.kill('SIGTERM');
       const result = await follow.done;
       assert.equal(result.code, 0, result.stderr);
@@ -360,38 +375,117 @@ function mirrorSuite(variant: Variant) {
       );
     });
 
-    if (variant === 'hosted') {
-      test('a wrong key, an unknown org and an unreachable host are clear errors', async () => {
-        const target = `file:${path.join(tmp, 'errors.db')}`;
-        assert.equal(cli(target, 'orgs', 'create', '--name', 'E', '--id', copy.orgId).code, 0);
-        const wrongKey = cli(target, 'mirror', ...sourceArgs, '--private-key', 'not-the-key');
-        assert.equal(wrongKey.code, 1);
-        assert.match(wrongKey.stderr, /refused the key .*check the public and private key/);
-        const unknownOrg = cli(
-          target,
-          'mirror',
-          ...withArg(sourceArgs, '--source-org', '0123456789abcdef01234567'),
-          '--private-key',
-          source.keys.member.privateKey,
-          '--json',
+    test('a wrong key, an unknown org and an unreachable or unknown host are clear errors', async () => {
+      const target = `file:${path.join(tmp, 'errors.db')}`;
+      assert.equal(cli(target, 'orgs', 'create', '--name', 'E', '--id', copy.orgId).code, 0);
+      const wrongKey = cli(target, 'mirror', ...sourceArgs, '--private-key', 'not-the-key');
+      assert.equal(wrongKey.code, 1);
+      assert.match(wrongKey.stderr, /refused the key .*check the public and private key/);
+      const unknownOrg = cli(
+        target,
+        'mirror',
+        ...withArg(sourceArgs, '--source-org', '0123456789abcdef01234567'),
+        '--private-key',
+        source.keys.member.privateKey,
+        '--json',
+      );
+      assert.equal(unknownOrg.code, 1);
+      assert.match(
+        (unknownOrg.json as { error: { message: string } }).error.message,
+        /no organization 0123456789abcdef01234567/,
+      );
+      const closed = await faultyProxy(source.baseUrl);
+      await closed.close(); // a port nobody listens on any more
+      const unreachable = cli(
+        target,
+        'mirror',
+        ...withArg(sourceArgs, '--source', `${closed.url}/api/public/v1.0`),
+        '--private-key',
+        source.keys.member.privateKey,
+      );
+      assert.equal(unreachable.code, 1);
+      assert.match(unreachable.stderr, /Cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+      const unknownHost = cli(
+        target,
+        'mirror',
+        ...withArg(sourceArgs, '--source', 'http://no-such-host.invalid/api/public/v1.0'),
+        '--private-key',
+        source.keys.member.privateKey,
+      );
+      assert.equal(unknownHost.code, 1);
+      assert.match(
+        unknownHost.stderr,
+        /Cannot reach http:\/\/no-such-host\.invalid: .*(ENOTFOUND|EAI_AGAIN)/,
+      );
+      assert.equal(await countIn(target, copy.orgId), 0);
+      const ledger = cli(target, 'imports', 'list', '--org', copy.orgId, '--json');
+      const runs = (ledger.json as { runs: { status: string; detail: string }[] }).runs;
+      assert.deepEqual(
+        runs.map((r) => r.status),
+        ['failed', 'failed', 'failed', 'failed'],
+        'each refused mirror is recorded as failed, with its reason',
+      );
+      assert.match(runs[0]!.detail, /no-such-host\.invalid/);
+    });
+
+    if (variant === 'self-hosted') {
+      test('over https with a private CA: untrusted is a clear error, NODE_EXTRA_CA_CERTS makes it work', async () => {
+        const certs = path.join(tmp, 'tls');
+        fs.mkdirSync(certs);
+        const file = (name: string) => path.join(certs, name);
+        const openssl = (...args: string[]) =>
+          assert.equal(spawnSync('openssl', args, { stdio: 'ignore' }).status, 0, args.join(' '));
+        openssl(
+          ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
+          ...['-subj', '/CN=Private Test CA', '-keyout', file('ca.key'), '-out', file('ca.pem')],
         );
-        assert.equal(unknownOrg.code, 1);
-        assert.match(
-          (unknownOrg.json as { error: { message: string } }).error.message,
-          /no organization 0123456789abcdef01234567/,
+        openssl(
+          ...['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1'],
+          ...['-keyout', file('key.pem'), '-out', file('leaf.csr')],
         );
-        const closed = await faultyProxy(source.baseUrl);
-        await closed.close(); // a port nobody listens on any more
-        const unreachable = cli(
-          target,
-          'mirror',
-          ...withArg(sourceArgs, '--source', `${closed.url}/api/public/v1.0`),
-          '--private-key',
-          source.keys.member.privateKey,
+        fs.writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+        openssl(
+          ...['x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.pem')],
+          ...['-CAkey', file('ca.key'), '-CAcreateserial', '-days', '1'],
+          ...['-extfile', file('san.ext'), '-out', file('cert.pem')],
         );
-        assert.equal(unreachable.code, 1);
-        assert.match(unreachable.stderr, /Cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
-        assert.equal(await countIn(target, copy.orgId), 0);
+        const tlsSource = await startTestServer({
+          variant,
+          eventCount: 600,
+          env: { TLS_CERT_FILE: file('cert.pem'), TLS_KEY_FILE: file('key.pem') },
+        });
+        const target = `file:${path.join(tmp, 'over-tls.db')}`;
+        try {
+          assert.match(tlsSource.apiUrl, /^https:/);
+          assert.equal(cli(target, 'orgs', 'create', '--name', 'T', '--id', copy.orgId).code, 0);
+          const args = [
+            ...withArg(
+              withArg(sourceArgs, '--source', tlsSource.apiUrl),
+              '--public-key',
+              tlsSource.keys.member.publicKey,
+            ),
+            '--private-key',
+            tlsSource.keys.member.privateKey,
+            '--json',
+          ];
+          const untrusted = await startMirror(target, args).done;
+          assert.equal(untrusted.code, 1);
+          assert.match(
+            untrusted.stdout,
+            /The certificate of https:\/\/127\.0\.0\.1:\d+ is not trusted \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN).*NODE_EXTRA_CA_CERTS/,
+          );
+          const trusted = await startMirror(target, args, {
+            NODE_EXTRA_CA_CERTS: file('ca.pem'),
+          }).done;
+          assert.equal(trusted.code, 0, trusted.stderr);
+          assert.equal((JSON.parse(trusted.stdout) as { copied: number }).copied, 600);
+          // The same events (their bytes as served are compared in the tests above;
+          // the self-hosted source stores billing fields it never serves).
+          const ids = async (url: string) => (await storedEvents(url, copy.orgId)).map((e) => e.id);
+          assert.deepEqual(await ids(target), await ids(tlsSource.databaseUrl));
+        } finally {
+          await tlsSource.stop();
+        }
       });
     }
   });
