@@ -21,6 +21,14 @@ export function termValue(field: string, term: string): string {
   return term.slice(field.length + 1);
 }
 
+/**
+ * An event id (24 hex digits) as the two integers postings store it by: its
+ * 48-bit halves, exact in a double, ordered as the id text is.
+ */
+export function eventKey(id: string): [number, number] {
+  return [parseInt(id.slice(0, 12), 16), parseInt(id.slice(12), 16)];
+}
+
 /** The terms of one stored document (canonical JSON of the public fields). */
 export function documentTerms(doc: string): string[] {
   return fieldTerms(JSON.parse(doc) as Record<string, unknown>);
