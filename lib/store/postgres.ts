@@ -238,13 +238,14 @@ export class PostgresStore extends KyselyStore {
   ): Promise<Map<string, number> | undefined> {
     const { terms, postings, dayCounts, values } = batch;
     if (postings.length === 0) return undefined;
-    // The dictionary's upsert returns every term's id, new or old.
-    const valueTerms: string[] = [];
-    const valueNs: number[] = [];
-    for (let i = 0; i < values.length; i += 2) {
-      valueTerms.push(terms[values[i]!]!);
-      valueNs.push(values[i + 1]!);
-    }
+    // The dictionary's upsert returns every term's id, new or old. Rows are
+    // locked in term order, the same in every transaction, so two batches
+    // sharing terms wait for each other instead of deadlocking.
+    const order: number[] = [];
+    for (let i = 0; i < values.length; i += 2) order.push(i);
+    order.sort((a, b) => compareText(terms[values[a]!]!, terms[values[b]!]!));
+    const valueTerms = order.map((i) => terms[values[i]!]!);
+    const valueNs = order.map((i) => values[i + 1]!);
     const { rows: dict } = await sql<{ id: number; term: string }>`
       INSERT INTO term_dict (org_id, term, n)
       SELECT ${orgId}, t.term, t.n
@@ -287,14 +288,22 @@ export class PostgresStore extends KyselyStore {
         ${pgArray(his)}::bigint[], ${pgArray(los)}::bigint[], ${pgArray(types)}::bigint[])`.execute(
       trx,
     );
-    const dayIds = new Float64Array(dayCounts.length / 3);
-    const dayBuckets = new Float64Array(dayIds.length);
-    const dayNs = new Float64Array(dayIds.length);
-    for (let d = 0; d < dayIds.length; d++) {
-      dayIds[d] = ids[dayCounts[d * 3]!]!;
-      dayBuckets[d] = dayCounts[d * 3 + 1]!;
-      dayNs[d] = dayCounts[d * 3 + 2]!;
-    }
+    // Counter rows in key order too (see the dictionary above).
+    const days: number[] = [];
+    for (let d = 0; d < dayCounts.length / 3; d++) days.push(d);
+    days.sort(
+      (a, b) =>
+        ids[dayCounts[a * 3]!]! - ids[dayCounts[b * 3]!]! ||
+        dayCounts[a * 3 + 1]! - dayCounts[b * 3 + 1]!,
+    );
+    const dayIds = new Float64Array(days.length);
+    const dayBuckets = new Float64Array(days.length);
+    const dayNs = new Float64Array(days.length);
+    days.forEach((d, i) => {
+      dayIds[i] = ids[dayCounts[d * 3]!]!;
+      dayBuckets[i] = dayCounts[d * 3 + 1]!;
+      dayNs[i] = dayCounts[d * 3 + 2]!;
+    });
     await sql`
       INSERT INTO term_days (term_id, bucket, n)
       SELECT * FROM unnest(${pgArray(dayIds)}::bigint[], ${pgArray(dayBuckets)}::bigint[],
@@ -331,6 +340,11 @@ export class PostgresStore extends KyselyStore {
     }
     return ids;
   }
+}
+
+/** Binary string order (PostgreSQL's "C" collation or not, any fixed order serves). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
