@@ -433,16 +433,8 @@ export abstract class KyselyStore implements EventStore {
       const r = await resolveFilter(db, filter);
       const totalCount = await this.countResolved(db, r);
       const facets: Partial<Record<FacetField, FacetCount[]>> = {};
-      // Fields with no clause of their own count over the same set: under
-      // field filters their values come from one read of each document.
-      const shared =
-        r.clauses.length > 0 && !isEmpty(r)
-          ? fields.filter((f) => f !== 'eventTypeName' && !r.clauses.some((c) => c.key === f))
-          : [];
-      const together = shared.length > 1 ? await this.documentFacets(db, r, shared) : undefined;
       for (const field of fields) {
-        const counts =
-          together?.get(field) ?? (await this.facetCounts(db, without(r, field), field));
+        const counts = await this.facetCounts(db, without(r, field), field);
         facets[field] = [...counts]
           .filter(([, count]) => count > 0)
           .map(([value, count]) => ({ value, count }))
@@ -535,46 +527,16 @@ export abstract class KyselyStore implements EventStore {
 
     // Under field filters: the filtered set is small when a field drives it;
     // read each event's value from its document.
-    return (await this.documentFacets(db, r, [field])).get(field)!;
-  }
-
-  /**
-   * Several facet fields' value counts over one filtered set, from its
-   * events' documents: each document is read once (a CTE used by several
-   * arms is materialized on both engines), however many fields.
-   */
-  private async documentFacets(
-    db: Kysely<Database>,
-    r: Resolved,
-    fields: readonly FacetField[],
-  ): Promise<Map<FacetField, Map<string, number>>> {
-    const doc = sql.raw('e.doc');
-    const valueOf = (field: FacetField) =>
+    const value =
       field === 'actor'
-        ? sql`coalesce(${this.jsonField(doc, 'username')}, ${this.jsonField(doc, 'publicKey')})`
-        : this.jsonField(doc, field);
+        ? sql`coalesce(${this.jsonField(sql.raw('e.doc'), 'username')}, ${this.jsonField(sql.raw('e.doc'), 'publicKey')})`
+        : this.jsonField(sql.raw('e.doc'), field);
     const keys = keysOf(r);
-    const columns = sql.join(
-      fields.map((field, i) => sql`${valueOf(field)} AS ${sql.ref(`v${i}`)}`),
-    );
-    const arms = sql.join(
-      fields.map((_, i) => {
-        const v = sql.ref(`v${i}`);
-        return sql`SELECT ${sql.lit(i)} AS f, ${v} AS v, count(*) AS n FROM s
-          WHERE ${v} IS NOT NULL AND ${v} <> '' GROUP BY ${v}`;
-      }),
-      sql` UNION ALL `,
-    );
-    const { rows } = await sql<{ f: number; v: string; n: number }>`WITH s AS (
-        SELECT ${columns} FROM (${keys.sql}) k
-        JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
-      ) ${arms}`.execute(db);
-    const result = new Map<FacetField, Map<string, number>>(fields.map((f) => [f, new Map()]));
-    for (const row of rows) {
-      const counts = result.get(fields[Number(row.f)]!)!;
-      counts.set(row.v, (counts.get(row.v) ?? 0) + Number(row.n));
-    }
-    return result;
+    const { rows } = await sql<{ v: string | null; n: number }>`SELECT v, count(*) AS n FROM (
+        SELECT ${value} AS v FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
+      ) x WHERE v IS NOT NULL AND v <> '' GROUP BY v`.execute(db);
+    for (const row of rows) if (row.v !== null) add(row.v, Number(row.n));
+    return counts;
   }
 
   /** Events per type name among the filtered set's keys (within `bounds`). */
