@@ -9,7 +9,10 @@
  * 3. the ceiling: JSON.parse of the same export's lines alone (one thread,
  *    no validation, no database), and reading, validating and encoding the
  *    file alone (no database);
- * 4. importing that file (what `npm run cli -- import` does), per format.
+ * 4. importing that file (what `npm run cli -- import` does), per format;
+ * 5. the inserting thread alone, on batches generated beforehand (at most
+ *    WRITER_EVENTS of them), with the field index (postings, term counters)
+ *    and without it: what indexing costs the writer, side by side.
  *
  * SQLite stores go to bench/data/load-*.db (removed after each stage); with
  * DATABASE_URL=postgres://... the loads go to that database instead, each
@@ -24,7 +27,8 @@ import { Worker } from 'node:worker_threads';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { readEventBatches } from '@/lib/ingest/import';
 import { newObjectId } from '@/lib/domain/object-id';
-import { generateEvents, type SeedOptions } from '@/lib/ingest/seed';
+import { generateEventBatches, generateEvents, type SeedOptions } from '@/lib/ingest/seed';
+import { type BatchTerms, batchTerms } from '@/lib/store/terms';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { machineInfo, machineLine } from './lib/machine';
@@ -34,6 +38,8 @@ const DATA = path.join(ROOT, 'bench', 'data');
 const FROM = Date.UTC(2025, 0, 1);
 const TO = Date.UTC(2025, 3, 1);
 const BATCH = 10_000;
+/** Events held in memory for stage 5. */
+const WRITER_EVENTS = 200_000;
 
 type Figure = {
   stage: string;
@@ -271,6 +277,46 @@ async function main(): Promise<void> {
       ),
     );
     fs.rmSync(file, { force: true });
+  }
+
+  // 5. The inserting thread alone, with and without the field index. A
+  // batch given empty precomputed terms writes no postings: the difference
+  // between the two runs is what indexing costs the writer.
+  const writerEvents = Math.min(events, WRITER_EVENTS);
+  const writerOrg = newObjectId();
+  const batches = [...generateEventBatches(seedOptions(writerOrg, 'writer'), BATCH)].slice(
+    0,
+    Math.ceil(writerEvents / BATCH),
+  );
+  const withTerms = batches.map((batch) => batchTerms(batch));
+  const none: BatchTerms = {
+    terms: [],
+    postings: new Int32Array(0),
+    dayCounts: new Float64Array(0),
+    values: new Float64Array(0),
+  };
+  for (const indexed of [true, false]) {
+    const target = await freshStore(`load-${events}-writer-${indexed ? 'indexed' : 'bare'}`);
+    const org = newObjectId();
+    await target.store.createOrg({ id: org, name: 'Load benchmark (writer)', created: FROM });
+    const run = await timed(async () => {
+      let inserted = 0;
+      for (let i = 0; i < batches.length; i++) {
+        const terms = indexed ? withTerms[i] : none;
+        inserted += (await target.store.insertEvents(org, batches[i]!, { terms })).inserted;
+      }
+      return inserted;
+    });
+    await target.store.close();
+    removeStore(target.file);
+    figures.push(
+      figure(
+        `writer alone into ${engine}, ${indexed ? 'with' : 'without'} the field index`,
+        run.value,
+        run.seconds,
+        run.cpuSeconds,
+      ),
+    );
   }
 
   const width = Math.max(...figures.map((f) => f.stage.length));

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, type RawBuilder, SqliteAdapter, sql } from 'kysely';
 import { eventTypeLabel } from '@/lib/domain/catalog';
 import {
   ACTOR_FIELDS,
@@ -14,15 +14,16 @@ import { fieldRange, term, termValue } from './terms';
 import type { EventFilter } from './types';
 
 /**
- * A filter resolved to terms (lib/store/terms.ts): each parameter beyond
- * type and date becomes a clause, "the event holds one of these terms (or,
- * for q, is of one of these types)"; clauses all hold. Unknown values give
- * clauses that match nothing.
+ * A filter resolved to terms (lib/store/terms.ts), by their integer ids in
+ * the org's dictionary: each parameter beyond type and date becomes a
+ * clause, "the event holds one of these terms (or, for q, is of one of these
+ * types)"; clauses all hold. Unknown values give clauses that match nothing.
  */
 export type Clause = {
   /** The parameter it came from: a field name, `actor` or `q`. */
   key: string;
-  terms: string[];
+  /** Ids of the terms (term_dict) the org holds; unknown terms are left out. */
+  termIds: number[];
   /** q only: the present types whose name or label matches the word. */
   types: string[];
   /** All terms of one field: an event holds at most one of them. */
@@ -33,8 +34,12 @@ export type Clause = {
 
 export type Resolved = {
   orgId: string;
+  /** How an event key decodes to its id text (engine SQL differs). */
+  engine: 'sqlite' | 'postgres';
   /** Effective types (eventType minus excludeEventType); undefined means every type. */
   types?: string[];
+  /** The ids (event_type_ids) of `types` that have any; set when `types` is. */
+  typeIds?: number[];
   minCreated?: number;
   maxCreated?: number;
   clauses: Clause[];
@@ -46,7 +51,7 @@ export function isEmpty(r: Resolved): boolean {
   if (r.minCreated !== undefined && r.maxCreated !== undefined && r.minCreated > r.maxCreated) {
     return true;
   }
-  return r.clauses.some((c) => c.terms.length === 0 && c.types.length === 0);
+  return r.clauses.some((c) => c.termIds.length === 0 && c.types.length === 0);
 }
 
 export function hasFieldFilters(filter: FieldFilters): boolean {
@@ -69,22 +74,44 @@ async function presentTypes(db: Kysely<Database>, orgId: string): Promise<string
   return rows.map((r) => r.event_type);
 }
 
+type DictRow = { id: number; term: string; n: number };
+
 async function dictionary(
   db: Kysely<Database>,
   orgId: string,
   range: [string, string],
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('event_values')
-    .select('term')
+): Promise<DictRow[]> {
+  return db
+    .selectFrom('term_dict')
+    .select(['id', 'term', 'n'])
     .where('org_id', '=', orgId)
     .where('term', '>=', range[0])
     .where('term', '<', range[1])
     .execute();
-  return rows.map((r) => r.term);
 }
 
-/** Turns an EventFilter into clauses of terms, reading the org's dictionary where needed. */
+/** The dictionary rows of these terms (those the org holds). */
+async function lookup(db: Kysely<Database>, orgId: string, terms: string[]): Promise<DictRow[]> {
+  if (terms.length === 0) return [];
+  return db
+    .selectFrom('term_dict')
+    .select(['id', 'term', 'n'])
+    .where('org_id', '=', orgId)
+    .where('term', 'in', terms)
+    .execute();
+}
+
+function clauseOf(key: string, rows: DictRow[], singleField: boolean, types: string[] = []) {
+  return {
+    key,
+    termIds: rows.map((r) => Number(r.id)),
+    types,
+    singleField,
+    estimate: rows.reduce((sum, r) => sum + Number(r.n), 0),
+  };
+}
+
+/** Turns an EventFilter into clauses of term ids, reading the org's dictionary. */
 export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): Promise<Resolved> {
   const clauses: Clause[] = [];
   let present: string[] | undefined;
@@ -98,43 +125,30 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
     const terms = new Set<string>();
     const cidrs = values.filter(isCidrValue).map((v) => parseCidr(v));
     for (const value of values) if (!isCidrValue(value)) terms.add(term(field, value));
+    const rows = await lookup(db, filter.orgId, [...terms]);
     if (cidrs.length > 0) {
-      for (const t of await dictionary(db, filter.orgId, fieldRange(field))) {
-        const address = termValue(field, t);
-        if (cidrs.some((cidr) => cidr !== null && inCidr(address, cidr))) terms.add(t);
+      for (const row of await dictionary(db, filter.orgId, fieldRange(field))) {
+        const address = termValue(field, row.term);
+        if (!terms.has(row.term) && cidrs.some((cidr) => cidr !== null && inCidr(address, cidr))) {
+          rows.push(row);
+        }
       }
     }
-    clauses.push({ key: field, terms: [...terms], types: [], singleField: true, estimate: 0 });
+    clauses.push(clauseOf(field, rows, true));
   }
   if (filter.actor?.length) {
     const terms = ACTOR_FIELDS.flatMap((field) => filter.actor!.map((v) => term(field, v)));
-    clauses.push({ key: 'actor', terms, types: [], singleField: false, estimate: 0 });
+    clauses.push(clauseOf('actor', await lookup(db, filter.orgId, terms), false));
   }
   for (const word of filter.q ?? []) {
     // Word characters only (lib/domain/filters.ts words): nothing to escape in LIKE.
-    const rows = await sql<{ term: string }>`SELECT term FROM event_values
+    const { rows } = await sql<DictRow>`SELECT id, term, n FROM term_dict
       WHERE org_id = ${filter.orgId} AND lower(term) LIKE ${`%${word}%`}`.execute(db);
-    const terms = rows.rows
-      .map((r) => r.term)
-      .filter((t) => hasWordPrefix(t.slice(t.indexOf(':') + 1), word));
     const matching = (await types()).filter(
       (type) => hasWordPrefix(type, word) || hasWordPrefix(eventTypeLabel(type), word),
     );
-    clauses.push({ key: 'q', terms, types: matching, singleField: false, estimate: 0 });
-  }
-
-  // Estimates: how many events each clause's terms hold (drivers must be small).
-  for (const clause of clauses) {
-    if (clause.terms.length === 0 || clause.types.length > 0) continue;
-    const row = await db
-      .selectFrom('event_values')
-      .select((eb) => eb.fn.sum<number>('n').as('n'))
-      .where('org_id', '=', filter.orgId)
-      .where('term', 'in', clause.terms)
-      .executeTakeFirst();
-    clause.estimate = Number(row?.n ?? 0);
-    // A clause no event holds matches nothing.
-    if (clause.estimate === 0) clause.terms = [];
+    const terms = rows.filter((r) => hasWordPrefix(r.term.slice(r.term.indexOf(':') + 1), word));
+    clauses.push(clauseOf('q', terms, false, matching));
   }
 
   let effective = filter.eventTypes?.length ? [...filter.eventTypes] : undefined;
@@ -142,9 +156,20 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
     const excluded = new Set(filter.excludeEventTypes);
     effective = (effective ?? (await types())).filter((t) => !excluded.has(t));
   }
+  let typeIds: number[] | undefined;
+  if (effective !== undefined && effective.length > 0) {
+    const rows = await db
+      .selectFrom('event_type_ids')
+      .select('id')
+      .where('name', 'in', effective)
+      .execute();
+    typeIds = rows.map((row) => Number(row.id));
+  } else if (effective !== undefined) typeIds = [];
   return {
     orgId: filter.orgId,
+    engine: db.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres',
     types: effective,
+    typeIds,
     minCreated: filter.minCreated,
     maxCreated: filter.maxCreated,
     clauses,
@@ -154,7 +179,7 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
 /** The filter without one parameter's clause (a facet's own), or without its types. */
 export function without(r: Resolved, key: string): Resolved {
   // The picker convention: eventType and excludeEventType both go.
-  if (key === 'eventTypeName') return { ...r, types: undefined };
+  if (key === 'eventTypeName') return { ...r, types: undefined, typeIds: undefined };
   return { ...r, clauses: r.clauses.filter((c) => c.key !== key) };
 }
 
@@ -164,6 +189,12 @@ const list = (values: readonly (string | number)[]) => sql.join(values.map((v) =
 
 function typeCond(r: Resolved, column: RawBuilder<unknown>): RawBuilder<unknown> {
   return r.types ? sql` AND ${column} IN (${list(r.types)})` : sql``;
+}
+
+/** The type filter on postings, by type id (an empty list matches nothing). */
+function typeIdCond(r: Resolved, column: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (r.typeIds === undefined) return sql``;
+  return r.typeIds.length === 0 ? sql` AND 1 = 0` : sql` AND ${column} IN (${list(r.typeIds)})`;
 }
 
 function dateCond(
@@ -176,52 +207,96 @@ function dateCond(
   }`;
 }
 
-function clauseCond(r: Resolved, clause: Clause, ref: string): RawBuilder<unknown> {
+/** The id text of the event key (id_hi, id_lo) of a posting row `alias`. */
+export function idOf(engine: Resolved['engine'], alias: string): RawBuilder<unknown> {
+  const [hi, lo] = [sql.ref(`${alias}.id_hi`), sql.ref(`${alias}.id_lo`)];
+  return engine === 'sqlite'
+    ? sql`printf('%012x%012x', ${hi}, ${lo})`
+    : sql`(lpad(to_hex(${hi}), 12, '0') || lpad(to_hex(${lo}), 12, '0'))`;
+}
+
+/** The condition "the event of row `ref` holds one of the clause's terms (or types)". */
+function clauseCond(r: Resolved, clause: Clause, ref: string, postings: boolean) {
   const parts: RawBuilder<unknown>[] = [];
   const alias = sql.raw(ref);
-  if (clause.terms.length > 0) {
-    parts.push(sql`EXISTS (SELECT 1 FROM event_terms t WHERE t.org_id = ${r.orgId}
-      AND t.term IN (${list(clause.terms)}) AND t.created = ${alias}.created AND t.id = ${alias}.id)`);
+  if (clause.termIds.length > 0) {
+    // From a posting: one key lookup. From an event row: the (term, created)
+    // prefix narrows to the few postings of that millisecond, whose ids are compared.
+    const same = postings
+      ? sql`t.id_hi = ${alias}.id_hi AND t.id_lo = ${alias}.id_lo`
+      : sql`${idOf(r.engine, 't')} = ${alias}.id`;
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM term_postings t WHERE t.term_id IN (${list(
+        clause.termIds,
+      )}) AND t.created = ${alias}.created AND ${same})`,
+    );
   }
-  if (clause.types.length > 0) parts.push(sql`${alias}.event_type IN (${list(clause.types)})`);
+  if (clause.types.length > 0) {
+    parts.push(
+      postings
+        ? sql`${alias}.type_id IN (SELECT id FROM event_type_ids WHERE name IN (${list(clause.types)}))`
+        : sql`${alias}.event_type IN (${list(clause.types)})`,
+    );
+  }
   return parts.length === 0 ? sql` AND 1 = 0` : sql` AND (${sql.join(parts, sql` OR `)})`;
 }
 
 /** The clause whose postings drive a query: the smallest that is terms only. */
 export function driverOf(r: Resolved): Clause | undefined {
   return r.clauses
-    .filter((c) => c.terms.length > 0 && c.types.length === 0)
+    .filter((c) => c.termIds.length > 0 && c.types.length === 0)
     .sort((a, b) => a.estimate - b.estimate)[0];
 }
 
 /**
- * SELECT created, id, event_type of the filtered set within [min, max]
- * (narrowed by the filter's own bounds), unordered. With field clauses it
- * reads the smallest clause's postings and checks the others by key lookups,
- * so it never touches the events table; otherwise the events' own indexes.
+ * The keys of the filtered set within [min, max] (narrowed by the filter's
+ * own bounds), unordered, with how to order, identify and type them. With
+ * field clauses they are postings (created, id_hi, id_lo, type_id) of the
+ * smallest clause, the other clauses checked by key lookups, so the events
+ * table is never read; otherwise events rows (created, id, event_type).
  */
-export function keysSql(r: Resolved, window: { min?: number; max?: number } = {}) {
+export type Keys = {
+  sql: RawBuilder<unknown>;
+  /** ORDER BY terms over alias `k`, newest first ('DESC') or oldest first. */
+  order(direction: 'ASC' | 'DESC'): RawBuilder<unknown>;
+  /** The event id text of row `k`. */
+  id: RawBuilder<unknown>;
+  /** The column of row `k` naming its type: `event_type`, or `type_id` (event_type_ids). */
+  typeColumn: 'event_type' | 'type_id';
+};
+
+export function keysOf(r: Resolved, window: { min?: number; max?: number } = {}): Keys {
   const min = Math.max(r.minCreated ?? -Infinity, window.min ?? -Infinity);
   const max = Math.min(r.maxCreated ?? Infinity, window.max ?? Infinity);
   const driver = driverOf(r);
   if (!driver) {
-    return sql`SELECT e.created, e.id, e.event_type FROM events e WHERE e.org_id = ${r.orgId}${typeCond(
-      r,
-      sql.raw('e.event_type'),
-    )}${dateCond(sql.raw('e.created'), min, max)}${sql.join(
-      r.clauses.map((c) => clauseCond(r, c, 'e')),
-      sql``,
-    )}`;
+    return {
+      sql: sql`SELECT e.created, e.id, e.event_type FROM events e WHERE e.org_id = ${r.orgId}${typeCond(
+        r,
+        sql.raw('e.event_type'),
+      )}${dateCond(sql.raw('e.created'), min, max)}${sql.join(
+        r.clauses.map((c) => clauseCond(r, c, 'e', false)),
+        sql``,
+      )}`,
+      order: (d) => sql.raw(`k.created ${d}, k.id ${d}`),
+      id: sql.ref('k.id'),
+      typeColumn: 'event_type',
+    };
   }
   const others = r.clauses.filter((c) => c !== driver);
-  return sql`SELECT ${driver.singleField ? sql`` : sql`DISTINCT `}d.created, d.id, d.event_type
-    FROM event_terms d WHERE d.org_id = ${r.orgId} AND d.term IN (${list(driver.terms)})${typeCond(
-      r,
-      sql.raw('d.event_type'),
-    )}${dateCond(sql.raw('d.created'), min, max)}${sql.join(
-      others.map((c) => clauseCond(r, c, 'd')),
-      sql``,
-    )}`;
+  return {
+    sql: sql`SELECT ${driver.singleField ? sql`` : sql`DISTINCT `}d.created, d.id_hi, d.id_lo, d.type_id
+      FROM term_postings d WHERE d.term_id IN (${list(driver.termIds)})${typeIdCond(
+        r,
+        sql.raw('d.type_id'),
+      )}${dateCond(sql.raw('d.created'), min, max)}${sql.join(
+        others.map((c) => clauseCond(r, c, 'd', true)),
+        sql``,
+      )}`,
+    order: (d) => sql.raw(`k.created ${d}, k.id_hi ${d}, k.id_lo ${d}`),
+    id: idOf(r.engine, 'k'),
+    typeColumn: 'type_id',
+  };
 }
 
 /** Floor division by `unit` that is also right before 1970. */
@@ -231,4 +306,4 @@ export function bucketOf(column: RawBuilder<unknown>, unit: number): RawBuilder<
   )}) / ${sql.lit(unit)})`;
 }
 
-export { dateCond, list, typeCond };
+export { dateCond, list, typeCond, typeIdCond };

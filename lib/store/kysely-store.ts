@@ -28,11 +28,12 @@ import {
   dateCond,
   hasFieldFilters,
   isEmpty,
-  keysSql,
+  keysOf,
   list,
   type Resolved,
   resolveFilter,
   typeCond,
+  typeIdCond,
   without,
 } from './filtered';
 import { type BatchTerms, fieldRange, termValue } from './terms';
@@ -300,11 +301,12 @@ export abstract class KyselyStore implements EventStore {
     skip: number,
     includeRaw: boolean,
   ): Promise<StoredEvent[]> {
+    const keys = keysOf(r, bounds);
     const { rows } = await sql<EventRow>`SELECT e.org_id, e.id, e.created, e.event_type, e.doc${
       includeRaw ? sql`, e.raw` : sql``
-    } FROM (${keysSql(r, bounds)} ORDER BY created DESC, id DESC LIMIT ${limit} OFFSET ${skip}) k
-      JOIN events e ON e.org_id = ${r.orgId} AND e.id = k.id
-      ORDER BY k.created DESC, k.id DESC`.execute(db);
+    } FROM (SELECT * FROM (${keys.sql}) k ORDER BY ${keys.order('DESC')} LIMIT ${limit} OFFSET ${skip}) k
+      JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
+      ORDER BY ${keys.order('DESC')}`.execute(db);
     return rows.map(toStoredEvent);
   }
 
@@ -313,10 +315,9 @@ export abstract class KyselyStore implements EventStore {
     r: Resolved,
     bounds: { min?: number; max?: number } = {},
   ): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM (${keysSql(
-      r,
-      bounds,
-    )}) k`.execute(db);
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM (${
+      keysOf(r, bounds).sql
+    }) k`.execute(db);
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -366,6 +367,7 @@ export abstract class KyselyStore implements EventStore {
       const columns = sql`e.org_id, e.id, e.created, e.event_type, e.doc${
         includeRaw ? sql`, e.raw` : sql``
       }`;
+      const keys = keysOf(r);
       // Type and date filters read the events in index order, no sort: memory
       // stays flat whatever the size. Field filters sort their matching keys
       // (narrow rows), then read each event once.
@@ -376,9 +378,9 @@ export abstract class KyselyStore implements EventStore {
               sql.raw('e.event_type'),
             )}${dateCond(sql.raw('e.created'), r.minCreated, r.maxCreated)}
               ORDER BY e.created DESC, e.id DESC`
-          : sql<EventRow>`SELECT ${columns} FROM (${keysSql(r)}) k
-              JOIN events e ON e.org_id = ${r.orgId} AND e.id = k.id
-              ORDER BY k.created DESC, k.id DESC`;
+          : sql<EventRow>`SELECT ${columns} FROM (${keys.sql}) k
+              JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
+              ORDER BY ${keys.order('DESC')}`;
       const next = await snapshot.streamRows(query.compile(snapshot.db), batchSize);
       return snapshotCursor(totalCount, next, () => snapshot.end());
     } catch (error) {
@@ -471,15 +473,11 @@ export abstract class KyselyStore implements EventStore {
           for (const row of rows) add(row.event_type, Number(row.n));
         }
         for (const [min, max] of days.cuts) {
-          const { rows } = await sql<{ v: string; n: number }>`SELECT event_type AS v, count(*) AS n
-            FROM (${keysSql(r, { min, max })}) k GROUP BY event_type`.execute(db);
-          for (const row of rows) add(row.v, Number(row.n));
+          for (const [v, n] of await this.typeCounts(db, r, { min, max })) add(v, n);
         }
         return counts;
       }
-      const { rows } = await sql<{ v: string; n: number }>`SELECT event_type AS v, count(*) AS n
-        FROM (${keysSql(r)}) k GROUP BY event_type`.execute(db);
-      for (const row of rows) add(row.v, Number(row.n));
+      for (const [v, n] of await this.typeCounts(db, r)) add(v, n);
       return counts;
     }
 
@@ -494,7 +492,7 @@ export abstract class KyselyStore implements EventStore {
         const [lo, hi] = fieldRange(f);
         if (days.inner && days.inner.min === undefined && days.inner.max === undefined) {
           const rows = await db
-            .selectFrom('event_values')
+            .selectFrom('term_dict')
             .select(['term', 'n'])
             .where('org_id', '=', r.orgId)
             .where('term', '>=', lo)
@@ -503,26 +501,22 @@ export abstract class KyselyStore implements EventStore {
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
         } else if (days.inner) {
           const inner = days.inner;
-          const rows = await db
-            .selectFrom('term_counts')
-            .select(['term', (eb) => eb.fn.sum<number>('n').as('n')])
-            .where('org_id', '=', r.orgId)
-            .where('term', '>=', lo)
-            .where('term', '<', hi)
-            .$if(inner.min !== undefined, (qb) => qb.where('bucket', '>=', inner.min!))
-            .$if(inner.max !== undefined, (qb) => qb.where('bucket', '<=', inner.max!))
-            .groupBy('term')
-            .execute();
+          const { rows } = await sql<{ term: string; n: number }>`SELECT v.term, sum(c.n) AS n
+            FROM term_dict v JOIN term_days c ON c.term_id = v.id
+            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${
+              inner.min !== undefined ? sql` AND c.bucket >= ${inner.min}` : sql``
+            }${inner.max !== undefined ? sql` AND c.bucket <= ${inner.max}` : sql``}
+            GROUP BY v.term`.execute(db);
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
         }
         for (const [min, max] of days.cuts) {
           const { rows } = await sql<{ term: string; n: number }>`SELECT v.term,
-            (SELECT count(*) FROM event_terms t WHERE t.org_id = ${r.orgId} AND t.term = v.term${dateCond(
+            (SELECT count(*) FROM term_postings t WHERE t.term_id = v.id${dateCond(
               sql.raw('t.created'),
               min,
               max,
-            )}${typeCond(r, sql.raw('t.event_type'))}) AS n
-            FROM event_values v WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}`.execute(
+            )}${typeIdCond(r, sql.raw('t.type_id'))}) AS n
+            FROM term_dict v WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}`.execute(
             db,
           );
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
@@ -537,10 +531,37 @@ export abstract class KyselyStore implements EventStore {
       field === 'actor'
         ? sql`coalesce(${this.jsonField(sql.raw('e.doc'), 'username')}, ${this.jsonField(sql.raw('e.doc'), 'publicKey')})`
         : this.jsonField(sql.raw('e.doc'), field);
+    const keys = keysOf(r);
     const { rows } = await sql<{ v: string | null; n: number }>`SELECT v, count(*) AS n FROM (
-        SELECT ${value} AS v FROM (${keysSql(r)}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = k.id
+        SELECT ${value} AS v FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
       ) x WHERE v IS NOT NULL AND v <> '' GROUP BY v`.execute(db);
     for (const row of rows) if (row.v !== null) add(row.v, Number(row.n));
+    return counts;
+  }
+
+  /** Events per type name among the filtered set's keys (within `bounds`). */
+  private async typeCounts(
+    db: Kysely<Database>,
+    r: Resolved,
+    bounds: { min?: number; max?: number } = {},
+  ): Promise<Map<string, number>> {
+    const keys = keysOf(r, bounds);
+    const { rows } = await sql<{ v: string | number; n: number }>`SELECT ${sql.ref(
+      `k.${keys.typeColumn}`,
+    )} AS v, count(*) AS n FROM (${keys.sql}) k GROUP BY 1`.execute(db);
+    const counts = new Map<string, number>();
+    if (keys.typeColumn === 'event_type') {
+      for (const row of rows) counts.set(String(row.v), Number(row.n));
+      return counts;
+    }
+    // Postings carry type ids: name them from the (small, global) table.
+    const names = new Map(
+      (await db.selectFrom('event_type_ids').select(['id', 'name']).execute()).map((t) => [
+        Number(t.id),
+        t.name,
+      ]),
+    );
+    for (const row of rows) counts.set(names.get(Number(row.v))!, Number(row.n));
     return counts;
   }
 
@@ -559,7 +580,7 @@ export abstract class KyselyStore implements EventStore {
     let max = r.maxCreated;
     if (min === undefined || max === undefined) {
       const edge = async (direction: 'ASC' | 'DESC') => {
-        const { rows } = await sql<{ created: number }>`SELECT created FROM (${keysSql(r)}) k
+        const { rows } = await sql<{ created: number }>`SELECT created FROM (${keysOf(r).sql}) k
           ORDER BY created ${sql.raw(direction)} LIMIT 1`.execute(db);
         return rows[0] === undefined ? undefined : Number(rows[0].created);
       };
@@ -604,7 +625,7 @@ export abstract class KyselyStore implements EventStore {
       const { rows } = await sql<{ b: number; n: number }>`SELECT ${bucketOf(
         sql.raw('k.created'),
         base,
-      )} AS b, count(*) AS n FROM (${keysSql(bounded)}) k GROUP BY 1`.execute(db);
+      )} AS b, count(*) AS n FROM (${keysOf(bounded).sql}) k GROUP BY 1`.execute(db);
       for (const row of rows) place(Number(row.b) * base, Number(row.n));
     }
     const buckets = starts.map((start, i) => ({ start, count: counts[i]! }));
@@ -1002,7 +1023,7 @@ function applyFilter<O>(
 
 /**
  * Whether counters describe the filtered set: type and date filters only
- * (event_counts), or one filter on one field without types (term_counts).
+ * (event_counts), or one filter on one field without types (term_days).
  */
 function hasCounters(r: Resolved): boolean {
   if (r.clauses.length === 0) return true;
@@ -1025,7 +1046,7 @@ function counterSource(r: Resolved, min: number | undefined, max: number | undef
     max !== undefined ? sql` AND bucket <= ${max}` : sql``
   }`;
   if (r.clauses.length > 0) {
-    return sql`FROM term_counts WHERE org_id = ${r.orgId} AND term IN (${list(r.clauses[0]!.terms)})${buckets}`;
+    return sql`FROM term_days WHERE term_id IN (${list(r.clauses[0]!.termIds)})${buckets}`;
   }
   return sql`FROM event_counts WHERE org_id = ${r.orgId} AND event_type IN (${list(r.types ?? [''])})${buckets}`;
 }

@@ -4,7 +4,8 @@ import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely
 import { errorDetails, storeLogger } from './log';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { type BatchTerms, batchTerms, keptTerms } from './terms';
+import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
+import { type BatchTerms, batchTerms, eventKey, keptTerms } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 const INT8_OID = 20;
@@ -37,6 +38,8 @@ function reportLostConnections(pool: pg.Pool): void {
 /** PostgreSQL (or a PostgreSQL-compatible distributed engine) for when one machine is not enough. */
 export class PostgresStore extends KyselyStore {
   readonly dialect = 'postgres' as const;
+  /** Event type ids known committed (see typeIdsOf). */
+  private readonly typeIds = new Map<string, number>();
 
   private constructor(
     db: Kysely<Database>,
@@ -145,10 +148,10 @@ export class PostgresStore extends KyselyStore {
     // vacuum the sums read every dead version (16 ms instead of 1 ms seen
     // after a 1M-event seed with autovacuum off).
     await sql`VACUUM (ANALYZE) event_counts`.execute(this.db);
-    await sql`VACUUM (ANALYZE) term_counts`.execute(this.db);
-    await sql`VACUUM (ANALYZE) event_values`.execute(this.db);
+    await sql`VACUUM (ANALYZE) term_days`.execute(this.db);
+    await sql`VACUUM (ANALYZE) term_dict`.execute(this.db);
     // Index-only scans of the postings need their pages marked all-visible.
-    await sql`VACUUM (ANALYZE) event_terms`.execute(this.db);
+    await sql`VACUUM (ANALYZE) term_postings`.execute(this.db);
     await sql`ANALYZE events`.execute(this.db);
   }
 
@@ -174,6 +177,7 @@ export class PostgresStore extends KyselyStore {
         raw: e.raw,
       })),
     );
+    let learnt: Map<string, number> | undefined;
     const inserted = await this.db.transaction().execute(async (trx) => {
       const result = await sql<{ id: string; created: number; event_type: string }>`
         INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
@@ -201,13 +205,13 @@ export class PostgresStore extends KyselyStore {
         );
       }
       if (rows.length === events.length) {
-        await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
+        learnt = await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
       } else {
         // Each new id once: a batch may repeat an id, and only its first copy was inserted.
         const ids = new Set(result.rows.map((r) => r.id));
         const kept = events.map((event) => ids.delete(event.id));
         if (prepared) {
-          await this.writeTerms(
+          learnt = await this.writeTerms(
             trx,
             orgId,
             events,
@@ -215,11 +219,13 @@ export class PostgresStore extends KyselyStore {
           );
         } else {
           const added = events.filter((_, e) => kept[e]);
-          await this.writeTerms(trx, orgId, added, batchTerms(added));
+          learnt = await this.writeTerms(trx, orgId, added, batchTerms(added));
         }
       }
       return rows.length;
     });
+    // Committed: the type ids the batch used are known for good.
+    for (const [name, id] of learnt ?? []) this.typeIds.set(name, id);
     return { inserted, skipped: events.length - inserted };
   }
 
@@ -229,48 +235,122 @@ export class PostgresStore extends KyselyStore {
     orgId: string,
     events: readonly NewEvent[],
     batch: BatchTerms,
-  ): Promise<void> {
+  ): Promise<Map<string, number> | undefined> {
     const { terms, postings, dayCounts, values } = batch;
-    if (postings.length === 0) return;
-    const rows: { term: string; created: number; id: string; event_type: string }[] = [];
-    for (let i = 0; i < postings.length; i += 2) {
-      const event = events[postings[i]!]!;
-      rows.push({
-        term: terms[postings[i + 1]!]!,
-        created: event.created,
-        id: event.id,
-        event_type: event.eventTypeName,
-      });
-    }
-    await sql`
-      INSERT INTO event_terms (org_id, term, created, id, event_type)
-      SELECT ${orgId}, t.term, t.created, t.id, t.event_type
-      FROM json_to_recordset(${JSON.stringify(rows)}::json)
-        AS t(term text, created bigint, id text, event_type text)
-      ON CONFLICT DO NOTHING`.execute(trx);
-    const dayTerms: string[] = [];
-    const dayBuckets: number[] = [];
-    const dayNs: number[] = [];
-    for (let i = 0; i < dayCounts.length; i += 3) {
-      dayTerms.push(terms[dayCounts[i]!]!);
-      dayBuckets.push(dayCounts[i + 1]!);
-      dayNs.push(dayCounts[i + 2]!);
-    }
-    await sql`
-      INSERT INTO term_counts (org_id, term, bucket, n)
-      SELECT ${orgId}, t.term, t.bucket, t.n
-      FROM unnest(${dayTerms}::text[], ${dayBuckets}::bigint[], ${dayNs}::bigint[]) AS t(term, bucket, n)
-      ON CONFLICT (org_id, term, bucket) DO UPDATE SET n = term_counts.n + excluded.n`.execute(trx);
-    const valueTerms: string[] = [];
-    const valueNs: number[] = [];
-    for (let i = 0; i < values.length; i += 2) {
-      valueTerms.push(terms[values[i]!]!);
-      valueNs.push(values[i + 1]!);
-    }
-    await sql`
-      INSERT INTO event_values (org_id, term, n)
+    if (postings.length === 0) return undefined;
+    // The dictionary's upsert returns every term's id, new or old. Rows are
+    // locked in term order, the same in every transaction, so two batches
+    // sharing terms wait for each other instead of deadlocking.
+    const order: number[] = [];
+    for (let i = 0; i < values.length; i += 2) order.push(i);
+    order.sort((a, b) => compareText(terms[values[a]!]!, terms[values[b]!]!));
+    const valueTerms = order.map((i) => terms[values[i]!]!);
+    const valueNs = order.map((i) => values[i + 1]!);
+    const { rows: dict } = await sql<{ id: number; term: string }>`
+      INSERT INTO term_dict (org_id, term, n)
       SELECT ${orgId}, t.term, t.n
-      FROM unnest(${valueTerms}::text[], ${valueNs}::bigint[]) AS t(term, n)
-      ON CONFLICT (org_id, term) DO UPDATE SET n = event_values.n + excluded.n`.execute(trx);
+      FROM unnest(${valueTerms}::text[], ${pgArray(valueNs)}::bigint[]) AS t(term, n)
+      ON CONFLICT (org_id, term) DO UPDATE SET n = term_dict.n + excluded.n
+      RETURNING id, term`.execute(trx);
+    const index = new Map<string, number>();
+    for (let i = 0; i < values.length; i += 2) index.set(terms[values[i]!]!, values[i]!);
+    const ids = new Float64Array(terms.length);
+    for (const row of dict) ids[index.get(row.term)!] = Number(row.id);
+
+    const typeIds = await this.typeIdsOf(trx, events);
+    const count = postings.length / 2;
+    const termIds = new Float64Array(count);
+    const created = new Float64Array(count);
+    const his = new Float64Array(count);
+    const los = new Float64Array(count);
+    const types = new Float64Array(count);
+    const keys = new Map<number, [number, number]>();
+    for (let p = 0; p < count; p++) {
+      const e = postings[p * 2]!;
+      const event = events[e]!;
+      let key = keys.get(e);
+      if (key === undefined) {
+        if (!OBJECT_ID_PATTERN.test(event.id)) {
+          throw new Error(`Event id ${JSON.stringify(event.id)} is not an ObjectId`);
+        }
+        key = eventKey(event.id);
+        keys.set(e, key);
+      }
+      termIds[p] = ids[postings[p * 2 + 1]!]!;
+      created[p] = event.created;
+      his[p] = key[0];
+      los[p] = key[1];
+      types[p] = typeIds.get(event.eventTypeName)!;
+    }
+    await sql`
+      INSERT INTO term_postings (term_id, created, id_hi, id_lo, type_id)
+      SELECT * FROM unnest(${pgArray(termIds)}::bigint[], ${pgArray(created)}::bigint[],
+        ${pgArray(his)}::bigint[], ${pgArray(los)}::bigint[], ${pgArray(types)}::bigint[])`.execute(
+      trx,
+    );
+    // Counter rows in key order too (see the dictionary above).
+    const days: number[] = [];
+    for (let d = 0; d < dayCounts.length / 3; d++) days.push(d);
+    days.sort(
+      (a, b) =>
+        ids[dayCounts[a * 3]!]! - ids[dayCounts[b * 3]!]! ||
+        dayCounts[a * 3 + 1]! - dayCounts[b * 3 + 1]!,
+    );
+    const dayIds = new Float64Array(days.length);
+    const dayBuckets = new Float64Array(days.length);
+    const dayNs = new Float64Array(days.length);
+    days.forEach((d, i) => {
+      dayIds[i] = ids[dayCounts[d * 3]!]!;
+      dayBuckets[i] = dayCounts[d * 3 + 1]!;
+      dayNs[i] = dayCounts[d * 3 + 2]!;
+    });
+    await sql`
+      INSERT INTO term_days (term_id, bucket, n)
+      SELECT * FROM unnest(${pgArray(dayIds)}::bigint[], ${pgArray(dayBuckets)}::bigint[],
+        ${pgArray(dayNs)}::bigint[])
+      ON CONFLICT (term_id, bucket) DO UPDATE SET n = term_days.n + excluded.n`.execute(trx);
+    return typeIds;
   }
+
+  /**
+   * The type ids of a batch's events (event_type_ids), remembered across
+   * batches once known committed: ids are never deleted or reused. A name
+   * first seen here is added in the batch's transaction and remembered only
+   * after it commits (see insertBatch).
+   */
+  private async typeIdsOf(
+    trx: Kysely<Database>,
+    events: readonly NewEvent[],
+  ): Promise<Map<string, number>> {
+    const names = new Set<string>();
+    for (const event of events) names.add(event.eventTypeName);
+    const ids = new Map<string, number>();
+    const missing: string[] = [];
+    for (const name of names) {
+      const id = this.typeIds.get(name);
+      if (id === undefined) missing.push(name);
+      else ids.set(name, id);
+    }
+    if (missing.length > 0) {
+      await sql`INSERT INTO event_type_ids (name) SELECT unnest(${missing}::text[])
+        ON CONFLICT (name) DO NOTHING`.execute(trx);
+      const { rows } = await sql<{ id: number; name: string }>`SELECT id, name
+        FROM event_type_ids WHERE name = ANY(${missing}::text[])`.execute(trx);
+      for (const row of rows) ids.set(row.name, Number(row.id));
+    }
+    return ids;
+  }
+}
+
+/** Binary string order (PostgreSQL's "C" collation or not, any fixed order serves). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A numeric array as PostgreSQL's array text, cast in SQL: pg serializes an
+ * array parameter element by element in JavaScript, far slower than a join.
+ */
+function pgArray(values: ArrayLike<number>): string {
+  return `{${Array.prototype.join.call(values, ',')}}`;
 }

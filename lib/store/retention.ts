@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
-import { documentTerms } from './terms';
+import { documentTerms, eventKey } from './terms';
 import type { DeleteOptions, EventSelection } from './types';
 
 /**
@@ -94,42 +94,60 @@ async function deleteBatch(
   );
 
   // The postings the events had, by key; counters move by what was really there.
-  const keys: [string, number, string][] = [];
-  for (const event of events) {
-    for (const term of documentTerms(event.doc)) keys.push([term, event.created, event.id]);
+  const perEvent = events.map((event) => documentTerms(event.doc));
+  const distinct = [...new Set(perEvent.flat())];
+  const termIds = new Map<string, number>();
+  for (let i = 0; i < distinct.length; i += VALUES_CHUNK) {
+    const rows = await trx
+      .selectFrom('term_dict')
+      .select(['id', 'term'])
+      .where('org_id', '=', orgId)
+      .where('term', 'in', distinct.slice(i, i + VALUES_CHUNK))
+      .execute();
+    for (const row of rows) termIds.set(row.term, Number(row.id));
   }
-  const removed: { term: string; created: number }[] = [];
+  const keys: [number, number, number, number][] = [];
+  events.forEach((event, e) => {
+    const [hi, lo] = eventKey(event.id);
+    for (const term of perEvent[e]!) {
+      const id = termIds.get(term);
+      if (id !== undefined) keys.push([id, event.created, hi, lo]);
+    }
+  });
+  const removed: { termId: number; created: number }[] = [];
   for (let i = 0; i < keys.length; i += VALUES_CHUNK) {
     const chunk = keys.slice(i, i + VALUES_CHUNK);
-    const { rows: postings } = await sql<{ term: string; created: number | string }>`
-      DELETE FROM event_terms WHERE org_id = ${orgId}
-      AND (term, created, id) IN (VALUES ${sql.join(
+    const { rows: postings } = await sql<{ term_id: number | string; created: number | string }>`
+      DELETE FROM term_postings
+      WHERE (term_id, created, id_hi, id_lo) IN (VALUES ${sql.join(
         chunk.map(
-          ([t, c, id]) => sql`(CAST(${t} AS text), CAST(${c} AS bigint), CAST(${id} AS text))`,
+          ([t, c, hi, lo]) =>
+            sql`(CAST(${t} AS bigint), CAST(${c} AS bigint), CAST(${hi} AS bigint), CAST(${lo} AS bigint))`,
         ),
       )})
-      RETURNING term, created`.execute(trx);
-    for (const p of postings) removed.push({ term: p.term, created: Number(p.created) });
+      RETURNING term_id, created`.execute(trx);
+    for (const p of postings)
+      removed.push({ termId: Number(p.term_id), created: Number(p.created) });
   }
-  const perDay = new Map<string, [string, number, number]>();
-  const perTerm = new Map<string, number>();
-  for (const { term, created } of removed) {
+  const perDay = new Map<string, [number, number, number]>();
+  const perTerm = new Map<number, number>();
+  for (const { termId, created } of removed) {
     const day = Math.floor(created / DAY_MS);
-    const key = `${day}\u0000${term}`;
+    const key = `${day}:${termId}`;
     const entry = perDay.get(key);
     if (entry) entry[2] += 1;
-    else perDay.set(key, [term, day, 1]);
-    perTerm.set(term, (perTerm.get(term) ?? 0) + 1);
+    else perDay.set(key, [termId, day, 1]);
+    perTerm.set(termId, (perTerm.get(termId) ?? 0) + 1);
   }
-  await decrement(trx, 'term_counts', sql`term`, orgId, [...perDay.values()]);
-  await decrementValues(trx, orgId, [...perTerm]);
+  await decrementTermDays(trx, [...perDay.values()]);
+  await decrementTerms(trx, [...perTerm]);
   return rows.length;
 }
 
 /** Subtracts `n` from (org, key, bucket) counter rows and drops those left at zero. */
 async function decrement(
   trx: Kysely<Database>,
-  table: 'event_counts' | 'term_counts',
+  table: 'event_counts',
   keyColumn: RawBuilder<unknown>,
   orgId: string,
   deltas: [string, number, number][],
@@ -155,21 +173,41 @@ async function decrement(
   }
 }
 
-async function decrementValues(
+/** Subtracts `n` from (term id, day) counters and drops those left at zero. */
+async function decrementTermDays(
   trx: Kysely<Database>,
-  orgId: string,
-  deltas: [string, number][],
+  deltas: [number, number, number][],
 ): Promise<void> {
   for (let i = 0; i < deltas.length; i += VALUES_CHUNK) {
     const chunk = deltas.slice(i, i + VALUES_CHUNK);
     const values = sql.join(
-      chunk.map(([term, n]) => sql`(CAST(${term} AS text), CAST(${n} AS bigint))`),
+      chunk.map(
+        ([id, bucket, n]) =>
+          sql`(CAST(${id} AS bigint), CAST(${bucket} AS bigint), CAST(${n} AS bigint))`,
+      ),
     );
-    await sql`UPDATE event_values SET n = n - d.column2 FROM (VALUES ${values}) AS d
-      WHERE event_values.org_id = ${orgId} AND event_values.term = d.column1`.execute(trx);
-    const terms = sql.join(chunk.map(([term]) => sql`${term}`));
-    await sql`DELETE FROM event_values WHERE org_id = ${orgId} AND n <= 0
-      AND term IN (${terms})`.execute(trx);
+    await sql`UPDATE term_days SET n = n - d.column3 FROM (VALUES ${values}) AS d
+      WHERE term_days.term_id = d.column1 AND term_days.bucket = d.column2`.execute(trx);
+    const keys = sql.join(
+      chunk.map(([id, bucket]) => sql`(CAST(${id} AS bigint), CAST(${bucket} AS bigint))`),
+    );
+    await sql`DELETE FROM term_days WHERE n <= 0 AND (term_id, bucket) IN (VALUES ${keys})`.execute(
+      trx,
+    );
+  }
+}
+
+/** Subtracts `n` from dictionary counts; a term no event holds any more leaves the dictionary. */
+async function decrementTerms(trx: Kysely<Database>, deltas: [number, number][]): Promise<void> {
+  for (let i = 0; i < deltas.length; i += VALUES_CHUNK) {
+    const chunk = deltas.slice(i, i + VALUES_CHUNK);
+    const values = sql.join(
+      chunk.map(([id, n]) => sql`(CAST(${id} AS bigint), CAST(${n} AS bigint))`),
+    );
+    await sql`UPDATE term_dict SET n = n - d.column2 FROM (VALUES ${values}) AS d
+      WHERE term_dict.id = d.column1`.execute(trx);
+    const ids = sql.join(chunk.map(([id]) => sql`${id}`));
+    await sql`DELETE FROM term_dict WHERE n <= 0 AND id IN (${ids})`.execute(trx);
   }
 }
 
@@ -206,6 +244,19 @@ export async function dumpOrg(
       WHERE org_id = ${orgId}`.execute(db);
     dump[name] = sorted(rows);
   }
+  // Tables keyed by term id hold no org_id: theirs are the org's terms'.
+  // Term ids differ between stores holding the same events, so every term
+  // table is shown by term text instead.
+  dump.term_dict = sorted(dump.term_dict!.map(({ id: _id, ...rest }) => rest));
+  const { rows: postings } = await sql<Record<string, unknown>>`SELECT d.org_id, d.term,
+      p.created, p.id_hi, p.id_lo, y.name AS event_type
+    FROM term_postings p JOIN term_dict d ON d.id = p.term_id
+    JOIN event_type_ids y ON y.id = p.type_id
+    WHERE d.org_id = ${orgId}`.execute(db);
+  dump.term_postings = sorted(postings);
+  const { rows: days } = await sql<Record<string, unknown>>`SELECT d.org_id, d.term, c.bucket, c.n
+    FROM term_days c JOIN term_dict d ON d.id = c.term_id WHERE d.org_id = ${orgId}`.execute(db);
+  dump.term_days = sorted(days);
   return dump;
 }
 

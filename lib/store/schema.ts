@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
 
 /** Table shapes as Kysely sees them. `org_id` leads every key. */
@@ -31,20 +31,23 @@ export type EventCountsTable = {
   n: number;
 };
 
-/** Postings of the filterable fields: see migrations/0005_event_terms.ts and terms.ts. */
-export type EventTermsTable = {
-  org_id: string;
-  term: string;
+/** An integer per event type name (migrations/0008_compact_postings.ts). */
+export type EventTypeIdsTable = { id: Generated<number>; name: string };
+
+/** The distinct terms of an org, with an integer id each and their counts. */
+export type TermDictTable = { id: Generated<number>; org_id: string; term: string; n: number };
+
+/** Postings of the filterable fields: see migrations/0008_compact_postings.ts and terms.ts. */
+export type TermPostingsTable = {
+  term_id: number;
   created: Millis;
-  id: string;
-  event_type: string;
+  id_hi: number;
+  id_lo: number;
+  type_id: number;
 };
 
-/** Per term and UTC day (`bucket` = day number since the epoch). */
-export type TermCountsTable = { org_id: string; term: string; bucket: number; n: number };
-
-/** The distinct terms of an org, with their counts. */
-export type EventValuesTable = { org_id: string; term: string; n: number };
+/** Per term id and UTC day (`bucket` = day number since the epoch). */
+export type TermDaysTable = { term_id: number; bucket: number; n: number };
 
 export type ApiKeysTable = {
   id: string;
@@ -109,9 +112,10 @@ export type Database = {
   orgs: OrgsTable;
   events: EventsTable;
   event_counts: EventCountsTable;
-  event_terms: EventTermsTable;
-  term_counts: TermCountsTable;
-  event_values: EventValuesTable;
+  event_type_ids: EventTypeIdsTable;
+  term_dict: TermDictTable;
+  term_postings: TermPostingsTable;
+  term_days: TermDaysTable;
   api_keys: ApiKeysTable;
   memberships: MembershipsTable;
   settings: SettingsTable;

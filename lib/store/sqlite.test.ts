@@ -12,7 +12,11 @@ import { StoreUnavailableError } from './errors';
 import { SqliteStore } from './sqlite';
 import { storeContract } from './store.contract';
 import { openSqliteWriterThread } from './testing/sqlite-writer';
-import { MIGRATION_NAMES } from './migrations';
+import { MIGRATION_NAMES, migrationProvider } from './migrations';
+import { countDeltas } from './kysely-store';
+import type { Database } from './schema';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { generateEventBatches } from '@/lib/ingest/seed';
 
 storeContract('SQLite', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-store-'));
@@ -187,6 +191,75 @@ describe('SQLite stores opening one new file at once', () => {
         }
       }
       assert.deepEqual(failures, []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SQLite store made before migration 0008', () => {
+  test('is converted to compact postings that equal a fresh store’s, row for row', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-0008-'));
+    const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'dddddddddddddddd');
+    const events = [
+      ...generateEventBatches(
+        {
+          orgId,
+          count: 1500,
+          seed: 'migration',
+          from: Date.UTC(2025, 0, 1),
+          to: Date.UTC(2025, 0, 20),
+        },
+        1500,
+      ),
+    ][0]!;
+    try {
+      // Events stored before 0005 (it indexes them from their documents),
+      // then the schema as it stood before 0008, which converts that index.
+      const oldFile = path.join(dir, 'old.db');
+      const raw = new BetterSqlite3(oldFile);
+      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      const { error } = await migrator.migrateTo('0004_create_saved_views');
+      assert.equal(error, undefined);
+      await db.insertInto('orgs').values({ id: orgId, name: 'Old', created: 0 }).execute();
+      await db
+        .insertInto('events')
+        .values(
+          events.map((e) => ({
+            org_id: orgId,
+            id: e.id,
+            created: e.created,
+            event_type: e.eventTypeName,
+            doc: e.doc,
+            raw: e.raw,
+          })),
+        )
+        .execute();
+      assert.equal((await migrator.migrateTo('0007_ingest_runs')).error, undefined);
+      for (const delta of countDeltas(events).values()) {
+        await db
+          .insertInto('event_counts')
+          .values({ org_id: orgId, event_type: delta.eventType, bucket: delta.bucket, n: delta.n })
+          .execute();
+      }
+      await db.destroy();
+
+      const migrated = await SqliteStore.open(oldFile);
+      const fresh = await SqliteStore.open(path.join(dir, 'fresh.db'));
+      try {
+        await fresh.createOrg({ id: orgId, name: 'Old', created: 0 });
+        await fresh.insertEvents(orgId, events);
+        const [a, b] = [await migrated.dumpOrg(orgId), await fresh.dumpOrg(orgId)];
+        for (const table of ['events', 'event_counts', 'term_dict', 'term_postings', 'term_days']) {
+          assert.ok(b[table]!.length > 0, table);
+          assert.deepEqual(a[table], b[table], table);
+        }
+        assert.deepEqual((await migrated.health()).pendingMigrations, []);
+      } finally {
+        await migrated.close();
+        await fresh.close();
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

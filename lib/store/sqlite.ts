@@ -13,7 +13,8 @@ import {
 } from './kysely-store';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { type BatchTerms, batchTerms, keptTerms } from './terms';
+import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
+import { type BatchTerms, batchTerms, eventKey, keptTerms } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 /** An event cursor's row in its SELECT's column order (kysely-store.ts: org_id, id, created, event_type, doc[, raw]). */
@@ -72,6 +73,62 @@ class MultiRow {
     }
     this.filled = 0;
   }
+}
+
+/**
+ * Event type names to their ids (event_type_ids), remembered across
+ * batches: ids are never deleted or reused, so a remembered id stays right.
+ * Ids created inside a transaction are remembered only once it commits.
+ */
+class TypeIds {
+  private readonly known = new Map<string, number>();
+  private pending = new Map<string, number>();
+  private readonly add: BetterSqlite3.Statement;
+  private readonly get: BetterSqlite3.Statement;
+
+  constructor(sqlite: BetterSqlite3.Database) {
+    this.add = sqlite.prepare(
+      'INSERT INTO event_type_ids (name) VALUES (?) ON CONFLICT DO NOTHING',
+    );
+    this.get = sqlite.prepare('SELECT id FROM event_type_ids WHERE name = ?').pluck();
+  }
+
+  /** Each event's type id (inside the batch's transaction). */
+  of(events: readonly NewEvent[]): Float64Array {
+    const ids = new Float64Array(events.length);
+    for (let e = 0; e < events.length; e++) {
+      const name = events[e]!.eventTypeName;
+      let id = this.known.get(name) ?? this.pending.get(name);
+      if (id === undefined) {
+        this.add.run(name);
+        id = this.get.get(name) as number;
+        this.pending.set(name, id);
+      }
+      ids[e] = id;
+    }
+    return ids;
+  }
+
+  commit(): void {
+    for (const [name, id] of this.pending) this.known.set(name, id);
+    this.pending = new Map();
+  }
+
+  rollback(): void {
+    this.pending = new Map();
+  }
+}
+
+/** Each event's key (terms.ts eventKey), two numbers per event. */
+function eventKeys(events: readonly NewEvent[]): Float64Array {
+  const keys = new Float64Array(events.length * 2);
+  for (let e = 0; e < events.length; e++) {
+    const id = events[e]!.id;
+    if (!OBJECT_ID_PATTERN.test(id))
+      throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
+    [keys[e * 2], keys[e * 2 + 1]] = eventKey(id);
+  }
+  return keys;
 }
 
 /** Prepared statements kept per SQL text (queries are parameterized, so the set is small). */
@@ -135,8 +192,10 @@ export class SqliteStore extends KyselyStore {
   private readonly rowsAfter: BetterSqlite3.Statement;
   private readonly insertPostings: MultiRow;
   private readonly bumpCounts: MultiRow;
-  private readonly bumpTermCounts: MultiRow;
-  private readonly bumpValues: MultiRow;
+  private readonly bumpTermDays: MultiRow;
+  private readonly bumpTerm: BetterSqlite3.Statement;
+  private readonly bumpTerms: BetterSqlite3.Statement;
+  private readonly typeIds: TypeIds;
 
   private constructor(
     private readonly sqlite: BetterSqlite3.Database,
@@ -155,24 +214,29 @@ export class SqliteStore extends KyselyStore {
     this.rowsAfter = sqlite.prepare('SELECT id FROM events WHERE rowid > ?').pluck();
     this.insertPostings = new MultiRow(
       sqlite,
-      'INSERT INTO event_terms (org_id, term, created, id, event_type) VALUES',
+      'INSERT INTO term_postings (term_id, created, id_hi, id_lo, type_id) VALUES',
       5,
-      'ON CONFLICT DO NOTHING',
+      '',
     );
     // Counters move by multi-row upserts too: a batch of 10,000 events
     // bumps thousands of (term, day) counters.
-    this.bumpTermCounts = new MultiRow(
+    this.bumpTermDays = new MultiRow(
       sqlite,
-      'INSERT INTO term_counts (org_id, term, bucket, n) VALUES',
-      4,
-      'ON CONFLICT (org_id, term, bucket) DO UPDATE SET n = n + excluded.n',
-    );
-    this.bumpValues = new MultiRow(
-      sqlite,
-      'INSERT INTO event_values (org_id, term, n) VALUES',
+      'INSERT INTO term_days (term_id, bucket, n) VALUES',
       3,
-      'ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n',
+      'ON CONFLICT (term_id, bucket) DO UPDATE SET n = n + excluded.n',
     );
+    // The dictionary: one upsert per MULTI_ROW terms bumps their counts and
+    // returns their ids, new or old.
+    const upsertTerms = (rows: number) =>
+      `INSERT INTO term_dict (org_id, term, n) VALUES ${Array<string>(rows)
+        .fill('(?, ?, ?)')
+        .join(
+          ', ',
+        )} ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n RETURNING id, term`;
+    this.bumpTerm = sqlite.prepare(upsertTerms(1)).raw(true);
+    this.bumpTerms = sqlite.prepare(upsertTerms(MULTI_ROW)).raw(true);
+    this.typeIds = new TypeIds(sqlite);
     this.bumpCounts = new MultiRow(
       sqlite,
       'INSERT INTO event_counts (org_id, event_type, bucket, n) VALUES',
@@ -278,12 +342,15 @@ export class SqliteStore extends KyselyStore {
       else this.writeTerms(orgId, added, batchTerms(added));
       return inserted;
     });
+    // Type ids learnt by an earlier, failed transaction went with it.
+    this.typeIds.rollback();
     // IMMEDIATE: take the write lock before the first read. A deferred
     // transaction reads max(rowid) first, and a reader cannot be upgraded to
     // a writer once another connection has written: SQLite then fails at
     // once with "database is locked" instead of waiting out busy_timeout.
     try {
       const inserted = run.immediate(events);
+      this.typeIds.commit();
       return Promise.resolve({ inserted, skipped: events.length - inserted });
     } catch (error) {
       const reason = translateStoreError(error);
@@ -294,22 +361,42 @@ export class SqliteStore extends KyselyStore {
   /** The postings, term counters and dictionary of a batch (inside its transaction). */
   private writeTerms(orgId: string, events: readonly NewEvent[], batch: BatchTerms): void {
     const { terms, postings, dayCounts, values } = batch;
+    if (postings.length === 0) return;
+    // Term ids: the dictionary's upsert returns them (RETURNING order is
+    // unspecified, so each row names its term).
+    const index = new Map<string, number>();
+    for (let i = 0; i < values.length; i += 2) index.set(terms[values[i]!]!, values[i]!);
+    const ids = new Float64Array(terms.length);
+    const take = (rows: [number, string][]) => {
+      for (const [id, term] of rows) ids[index.get(term)!] = id;
+    };
+    const args: unknown[] = new Array<unknown>(MULTI_ROW * 3);
+    let i = 0;
+    for (; i + MULTI_ROW * 2 <= values.length; i += MULTI_ROW * 2) {
+      for (let j = 0; j < MULTI_ROW; j++) {
+        args[j * 3] = orgId;
+        args[j * 3 + 1] = terms[values[i + j * 2]!]!;
+        args[j * 3 + 2] = values[i + j * 2 + 1]!;
+      }
+      take(this.bumpTerms.all(args) as [number, string][]);
+    }
+    for (; i < values.length; i += 2) {
+      take(this.bumpTerm.all(orgId, terms[values[i]!]!, values[i + 1]!) as [number, string][]);
+    }
+
+    const typeIds = this.typeIds.of(events);
+    const keys = eventKeys(events);
     const rows = this.insertPostings.start();
-    for (let i = 0; i < postings.length; i += 2) {
-      const event = events[postings[i]!]!;
-      rows.add(orgId, terms[postings[i + 1]!]!, event.created, event.id, event.eventTypeName);
+    for (let p = 0; p < postings.length; p += 2) {
+      const e = postings[p]!;
+      rows.add(ids[postings[p + 1]!], events[e]!.created, keys[e * 2], keys[e * 2 + 1], typeIds[e]);
     }
     rows.end();
-    const days = this.bumpTermCounts.start();
-    for (let i = 0; i < dayCounts.length; i += 3) {
-      days.add(orgId, terms[dayCounts[i]!]!, dayCounts[i + 1]!, dayCounts[i + 2]!);
+    const days = this.bumpTermDays.start();
+    for (let d = 0; d < dayCounts.length; d += 3) {
+      days.add(ids[dayCounts[d]!], dayCounts[d + 1]!, dayCounts[d + 2]!);
     }
     days.end();
-    const dictionary = this.bumpValues.start();
-    for (let i = 0; i < values.length; i += 2) {
-      dictionary.add(orgId, terms[values[i]!]!, values[i + 1]!);
-    }
-    dictionary.end();
   }
 
   /**

@@ -21,6 +21,14 @@ export function termValue(field: string, term: string): string {
   return term.slice(field.length + 1);
 }
 
+/**
+ * An event id (24 hex digits) as the two integers postings store it by: its
+ * 48-bit halves, exact in a double, ordered as the id text is.
+ */
+export function eventKey(id: string): [number, number] {
+  return [parseInt(id.slice(0, 12), 16), parseInt(id.slice(12), 16)];
+}
+
 /** The terms of one stored document (canonical JSON of the public fields). */
 export function documentTerms(doc: string): string[] {
   return fieldTerms(JSON.parse(doc) as Record<string, unknown>);
@@ -44,9 +52,13 @@ export function fieldTerms(fields: Record<string, unknown>): string[] {
  * the batch.
  */
 export type BatchTerms = {
-  /** The batch's distinct terms, sorted. */
+  /** The batch's distinct terms, in first-seen order. */
   terms: string[];
-  /** (event, term) pairs in the postings' key order: term, created, id. */
+  /**
+   * (event, term) pairs grouped by term, each term's in key order (created,
+   * id): the store maps terms to integer ids, so the order between terms
+   * carries nothing, and none is paid for.
+   */
   postings: Int32Array;
   /** (term, day, n) triples: per-day term counter deltas. */
   dayCounts: Float64Array;
@@ -56,16 +68,30 @@ export type BatchTerms = {
 
 /** The postings and counter deltas of a batch (each event's `terms`, else its document's). */
 export function batchTerms(events: readonly NewEvent[]): BatchTerms {
-  const perEvent: (readonly string[])[] = events.map((e) => e.terms ?? documentTerms(e.doc));
-  const distinct = new Set<string>();
-  for (const list of perEvent) for (const t of list) distinct.add(t);
-  const terms = [...distinct].sort();
+  const n = events.length;
+  // One hash lookup per posting: each term gets its index when first seen.
   const index = new Map<string, number>();
-  for (let i = 0; i < terms.length; i++) index.set(terms[i]!, i);
+  const terms: string[] = [];
+  const termOf: number[] = [];
+  const eventOf: number[] = [];
+  for (let e = 0; e < n; e++) {
+    const event = events[e]!;
+    for (const t of event.terms ?? documentTerms(event.doc)) {
+      let i = index.get(t);
+      if (i === undefined) {
+        i = terms.length;
+        terms.push(t);
+        index.set(t, i);
+      }
+      termOf.push(i);
+      eventOf.push(e);
+    }
+  }
 
-  // Key order is (term, created, id). Ranking the events by (created, id)
-  // once turns each posting's key into one number, term * events + rank,
-  // and a typed array sorts numbers natively, with no comparator calls.
+  // Key order within a term is (created, id). Ranking the events by
+  // (created, id) once turns each posting's key into one number,
+  // term * events + rank, and a typed array sorts numbers natively, with no
+  // comparator calls.
   const byTime = events.map((_, e) => e);
   byTime.sort((a, b) => {
     const ea = events[a]!;
@@ -73,16 +99,11 @@ export function batchTerms(events: readonly NewEvent[]): BatchTerms {
     if (ea.created !== eb.created) return ea.created - eb.created;
     return ea.id < eb.id ? -1 : ea.id > eb.id ? 1 : 0;
   });
-  const rank = new Int32Array(events.length);
+  const rank = new Int32Array(n);
   for (let r = 0; r < byTime.length; r++) rank[byTime[r]!] = r;
-  let count = 0;
-  for (const list of perEvent) count += list.length;
+  const count = termOf.length;
   const keys = new Float64Array(count);
-  const n = events.length;
-  let k = 0;
-  for (let e = 0; e < n; e++) {
-    for (const t of perEvent[e]!) keys[k++] = index.get(t)! * n + rank[e]!;
-  }
+  for (let k = 0; k < count; k++) keys[k] = termOf[k]! * n + rank[eventOf[k]!]!;
   keys.sort();
   const postings = new Int32Array(count * 2);
   for (let i = 0; i < count; i++) {

@@ -5,6 +5,7 @@ import * as m0003 from './0003_type_counters_by_day';
 import * as m0004 from './0004_create_saved_views';
 import * as m0005 from './0005_event_terms';
 import * as m0007 from './0007_ingest_runs';
+import * as m0008 from './0008_compact_postings';
 import * as m0009 from './0009_ingest_run_liveness';
 
 /**
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_create_saved_views': m0004,
   '0005_event_terms': m0005,
   '0007_ingest_runs': m0007,
+  '0008_compact_postings': m0008,
   '0009_ingest_run_liveness': m0009,
 };
 
