@@ -155,6 +155,7 @@ export function spliceMembers(
   const parts: string[] = [];
   let next = 0;
   const add = (key: string, value: string) => parts.push(`${JSON.stringify(key)}:${value}`);
+  const dropping = drop !== undefined && drop.size > 0;
   // The document's own members, walked without compacting (it is compact).
   let i = 1;
   if (doc.charCodeAt(i) !== CLOSE_OBJECT) {
@@ -162,11 +163,17 @@ export function spliceMembers(
       const keyEnd = stringEnd(doc, i);
       const keyText = doc.slice(i, keyEnd);
       const key = keyText.includes('\\') ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
-      const end = valueEnd(doc, keyEnd + 1);
       while (next < insert.length && insert[next]![0] < key) {
         add(insert[next]![0], insert[next]![1]);
         next++;
       }
+      // Nothing left to insert or drop: the rest is copied as one slice
+      // rather than walked (an export splices every event this way).
+      if (next === insert.length && !dropping) {
+        parts.push(doc.slice(i, -1));
+        break;
+      }
+      const end = valueEnd(doc, keyEnd + 1);
       if (!drop?.has(key)) parts.push(doc.slice(i, end));
       if (doc.charCodeAt(end) !== COMMA) break;
       i = end + 1;
@@ -174,6 +181,29 @@ export function spliceMembers(
   }
   for (; next < insert.length; next++) add(insert[next]![0], insert[next]![1]);
   return `{${parts.join(',')}}`;
+}
+
+/**
+ * Calls `visit` with each top-level member of a compact object's text (a
+ * stored document): the key decoded, and where its value's text starts and
+ * ends. Reads only the structure, so a caller picking a few values out of
+ * every document (the CSV export) pays no JSON.parse of the rest.
+ */
+export function visitCompactMembers(
+  doc: string,
+  visit: (key: string, valueStart: number, valueEnd: number) => void,
+): void {
+  let i = 1;
+  if (doc.charCodeAt(i) === CLOSE_OBJECT) return;
+  for (;;) {
+    const keyEnd = stringEnd(doc, i);
+    const bare = doc.slice(i + 1, keyEnd - 1);
+    const key = bare.includes('\\') ? (JSON.parse(doc.slice(i, keyEnd)) as string) : bare;
+    const end = valueEnd(doc, keyEnd + 1);
+    visit(key, keyEnd + 1, end);
+    if (doc.charCodeAt(end) !== COMMA) return;
+    i = end + 1;
+  }
 }
 
 /**
