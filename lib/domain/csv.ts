@@ -67,6 +67,15 @@ function cellOf(doc: string, start: number, end: number): string {
   return text === 'null' ? '' : text;
 }
 
+type RecordState = { doc: string; cells: string[]; columns: CsvColumns };
+
+function setCell(state: RecordState, key: string, start: number, end: number): void {
+  const column = state.columns.index.get(key);
+  if (column === undefined) return;
+  const cell = cellOf(state.doc, start, end);
+  if (cell !== '') state.cells[column] = encodedCell(cell);
+}
+
 /**
  * One event's record, cut from its stored document's text (compact JSON, as
  * every stored document is) rather than parsed: a string field is its
@@ -84,12 +93,7 @@ export function csvDocumentRecord(
   // Cells encoded as they are found (the document's order is not the
   // columns'), then joined natively: most of the columns are empty.
   const cells = new Array<string>(columns.names.length).fill('');
-  visitCompactMembers(doc, (key, start, end) => {
-    const column = columns.index.get(key);
-    if (column === undefined) return;
-    const cell = cellOf(doc, start, end);
-    if (cell !== '') cells[column] = encodedCell(cell);
-  });
+  visitCompactMembers(doc, setCell, { doc, cells, columns });
   const rawColumn = columns.index.get('raw');
   if (rawColumn !== undefined && raw) cells[rawColumn] = encodedCell(raw);
   return `${cells.join(',')}\r\n`;
