@@ -8,7 +8,7 @@ test.describe('the Export control', () => {
     await signIn(page, state.keys.member);
   });
 
-  test('shows the count first, then downloads exactly the filtered events as NDJSON', async ({
+  test('shows the count first, then the browser downloads exactly the filtered events as NDJSON from the API', async ({
     page,
     state,
   }) => {
@@ -24,6 +24,10 @@ test.describe('the Export control', () => {
     const downloading = page.waitForEvent('download');
     await dialog.getByRole('button', { name: /^Export [\d,]+ events$/ }).click();
     const download = await downloading;
+    // The browser's own download of the export URL (streamed to disk), not a file built in the page.
+    expect(new URL(download.url()).pathname).toBe(
+      `/api/public/v1.0/orgs/${state.orgId}/events/export`,
+    );
     expect(download.suggestedFilename()).toMatch(
       new RegExp(`^events-.*${state.orgId}-beginning--\\d{8}T\\d{6}Z\\.ndjson$`),
     );
@@ -37,7 +41,7 @@ test.describe('the Export control', () => {
     const withRaw = expected.filter((event) => event.rawKeys !== null).length;
     expect(lines.filter((event) => event.raw !== undefined)).toHaveLength(withRaw);
     await expect(dialog.getByTestId('export-status')).toHaveText(
-      `Saved ${NUMBER.format(expected.length)} events as ${download.suggestedFilename()}.`,
+      `Downloading ${NUMBER.format(expected.length)} events as ${download.suggestedFilename()}: your browser's downloads show its progress and can cancel it.`,
     );
   });
 
@@ -52,6 +56,7 @@ test.describe('the Export control', () => {
     await dialog.getByRole('button', { name: /^Export [\d,]+ events$/ }).click();
     const download = await downloading;
     expect(download.suggestedFilename()).toMatch(/\.csv$/);
+    expect(new URL(download.url()).searchParams.get('format')).toBe('csv');
     const records = fs.readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(records[0]).toMatch(/^id,created,eventTypeName,/);
     // Seeded fields hold no line breaks: a record is a line here.

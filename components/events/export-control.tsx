@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { ApiRequestError } from '@/lib/client/api-client';
-import { apiExportPath, downloadExport, exportCount } from '@/lib/client/export-download';
+import { apiExportPath, previewExport, startBrowserDownload } from '@/lib/client/export-download';
 import type { EventsListParams } from '@/lib/client/url-state';
 import type { ExportFormat } from '@/lib/domain/query';
 import { ToolbarPopover } from './toolbar-popover';
@@ -12,32 +12,17 @@ const NUMBER = new Intl.NumberFormat('en-US');
 
 type State =
   | { step: 'idle' }
-  | { step: 'running'; totalCount: number; bytes: number }
-  | { step: 'done'; totalCount: number; fileName: string }
-  | { step: 'cancelled' }
+  | { step: 'checking' }
+  | { step: 'started'; totalCount: number; fileName: string }
   | { step: 'failed'; message: string };
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 2 ** 20).toFixed(1)} MB`;
-}
-
-/** Saves a file through a temporary link (the browser's own download). */
-function save(file: File): void {
-  const url = URL.createObjectURL(file);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = file.name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 /**
  * Export ▾: the whole set under exactly the table's current filters, as
  * NDJSON or CSV, with or without raw documents. Shows how many events that
- * is before it starts (the export's own count), its progress while it runs,
- * and cancels on request (ending the query on the server).
+ * is before it starts (the export's own count), then hands the export's URL
+ * to the browser's download manager, which streams it to disk (flat memory
+ * at any size), shows its progress and cancels it, ending the query on the
+ * server.
  */
 export function ExportControl({ params }: { params: EventsListParams }) {
   const popover = usePopover();
@@ -45,7 +30,7 @@ export function ExportControl({ params }: { params: EventsListParams }) {
   const [includeRaw, setIncludeRaw] = useState(false);
   const [count, setCount] = useState<number | null>(null);
   const [state, setState] = useState<State>({ step: 'idle' });
-  const running = useRef<AbortController | null>(null);
+  const checking = useRef<AbortController | null>(null);
   const { open } = popover;
 
   // The count of exactly these filters, whenever the dialog opens or they change.
@@ -53,40 +38,42 @@ export function ExportControl({ params }: { params: EventsListParams }) {
     if (!open) return;
     const abort = new AbortController();
     setCount(null);
-    exportCount(apiExportPath(params, { format: 'ndjson', includeRaw: false }), abort.signal).then(
-      setCount,
+    previewExport(
+      apiExportPath(params, { format: 'ndjson', includeRaw: false }),
+      'ndjson',
+      abort.signal,
+    ).then(
+      (preview) => setCount(preview.totalCount),
       () => undefined,
     );
     return () => abort.abort();
   }, [open, params]);
 
-  // Leaving the page cancels an export under way.
-  useEffect(() => () => running.current?.abort(), []);
+  // Leaving the page drops a check under way.
+  useEffect(() => () => checking.current?.abort(), []);
 
   const start = async () => {
     const abort = new AbortController();
-    running.current = abort;
-    setState({ step: 'running', totalCount: count ?? 0, bytes: 0 });
+    checking.current = abort;
+    setState({ step: 'checking' });
+    // One path for the check and the download: a relative range ends at the same instant.
+    const path = apiExportPath(params, { format, includeRaw });
     try {
-      const { file, totalCount } = await downloadExport(
-        apiExportPath(params, { format, includeRaw }),
-        format,
-        (progress) => setState({ step: 'running', ...progress }),
-        abort.signal,
-      );
-      save(file);
-      setState({ step: 'done', totalCount, fileName: file.name });
+      const preview = await previewExport(path, format, abort.signal);
+      startBrowserDownload(path, preview.fileName);
+      setCount(preview.totalCount);
+      setState({ step: 'started', ...preview });
     } catch (error) {
-      if (abort.signal.aborted) setState({ step: 'cancelled' });
+      if (abort.signal.aborted) setState({ step: 'idle' });
       else {
         setState({
           step: 'failed',
           message:
-            error instanceof ApiRequestError ? error.message : 'The export stopped before its end.',
+            error instanceof ApiRequestError ? error.message : 'The server could not be reached.',
         });
       }
     } finally {
-      running.current = null;
+      checking.current = null;
     }
   };
 
@@ -99,7 +86,7 @@ export function ExportControl({ params }: { params: EventsListParams }) {
               ? 'Counting the events under the current filters…'
               : `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'} under the current filters.`}
           </p>
-          <fieldset disabled={state.step === 'running'}>
+          <fieldset disabled={state.step === 'checking'}>
             <legend className="label">Format</legend>
             <label>
               <input
@@ -129,11 +116,11 @@ export function ExportControl({ params }: { params: EventsListParams }) {
             </label>
           </fieldset>
           <div className="row">
-            {state.step === 'running' ? (
+            {state.step === 'checking' ? (
               <button
                 type="button"
                 className="button small"
-                onClick={() => running.current?.abort()}
+                onClick={() => checking.current?.abort()}
               >
                 Cancel export
               </button>
@@ -144,15 +131,13 @@ export function ExportControl({ params }: { params: EventsListParams }) {
             )}
           </div>
           <p className="hint" role="status" data-testid="export-status">
-            {state.step === 'running'
-              ? `Exporting ${NUMBER.format(state.totalCount)} events… ${megabytes(state.bytes)} received`
-              : state.step === 'done'
-                ? `Saved ${NUMBER.format(state.totalCount)} events as ${state.fileName}.`
-                : state.step === 'cancelled'
-                  ? 'Export cancelled.'
-                  : state.step === 'failed'
-                    ? `Export failed: ${state.message}`
-                    : ''}
+            {state.step === 'checking'
+              ? 'Starting the export…'
+              : state.step === 'started'
+                ? `Downloading ${NUMBER.format(state.totalCount)} events as ${state.fileName}: your browser's downloads show its progress and can cancel it.`
+                : state.step === 'failed'
+                  ? `Export failed: ${state.message}`
+                  : ''}
           </p>
         </div>
       )}

@@ -1,4 +1,10 @@
-import { csvCell, csvLine, EVENT_CSV_FIELDS } from '@/lib/domain/csv';
+import {
+  type CsvColumns,
+  csvColumns,
+  csvDocumentRecord,
+  csvLine,
+  EVENT_CSV_FIELDS,
+} from '@/lib/domain/csv';
 import type { ExportFormat } from '@/lib/domain/query';
 import type { EventCursor, Org, StoredEvent } from '@/lib/store/types';
 import {
@@ -56,18 +62,11 @@ export function exportFileName(
 }
 
 /** The CSV's columns: every field of the variant, then `raw` when asked for. */
-function csvColumns(ctx: ReadContext, includeRaw: boolean): string[] {
+function exportCsvColumns(ctx: ReadContext, includeRaw: boolean): CsvColumns {
   const hidden: ReadonlySet<string> =
     ctx.config.EVENTS_VARIANT === 'self-hosted' ? HOSTED_ONLY_FIELDS : new Set();
   const fields = EVENT_CSV_FIELDS.filter((field) => !hidden.has(field));
-  return includeRaw ? [...fields, 'raw'] : fields;
-}
-
-function csvRecord(event: StoredEvent, columns: readonly string[]): string {
-  const doc = JSON.parse(event.doc) as Record<string, unknown>;
-  return csvLine(
-    columns.map((column) => (column === 'raw' ? (event.raw ?? '') : csvCell(doc[column]))),
-  );
+  return csvColumns(includeRaw ? [...fields, 'raw'] : fields);
 }
 
 /** An export under way: its body, and how far it got. */
@@ -119,8 +118,10 @@ export async function openOrgExport(ctx: ReadContext, org: Org): Promise<EventEx
     const options = { includeRaw: query.includeRaw, variant: ctx.config.EVENTS_VARIANT };
     encoded = cursorBody(cursor, '', (event) => `${eventJson(event, ctx.base, options)}\n`);
   } else {
-    const columns = csvColumns(ctx, query.includeRaw);
-    encoded = cursorBody(cursor, csvLine(columns), (event) => csvRecord(event, columns));
+    const columns = exportCsvColumns(ctx, query.includeRaw);
+    encoded = cursorBody(cursor, csvLine(columns.names), (event) =>
+      csvDocumentRecord(event.doc, event.raw, columns),
+    );
   }
   return {
     totalCount: cursor.totalCount,

@@ -25,7 +25,13 @@ import { openApiJson } from './openapi';
 import { parseFormat, parseQuery } from './params';
 import { matchRoute, serveOperation, splitTarget } from './routes';
 import { formatBody } from './serialize';
-import { PLAIN_FORMAT, type ApiRequest, type ApiResponse, type ResponseFormat } from './types';
+import {
+  PLAIN_FORMAT,
+  type ApiRequest,
+  type ApiResponse,
+  type ResponseFormat,
+  type StreamingBody,
+} from './types';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 
 export type { ApiRequest, ApiResponse } from './types';
@@ -156,15 +162,58 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
     const facts: Facts = { route: 'unmatched' };
     const response = await answer(request, facts);
     response.headers.push([REQUEST_ID_HEADER, requestId]);
-    recordRequest({
-      requestId,
-      method: request.method.slice(0, 16),
-      ...facts,
-      status: response.status,
-      durationMs: performance.now() - started,
-      clientAddress: clientAddress(request),
-    });
+    const record = (status: number) =>
+      recordRequest({
+        requestId,
+        method: request.method.slice(0, 16),
+        ...facts,
+        status,
+        durationMs: performance.now() - started,
+        clientAddress: clientAddress(request),
+      });
+    // A streamed body (an export) is logged when it ends, so its duration is
+    // the whole transfer rather than the time to its first byte.
+    if (response.stream && request.method !== 'HEAD') {
+      response.stream = loggedAtEnd(response.stream, response.status, facts, record);
+    } else record(response.status);
     return response;
+  };
+}
+
+/**
+ * The stream, writing its request's log line once, when it ends: read out
+ * (the response's status), cancelled first (499, as the front door logs a
+ * response cut short: the client went away), or failed (500 with the error;
+ * the client saw a cut connection).
+ */
+function loggedAtEnd(
+  stream: StreamingBody,
+  status: number,
+  facts: Facts,
+  record: (status: number) => void,
+): StreamingBody {
+  let logged = false;
+  const once = (final: number) => {
+    if (logged) return;
+    logged = true;
+    record(final);
+  };
+  return {
+    async read() {
+      try {
+        const chunk = await stream.read();
+        if (chunk === null) once(status);
+        return chunk;
+      } catch (error) {
+        facts.err = error;
+        once(500);
+        throw error;
+      }
+    },
+    async cancel() {
+      once(499);
+      await stream.cancel();
+    },
   };
 }
 

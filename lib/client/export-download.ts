@@ -43,50 +43,49 @@ async function refusal(response: Response): Promise<ApiRequestError> {
   );
 }
 
-/** How many events an export would hold now (HEAD: the count, no body). */
-export async function exportCount(path: string, signal?: AbortSignal): Promise<number> {
-  const response = await fetch(path, {
-    method: 'HEAD',
-    headers: HEADERS,
-    credentials: 'same-origin',
-    signal,
-  });
-  if (!response.ok) throw new ApiRequestError(response.status, null);
-  return Number(response.headers.get('X-Total-Count') ?? '0');
-}
-
-export type ExportProgress = { totalCount: number; bytes: number };
-
 /** The file name the server gave (Content-Disposition), or a plain fallback. */
 function fileNameOf(response: Response, format: ExportFormat): string {
   const match = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '');
   return match?.[1] ?? `events.${format}`;
 }
 
+/** What an export would hold now, and the name it will be saved under. */
+export type ExportPreview = { totalCount: number; fileName: string };
+
 /**
- * Reads a whole export (abortable), reporting progress, and returns it as a
- * file to save. The browser holds the file until it is saved: for very
- * large sets the CLI's `events export` streams to disk instead.
+ * The export's headers without its body (HEAD): how many events it holds
+ * now and its file name. A refusal (session ended, a filter the API
+ * rejects) throws ApiRequestError with the API's own message, read from a
+ * GET of the same URL: a HEAD answer has no body, and an error body is small.
  */
-export async function downloadExport(
+export async function previewExport(
   path: string,
   format: ExportFormat,
-  onProgress: (progress: ExportProgress) => void,
-  signal: AbortSignal,
-): Promise<{ file: File; totalCount: number }> {
-  const response = await fetch(path, { headers: HEADERS, credentials: 'same-origin', signal });
-  if (!response.ok || !response.body) throw await refusal(response);
-  const totalCount = Number(response.headers.get('X-Total-Count') ?? '0');
-  const parts: Uint8Array<ArrayBuffer>[] = [];
-  let bytes = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parts.push(value);
-    bytes += value.length;
-    onProgress({ totalCount, bytes });
-  }
-  const type = response.headers.get('Content-Type') ?? 'application/octet-stream';
-  return { file: new File(parts, fileNameOf(response, format), { type }), totalCount };
+  signal?: AbortSignal,
+): Promise<ExportPreview> {
+  const init = { headers: HEADERS, credentials: 'same-origin', signal } as const;
+  const response = await fetch(path, { ...init, method: 'HEAD' });
+  if (!response.ok) throw await refusal(await fetch(path, init));
+  return {
+    totalCount: Number(response.headers.get('X-Total-Count') ?? '0'),
+    fileName: fileNameOf(response, format),
+  };
+}
+
+/**
+ * Hands the export to the browser's own download manager: a link to the API
+ * URL, authenticated by the session cookie (same origin), so the browser
+ * writes the body to disk as it arrives: the page never holds the file, and
+ * memory stays flat whatever the size. The browser's downloads show the
+ * progress and cancel it; cancelling closes the connection, which ends the
+ * query on the server.
+ */
+export function startBrowserDownload(path: string, fileName: string): void {
+  const link = document.createElement('a');
+  link.href = path;
+  link.download = fileName;
+  link.rel = 'noopener';
+  document.body.append(link);
+  link.click();
+  link.remove();
 }

@@ -154,7 +154,7 @@ export function spliceMembers(
   if (insert.length === 0 && (drop === undefined || drop.size === 0)) return doc;
   const parts: string[] = [];
   let next = 0;
-  const add = (key: string, value: string) => parts.push(`${JSON.stringify(key)}:${value}`);
+  const dropping = drop !== undefined && drop.size > 0;
   // The document's own members, walked without compacting (it is compact).
   let i = 1;
   if (doc.charCodeAt(i) !== CLOSE_OBJECT) {
@@ -162,18 +162,56 @@ export function spliceMembers(
       const keyEnd = stringEnd(doc, i);
       const keyText = doc.slice(i, keyEnd);
       const key = keyText.includes('\\') ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
-      const end = valueEnd(doc, keyEnd + 1);
       while (next < insert.length && insert[next]![0] < key) {
-        add(insert[next]![0], insert[next]![1]);
+        parts.push(memberText(insert[next]![0], insert[next]![1]));
         next++;
       }
+      // Nothing left to insert or drop: the rest is copied as one slice
+      // rather than walked (an export splices every event this way).
+      if (next === insert.length && !dropping) {
+        parts.push(doc.slice(i, -1));
+        break;
+      }
+      const end = valueEnd(doc, keyEnd + 1);
       if (!drop?.has(key)) parts.push(doc.slice(i, end));
       if (doc.charCodeAt(end) !== COMMA) break;
       i = end + 1;
     }
   }
-  for (; next < insert.length; next++) add(insert[next]![0], insert[next]![1]);
+  for (; next < insert.length; next++) parts.push(memberText(insert[next]![0], insert[next]![1]));
   return `{${parts.join(',')}}`;
+}
+
+// Module-level rather than a closure per call: tsx (npm start) names every
+// function it creates, which costs a call per closure on this hot path.
+function memberText(key: string, value: string): string {
+  return `${JSON.stringify(key)}:${value}`;
+}
+
+/**
+ * Calls `visit` with each top-level member of a compact object's text (a
+ * stored document): the key decoded, and where its value's text starts and
+ * ends. Reads only the structure, so a caller picking a few values out of
+ * every document (the CSV export) pays no JSON.parse of the rest. `state` is
+ * handed to `visit`, which can then be a module-level function rather than a
+ * closure made per document.
+ */
+export function visitCompactMembers<State>(
+  doc: string,
+  visit: (state: State, key: string, valueStart: number, valueEnd: number) => void,
+  state: State,
+): void {
+  let i = 1;
+  if (doc.charCodeAt(i) === CLOSE_OBJECT) return;
+  for (;;) {
+    const keyEnd = stringEnd(doc, i);
+    const bare = doc.slice(i + 1, keyEnd - 1);
+    const key = bare.includes('\\') ? (JSON.parse(doc.slice(i, keyEnd)) as string) : bare;
+    const end = valueEnd(doc, keyEnd + 1);
+    visit(state, key, keyEnd + 1, end);
+    if (doc.charCodeAt(end) !== COMMA) return;
+    i = end + 1;
+  }
 }
 
 /**

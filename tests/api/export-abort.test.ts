@@ -76,10 +76,60 @@ describe('export: a client that goes away ends the query', () => {
       assert.equal(res.headers.get('x-total-count'), String(EVENTS));
       const reader = res.body!.getReader();
       assert.ok(!(await reader.read()).done);
+      const firstChunk = performance.now();
       // The client reads no further: backpressure keeps the transaction open, mid-set.
       await until(async () => (await exportBackends()) === 1, 'the export transaction is open');
+      const held = performance.now() - firstChunk;
       abort.abort();
       await until(async () => (await exportBackends()) === 0, 'the transaction ended');
+      // Its log line is written when the body ended, cut short by the client.
+      const line = await logLine(server, res.headers.get('x-request-id')!);
+      assert.equal(line.status, 499);
+      assert.ok(Number(line.durationMs) >= held, `${String(line.durationMs)} ms >= ${held} ms`);
+    });
+  }
+});
+
+/** The request's one access-log line, once the server has written it. */
+async function logLine(server: TestServer, requestId: string): Promise<Record<string, unknown>> {
+  let lines: Record<string, unknown>[] = [];
+  await until(async () => {
+    lines = server.logLines().filter((l) => l.requestId === requestId && l.msg === 'request');
+    return Promise.resolve(lines.length > 0);
+  }, `the log line of ${requestId}`);
+  assert.equal(lines.length, 1, 'one line per request');
+  return lines[0]!;
+}
+
+describe("export: the access log's duration covers the whole body", () => {
+  const PAUSE_MS = 400;
+  for (const door of ['npm start', 'next start'] as const) {
+    test(door, async () => {
+      const server = door === 'npm start' ? npmStart : nextStart;
+      const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
+      const challenge = parseChallenge(
+        (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate'),
+      );
+      const authorization = authorizationHeader({
+        username: server.keys.member.publicKey,
+        password: server.keys.member.privateKey,
+        realm: challenge.realm,
+        nonce: challenge.nonce,
+        method: 'GET',
+        uri: url,
+        nc: 1,
+      });
+      const res = await fetch(`${server.baseUrl}${url}`, { headers: { authorization } });
+      assert.equal(res.status, 200);
+      const reader = res.body!.getReader();
+      assert.ok(!(await reader.read()).done);
+      // Backpressure: the server cannot finish the body while the client waits.
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      while (!(await reader.read()).done);
+      const line = await logLine(server, res.headers.get('x-request-id')!);
+      assert.equal(line.status, 200);
+      assert.equal(line.route, 'exportOrgEvents');
+      assert.ok(Number(line.durationMs) >= PAUSE_MS, `${String(line.durationMs)} ms`);
     });
   }
 });
