@@ -33,7 +33,7 @@ import { getConfig } from '@/lib/config';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+import { answerChallenge } from '@/tests/helpers/digest-client';
 import { machineInfo, machineLine } from './lib/machine';
 
 const ORG_ID = '5be0c4a1b2c3d4e5f6a7b8ca';
@@ -128,18 +128,11 @@ type Run = {
 
 /** One export over HTTP, the body counted and dropped; the server's RSS sampled while it runs. */
 async function exportOnce(baseUrl: string, url: string, key: Credentials): Promise<Run> {
-  const challenge = parseChallenge(
+  const authorization = answerChallenge(
     (await fetch(`${baseUrl}${url}`)).headers.get('www-authenticate'),
+    key,
+    url,
   );
-  const authorization = authorizationHeader({
-    username: key.publicKey,
-    password: key.privateKey,
-    realm: challenge.realm,
-    nonce: challenge.nonce,
-    method: 'GET',
-    uri: url,
-    nc: 1,
-  });
   global.gc?.();
   const rssBefore = process.memoryUsage.rss();
   let peak = rssBefore;

@@ -10,7 +10,7 @@ import { getConfig, setConfigForTesting } from '@/lib/config';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { EventCursor, EventStore } from '@/lib/store/types';
-import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+import { answerChallenge } from '@/tests/helpers/digest-client';
 import { generateEvents } from '@/tests/helpers/test-events';
 import { createApiHandler } from './handler';
 import { createNodeApiHandler } from './node-adapter';
@@ -56,18 +56,11 @@ function watched(real: EventStore): EventStore {
 }
 
 async function authorization(url: string): Promise<string> {
-  const challenge = parseChallenge(
+  return answerChallenge(
     (await fetch(`${baseUrl}${url}`)).headers.get('www-authenticate'),
+    key,
+    url,
   );
-  return authorizationHeader({
-    username: key.publicKey,
-    password: key.privateKey,
-    realm: challenge.realm,
-    nonce: challenge.nonce,
-    method: 'GET',
-    uri: url,
-    nc: 1,
-  });
 }
 
 /** Waits (bounded) for a condition another part of the process brings about. */

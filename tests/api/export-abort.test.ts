@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { startTestServer, type TestServer } from '@/tests/helpers/server';
-import { authorizationHeader, parseChallenge } from '@/tests/helpers/digest-client';
+import { answerChallenge } from '@/tests/helpers/digest-client';
 
 /**
  * A client that goes away ends the export's query, through both front doors:
@@ -55,18 +55,11 @@ describe('export: a client that goes away ends the query', () => {
     test(door, async () => {
       const server = door === 'npm start' ? npmStart : nextStart;
       const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
-      const challenge = parseChallenge(
+      const authorization = answerChallenge(
         (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate'),
+        server.keys.member,
+        url,
       );
-      const authorization = authorizationHeader({
-        username: server.keys.member.publicKey,
-        password: server.keys.member.privateKey,
-        realm: challenge.realm,
-        nonce: challenge.nonce,
-        method: 'GET',
-        uri: url,
-        nc: 1,
-      });
       const abort = new AbortController();
       const res = await fetch(`${server.baseUrl}${url}`, {
         headers: { authorization },
@@ -107,18 +100,11 @@ describe("export: the access log's duration covers the whole body", () => {
     test(door, async () => {
       const server = door === 'npm start' ? npmStart : nextStart;
       const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
-      const challenge = parseChallenge(
+      const authorization = answerChallenge(
         (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate'),
+        server.keys.member,
+        url,
       );
-      const authorization = authorizationHeader({
-        username: server.keys.member.publicKey,
-        password: server.keys.member.privateKey,
-        realm: challenge.realm,
-        nonce: challenge.nonce,
-        method: 'GET',
-        uri: url,
-        nc: 1,
-      });
       const res = await fetch(`${server.baseUrl}${url}`, { headers: { authorization } });
       assert.equal(res.status, 200);
       const reader = res.body!.getReader();
