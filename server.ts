@@ -23,12 +23,14 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { errorResponse } from '@/lib/api/handler';
+import { PLAIN_FORMAT } from '@/lib/api/types';
 import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
-import { errorJson, routeNotFound } from '@/lib/domain/errors';
+import { routeNotFound, serviceUnavailable } from '@/lib/domain/errors';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { startNextThread } from '@/lib/http/next-thread';
 import { flushLog, getLogger } from '@/lib/ops/log';
@@ -65,14 +67,15 @@ function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: ProbeAns
 }
 
 /** SERVE=api: what Next would have served is not here. */
-function answerNotServedHere(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = splitTarget(req.url ?? '/').path;
-  writeApiResponse(req, res, {
-    status: 404,
-    headers: [['Content-Type', 'application/json']],
-    body: errorJson(routeNotFound(path)),
-  });
-  return Promise.resolve();
+function answerNotServedHere(req: IncomingMessage, res: ServerResponse): void {
+  const notHere = routeNotFound(splitTarget(req.url ?? '/').path);
+  writeApiResponse(req, res, errorResponse(notHere, PLAIN_FORMAT));
+}
+
+/** Next's thread has exited or dropped the connection: the dashboard is down, not the process. */
+function answerDashboardUnavailable(req: IncomingMessage, res: ServerResponse): void {
+  const down = serviceUnavailable('the dashboard thread is not answering', 5);
+  writeApiResponse(req, res, errorResponse(down, PLAIN_FORMAT));
 }
 
 /** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
@@ -131,6 +134,7 @@ async function main(): Promise<void> {
           port,
           dir: path.resolve(__dirname),
           maxHeaderSize: MAX_HEADER_BYTES,
+          answerUnavailable: answerDashboardUnavailable,
         })
       : undefined;
   const handleNext = dashboard?.handle ?? answerNotServedHere;
@@ -152,11 +156,8 @@ async function main(): Promise<void> {
       );
       return;
     }
-    handleNext(req, res).catch((error: unknown) => {
-      log.error({ err: error, method: req.method }, 'Next.js failed');
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+    // Next's own failures are answered and logged in its thread (next-thread-worker.ts).
+    handleNext(req, res);
   });
   server.keepAliveTimeout = 65_000; // outlive common proxies' idle timeouts
   server.headersTimeout = 66_000; // must exceed keepAliveTimeout

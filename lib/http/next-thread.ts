@@ -3,7 +3,6 @@ import path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { getAuthState } from '@/lib/auth/shared-state';
 import { serveAuthState } from '@/lib/auth/thread-auth-state';
-import { errorJson, serviceUnavailable } from '@/lib/domain/errors';
 import { processToken } from './front-door';
 
 /**
@@ -27,7 +26,7 @@ import { processToken } from './front-door';
  */
 
 export type NextThread = {
-  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
   close: () => Promise<void>;
 };
 
@@ -38,12 +37,14 @@ export type NextThreadOptions = {
   /** The project directory (the one holding .next). */
   dir: string;
   maxHeaderSize: number;
+  /** Answers a request the worker cannot (it has exited or dropped the connection). */
+  answerUnavailable: (req: IncomingMessage, res: ServerResponse) => void;
 };
 
 /** What the worker posts once Next is prepared and its loopback server listens. */
 export type NextThreadReady = { port: number };
 
-export type NextThreadInput = NextThreadOptions & {
+export type NextThreadInput = Omit<NextThreadOptions, 'answerUnavailable'> & {
   token: string;
   authPort: MessagePort;
   authKind: 'memory' | 'redis';
@@ -78,7 +79,10 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
   const auth = new MessageChannel();
   serveAuthState(auth.port1, getAuthState);
   const input: NextThreadInput = {
-    ...options,
+    hostname: options.hostname,
+    port: options.port,
+    dir: options.dir,
+    maxHeaderSize: options.maxHeaderSize,
     token: processToken(),
     authPort: auth.port2,
     authKind: getAuthState().kind,
@@ -101,58 +105,41 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
   // Few sockets, kept: every dashboard request reuses one.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-  const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const unavailable = (error?: Error) => {
-        // The client already gone (the upstream request was ended for it): nothing to say.
-        if (res.destroyed || res.writableEnded) {
-          resolve();
-          return;
-        }
-        if (res.headersSent) {
-          res.destroy(error);
-        } else {
-          const refusal = serviceUnavailable('the dashboard thread is not answering', 5);
-          const body = errorJson(refusal);
-          res.writeHead(refusal.status, {
-            ...Object.fromEntries(refusal.headers),
-            'Content-Type': 'application/json',
-            'Content-Length': Buffer.byteLength(body),
-          });
-          res.end(body);
-        }
-        resolve();
-      };
-      if (exited) {
-        unavailable();
-        return;
-      }
-      const upstream = http.request(
-        {
-          agent,
-          host: '127.0.0.1',
-          port: ready.port,
-          method: req.method,
-          path: req.url,
-          headers: endToEnd(req.headers),
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
-          answer.pipe(res);
-          answer.once('end', () => resolve());
-          answer.on('error', (error) => unavailable(error));
-        },
-      );
-      upstream.on('error', (error) => unavailable(error));
-      // A client that resets mid-body: the upstream request goes with it.
-      req.on('error', () => upstream.destroy());
-      // A client gone before the answer ends: stop the worker's work too.
-      res.once('close', () => {
-        if (!res.writableFinished) upstream.destroy();
-        resolve();
-      });
-      req.pipe(upstream);
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const unavailable = (error?: Error) => {
+      // The client already gone (the upstream request was ended for it): nothing to say.
+      if (res.destroyed || res.writableEnded) return;
+      if (res.headersSent) res.destroy(error);
+      else options.answerUnavailable(req, res);
+    };
+    if (exited) {
+      unavailable();
+      return;
+    }
+    const upstream = http.request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port: ready.port,
+        method: req.method,
+        path: req.url,
+        headers: endToEnd(req.headers),
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+        answer.pipe(res);
+        answer.on('error', unavailable);
+      },
+    );
+    upstream.on('error', unavailable);
+    // A client that resets mid-body: the upstream request goes with it.
+    req.on('error', () => upstream.destroy());
+    // A client gone before the answer ends: stop the worker's work too.
+    res.once('close', () => {
+      if (!res.writableFinished) upstream.destroy();
     });
+    req.pipe(upstream);
+  };
 
   const close = async () => {
     agent.destroy();
