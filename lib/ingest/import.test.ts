@@ -337,6 +337,20 @@ describe('import', () => {
     assert.match(report.issues[0]!.message, /"username" appears more than once/);
   });
 
+  test("a line holding both content.results and results imports results, never with the other array's text", async () => {
+    const [kept, ignored] = [events[5]!, events[6]!];
+    const line = JSON.stringify({ content: { results: [ignored] }, results: [kept] });
+    const report = await importEvents(store, write('both.ndjson', line), { orgId: ORG });
+    assert.deepEqual(report.issues, []);
+    assert.equal(report.inserted, 1);
+    assert.equal(await store.getEvent(ORG, ignored.id, false), null);
+    const stored = await store.getEvent(ORG, kept.id, false);
+    const doc = JSON.parse(stored!.doc) as Record<string, unknown>;
+    assert.equal(doc.id, kept.id);
+    assert.equal(doc.created, kept.created);
+    assert.equal(doc.eventTypeName, kept.eventTypeName);
+  });
+
   test('stores the source text of each record: raw and every value verbatim, keys sorted at the top level only', async () => {
     const id = events[0]!.id;
     const line = `{"raw":{"z":9007199254740993,"a":1.0,"10":[]},"id":"${id}","eventTypeName":"JOINED_ORG","created":"2026-02-01T00:00:00Z","extra":{"b":1.50,"a":null},"username":"u@example.com"}`;

@@ -233,7 +233,9 @@ export async function* readEventBatches(
       const lineLimit = Math.max(maxBytes, MAX_PAGE_LINE_BYTES);
       for await (const { text, line, oversize } of splitLines(detected.chunks, lineLimit)) {
         if (oversize === undefined && isBlank(text)) continue;
-        if (oversize === undefined && recordBytes(text, maxBytes) > maxBytes) {
+        // Measured once: the page check below and parse() both need it.
+        const size = oversize ?? recordBytes(text, maxBytes);
+        if (oversize === undefined && size > maxBytes) {
           const page = pageRecords(text);
           if (page) {
             for (const element of page.elements) {
@@ -250,15 +252,18 @@ export async function* readEventBatches(
             continue;
           }
         }
-        const parsed = parse(text, oversize, at(line));
+        const parsed = parse(text, size, at(line));
         if (!parsed) continue;
         // A line may hold a whole list envelope (a page saved from the API)
         // or an array of events; each inner record is then its own record.
         const inner = innerRecords(parsed.value);
         if (inner) {
-          const texts = elementTexts(text);
+          // The source's own texts only when the splitter found the array the
+          // parse chose (a document may hold both `results` and `content.results`).
+          const page = pageRecords(text);
+          const texts = page?.path === inner.prefix ? page.elements : undefined;
           for (let index = 0; index < inner.list.length; index++) {
-            const full = accept(inner.list[index], texts?.[index], {
+            const full = accept(inner.list[index], texts?.[index]?.text, {
               location: `line ${line}, ${inner.prefix}[${index}]`,
               line,
               index,
@@ -338,18 +343,6 @@ function pageRecords(text: string): { path: string; elements: ArrayElement[] } |
     return { path: splitter.path, elements };
   } catch {
     return undefined; // not valid JSON: reported as such (or as too large) by the caller
-  }
-}
-
-/** The element texts of the records array in one line's JSON document (an envelope or array). */
-function elementTexts(text: string): string[] | undefined {
-  try {
-    const splitter = new JsonArraySplitter();
-    const texts = splitter.push(text).map((element) => element.text);
-    splitter.end();
-    return texts;
-  } catch {
-    return undefined;
   }
 }
 
