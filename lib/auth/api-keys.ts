@@ -16,6 +16,23 @@ export function computeHa1(
   return createHash(hash).update(`${publicKey}:${realm}:${privateKey}`, 'utf8').digest('hex');
 }
 
+/**
+ * What the store keeps of a key's private key: its HA1 for each algorithm,
+ * sealed with ORG_EVENTS_SECRET when one is configured (ha1-at-rest.ts).
+ * Used when a key is issued and when it is rotated.
+ */
+export function storedHa1s(
+  id: string,
+  publicKey: string,
+  realm: string,
+  privateKey: string,
+): { ha1Md5: string; ha1Sha256: string } {
+  return {
+    ha1Md5: ha1ForStorage(id, 'md5', computeHa1('MD5', publicKey, realm, privateKey)),
+    ha1Sha256: ha1ForStorage(id, 'sha256', computeHa1('SHA-256', publicKey, realm, privateKey)),
+  };
+}
+
 /** Public keys look like the real service's: eight lowercase letters. */
 export function generatePublicKey(): string {
   let key = '';
@@ -49,12 +66,7 @@ export async function issueApiKey(
       created: Date.now(),
       disabled: false,
       realm: options.realm,
-      ha1Md5: ha1ForStorage(id, 'md5', computeHa1('MD5', publicKey, options.realm, privateKey)),
-      ha1Sha256: ha1ForStorage(
-        id,
-        'sha256',
-        computeHa1('SHA-256', publicKey, options.realm, privateKey),
-      ),
+      ...storedHa1s(id, publicKey, options.realm, privateKey),
     };
     await store.createApiKey(record);
     await store.grantRole({

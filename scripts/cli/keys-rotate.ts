@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { computeHa1 } from '@/lib/auth/api-keys';
-import { ha1ForStorage } from '@/lib/auth/ha1-at-rest';
+import { storedHa1s } from '@/lib/auth/api-keys';
 import { signOutEverywhere } from '@/lib/auth/session';
 import { getAuthState } from '@/lib/auth/shared-state';
 import { getConfig } from '@/lib/config';
@@ -23,12 +22,10 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
   const record = await store.getApiKeyByPublicKey(publicKey);
   if (!record) throw new CommandError(`No API key with public key ${publicKey}`);
   const privateKey = randomUUID();
-  const ha1 = (algorithm: 'MD5' | 'SHA-256') =>
-    computeHa1(algorithm, publicKey, record.realm, privateKey);
-  const updated = await store.setApiKeyHa1(record.id, {
-    ha1Md5: ha1ForStorage(record.id, 'md5', ha1('MD5')),
-    ha1Sha256: ha1ForStorage(record.id, 'sha256', ha1('SHA-256')),
-  });
+  const updated = await store.setApiKeyHa1(
+    record.id,
+    storedHa1s(record.id, publicKey, record.realm, privateKey),
+  );
   if (!updated) throw new CommandError(`No API key with public key ${publicKey}`);
   const sessionsEnded = getConfig().REDIS_URL !== undefined;
   if (sessionsEnded) {
