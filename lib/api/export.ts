@@ -49,7 +49,7 @@ function slug(name: string): string {
  * `beginning`, an open end the moment of the export. ASCII only, so the
  * plain `filename=` form is enough for every browser.
  */
-export function exportFileName(
+function exportFileName(
   org: { id: string; name: string },
   range: { minCreated?: number; maxCreated?: number },
   format: ExportFormat,

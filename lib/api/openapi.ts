@@ -3,6 +3,7 @@ import { getConfig } from '@/lib/config';
 import { ERROR_CODES } from '@/lib/domain/errors';
 import { METRIC_UNITS, eventInputSchema } from '@/lib/domain/event';
 import { API_PREFIX, EVENT_TYPE_PATTERN, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
+import { TOTAL_COUNT_HEADER } from './export';
 import { OPERATIONS, type OperationName } from './routes';
 import { FACET_FIELDS, HISTOGRAM_INTERVALS, MAX_FILTER_VALUES } from '@/lib/domain/filters';
 import {
@@ -446,7 +447,7 @@ function buildDocument(vendor: string) {
               description: 'The events.',
               headers: {
                 ...successHeaders,
-                'X-Total-Count': {
+                [TOTAL_COUNT_HEADER]: {
                   description: 'How many events the body holds.',
                   schema: { type: 'integer' },
                 },

@@ -1,5 +1,6 @@
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
+import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import type { EventStore } from '@/lib/store/types';
@@ -85,18 +86,17 @@ type Segment = {
 
 type Checkpoint = { version: 1; through?: number; segment?: Segment };
 
-export const DEFAULT_ITEMS_PER_PAGE = 500;
-export const DEFAULT_EVENTS_PER_WRITE = 5000;
+const DEFAULT_EVENTS_PER_WRITE = 5000;
 
 /** The checkpoint's key: one per source base URL and source org. */
-export function checkpointKey(source: SourceOptions): string {
+function checkpointKey(source: SourceOptions): string {
   return `${source.baseUrl.replace(/\/+$/, '')}#${source.orgId}`;
 }
 
 export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> {
   const { store, orgId } = options;
   const started = performance.now();
-  const itemsPerPage = options.itemsPerPage ?? DEFAULT_ITEMS_PER_PAGE;
+  const itemsPerPage = options.itemsPerPage ?? MAX_ITEMS_PER_PAGE;
   const eventsPerWrite = options.eventsPerWrite ?? DEFAULT_EVENTS_PER_WRITE;
   const overlapMs = options.overlapMs ?? 60_000;
   const shouldStop = options.shouldStop ?? (() => false);

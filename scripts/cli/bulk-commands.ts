@@ -3,7 +3,6 @@ import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_SEED, resolveSeedRange } from '@/lib/ingest/seed';
-import type { EventStore } from '@/lib/store/types';
 import {
   CommandError,
   EXIT,
@@ -14,7 +13,7 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, isoTime } from './context';
+import { type Command, isoTime, requireOrg } from './context';
 import { formatBytes, formatDuration, formatNumber, Progress } from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
@@ -22,11 +21,6 @@ const DEFAULT_BATCH = 10_000;
 
 function batchSize(value: string | undefined): number {
   return value === undefined ? DEFAULT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
-}
-
-async function orgOrFail(store: EventStore, orgId: string, hint: string): Promise<void> {
-  if (!(await store.getOrg(orgId)))
-    throw new CommandError(`No organization with id ${orgId}. ${hint}`);
 }
 
 // ---- seed ------------------------------------------------------------------------
@@ -160,7 +154,7 @@ export const importFile: Command = async (args, context) => {
     size = stat.size;
   }
   const store = await context.store();
-  await orgOrFail(store, orgId, "Create it first with 'orgs create --name NAME --id ID'.");
+  await requireOrg(store, orgId, "Create it first with 'orgs create --name NAME --id ID'.");
 
   const issues: ImportIssue[] = [];
   let invalidShown = 0;

@@ -1,4 +1,5 @@
-import type { EventStore } from '@/lib/store/types';
+import type { EventStore, Org } from '@/lib/store/types';
+import { CommandError } from './args';
 
 /** What every command gets: the store and where its output goes. */
 export type CommandContext = {
@@ -14,6 +15,13 @@ export type CommandContext = {
 };
 
 export type Command = (args: string[], context: CommandContext) => Promise<number>;
+
+/** The organization, or a clear error naming its id (and what to do, when `hint` says). */
+export async function requireOrg(store: EventStore, orgId: string, hint?: string): Promise<Org> {
+  const org = await store.getOrg(orgId);
+  if (!org) throw new CommandError(`No organization with id ${orgId}${hint ? `. ${hint}` : ''}`);
+  return org;
+}
 
 export function isoTime(millis: number): string {
   return new Date(millis).toISOString();

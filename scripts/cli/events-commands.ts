@@ -1,7 +1,7 @@
 import { getReadableOrgEvent, listReadableOrgEvents } from '@/lib/api/events';
 import type { RouteResult } from '@/lib/api/context';
 import type { QueryParam } from '@/lib/api/params';
-import { API_PREFIX } from '@/lib/domain/limits';
+import { API_PREFIX, DEFAULT_ITEMS_PER_PAGE, MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { EXIT, parseCommand, parseCount, parseObjectId, requireOption, UsageError } from './args';
 import { type Command, type CommandContext, table } from './context';
 import { exportEventsCommand } from './events-export';
@@ -19,7 +19,7 @@ import {
  * through lib/api's own operations, so `--json` prints exactly what the API
  * returns. Subcommands by name: add one to EVENT_SUBCOMMANDS.
  */
-export const EVENT_SUBCOMMANDS: Record<string, Command> = {
+const EVENT_SUBCOMMANDS: Record<string, Command> = {
   list: listEventsCommand,
   get: getEventCommand,
   export: exportEventsCommand,
@@ -54,7 +54,10 @@ async function listEventsCommand(args: string[], context: CommandContext): Promi
   const org = await requireOrgOption(store, values);
   const params = filterParams(values);
   const page = values.page === undefined ? 1 : parseCount(values.page, '--page', 1, 1e12);
-  const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 500);
+  const limit =
+    values.limit === undefined
+      ? DEFAULT_ITEMS_PER_PAGE
+      : parseCount(values.limit, '--limit', 1, MAX_ITEMS_PER_PAGE);
   params.push(
     { name: 'pageNum', value: String(page) },
     { name: 'itemsPerPage', value: String(limit) },

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openOrgExport } from '@/lib/api/export';
@@ -14,20 +15,6 @@ import {
   requireOrgOption,
 } from './events-options';
 import { formatBytes, formatNumber, Progress } from './progress';
-
-/** Resolves once `stream` has taken what it buffered, or rejects with its error. */
-function drained(stream: NodeJS.WritableStream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
-      stream.off('drain', done);
-      stream.off('error', done);
-      if (error) reject(error);
-      else resolve();
-    };
-    stream.on('drain', done);
-    stream.on('error', done);
-  });
-}
 
 function closed(stream: fs.WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -86,7 +73,8 @@ export async function exportEventsCommand(
   try {
     for (let chunk = await opened.body.read(); chunk !== null; chunk = await opened.body.read()) {
       bytes += Buffer.byteLength(chunk);
-      if (!sink.write(chunk)) await drained(sink);
+      // Resolves on 'drain', rejects on the stream's 'error'.
+      if (!sink.write(chunk)) await once(sink, 'drain');
       const rate = opened.eventsRead() / Math.max(progress.elapsed(), 1e-3);
       progress.update(opened.eventsRead(), `${formatNumber(rate)} events/s`);
     }

@@ -5,6 +5,7 @@ import { ApiError } from '@/lib/domain/errors';
 import { FILTER_FIELDS } from '@/lib/domain/filters';
 import type { EventStore, Org } from '@/lib/store/types';
 import { CommandError, parseDate, parseObjectId, requireOption, UsageError } from './args';
+import { requireOrg } from './context';
 
 /** The list's filters as options: the API's names for the fields, the vendor CLI's for the rest. */
 export const FILTER_OPTIONS = {
@@ -51,11 +52,7 @@ export function filterParams(values: OptionValues): QueryParam[] {
 /** The org named by --org, or a clear error. */
 export async function requireOrgOption(store: EventStore, values: OptionValues): Promise<Org> {
   const orgId = parseObjectId(requireOption(values.org as string | undefined, '--org'), '--org');
-  const org = await store.getOrg(orgId);
-  if (!org) {
-    throw new CommandError(`No organization with id ${orgId}. List them with 'orgs list'.`);
-  }
-  return org;
+  return requireOrg(store, orgId, "List them with 'orgs list'.");
 }
 
 /** What lib/api's operations read, for an operator: links point at PUBLIC_BASE_URL (or localhost:3000). */

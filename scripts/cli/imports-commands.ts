@@ -1,5 +1,4 @@
 import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
-import { isObjectId } from '@/lib/domain/object-id';
 import type { IngestRun } from '@/lib/store/types';
 import {
   CommandError,
@@ -10,7 +9,7 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, isoTime, table } from './context';
+import { type Command, isoTime, requireOrg, table } from './context';
 import { formatNumber } from './progress';
 
 /** `imports list --org ORG [--limit N]` and `imports undo ID [--force]`: the import ledger. */
@@ -34,7 +33,7 @@ const list: Command = async (args, context) => {
   const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
   const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 100_000);
   const store = await context.store();
-  if (!(await store.getOrg(orgId))) throw new CommandError(`No organization with id ${orgId}`);
+  await requireOrg(store, orgId);
   // Runs whose process was killed are shown (and recorded) as interrupted.
   const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId, limit));
   context.emit({ orgId, runs: runs.map(runJson) });
@@ -72,9 +71,7 @@ const undo: Command = async (args, context) => {
     { force: { type: 'boolean' } },
     { min: 1, max: 1, names: 'ID (the run to undo, from imports list)' },
   );
-  const id = positionals[0]!;
-  if (!isObjectId(id))
-    throw new UsageError(`ID must be 24 lowercase hexadecimal digits, got '${id}'`);
+  const id = parseObjectId(positionals[0]!, 'ID');
   const store = await context.store();
   let outcome;
   try {

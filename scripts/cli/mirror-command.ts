@@ -1,5 +1,5 @@
 import { MirrorError, type MirrorProgress, runMirror } from '@/lib/mirror/mirror';
-import { isObjectId } from '@/lib/domain/object-id';
+import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import {
   CommandError,
   EXIT,
@@ -10,7 +10,7 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import type { Command } from './context';
+import { type Command, requireOrg } from './context';
 import { formatDuration, formatNumber } from './progress';
 
 /**
@@ -48,12 +48,10 @@ export const mirror: Command = async (args, context) => {
   if (parsedUrl.protocol !== 'https:' && parsedUrl.protocol !== 'http:') {
     throw new UsageError(`--source must be an http or https URL, got '${baseUrl}'`);
   }
-  const sourceOrg = requireOption(values['source-org'], '--source-org');
-  if (!isObjectId(sourceOrg)) {
-    throw new UsageError(
-      `--source-org must be 24 lowercase hexadecimal digits, got '${sourceOrg}'`,
-    );
-  }
+  const sourceOrg = parseObjectId(
+    requireOption(values['source-org'], '--source-org'),
+    '--source-org',
+  );
   const publicKey = requireOption(values['public-key'], '--public-key');
   const privateKey = values['private-key'] ?? process.env.MIRROR_PRIVATE_KEY;
   if (privateKey === undefined || privateKey === '') {
@@ -73,15 +71,15 @@ export const mirror: Command = async (args, context) => {
       : parseCount(values['requests-per-minute'], '--requests-per-minute', 1, 100_000);
   const itemsPerPage =
     values['items-per-page'] === undefined
-      ? 500
-      : parseCount(values['items-per-page'], '--items-per-page', 1, 500);
+      ? MAX_ITEMS_PER_PAGE
+      : parseCount(values['items-per-page'], '--items-per-page', 1, MAX_ITEMS_PER_PAGE);
 
   const store = await context.store();
-  if (!(await store.getOrg(orgId))) {
-    throw new CommandError(
-      `No organization with id ${orgId}. Create it first ('orgs create --name NAME --id ${orgId}'; the source's id keeps event links alike).`,
-    );
-  }
+  await requireOrg(
+    store,
+    orgId,
+    `Create it first ('orgs create --name NAME --id ${orgId}'; the source's id keeps event links alike).`,
+  );
 
   // SIGINT/SIGTERM: finish the current page, save the checkpoint, summarize.
   // A second signal exits at once (the checkpoint of the last page stands).

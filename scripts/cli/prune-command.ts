@@ -1,6 +1,6 @@
 import { formatCreated } from '@/lib/domain/event';
-import { CommandError, EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
-import type { Command } from './context';
+import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
+import { type Command, requireOrg } from './context';
 import { formatDuration, formatNumber, Progress } from './progress';
 
 /**
@@ -17,7 +17,7 @@ export const prune: Command = async (args, context) => {
   const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
   const before = parseDate(requireOption(values.before, '--before'), '--before');
   const store = await context.store();
-  if (!(await store.getOrg(orgId))) throw new CommandError(`No organization with id ${orgId}`);
+  await requireOrg(store, orgId);
   const count = await store.countEvents({ orgId, maxCreated: before - 1 });
   const beforeText = formatCreated(before);
   if (values['dry-run']) {
