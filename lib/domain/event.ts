@@ -171,13 +171,17 @@ function zodShape(): Shape {
  */
 export const eventInputSchema = z
   .looseObject(zodShape())
-  .refine((e) => !(e.apiKeyId != null && e.userId != null), {
-    message: 'apiKeyId and userId are mutually exclusive',
-    path: ['apiKeyId'],
-  })
-  .refine((e) => !(e.publicKey != null && e.username != null), {
-    message: 'publicKey and username are mutually exclusive',
-    path: ['publicKey'],
+  // The same pairs as the fast check's, so the two cannot disagree.
+  .superRefine((e, context) => {
+    for (const [a, b] of EXCLUSIVE_PAIRS) {
+      if (e[a] != null && e[b] != null) {
+        context.addIssue({
+          code: 'custom',
+          message: `${a} and ${b} are mutually exclusive`,
+          path: [a],
+        });
+      }
+    }
   });
 
 // ---- the fast check -----------------------------------------------------------
