@@ -2,8 +2,8 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { ApiRequestError } from '@/lib/client/api-client';
-import { apiExportPath, previewExport, startBrowserDownload } from '@/lib/client/export-download';
-import type { EventsListParams } from '@/lib/client/url-state';
+import { previewExport, startBrowserDownload } from '@/lib/client/export-download';
+import { apiExportPath, type EventsListParams } from '@/lib/client/url-state';
 import type { ExportFormat } from '@/lib/domain/query';
 import { ToolbarPopover } from './toolbar-popover';
 import { usePopover } from './use-popover';

@@ -9,6 +9,7 @@ import {
   completions,
   currentToken,
   filterChips,
+  NO_FILTERS,
   removeChip,
 } from '@/lib/client/query-syntax';
 
@@ -192,7 +193,7 @@ export const QueryBar = memo(function QueryBar({
             onClick={(event) => {
               event.stopPropagation();
               setProblems([]);
-              onChange({ types: [], excludeTypes: [], fields: {}, actor: [], q: '' });
+              onChange(NO_FILTERS);
             }}
           >
             Clear

@@ -1,31 +1,6 @@
 import { ApiRequestError, parseRetryAfter, type ApiErrorBody } from './api-client';
-import { type EventsListParams, apiListPath } from './url-state';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ExportFormat } from '@/lib/domain/query';
-
-/** The list's own paging parameters: everything else in its query is a filter. */
-const PAGING = new Set(['pageNum', 'itemsPerPage', 'includeCount']);
-
-/**
- * The export of exactly the list's filters: the list's API query (the one
- * URL -> API mapping, apiListPath) without its paging, at /events/export,
- * so a filter the list learns is exported the same way without a second
- * mapping to keep in step.
- */
-export function apiExportPath(
-  params: EventsListParams,
-  options: { format: ExportFormat; includeRaw: boolean },
-  now: number = Date.now(),
-): string {
-  const list = apiListPath(params, now);
-  const [path, query = ''] = list.split('?', 2) as [string, string?];
-  const pairs = query
-    .split('&')
-    .filter((pair) => pair !== '' && !PAGING.has(pair.slice(0, pair.indexOf('='))));
-  pairs.push(`format=${options.format}`);
-  if (options.includeRaw) pairs.push('includeRaw=true');
-  return `${path}/export?${pairs.join('&')}`;
-}
 
 const HEADERS = { [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE };
 

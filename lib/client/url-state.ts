@@ -16,14 +16,13 @@ import {
   MAX_ITEMS_PER_PAGE,
   OBJECT_ID_PATTERN,
 } from '@/lib/domain/limits';
-import type { QueryParameterName } from '@/lib/domain/query';
+import type { ExportFormat, QueryParameterName } from '@/lib/domain/query';
 import {
   FILTER_FIELDS,
   type FacetField,
   type FilterField,
   MAX_FILTER_VALUES,
-  isCidrValue,
-  parseCidr,
+  isMalformedCidr,
   words,
 } from '@/lib/domain/filters';
 import { type InvestigationFilters, NO_FILTERS } from './query-syntax';
@@ -115,22 +114,21 @@ function parseIntInRange(value: string | undefined, min: number, max: number): n
 }
 
 export function parseTypes(value: string | undefined): string[] {
-  if (!value) return [];
-  const types = value
-    .split(',')
-    .map((type) => type.trim())
-    .filter((type) => EVENT_TYPE_PATTERN.test(type));
-  return [...new Set(types)].sort().slice(0, MAX_TYPES);
+  return parseValues(value, (type) => EVENT_TYPE_PATTERN.test(type), MAX_TYPES);
 }
 
-/** A comma list of filter values: trimmed, non-empty, unique, sorted, at most the API's maximum. */
-export function parseValues(value: string | undefined, isValid?: (item: string) => boolean) {
+/** A comma list of filter values: trimmed, non-empty, unique, sorted, at most `max` (the API's). */
+export function parseValues(
+  value: string | undefined,
+  isValid?: (item: string) => boolean,
+  max: number = MAX_FILTER_VALUES,
+): string[] {
   if (!value) return [];
   const items = value
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '' && (isValid?.(item) ?? true));
-  return [...new Set(items)].sort().slice(0, MAX_FILTER_VALUES);
+  return [...new Set(items)].sort().slice(0, max);
 }
 
 const MAX_Q_LENGTH = 500;
@@ -141,9 +139,7 @@ export function parseFilters(input: SearchParamsInput): InvestigationFilters {
   for (const field of FILTER_FIELDS) {
     const values = parseValues(
       first(input, field),
-      field === 'remoteAddress'
-        ? (item) => !isCidrValue(item) || parseCidr(item) !== null
-        : undefined,
+      field === 'remoteAddress' ? (item) => !isMalformedCidr(item) : undefined,
     );
     if (values.length) fields[field] = values;
   }
@@ -369,6 +365,21 @@ export function apiFacetsPath(
   pairs.push(['field', fields.join(',')]);
   pairs.push(['limit', String(limit)]);
   return `${apiOrgPath(params.orgId)}/events/facets?${apiQuery(pairs)}`;
+}
+
+/**
+ * The export of exactly the list's filters (the same pairs as its pages,
+ * without their paging), at /events/export.
+ */
+export function apiExportPath(
+  params: EventsFilterParams,
+  options: { format: ExportFormat; includeRaw: boolean },
+  now: number = Date.now(),
+): string {
+  const pairs = filterAndDatePairs(params, now);
+  pairs.push(['format', options.format]);
+  if (options.includeRaw) pairs.push(['includeRaw', 'true']);
+  return `${apiOrgPath(params.orgId)}/events/export?${apiQuery(pairs)}`;
 }
 
 /** The volume histogram of a list's filters, in at most `buckets` bars. */

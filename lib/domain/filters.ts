@@ -152,3 +152,8 @@ export function inCidr(address: string, cidr: Cidr): boolean {
 export function isCidrValue(value: string): boolean {
   return value.includes('/');
 }
+
+/** A value with a slash that is no CIDR block: the API refuses it (400), the dashboard drops it. */
+export function isMalformedCidr(value: string): boolean {
+  return isCidrValue(value) && parseCidr(value) === null;
+}

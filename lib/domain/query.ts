@@ -11,8 +11,7 @@ import {
   MAX_FACET_LIMIT,
   MAX_FILTER_VALUES,
   MAX_HISTOGRAM_BUCKETS,
-  isCidrValue,
-  parseCidr,
+  isMalformedCidr,
   words,
 } from './filters';
 import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from './limits';
@@ -186,7 +185,7 @@ function fieldFilter(field: FilterField) {
       .join('\n'),
     remote
       ? (item) =>
-          isCidrValue(item) && parseCidr(item) === null
+          isMalformedCidr(item)
             ? 'must be an address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32'
             : null
       : undefined,
