@@ -4,8 +4,7 @@ import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely
 import { errorDetails, storeLogger } from './log';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
-import { type BatchTerms, batchTerms, eventKey, keptTerms } from './terms';
+import { type BatchTerms, batchTerms, eventKeys, keptTerms } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 const INT8_OID = 20;
@@ -264,22 +263,14 @@ export class PostgresStore extends KyselyStore {
     const his = new Float64Array(count);
     const los = new Float64Array(count);
     const types = new Float64Array(count);
-    const keys = new Map<number, [number, number]>();
+    const keys = eventKeys(events);
     for (let p = 0; p < count; p++) {
       const e = postings[p * 2]!;
       const event = events[e]!;
-      let key = keys.get(e);
-      if (key === undefined) {
-        if (!OBJECT_ID_PATTERN.test(event.id)) {
-          throw new Error(`Event id ${JSON.stringify(event.id)} is not an ObjectId`);
-        }
-        key = eventKey(event.id);
-        keys.set(e, key);
-      }
       termIds[p] = ids[postings[p * 2 + 1]!]!;
       created[p] = event.created;
-      his[p] = key[0];
-      los[p] = key[1];
+      his[p] = keys[e * 2]!;
+      los[p] = keys[e * 2 + 1]!;
       types[p] = typeIds.get(event.eventTypeName)!;
     }
     await sql`

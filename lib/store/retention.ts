@@ -85,10 +85,8 @@ async function deleteBatch(
   }));
 
   const counters = [...countDeltas(events).values()];
-  await decrement(
+  await decrementEventCounts(
     trx,
-    'event_counts',
-    sql`event_type`,
     orgId,
     counters.map((c) => [c.eventType, c.bucket, c.n]),
   );
@@ -144,15 +142,12 @@ async function deleteBatch(
   return rows.length;
 }
 
-/** Subtracts `n` from (org, key, bucket) counter rows and drops those left at zero. */
-async function decrement(
+/** Subtracts `n` from (org, type, bucket) event counters and drops those left at zero. */
+async function decrementEventCounts(
   trx: Kysely<Database>,
-  table: 'event_counts',
-  keyColumn: RawBuilder<unknown>,
   orgId: string,
   deltas: [string, number, number][],
 ): Promise<void> {
-  const t = sql.table(table);
   for (let i = 0; i < deltas.length; i += VALUES_CHUNK) {
     const chunk = deltas.slice(i, i + VALUES_CHUNK);
     const values = sql.join(
@@ -161,15 +156,14 @@ async function decrement(
           sql`(CAST(${key} AS text), CAST(${bucket} AS bigint), CAST(${n} AS bigint))`,
       ),
     );
-    await sql`UPDATE ${t} SET n = n - d.column3 FROM (VALUES ${values}) AS d
-      WHERE ${t}.org_id = ${orgId} AND ${t}.${keyColumn} = d.column1 AND ${t}.bucket = d.column2`.execute(
-      trx,
-    );
+    await sql`UPDATE event_counts SET n = n - d.column3 FROM (VALUES ${values}) AS d
+      WHERE event_counts.org_id = ${orgId} AND event_counts.event_type = d.column1
+        AND event_counts.bucket = d.column2`.execute(trx);
     const keys = sql.join(
       chunk.map(([key, bucket]) => sql`(CAST(${key} AS text), CAST(${bucket} AS bigint))`),
     );
-    await sql`DELETE FROM ${t} WHERE org_id = ${orgId} AND n <= 0
-      AND (${keyColumn}, bucket) IN (VALUES ${keys})`.execute(trx);
+    await sql`DELETE FROM event_counts WHERE org_id = ${orgId} AND n <= 0
+      AND (event_type, bucket) IN (VALUES ${keys})`.execute(trx);
   }
 }
 

@@ -13,8 +13,7 @@ import {
 } from './kysely-store';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
-import { type BatchTerms, batchTerms, eventKey, keptTerms } from './terms';
+import { type BatchTerms, batchTerms, eventKeys, keptTerms } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 /** An event cursor's row in its SELECT's column order (kysely-store.ts: org_id, id, created, event_type, doc[, raw]). */
@@ -117,18 +116,6 @@ class TypeIds {
   rollback(): void {
     this.pending = new Map();
   }
-}
-
-/** Each event's key (terms.ts eventKey), two numbers per event. */
-function eventKeys(events: readonly NewEvent[]): Float64Array {
-  const keys = new Float64Array(events.length * 2);
-  for (let e = 0; e < events.length; e++) {
-    const id = events[e]!.id;
-    if (!OBJECT_ID_PATTERN.test(id))
-      throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
-    [keys[e * 2], keys[e * 2 + 1]] = eventKey(id);
-  }
-  return keys;
 }
 
 /** Prepared statements kept per SQL text (queries are parameterized, so the set is small). */

@@ -1,6 +1,7 @@
 import { DAY_MS } from '@/lib/domain/dates';
 import { FILTER_FIELDS } from '@/lib/domain/filters';
 import type { NewEvent } from '@/lib/domain/event';
+import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
 
 /**
  * A term is `field:value` for one filterable field (lib/domain/filters.ts)
@@ -27,6 +28,22 @@ export function termValue(field: string, term: string): string {
  */
 export function eventKey(id: string): [number, number] {
   return [parseInt(id.slice(0, 12), 16), parseInt(id.slice(12), 16)];
+}
+
+/**
+ * Each event's key (eventKey), two numbers per event: what both engines'
+ * postings store. An id that is no ObjectId has none (every insert path
+ * validates ids; this is the store's own guard).
+ */
+export function eventKeys(events: readonly { id: string }[]): Float64Array {
+  const keys = new Float64Array(events.length * 2);
+  for (let e = 0; e < events.length; e++) {
+    const id = events[e]!.id;
+    if (!OBJECT_ID_PATTERN.test(id))
+      throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
+    [keys[e * 2], keys[e * 2 + 1]] = eventKey(id);
+  }
+  return keys;
 }
 
 /** The terms of one stored document (canonical JSON of the public fields). */
