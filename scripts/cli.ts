@@ -2,6 +2,7 @@
  * The admin CLI: `npm run cli -- <command>`. See scripts/cli/help.ts (or
  * `npm run cli -- help`) for commands, options and exit codes.
  */
+import { prettyJson } from '@/lib/domain/json-text';
 import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
@@ -71,6 +72,11 @@ async function main(argv: string[]): Promise<number> {
       if (!json) return;
       emitted = true;
       process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    },
+    emitText: (jsonText) => {
+      if (!json) return;
+      emitted = true;
+      process.stdout.write(`${prettyJson(jsonText)}\n`);
     },
   };
 

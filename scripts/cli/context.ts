@@ -12,6 +12,12 @@ export type CommandContext = {
   note: (text: string) => void;
   /** The command's single JSON document (stdout), under --json only. */
   emit: (document: unknown) => void;
+  /**
+   * The command's single JSON document as the API's own compact text,
+   * under --json only: printed indented without parsing, so big integers,
+   * `1.0` and key order stay as the API wrote them.
+   */
+  emitText: (jsonText: string) => void;
 };
 
 export type Command = (args: string[], context: CommandContext) => Promise<number>;

@@ -1,6 +1,7 @@
 import { getReadableOrgEvent, listReadableOrgEvents } from '@/lib/api/events';
 import type { RouteResult } from '@/lib/api/context';
 import type { QueryParam } from '@/lib/api/params';
+import { prettyJson } from '@/lib/domain/json-text';
 import { API_PREFIX, DEFAULT_ITEMS_PER_PAGE, MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { EXIT, parseCommand, parseCount, parseObjectId, requireOption, UsageError } from './args';
 import { type Command, type CommandContext, table } from './context';
@@ -73,7 +74,7 @@ async function listEventsCommand(args: string[], context: CommandContext): Promi
     results: Record<string, unknown>[];
     totalCount: number;
   };
-  context.emit(body);
+  context.emitText(result.json);
   const rows = body.results.map((event) => [
     String(event.created),
     String(event.eventTypeName),
@@ -111,8 +112,7 @@ async function getEventCommand(args: string[], context: CommandContext): Promise
   const result = await asCommand(() =>
     getReadableOrgEvent(readContext(store, path, params), org.id, id),
   );
-  const event = JSON.parse(result.json) as unknown;
-  context.emit(event);
-  context.say(JSON.stringify(event, null, 2));
+  context.emitText(result.json);
+  context.say(prettyJson(result.json));
   return EXIT.ok;
 }

@@ -80,6 +80,35 @@ describe('CLI: events list, get, export and keys rotate', () => {
     assert.match(missing.stderr, /0{24}/);
   });
 
+  test("events get and list --json print the API's text: big integers and 1.0 as the source wrote them", () => {
+    const id = '6b1c2d3e4f5a6b7c8d9e0eff';
+    const line = `{"id":"${id}","created":"2020-01-01T00:00:00Z","eventTypeName":"JOINED_ORG","username":"big@example.com","raw":{"n":9007199254740993,"x":1.0}}`;
+    const file = path.join(dir, 'big.ndjson');
+    fs.writeFileSync(file, `${line}\n`);
+    // Its own org: the other tests count ORG's events.
+    const org = '6b1c2d3e4f5a6b7c8d9e0e03';
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Big numbers', '--id', org).code, 0);
+    assert.equal(cli(db, 'import', '--org', org, file).code, 0);
+    const got = cli(db, 'events', 'get', '--org', org, '--id', id, '--include-raw', '--json');
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, /"n": 9007199254740993,\n\s*"x": 1\.0\n/);
+    const shown = cli(db, 'events', 'get', '--org', org, '--id', id, '--include-raw');
+    assert.match(shown.stdout, /"n": 9007199254740993,\n\s*"x": 1\.0\n/);
+    const listed = cli(
+      db,
+      'events',
+      'list',
+      '--org',
+      org,
+      '--actor',
+      'big@example.com',
+      '--include-raw',
+      '--json',
+    );
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /"n": 9007199254740993,\n\s*"x": 1\.0\n/);
+  });
+
   test('round trip: an NDJSON export with raw, imported into a new org, gives the same documents but for the org ids', () => {
     const file = path.join(dir, 'org.ndjson');
     const exported = cli(
