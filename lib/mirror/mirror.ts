@@ -3,7 +3,8 @@ import { formatCreated, type NewEvent } from '@/lib/domain/event';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
-import type { EventStore } from '@/lib/store/types';
+import { LiveMirrorConflictError } from '@/lib/store/errors';
+import type { EventStore, IngestRun } from '@/lib/store/types';
 import { MirrorError, SourceClient, type SourceOptions, type SourceRecord } from './source';
 
 /**
@@ -110,17 +111,31 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
 
   // A mirror of the same source that was killed left its run `running`:
   // settled as interrupted here (this run resumes from its checkpoint). One
-  // still alive would share the checkpoint with this one: refused.
-  const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId));
-  const live = runs.find((r) => r.kind === 'mirror' && r.status === 'running' && r.source === key);
-  if (live) {
-    throw new MirrorError(
+  // still alive would share the checkpoint with this one: refused. This check
+  // names the holder; the database's one-live-mirror index (migration 0012)
+  // is what refuses a mirror that passed it at the same moment.
+  const liveMirror = async () => {
+    const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId));
+    return runs.find((r) => r.kind === 'mirror' && r.status === 'running' && r.source === key);
+  };
+  const refuse = (live: IngestRun | undefined) =>
+    new MirrorError(
       'ALREADY_RUNNING',
-      `Another mirror of ${key} into ${orgId} is running (run ${live.id}, process ${live.pid ?? '?'} on ${live.host ?? '?'}, started ${formatCreated(live.started)}): stop it first`,
+      live
+        ? `Another mirror of ${key} into ${orgId} is running (run ${live.id}, process ${live.pid ?? '?'} on ${live.host ?? '?'}, started ${formatCreated(live.started)}): stop it first`
+        : `Another mirror of ${key} into ${orgId} is running: stop it first`,
     );
-  }
+  const live = await liveMirror();
+  if (live) throw refuse(live);
   const client = new SourceClient(options.source, options.sleep);
-  const run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
+  let run: IngestRun;
+  try {
+    run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
+  } catch (error) {
+    if (error instanceof LiveMirrorConflictError) throw refuse(await liveMirror());
+    client.close();
+    throw error;
+  }
   const counts = { copied: 0, skipped: 0, rejected: 0 };
   let window: MirrorProgress['window'] = { pageNum: 1 };
   const progress = (): MirrorProgress => ({

@@ -81,3 +81,17 @@ export function unavailable(cause: unknown): StoreUnavailableError {
   const detail = cause instanceof Error ? cause.message : String(cause);
   return new StoreUnavailableError(`The database is unavailable: ${detail}`, { cause });
 }
+
+/**
+ * A second live mirror of one source into one org, refused by the database
+ * (migration 0012): the ledger's check before starting is not atomic, this is.
+ */
+export class LiveMirrorConflictError extends Error {
+  override readonly name = 'LiveMirrorConflictError';
+}
+
+/** A UNIQUE constraint refused a row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

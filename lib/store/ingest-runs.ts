@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isUniqueViolation, LiveMirrorConflictError } from './errors';
 import type { Database } from './schema';
 import type { IngestRun, IngestRunKind, IngestRunPatch, IngestRunStatus } from './types';
 
@@ -26,6 +27,21 @@ function toRun(row: RunRow): IngestRun {
 }
 
 export async function createIngestRun(db: Kysely<Database>, run: IngestRun): Promise<IngestRun> {
+  try {
+    await insertRun(db, run);
+  } catch (error) {
+    if (run.kind === 'mirror' && isUniqueViolation(error)) {
+      throw new LiveMirrorConflictError(
+        `Another mirror of ${run.source} into ${run.orgId} is running`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  return run;
+}
+
+async function insertRun(db: Kysely<Database>, run: IngestRun): Promise<void> {
   await db
     .insertInto('ingest_runs')
     .values({
@@ -45,7 +61,6 @@ export async function createIngestRun(db: Kysely<Database>, run: IngestRun): Pro
       heartbeat: run.heartbeat,
     })
     .execute();
-  return run;
 }
 
 export async function updateIngestRun(

@@ -7,6 +7,7 @@ import * as m0005 from './0005_event_terms';
 import * as m0007 from './0007_ingest_runs';
 import * as m0008 from './0008_compact_postings';
 import * as m0009 from './0009_ingest_run_liveness';
+import * as m0012 from './0012_one_live_mirror';
 
 /**
  * Versioned migrations, applied in name order. Listed statically (not read
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_ingest_runs': m0007,
   '0008_compact_postings': m0008,
   '0009_ingest_run_liveness': m0009,
+  '0012_one_live_mirror': m0012,
 };
 
 /** Every shipped migration's name, in the order they apply. */
