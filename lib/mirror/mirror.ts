@@ -206,13 +206,17 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         next = windowOf(segment);
         if (!shouldStop()) pending = fetchPage(next);
       }
-      for (const { value: record, text } of page) {
+      const order = listingOrder(window.maxDate, window.pageNum, itemsPerPage);
+      page.forEach(({ value: record, text }) => {
         const event = toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
           counts.rejected++;
           options.onRejected?.(record, event);
-        } else batch.push(event);
-      }
+          return;
+        }
+        event.created = order(event.created);
+        batch.push(event);
+      });
       // Read once: a stop must never leave gathered pages unstored.
       const stop = shouldStop();
       if (done || stop || batch.length >= eventsPerWrite) {
@@ -265,6 +269,39 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     through: checkpoint.through === undefined ? null : formatCreated(checkpoint.through),
     stopped,
   };
+}
+
+/**
+ * The source's order within a second, kept in the copy. The real service
+ * sorts by its stored time but renders `created` to the second, so events
+ * sharing a second arrive newest first in an order their ids do not give
+ * (atlas-events-api.md §6). Each such event's sort key (the store's
+ * `created`, never its document) is spread over its second: the first listed
+ * gets .999, the next .998, and so on (past 1,000 in one second, .000 and
+ * then the id decide). A window's page p > 1 only exists when pages 1..p-1
+ * were all in the window's top second, so that second's count starts there.
+ * Events whose `created` has a fraction of its own keep it.
+ */
+function listingOrder(
+  windowTop: string | undefined,
+  pageNum: number,
+  itemsPerPage: number,
+): (created: number) => number {
+  const topSecond = windowTop === undefined ? undefined : secondOf(parseDateTime(windowTop)!);
+  let second = NaN;
+  let ordinal = 0;
+  return (created) => {
+    if (created % 1000 !== 0) return created;
+    if (created !== second) {
+      second = created;
+      ordinal = created === topSecond && pageNum > 1 ? (pageNum - 1) * itemsPerPage : 0;
+    }
+    return created + Math.max(0, 999 - ordinal++);
+  };
+}
+
+function secondOf(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
 }
 
 function createdOf(record: SourceRecord): number {
