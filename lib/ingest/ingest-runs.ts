@@ -34,9 +34,17 @@ export const STALE_MS = 6 * HEARTBEAT_MS;
 /** Heartbeat timers of the runs this process is running, by run id. */
 const heartbeats = new Map<string, NodeJS.Timeout>();
 
+/** A run's counts so far (committed batches only), written with each heartbeat. */
+export type RunCounts = Pick<IngestRun, 'inserted' | 'skipped' | 'rejected'>;
+
 export async function startIngestRun(
   store: EventStore,
   run: { orgId: string; kind: IngestRunKind; source: string },
+  /**
+   * Read at every heartbeat: a run killed mid-way then shows what it had
+   * committed as of its last beat, not zeros.
+   */
+  countsSoFar?: () => RunCounts,
 ): Promise<IngestRun> {
   const now = Date.now();
   const created = await store.createIngestRun({
@@ -56,7 +64,9 @@ export async function startIngestRun(
   const timer = setInterval(() => {
     // A missed beat is harmless (the next one, or the end, follows), and a
     // store closed under a run must not crash the process from a timer.
-    store.updateIngestRun(created.id, { heartbeat: Date.now() }).catch(() => undefined);
+    store
+      .updateIngestRun(created.id, { ...countsSoFar?.(), heartbeat: Date.now() })
+      .catch(() => undefined);
   }, HEARTBEAT_MS);
   timer.unref(); // never what keeps a process alive
   heartbeats.set(created.id, timer);

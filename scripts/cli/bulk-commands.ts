@@ -159,7 +159,8 @@ export const importFile: Command = async (args, context) => {
   const issues: ImportIssue[] = [];
   let invalidShown = 0;
   const progress = size > 0 ? new Progress('Importing', size, 'bytes') : undefined;
-  const run = await startIngestRun(store, { orgId, kind: 'import', source: file });
+  const soFar = { inserted: 0, skipped: 0, rejected: 0 };
+  const run = await startIngestRun(store, { orgId, kind: 'import', source: file }, () => soFar);
   const result = await runBulkLoad(
     store,
     orgId,
@@ -188,6 +189,7 @@ export const importFile: Command = async (args, context) => {
     },
     {
       onIssue: (issue) => {
+        soFar.rejected++;
         if (issues.length < LISTED_ISSUES) issues.push(issue);
         if (!context.json && invalidShown < 50) {
           progress?.finish();
@@ -195,8 +197,11 @@ export const importFile: Command = async (args, context) => {
           invalidShown++;
         }
       },
-      onBatch: ({ inserted, skipped, progress: bytes }) =>
-        progress?.update(bytes, `${formatNumber(inserted + skipped)} events`),
+      onBatch: ({ inserted, skipped, progress: bytes }) => {
+        soFar.inserted = inserted;
+        soFar.skipped = skipped;
+        progress?.update(bytes, `${formatNumber(inserted + skipped)} events`);
+      },
     },
   );
   progress?.finish();

@@ -64,7 +64,7 @@ function liveness(engine: string, open: () => Promise<{ url: string; drop: () =>
       await database?.drop();
     });
 
-    test('shows running while its process lives, interrupted once SIGKILLed, and undo restores the org', async () => {
+    test('shows running while its process lives, interrupted once SIGKILLed with the counts of its last heartbeat, and undo restores the org', async () => {
       database = await open();
       const url = database.url;
       assert.equal(cli(url, 'orgs', 'create', '--name', 'Killed', '--id', ORG).code, 0);
@@ -127,6 +127,12 @@ function liveness(engine: string, open: () => Promise<{ url: string; drop: () =>
         const settled = (await store.getIngestRun(live.id))!;
         assert.equal(settled.status, 'interrupted', 'recorded, not only shown');
         assert.equal(settled.finished, settled.heartbeat);
+        // Its counts are those of its last heartbeat, taken after batches had
+        // committed: never zeros, never more than it added.
+        assert.ok(
+          settled.inserted > 0 && settled.inserted <= added,
+          `ledger says ${settled.inserted} inserted, ${added} were added`,
+        );
 
         const undo = cli(url, 'imports', 'undo', live.id, '--json');
         assert.equal(undo.code, 0, undo.stderr);
