@@ -21,9 +21,23 @@ export type Pivot = {
 export const PIVOT_COLUMNS = ['type', 'actor', 'target', 'resource', 'remote'] as const;
 export type PivotColumn = (typeof PIVOT_COLUMNS)[number];
 
-const COLUMN_FIELDS: Record<Exclude<PivotColumn, 'type' | 'actor'>, readonly FilterField[]> = {
+/**
+ * Each column's filterable fields, in menu order. A list inside a list is
+ * "the first present": the cell shows a cluster's id (a host's id) only when
+ * it has no name, and its menu offers what the cell shows.
+ */
+const COLUMN_FIELDS: Record<
+  Exclude<PivotColumn, 'type' | 'actor'>,
+  readonly (FilterField | readonly FilterField[])[]
+> = {
   target: ['targetUsername', 'targetPublicKey', 'teamId'],
-  resource: ['clusterName', 'hostname', 'replicaSetName', 'shardName', 'groupId'],
+  resource: [
+    ['clusterName', 'clusterId'],
+    ['hostname', 'hostId'],
+    'replicaSetName',
+    'shardName',
+    'groupId',
+  ],
   remote: ['remoteAddress'],
 };
 
@@ -34,7 +48,9 @@ const FIELD_WORDS: Partial<Record<ChipKey, string>> = {
   targetPublicKey: 'target API key',
   teamId: 'team',
   clusterName: 'cluster',
+  clusterId: 'cluster id',
   hostname: 'host',
+  hostId: 'host id',
   replicaSetName: 'replica set',
   shardName: 'shard',
   groupId: 'project',
@@ -81,9 +97,9 @@ export function columnPivots(event: ApiEvent, column: PivotColumn): Pivot[] {
     return actor ? [pivot('actor', actor)] : [];
   }
   const pivots: Pivot[] = [];
-  for (const field of COLUMN_FIELDS[column]) {
-    const value = text(event, field);
-    if (value) pivots.push(pivot(field, value));
+  for (const choice of COLUMN_FIELDS[column]) {
+    const field = (typeof choice === 'string' ? [choice] : choice).find((f) => text(event, f));
+    if (field) pivots.push(pivot(field, text(event, field)!));
   }
   if (column === 'remote' && pivots[0]) {
     const network = networkOf(pivots[0].value);

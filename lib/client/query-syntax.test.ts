@@ -220,6 +220,18 @@ describe('lib/client/pivots', () => {
       columnPivots(event, 'remote').map((p) => p.value),
       ['203.0.113.7', '203.0.113.0/24'],
     );
+    // A cell showing a cluster's or host's id (no name) offers that id.
+    assert.deepEqual(
+      columnPivots(
+        { ...event, clusterName: undefined, clusterId: '65a00000000000000000000c', hostId: 'h-7' },
+        'resource',
+      ).map((p) => [p.key, p.value]),
+      [
+        ['clusterId', '65a00000000000000000000c'],
+        ['hostId', 'h-7'],
+        ['groupId', '65a000000000000000000001'],
+      ],
+    );
     assert.equal(columnPivots(event, 'target').length, 0);
     assert.equal(columnPivots(event, 'type')[0]!.canExclude, true);
     const all = eventPivots(event).map((p) => `${p.key}:${p.value}`);
