@@ -107,6 +107,11 @@ const ALGORITHMS: Record<string, DigestAlgorithmName> = {
   'sha-256-sess': 'SHA-256-sess',
 };
 
+/** An `algorithm` auth-param's value (case-insensitive; absent means MD5), or undefined if unknown. */
+export function digestAlgorithm(value: string | undefined): DigestAlgorithmName | undefined {
+  return ALGORITHMS[(value ?? 'MD5').toLowerCase()];
+}
+
 /**
  * Reads the Authorization header. Only `qop=auth` responses are accepted:
  * the legacy RFC 2069 form (no qop) carries no nonce count, so a captured
@@ -141,7 +146,7 @@ export function parseAuthorization(header: string | null | undefined): ParsedAut
   }
   if (params.get('userhash')?.toLowerCase() === 'true') return invalid('userhash unsupported');
 
-  const algorithm = ALGORITHMS[(params.get('algorithm') ?? 'MD5').toLowerCase()];
+  const algorithm = digestAlgorithm(params.get('algorithm'));
   if (!algorithm) return invalid('unsupported algorithm');
   const expectedLength = algorithm.startsWith('MD5') ? 32 : 64;
   if (response.length !== expectedLength || !HEX.test(response)) return invalid('bad response');

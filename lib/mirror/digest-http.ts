@@ -1,8 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { computeHa1 } from '@/lib/auth/api-keys';
 import {
   computeDigestResponse,
+  digestAlgorithm,
   type DigestAlgorithmName,
   parseAuthParams,
 } from '@/lib/auth/digest';
@@ -21,8 +23,6 @@ export type DigestCredentials = { username: string; password: string };
 
 type Challenge = { realm: string; nonce: string; algorithm: DigestAlgorithmName; opaque?: string };
 
-const HASHES: Record<string, string> = { MD5: 'md5', 'SHA-256': 'sha256' };
-
 /** Reads a `WWW-Authenticate: Digest …` header (auth-params parsed by lib/auth/digest.ts). */
 export function parseDigestChallenge(header: string | undefined): Challenge | null {
   if (!header) return null;
@@ -34,15 +34,7 @@ export function parseDigestChallenge(header: string | undefined): Challenge | nu
   if (!params || realm === undefined || !nonce) return null;
   const qop = params.get('qop');
   if (qop !== undefined && !qop.split(',').some((q) => q.trim() === 'auth')) return null;
-  const name = (params.get('algorithm') ?? 'MD5').toUpperCase();
-  const algorithm = (
-    {
-      MD5: 'MD5',
-      'MD5-SESS': 'MD5-sess',
-      'SHA-256': 'SHA-256',
-      'SHA-256-SESS': 'SHA-256-sess',
-    } as const
-  )[name];
+  const algorithm = digestAlgorithm(params.get('algorithm'));
   if (!algorithm) return null;
   return { realm, nonce, algorithm, opaque: params.get('opaque') };
 }
@@ -99,10 +91,12 @@ export class DigestHttpClient {
     this.nc += 1;
     const nc = this.nc.toString(16).padStart(8, '0');
     const cnonce = randomBytes(8).toString('hex');
-    const hash = HASHES[c.algorithm.replace('-sess', '')]!;
-    const ha1 = createHash(hash)
-      .update(`${this.credentials.username}:${c.realm}:${this.credentials.password}`)
-      .digest('hex');
+    const ha1 = computeHa1(
+      c.algorithm.startsWith('MD5') ? 'MD5' : 'SHA-256',
+      this.credentials.username,
+      c.realm,
+      this.credentials.password,
+    );
     const response = computeDigestResponse({
       algorithm: c.algorithm,
       ha1,
