@@ -20,6 +20,7 @@ import {
   UTC_ZONE,
   zoneName,
 } from '@/lib/domain/dates';
+import { FilterIcon } from '@/components/filter-icon';
 
 /**
  * The events table's columns: time, type, actor, target, place, remote
@@ -92,9 +93,7 @@ function FilterButton({ column, hidden = false }: { column: PivotColumn; hidden?
       title="Filter on this value"
       hidden={hidden}
     >
-      <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
-        <path d="M1.5 2h13l-5 6v5l-3 1.5V8z" fill="currentColor" />
-      </svg>
+      <FilterIcon />
     </button>
   );
 }

@@ -22,6 +22,7 @@ import {
   formatRelative,
   parseApiDateTime,
 } from '@/lib/domain/dates';
+import { FilterIcon } from '@/components/filter-icon';
 
 type Props = {
   orgId: string;
@@ -53,9 +54,7 @@ function FieldFilter({ pivot, onFilter }: { pivot: Pivot | null; onFilter: OnFil
       title={`Only ${pivot.label}`}
       onClick={() => onFilter(pivot, false)}
     >
-      <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
-        <path d="M1.5 2h13l-5 6v5l-3 1.5V8z" fill="currentColor" />
-      </svg>
+      <FilterIcon />
     </button>
   );
 }

@@ -64,21 +64,28 @@ export async function fetchApi<T>(path: string, signal?: AbortSignal): Promise<T
     if (signal?.aborted) throw error;
     throw new ApiRequestError(0, { detail: 'The server could not be reached.' });
   }
+  if (!response.ok) throw await refusalOf(response);
+  return (await jsonBody(response)) as T;
+}
+
+/** The API's refusal in a response that is not ok: its status, error body and Retry-After. */
+export async function refusalOf(response: Response): Promise<ApiRequestError> {
+  const body = await jsonBody(response);
+  return new ApiRequestError(
+    response.status,
+    body && typeof body === 'object' ? (body as ApiErrorBody) : null,
+    parseRetryAfter(response.headers.get('Retry-After')),
+  );
+}
+
+/** A response's JSON body; null when empty or not JSON (a proxy's HTML error page). */
+async function jsonBody(response: Response): Promise<unknown> {
   const text = await response.text();
-  let body: unknown = null;
   try {
-    body = text ? JSON.parse(text) : null;
+    return text ? (JSON.parse(text) as unknown) : null;
   } catch {
-    body = null;
+    return null;
   }
-  if (!response.ok) {
-    throw new ApiRequestError(
-      response.status,
-      body && typeof body === 'object' ? (body as ApiErrorBody) : null,
-      parseRetryAfter(response.headers.get('Retry-After')),
-    );
-  }
-  return body as T;
 }
 
 export type EventList = ApiList<ApiEvent>;

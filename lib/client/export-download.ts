@@ -1,22 +1,8 @@
-import { ApiRequestError, parseRetryAfter, type ApiErrorBody } from './api-client';
+import { refusalOf } from './api-client';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ExportFormat } from '@/lib/domain/query';
 
 const HEADERS = { [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE };
-
-async function refusal(response: Response): Promise<ApiRequestError> {
-  let body: ApiErrorBody | null = null;
-  try {
-    body = (await response.json()) as ApiErrorBody;
-  } catch {
-    body = null;
-  }
-  return new ApiRequestError(
-    response.status,
-    body,
-    parseRetryAfter(response.headers.get('Retry-After')),
-  );
-}
 
 /** The file name the server gave (Content-Disposition), or a plain fallback. */
 function fileNameOf(response: Response, format: ExportFormat): string {
@@ -40,7 +26,7 @@ export async function previewExport(
 ): Promise<ExportPreview> {
   const init = { headers: HEADERS, credentials: 'same-origin', signal } as const;
   const response = await fetch(path, { ...init, method: 'HEAD' });
-  if (!response.ok) throw await refusal(await fetch(path, init));
+  if (!response.ok) throw await refusalOf(await fetch(path, init));
   return {
     totalCount: Number(response.headers.get('X-Total-Count') ?? '0'),
     fileName: fileNameOf(response, format),
