@@ -233,14 +233,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     [setFilters],
   );
   const toggleExcludeType = useCallback(
-    (type: string) => {
-      const current = viewRef.current;
-      setFilters(
-        current.excludeTypes.includes(type)
-          ? { ...current, excludeTypes: current.excludeTypes.filter((t) => t !== type) }
-          : applyChip(current, 'eventType', [type], true, []).filters,
-      );
-    },
+    (type: string) => setFilters(toggleChip(viewRef.current, 'eventType', type, true)),
     [setFilters],
   );
   const selectRange = useCallback(

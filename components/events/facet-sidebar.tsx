@@ -2,7 +2,12 @@
 
 import { memo, useId } from 'react';
 import type { FacetValue, FacetsResponse } from '@/lib/client/api-client';
-import { type ChipKey, type InvestigationFilters, chipKeyOfFacet } from '@/lib/client/query-syntax';
+import {
+  type ChipKey,
+  type InvestigationFilters,
+  chipKeyOfFacet,
+  chipValues,
+} from '@/lib/client/query-syntax';
 import { FACET_FIELDS, type FacetField } from '@/lib/domain/filters';
 
 const NUMBER = new Intl.NumberFormat('en-US');
@@ -45,12 +50,6 @@ function listedValues(values: readonly FacetValue[], chosen: readonly string[]) 
   ];
 }
 
-function chosenValues(filters: InvestigationFilters, key: ChipKey): readonly string[] {
-  if (key === 'eventType') return filters.types;
-  if (key === 'actor') return filters.actor;
-  return filters.fields[key] ?? [];
-}
-
 /**
  * Counts per value of eight fields under the current filters (each field's
  * counts leave out that field's own filter, so the alternatives stay in
@@ -87,8 +86,8 @@ export const FacetSidebar = memo(function FacetSidebar({
         const sectionId = `${baseId}-${field}`;
         const counted = facets?.facets[field];
         const values = counted ?? [];
-        const chosen = chosenValues(filters, key);
-        const excluded = field === 'eventTypeName' ? filters.excludeTypes : [];
+        const chosen = chipValues(filters, key);
+        const excluded = chipValues(filters, key, true);
         const listed = listedValues(values, [...chosen, ...excluded]);
         return (
           <section key={field} className="facet" data-field={field}>

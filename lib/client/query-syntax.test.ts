@@ -115,6 +115,12 @@ describe('lib/client/query-syntax', () => {
     assert.deepEqual(removeChip(filters, chips[1]!).fields, { clusterName: ['b'] });
     const toggled = toggleChip(toggleChip(NO_FILTERS, 'opType', 'find'), 'opType', 'find');
     assert.deepEqual(toggled, NO_FILTERS);
+    // The facet's "leave out" control: on, then off again, the included types untouched.
+    const typed = toggleChip(NO_FILTERS, 'eventType', 'JOINED_ORG');
+    const left = toggleChip(typed, 'eventType', 'DATA_EXPLORER', true);
+    assert.deepEqual(left.excludeTypes, ['DATA_EXPLORER']);
+    assert.deepEqual(left.types, ['JOINED_ORG']);
+    assert.deepEqual(toggleChip(left, 'eventType', 'DATA_EXPLORER', true), typed);
   });
 
   it('completes key names, then values from a source', () => {

@@ -324,22 +324,36 @@ export function removeChip(filters: InvestigationFilters, chip: Chip): Investiga
   return { ...filters, fields };
 }
 
-/** Whether a value is among a key's included values. */
-export function hasChip(filters: InvestigationFilters, key: ChipKey, value: string): boolean {
-  if (key === 'eventType') return filters.types.includes(value);
-  if (key === 'actor') return filters.actor.includes(value);
-  return (filters.fields[key] ?? []).includes(value);
+/** A key's included values (or, with `negate`, its left-out ones: event types only). */
+export function chipValues(
+  filters: InvestigationFilters,
+  key: ChipKey,
+  negate = false,
+): readonly string[] {
+  if (key === 'eventType') return negate ? filters.excludeTypes : filters.types;
+  if (negate) return [];
+  if (key === 'actor') return filters.actor;
+  return filters.fields[key] ?? [];
 }
 
-/** Adds the value when absent, removes it when present (a facet's checkbox). */
+/** Whether a value is among a key's included values. */
+export function hasChip(filters: InvestigationFilters, key: ChipKey, value: string): boolean {
+  return chipValues(filters, key).includes(value);
+}
+
+/**
+ * Adds the value when absent, removes it when present: a facet's checkbox,
+ * or with `negate` its "leave out" control.
+ */
 export function toggleChip(
   filters: InvestigationFilters,
   key: ChipKey,
   value: string,
+  negate = false,
 ): InvestigationFilters {
-  if (hasChip(filters, key, value))
-    return removeChip(filters, { id: '', key, value, negate: false, text: '' });
-  return applyChip(filters, key, [value], false, []).filters;
+  if (chipValues(filters, key, negate).includes(value))
+    return removeChip(filters, { id: '', key, value, negate, text: '' });
+  return applyChip(filters, key, [value], negate, []).filters;
 }
 
 // ---- completion -------------------------------------------------------------
