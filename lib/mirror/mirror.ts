@@ -3,6 +3,7 @@ import { formatCreated, type NewEvent } from '@/lib/domain/event';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { ListingOrder } from '@/lib/ingest/listing-order';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
 import type { EventStore, IngestRun } from '@/lib/store/types';
 import { MirrorError, SourceClient, type SourceOptions, type SourceRecord } from './source';
@@ -180,6 +181,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * latency and the store's writes overlap instead of adding up. Pages are
    * stored eventsPerWrite at a time; the checkpoint moves only once they are.
    */
+  /** The source's order within a second, kept in the copy's sort keys. */
+  const listing = new ListingOrder();
   const walk = async (segment: Segment): Promise<boolean> => {
     let next = windowOf(segment);
     let pending = fetchPage(next);
@@ -206,7 +209,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         next = windowOf(segment);
         if (!shouldStop()) pending = fetchPage(next);
       }
-      const order = listingOrder(window.maxDate, window.pageNum, itemsPerPage);
+      // A page p > 1 continues its window's top second (see ListingOrder).
+      const top = window.maxDate === undefined ? undefined : parseDateTime(window.maxDate)!;
+      listing.restart(
+        top === undefined ? undefined : Math.floor(top / 1000) * 1000,
+        (window.pageNum - 1) * itemsPerPage,
+      );
       page.forEach(({ value: record, text }) => {
         const event = toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
@@ -214,7 +222,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           options.onRejected?.(record, event);
           return;
         }
-        event.created = order(event.created);
+        event.created = listing.sortKey(event.created);
         batch.push(event);
       });
       // Read once: a stop must never leave gathered pages unstored.
@@ -269,39 +277,6 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     through: checkpoint.through === undefined ? null : formatCreated(checkpoint.through),
     stopped,
   };
-}
-
-/**
- * The source's order within a second, kept in the copy. The real service
- * sorts by its stored time but renders `created` to the second, so events
- * sharing a second arrive newest first in an order their ids do not give
- * (atlas-events-api.md §6). Each such event's sort key (the store's
- * `created`, never its document) is spread over its second: the first listed
- * gets .999, the next .998, and so on (past 1,000 in one second, .000 and
- * then the id decide). A window's page p > 1 only exists when pages 1..p-1
- * were all in the window's top second, so that second's count starts there.
- * Events whose `created` has a fraction of its own keep it.
- */
-function listingOrder(
-  windowTop: string | undefined,
-  pageNum: number,
-  itemsPerPage: number,
-): (created: number) => number {
-  const topSecond = windowTop === undefined ? undefined : secondOf(parseDateTime(windowTop)!);
-  let second = NaN;
-  let ordinal = 0;
-  return (created) => {
-    if (created % 1000 !== 0) return created;
-    if (created !== second) {
-      second = created;
-      ordinal = created === topSecond && pageNum > 1 ? (pageNum - 1) * itemsPerPage : 0;
-    }
-    return created + Math.max(0, 999 - ordinal++);
-  };
-}
-
-function secondOf(ms: number): number {
-  return Math.floor(ms / 1000) * 1000;
 }
 
 function createdOf(record: SourceRecord): number {
