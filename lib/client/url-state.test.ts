@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_VIEW,
+  apiExportPath,
   apiListPath,
   eventsViewHref,
   listParams,
@@ -123,6 +124,25 @@ describe('lib/client/url-state', () => {
     const params = listParams(ORG, { ...DEFAULT_VIEW, range: '24h' });
     assert.equal(apiListPath(params, now), apiListPath(params, Date.UTC(2026, 0, 2, 10, 4, 1)));
     assert.match(apiListPath(params, now), /minDate=2026-01-01T10%3A04%3A00Z/);
+  });
+
+  it('pins an open-ended export to the instant it was asked for, so its count and file agree', () => {
+    const now = Date.UTC(2026, 0, 2, 10, 4, 59, 123);
+    const open = apiExportPath(
+      listParams(ORG, DEFAULT_VIEW),
+      { format: 'csv', includeRaw: false },
+      now,
+    );
+    assert.equal(
+      open,
+      `/api/public/v1.0/orgs/${ORG}/events/export?maxDate=2026-01-02T10%3A04%3A59.123Z&format=csv`,
+    );
+    const bounded = listParams(ORG, { ...DEFAULT_VIEW, range: '24h' });
+    assert.equal(
+      apiExportPath(bounded, { format: 'ndjson', includeRaw: true }, now).match(/maxDate=/g)
+        ?.length,
+      1,
+    );
   });
 
   it('counts pages, never fewer than one', () => {

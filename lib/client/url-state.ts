@@ -377,6 +377,9 @@ export function apiExportPath(
   now: number = Date.now(),
 ): string {
   const pairs = filterAndDatePairs(params, now);
+  // An open range ends now, pinned: the count the dialog shows (a HEAD) and
+  // the file downloaded after it are the same set, under the same name.
+  if (!pairs.some(([name]) => name === 'maxDate')) pairs.push(['maxDate', toApiDateTimeExact(now)]);
   pairs.push(['format', options.format]);
   if (options.includeRaw) pairs.push(['includeRaw', 'true']);
   return `${apiOrgPath(params.orgId)}/events/export?${apiQuery(pairs)}`;
