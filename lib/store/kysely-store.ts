@@ -456,41 +456,46 @@ export abstract class KyselyStore implements EventStore {
     if (isEmpty(r)) return counts;
 
     if (field === 'eventTypeName') {
-      if (r.clauses.length === 0) {
-        // Whole days from the per-type counters, the cut days from the events' index.
-        const days = splitDays(r.minCreated, r.maxCreated);
-        if (days.inner) {
-          const rows = await db
-            .selectFrom('event_counts')
-            .select(['event_type', (eb) => eb.fn.sum<number>('n').as('n')])
-            .where('org_id', '=', r.orgId)
-            .where('event_type', '<>', '')
-            .$if(r.types !== undefined, (qb) => qb.where('event_type', 'in', r.types!))
-            .$if(days.inner.min !== undefined, (qb) => qb.where('bucket', '>=', days.inner!.min!))
-            .$if(days.inner.max !== undefined, (qb) => qb.where('bucket', '<=', days.inner!.max!))
-            .groupBy('event_type')
-            .execute();
-          for (const row of rows) add(row.event_type, Number(row.n));
-        }
-        for (const [min, max] of days.cuts) {
-          for (const [v, n] of await this.typeCounts(db, r, { min, max })) add(v, n);
-        }
+      if (r.clauses.length > 0 && !hasCounters(r)) {
+        for (const [v, n] of await this.typeCounts(db, r)) add(v, n);
         return counts;
       }
-      for (const [v, n] of await this.typeCounts(db, r)) add(v, n);
+      // Whole days from the per-type counters (of the org, or of the one
+      // field filter's terms), the cut days from the keys' index.
+      const days = splitDays(r.minCreated, r.maxCreated);
+      if (days.inner) {
+        const { min, max } = days.inner;
+        const { rows } =
+          r.clauses.length === 0
+            ? await sql<{ v: string; n: number }>`SELECT event_type AS v, sum(n) AS n
+                FROM event_counts WHERE org_id = ${r.orgId} AND event_type <> ''${typeCond(
+                  r,
+                  sql.raw('event_type'),
+                )}${dateCond(sql.raw('bucket'), min, max)} GROUP BY event_type`.execute(db)
+            : await sql<{ v: string; n: number }>`SELECT y.name AS v, sum(c.n) AS n
+                FROM term_days c JOIN event_type_ids y ON y.id = c.type_id
+                WHERE c.term_id IN (${list(r.clauses[0]!.termIds)})${typeIdCond(
+                  r,
+                  sql.raw('c.type_id'),
+                )}${dateCond(sql.raw('c.bucket'), min, max)} GROUP BY y.name`.execute(db);
+        for (const row of rows) add(row.v, Number(row.n));
+      }
+      for (const [min, max] of days.cuts) {
+        for (const [v, n] of await this.typeCounts(db, r, { min, max })) add(v, n);
+      }
       return counts;
     }
 
     const termFields: readonly FilterField[] = field === 'actor' ? ACTOR_FACET_FIELDS : [field];
     if (r.clauses.length === 0) {
-      // Per term: whole days from term_counts (or the dictionary's all-time
-      // counts), the rest by one index range per term.
-      const days = r.types
-        ? { inner: undefined, cuts: [[r.minCreated, r.maxCreated]] }
-        : splitDays(r.minCreated, r.maxCreated);
+      // Per term: whole days from term_days (or, with neither types nor
+      // dates, the dictionary's all-time counts), the cut days by one index
+      // range per term.
+      const days = splitDays(r.minCreated, r.maxCreated);
       for (const f of termFields) {
         const [lo, hi] = fieldRange(f);
-        if (days.inner && days.inner.min === undefined && days.inner.max === undefined) {
+        const inner = days.inner;
+        if (inner && inner.min === undefined && inner.max === undefined && !r.types) {
           const rows = await db
             .selectFrom('term_dict')
             .select(['term', 'n'])
@@ -499,13 +504,14 @@ export abstract class KyselyStore implements EventStore {
             .where('term', '<', hi)
             .execute();
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
-        } else if (days.inner) {
-          const inner = days.inner;
+        } else if (inner) {
           const { rows } = await sql<{ term: string; n: number }>`SELECT v.term, sum(c.n) AS n
             FROM term_dict v JOIN term_days c ON c.term_id = v.id
-            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${
-              inner.min !== undefined ? sql` AND c.bucket >= ${inner.min}` : sql``
-            }${inner.max !== undefined ? sql` AND c.bucket <= ${inner.max}` : sql``}
+            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${dateCond(
+              sql.raw('c.bucket'),
+              inner.min,
+              inner.max,
+            )}${typeIdCond(r, sql.raw('c.type_id'))}
             GROUP BY v.term`.execute(db);
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
         }
@@ -1022,17 +1028,13 @@ function applyFilter<O>(
 }
 
 /**
- * Whether counters describe the filtered set: type and date filters only
- * (event_counts), or one filter on one field without types (term_days).
+ * Whether counters describe the filtered set: type and date filters
+ * (event_counts), or one filter on one field with them (term_days: an event
+ * holds at most one term of a field, so its terms' counters add up).
  */
 function hasCounters(r: Resolved): boolean {
   if (r.clauses.length === 0) return true;
-  return (
-    r.clauses.length === 1 &&
-    r.types === undefined &&
-    r.clauses[0]!.singleField &&
-    r.clauses[0]!.types.length === 0
-  );
+  return r.clauses.length === 1 && r.clauses[0]!.singleField && r.clauses[0]!.types.length === 0;
 }
 
 /** The counters' unit for a set hasCounters accepts: hours for all types, else days. */
@@ -1046,7 +1048,10 @@ function counterSource(r: Resolved, min: number | undefined, max: number | undef
     max !== undefined ? sql` AND bucket <= ${max}` : sql``
   }`;
   if (r.clauses.length > 0) {
-    return sql`FROM term_days WHERE term_id IN (${list(r.clauses[0]!.termIds)})${buckets}`;
+    return sql`FROM term_days WHERE term_id IN (${list(r.clauses[0]!.termIds)})${typeIdCond(
+      r,
+      sql.raw('type_id'),
+    )}${buckets}`;
   }
   return sql`FROM event_counts WHERE org_id = ${r.orgId} AND event_type IN (${list(r.types ?? [''])})${buckets}`;
 }

@@ -280,26 +280,31 @@ export class PostgresStore extends KyselyStore {
       trx,
     );
     // Counter rows in key order too (see the dictionary above).
+    const dayCount = dayCounts.length / 4;
+    const dayIds = new Float64Array(dayCount);
+    const dayBuckets = new Float64Array(dayCount);
+    const dayTypes = new Float64Array(dayCount);
+    const dayNs = new Float64Array(dayCount);
     const days: number[] = [];
-    for (let d = 0; d < dayCounts.length / 3; d++) days.push(d);
+    for (let d = 0; d < dayCount; d++) {
+      days.push(d);
+      dayIds[d] = ids[dayCounts[d * 4]!]!;
+      dayBuckets[d] = dayCounts[d * 4 + 1]!;
+      dayTypes[d] = typeIds.get(events[dayCounts[d * 4 + 2]!]!.eventTypeName)!;
+      dayNs[d] = dayCounts[d * 4 + 3]!;
+    }
     days.sort(
       (a, b) =>
-        ids[dayCounts[a * 3]!]! - ids[dayCounts[b * 3]!]! ||
-        dayCounts[a * 3 + 1]! - dayCounts[b * 3 + 1]!,
+        dayIds[a]! - dayIds[b]! || dayBuckets[a]! - dayBuckets[b]! || dayTypes[a]! - dayTypes[b]!,
     );
-    const dayIds = new Float64Array(days.length);
-    const dayBuckets = new Float64Array(days.length);
-    const dayNs = new Float64Array(days.length);
-    days.forEach((d, i) => {
-      dayIds[i] = ids[dayCounts[d * 3]!]!;
-      dayBuckets[i] = dayCounts[d * 3 + 1]!;
-      dayNs[i] = dayCounts[d * 3 + 2]!;
-    });
+    const inOrder = (column: Float64Array) => Float64Array.from(days, (d) => column[d]!);
     await sql`
-      INSERT INTO term_days (term_id, bucket, n)
-      SELECT * FROM unnest(${pgArray(dayIds)}::bigint[], ${pgArray(dayBuckets)}::bigint[],
-        ${pgArray(dayNs)}::bigint[])
-      ON CONFLICT (term_id, bucket) DO UPDATE SET n = term_days.n + excluded.n`.execute(trx);
+      INSERT INTO term_days (term_id, bucket, type_id, n)
+      SELECT * FROM unnest(${pgArray(inOrder(dayIds))}::bigint[], ${pgArray(inOrder(dayBuckets))}::bigint[],
+        ${pgArray(inOrder(dayTypes))}::bigint[], ${pgArray(inOrder(dayNs))}::bigint[])
+      ON CONFLICT (term_id, bucket, type_id) DO UPDATE SET n = term_days.n + excluded.n`.execute(
+      trx,
+    );
     return typeIds;
   }
 

@@ -46,8 +46,11 @@ export type TermPostingsTable = {
   type_id: number;
 };
 
-/** Per term id and UTC day (`bucket` = day number since the epoch). */
-export type TermDaysTable = { term_id: number; bucket: number; n: number };
+/**
+ * Per term id, UTC day (`bucket` = day number since the epoch) and type id
+ * (migrations/0010_term_days_by_type.ts).
+ */
+export type TermDaysTable = { term_id: number; bucket: number; type_id: number; n: number };
 
 export type ApiKeysTable = {
   id: string;

@@ -206,12 +206,12 @@ export class SqliteStore extends KyselyStore {
       '',
     );
     // Counters move by multi-row upserts too: a batch of 10,000 events
-    // bumps thousands of (term, day) counters.
+    // bumps thousands of (term, day, type) counters.
     this.bumpTermDays = new MultiRow(
       sqlite,
-      'INSERT INTO term_days (term_id, bucket, n) VALUES',
-      3,
-      'ON CONFLICT (term_id, bucket) DO UPDATE SET n = n + excluded.n',
+      'INSERT INTO term_days (term_id, bucket, type_id, n) VALUES',
+      4,
+      'ON CONFLICT (term_id, bucket, type_id) DO UPDATE SET n = n + excluded.n',
     );
     // The dictionary: one upsert per MULTI_ROW terms bumps their counts and
     // returns their ids, new or old.
@@ -380,8 +380,13 @@ export class SqliteStore extends KyselyStore {
     }
     rows.end();
     const days = this.bumpTermDays.start();
-    for (let d = 0; d < dayCounts.length; d += 3) {
-      days.add(ids[dayCounts[d]!], dayCounts[d + 1]!, dayCounts[d + 2]!);
+    for (let d = 0; d < dayCounts.length; d += 4) {
+      days.add(
+        ids[dayCounts[d]!],
+        dayCounts[d + 1]!,
+        typeIds[dayCounts[d + 2]!],
+        dayCounts[d + 3]!,
+      );
     }
     days.end();
   }

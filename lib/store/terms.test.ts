@@ -17,7 +17,7 @@ function reference(keep: (e: number) => boolean) {
     if (!keep(e)) return;
     for (const term of documentTerms(event.doc)) {
       postings.push([term, event.created, event.id]);
-      const day = `${term} ${Math.floor(event.created / DAY_MS)}`;
+      const day = `${term} ${Math.floor(event.created / DAY_MS)} ${event.eventTypeName}`;
       days.set(day, (days.get(day) ?? 0) + 1);
       values.set(term, (values.get(term) ?? 0) + 1);
     }
@@ -60,11 +60,12 @@ function plain(batch: BatchTerms) {
     postings.push([batch.terms[batch.postings[i + 1]!]!, event.created, event.id]);
   }
   const days = new Map<string, number>();
-  for (let i = 0; i < batch.dayCounts.length; i += 3) {
-    days.set(
-      `${batch.terms[batch.dayCounts[i]!]} ${batch.dayCounts[i + 1]}`,
-      batch.dayCounts[i + 2]!,
-    );
+  // (term, day, event, n): the event stands for its type; each counter once.
+  for (let i = 0; i < batch.dayCounts.length; i += 4) {
+    const type = events[batch.dayCounts[i + 2]!]!.eventTypeName;
+    const key = `${batch.terms[batch.dayCounts[i]!]} ${batch.dayCounts[i + 1]} ${type}`;
+    assert.ok(!days.has(key), `counter ${key} given twice`);
+    days.set(key, batch.dayCounts[i + 3]!);
   }
   const values = new Map<string, number>();
   for (let i = 0; i < batch.values.length; i += 2) {
@@ -80,7 +81,7 @@ function sorted(batch: BatchTerms) {
 }
 
 describe('batchTerms', () => {
-  test('postings grouped by term in key order (created, id), exact per-day and per-term counts', () => {
+  test('postings grouped by term in key order (created, id), exact per-(day, type) and per-term counts', () => {
     const batch = batchTerms(events);
     assert.ok(batch.postings.length > 5000);
     assert.ok(groupedInKeyOrder(plain(batch).postings));
