@@ -3,7 +3,6 @@ import {
   type CompiledQuery,
   DEFAULT_MIGRATION_TABLE,
   type Kysely,
-  type RawBuilder,
   type SelectQueryBuilder,
   Migrator,
   sql,
@@ -432,9 +431,22 @@ export abstract class KyselyStore implements EventStore {
     return this.readSnapshot(async (db) => {
       const r = await resolveFilter(db, filter);
       const totalCount = await this.countResolved(db, r);
+      // Fields without a filter of their own share the filtered set; under
+      // field filters their values come from its documents, read once for all.
+      const shared =
+        r.clauses.length > 0
+          ? fields.filter(
+              (f): f is DocumentFacetField =>
+                f !== 'eventTypeName' && !r.clauses.some((c) => c.key === f),
+            )
+          : [];
+      const counted =
+        shared.length > 0
+          ? await this.documentCounts(db, r, shared)
+          : new Map<FacetField, Map<string, number>>();
       const facets: Partial<Record<FacetField, FacetCount[]>> = {};
       for (const field of fields) {
-        const counts = await this.facetCounts(db, without(r, field), field);
+        const counts = counted.get(field) ?? (await this.facetCounts(db, without(r, field), field));
         facets[field] = [...counts]
           .filter(([, count]) => count > 0)
           .map(([value, count]) => ({ value, count }))
@@ -443,6 +455,62 @@ export abstract class KyselyStore implements EventStore {
       }
       return { totalCount, facets };
     });
+  }
+
+  /**
+   * The values of facet fields (not the type) among the filtered set, from
+   * its documents: each document is parsed once for all the fields.
+   */
+  private async documentCounts(
+    db: Kysely<Database>,
+    r: Resolved,
+    fields: readonly DocumentFacetField[],
+  ): Promise<Map<FacetField, Map<string, number>>> {
+    const counts = new Map<FacetField, Map<string, number>>(fields.map((f) => [f, new Map()]));
+    if (isEmpty(r)) return counts;
+    const keys = keysOf(r);
+    const source = sql`FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}`;
+    const add = (field: FacetField, value: unknown, n: number) => {
+      if (typeof value !== 'string' || value === '') return;
+      const map = counts.get(field)!;
+      map.set(value, (map.get(value) ?? 0) + n);
+    };
+    // Each field's document keys: the actor is the username, else the public key.
+    const paths = fields.map((f) => (f === 'actor' ? ACTOR_FACET_FIELDS : [f]));
+    if (r.engine === 'postgres') {
+      // One parse per document (json_to_record), one grouping for every field.
+      const columns = [...new Set(paths.flat())];
+      const record = sql.join(columns.map((c) => sql`${sql.id(c)} text`));
+      const valueOf = (keys: readonly string[]) =>
+        sql`coalesce(${sql.join(
+          keys.map((k) => sql`nullif(x.${sql.id(k)}, '')`),
+          sql`, `,
+        )})`;
+      const pairs = sql.join(paths.map((keys, i) => sql`(${sql.lit(i)}, ${valueOf(keys)})`));
+      const { rows } = await sql<{ i: number; v: string; n: number | string }>`SELECT g.i, g.v,
+        count(*) AS n ${source}
+        CROSS JOIN LATERAL json_to_record(e.doc::json) AS x(${record})
+        CROSS JOIN LATERAL (VALUES ${pairs}) AS g(i, v)
+        WHERE g.v IS NOT NULL GROUP BY g.i, g.v`.execute(db);
+      for (const row of rows) add(fields[Number(row.i)]!, row.v, Number(row.n));
+      return counts;
+    }
+    // SQLite caches a statement's parsed documents: several json_extract of
+    // one document parse it once. Counted here, one row per event.
+    const columns = [...new Set(paths.flat())];
+    const select = sql.join(
+      columns.map((c, i) => sql`json_extract(e.doc, ${`$.${c}`}) AS ${sql.id(`c${i}`)}`),
+    );
+    const { rows } = await sql<Record<string, unknown>>`SELECT ${select} ${source}`.execute(db);
+    const at = paths.map((keys) => keys.map((k) => `c${columns.indexOf(k)}`));
+    for (const row of rows) {
+      for (let f = 0; f < fields.length; f++) {
+        const [first, second] = at[f]!;
+        const v = row[first!];
+        add(fields[f]!, typeof v === 'string' && v !== '' ? v : second ? row[second] : v, 1);
+      }
+    }
+    return counts;
   }
 
   /** Every value of one facet field in the filtered set, with its count (zeros possible). */
@@ -531,18 +599,8 @@ export abstract class KyselyStore implements EventStore {
       return counts;
     }
 
-    // Under field filters: the filtered set is small when a field drives it;
-    // read each event's value from its document.
-    const value =
-      field === 'actor'
-        ? sql`coalesce(${this.jsonField(sql.raw('e.doc'), 'username')}, ${this.jsonField(sql.raw('e.doc'), 'publicKey')})`
-        : this.jsonField(sql.raw('e.doc'), field);
-    const keys = keysOf(r);
-    const { rows } = await sql<{ v: string | null; n: number }>`SELECT v, count(*) AS n FROM (
-        SELECT ${value} AS v FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
-      ) x WHERE v IS NOT NULL AND v <> '' GROUP BY v`.execute(db);
-    for (const row of rows) if (row.v !== null) add(row.v, Number(row.n));
-    return counts;
+    // Under other field filters: from the filtered set's documents.
+    return (await this.documentCounts(db, r, [field])).get(field)!;
   }
 
   /** Events per type name among the filtered set's keys (within `bounds`). */
@@ -570,9 +628,6 @@ export abstract class KyselyStore implements EventStore {
     for (const row of rows) counts.set(names.get(Number(row.v))!, Number(row.n));
     return counts;
   }
-
-  /** One top-level string field of a stored document, as SQL text (engine-specific JSON access). */
-  protected abstract jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown>;
 
   async histogram(query: HistogramQuery): Promise<Histogram> {
     return this.readSnapshot((db) => this.histogramIn(db, query));
@@ -1083,6 +1138,9 @@ function splitDays(
       : undefined;
   return { inner, cuts };
 }
+
+/** Facet fields whose values are read from documents (the type is a column). */
+type DocumentFacetField = Exclude<FacetField, 'eventTypeName'>;
 
 /** Binary string order, the same on every engine and in the contract's oracle. */
 function compare(a: string, b: string): number {

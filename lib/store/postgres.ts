@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
 import { errorDetails, storeLogger } from './log';
@@ -135,11 +135,6 @@ export class PostgresStore extends KyselyStore {
         await trx.rollback().execute();
       },
     };
-  }
-
-  protected jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown> {
-    // json (not jsonb): the text is parsed lazily, only as far as the key.
-    return sql`(${doc}::json ->> ${field})`;
   }
 
   async refreshStatistics(): Promise<void> {

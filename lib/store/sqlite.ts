@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, type RawBuilder, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
 import { translateStoreError } from './errors';
 import {
@@ -442,10 +442,6 @@ export class SqliteStore extends KyselyStore {
         if (own) await db.destroy();
       },
     });
-  }
-
-  protected jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown> {
-    return sql`json_extract(${doc}, ${`$.${field}`})`;
   }
 
   async refreshStatistics(): Promise<void> {
