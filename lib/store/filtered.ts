@@ -10,7 +10,7 @@ import {
   parseCidr,
 } from '@/lib/domain/filters';
 import type { Database } from './schema';
-import { fieldRange, term, termValue } from './terms';
+import { fieldRange, prefixEnd, term, termValue } from './terms';
 import type { EventFilter } from './types';
 
 /**
@@ -141,9 +141,10 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
     clauses.push(clauseOf('actor', await lookup(db, filter.orgId, terms), false));
   }
   for (const word of filter.q ?? []) {
-    // Word characters only (lib/domain/filters.ts words): nothing to escape in LIKE.
-    const { rows } = await sql<DictRow>`SELECT id, term, n FROM term_dict
-      WHERE org_id = ${filter.orgId} AND lower(term) LIKE ${`%${word}%`}`.execute(db);
+    // The terms holding a word that starts with `word`: one range of term_words.
+    const { rows } = await sql<DictRow>`SELECT d.id, d.term, d.n FROM term_dict d
+      WHERE d.id IN (SELECT w.term_id FROM term_words w WHERE w.org_id = ${filter.orgId}
+        AND w.word >= ${word} AND w.word < ${prefixEnd(word)})`.execute(db);
     const matching = (await types()).filter(
       (type) => hasWordPrefix(type, word) || hasWordPrefix(eventTypeLabel(type), word),
     );

@@ -4,7 +4,7 @@ import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely
 import { errorDetails, storeLogger } from './log';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { type BatchTerms, batchTerms, eventKeys, keptTerms } from './terms';
+import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 const INT8_OID = 20;
@@ -240,16 +240,37 @@ export class PostgresStore extends KyselyStore {
     order.sort((a, b) => compareText(terms[values[a]!]!, terms[values[b]!]!));
     const valueTerms = order.map((i) => terms[values[i]!]!);
     const valueNs = order.map((i) => values[i + 1]!);
-    const { rows: dict } = await sql<{ id: number; term: string }>`
+    const { rows: dict } = await sql<{ id: number | string; term: string; n: number | string }>`
       INSERT INTO term_dict (org_id, term, n)
       SELECT ${orgId}, t.term, t.n
       FROM unnest(${valueTerms}::text[], ${pgArray(valueNs)}::bigint[]) AS t(term, n)
       ON CONFLICT (org_id, term) DO UPDATE SET n = term_dict.n + excluded.n
-      RETURNING id, term`.execute(trx);
+      RETURNING id, term, n`.execute(trx);
     const index = new Map<string, number>();
-    for (let i = 0; i < values.length; i += 2) index.set(terms[values[i]!]!, values[i]!);
+    const added = new Float64Array(terms.length);
+    for (let i = 0; i < values.length; i += 2) {
+      index.set(terms[values[i]!]!, values[i]!);
+      added[values[i]!] = values[i + 1]!;
+    }
     const ids = new Float64Array(terms.length);
-    for (const row of dict) ids[index.get(row.term)!] = Number(row.id);
+    // A term whose count is this batch's alone is new: its words go to term_words.
+    const wordTexts: string[] = [];
+    const wordIds: number[] = [];
+    for (const row of dict) {
+      const t = index.get(row.term)!;
+      ids[t] = Number(row.id);
+      if (Number(row.n) === added[t]) {
+        for (const word of termWords(row.term)) {
+          wordTexts.push(word);
+          wordIds.push(ids[t]);
+        }
+      }
+    }
+    if (wordTexts.length > 0) {
+      await sql`INSERT INTO term_words (org_id, word, term_id)
+        SELECT ${orgId}, * FROM unnest(${wordTexts}::text[], ${pgArray(wordIds)}::bigint[])
+        ON CONFLICT DO NOTHING`.execute(trx);
+    }
 
     const typeIds = await this.typeIdsOf(trx, events);
     const count = postings.length / 2;

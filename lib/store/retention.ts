@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
-import { documentTerms, eventKey } from './terms';
+import { documentTerms, eventKey, termWords } from './terms';
 import type { DeleteOptions, EventSelection } from './types';
 
 /**
@@ -213,7 +213,22 @@ async function decrementTerms(trx: Kysely<Database>, deltas: [number, number][])
     await sql`UPDATE term_dict SET n = n - d.column2 FROM (VALUES ${values}) AS d
       WHERE term_dict.id = d.column1`.execute(trx);
     const ids = sql.join(chunk.map(([id]) => sql`${id}`));
-    await sql`DELETE FROM term_dict WHERE n <= 0 AND id IN (${ids})`.execute(trx);
+    const { rows: gone } = await sql<{ id: number | string; org_id: string; term: string }>`
+      DELETE FROM term_dict WHERE n <= 0 AND id IN (${ids}) RETURNING id, org_id, term`.execute(
+      trx,
+    );
+    // Their words go with them (term_words, keyed by word).
+    const words = gone.flatMap((row) =>
+      termWords(row.term).map(
+        (word) =>
+          sql`(CAST(${row.org_id} AS text), CAST(${word} AS text), CAST(${Number(row.id)} AS bigint))`,
+      ),
+    );
+    for (let w = 0; w < words.length; w += VALUES_CHUNK) {
+      await sql`DELETE FROM term_words WHERE (org_id, word, term_id) IN (VALUES ${sql.join(
+        words.slice(w, w + VALUES_CHUNK),
+      )})`.execute(trx);
+    }
   }
 }
 
@@ -265,6 +280,11 @@ export async function dumpOrg(
     FROM term_days c JOIN term_dict d ON d.id = c.term_id
     JOIN event_type_ids y ON y.id = c.type_id WHERE d.org_id = ${orgId}`.execute(db);
   dump.term_days = sorted(days);
+  const { rows: words } = await sql<Record<string, unknown>>`SELECT w.org_id, w.word, d.term
+    FROM term_words w LEFT JOIN term_dict d ON d.id = w.term_id WHERE w.org_id = ${orgId}`.execute(
+    db,
+  );
+  dump.term_words = sorted(words);
   return dump;
 }
 

@@ -52,6 +52,9 @@ export type TermPostingsTable = {
  */
 export type TermDaysTable = { term_id: number; bucket: number; type_id: number; n: number };
 
+/** The words of each dictionary term (migrations/0011_term_words.ts). */
+export type TermWordsTable = { org_id: string; word: string; term_id: number };
+
 export type ApiKeysTable = {
   id: string;
   public_key: string;
@@ -119,6 +122,7 @@ export type Database = {
   term_dict: TermDictTable;
   term_postings: TermPostingsTable;
   term_days: TermDaysTable;
+  term_words: TermWordsTable;
   api_keys: ApiKeysTable;
   memberships: MembershipsTable;
   settings: SettingsTable;

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DAY_MS } from '@/lib/domain/dates';
 import { generateEventBatches } from '@/lib/ingest/seed';
-import { batchTerms, documentTerms, keptTerms, type BatchTerms } from './terms';
+import {
+  batchTerms,
+  documentTerms,
+  keptTerms,
+  prefixEnd,
+  termWords,
+  type BatchTerms,
+} from './terms';
 
 const events = [
   ...generateEventBatches({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0e', count: 3000, seed: 'terms' }, 3000),
@@ -101,5 +108,36 @@ describe('batchTerms', () => {
   test('an empty batch has no postings', () => {
     const batch = batchTerms([]);
     assert.equal(batch.postings.length + batch.dayCounts.length + batch.values.length, 0);
+  });
+});
+
+describe('termWords and prefixEnd', () => {
+  test("a term's words are its value's, lowercased, each once", () => {
+    assert.deepEqual(termWords('hostname:Shard-00-01.Shard-00-01.example.net'), [
+      'shard',
+      '00',
+      '01',
+      'example',
+      'net',
+    ]);
+    assert.deepEqual(termWords('username:'), []);
+  });
+
+  test('[prefix, prefixEnd(prefix)) holds exactly the words starting with prefix', () => {
+    const all = ['clu', 'clua', 'clu\u{10fff0}', 'clv', 'clt', 'cluster0', 'cl', 'é', 'éa', 'ê'];
+    for (const prefix of ['clu', 'cl', 'é', 'c']) {
+      const end = prefixEnd(prefix);
+      // Code point order (UTF-8 byte order), as the engines compare words.
+      const bytes = (s: string) => Buffer.from(s, 'utf8');
+      const inRange = all.filter(
+        (w) =>
+          Buffer.compare(bytes(w), bytes(prefix)) >= 0 && Buffer.compare(bytes(w), bytes(end)) < 0,
+      );
+      assert.deepEqual(
+        inRange,
+        all.filter((w) => w.startsWith(prefix)),
+        prefix,
+      );
+    }
   });
 });

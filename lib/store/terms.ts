@@ -1,5 +1,5 @@
 import { DAY_MS } from '@/lib/domain/dates';
-import { FILTER_FIELDS } from '@/lib/domain/filters';
+import { FILTER_FIELDS, words } from '@/lib/domain/filters';
 import type { NewEvent } from '@/lib/domain/event';
 import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
 
@@ -20,6 +20,22 @@ export function fieldRange(field: string): [string, string] {
 
 export function termValue(field: string, term: string): string {
   return term.slice(field.length + 1);
+}
+
+/** The distinct words of a term's value: what `q` words are matched against (term_words). */
+export function termWords(term: string): string[] {
+  return [...new Set(words(term.slice(term.indexOf(':') + 1)))];
+}
+
+/**
+ * The least string above every string that starts with `prefix` in code
+ * point order (byte order of UTF-8): a prefix is the range [prefix, this).
+ */
+export function prefixEnd(prefix: string): string {
+  const points = [...prefix];
+  const last = points.pop()!.codePointAt(0)! + 1;
+  // Past the surrogates (no string holds them alone), not into them.
+  return points.join('') + String.fromCodePoint(last >= 0xd800 && last < 0xe000 ? 0xe000 : last);
 }
 
 /**
