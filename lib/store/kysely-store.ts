@@ -557,12 +557,40 @@ export abstract class KyselyStore implements EventStore {
     const termFields: readonly FilterField[] = field === 'actor' ? ACTOR_FACET_FIELDS : [field];
     if (r.clauses.length === 0) {
       // Per term: whole days from term_days (or, with neither types nor
-      // dates, the dictionary's all-time counts), the cut days by one index
-      // range per term.
+      // dates, the dictionary's all-time counts), a cut day by one index
+      // range per term over the window, or over the rest of its day when
+      // that is shorter (subtracted from the day's counter).
       const days = splitDays(r.minCreated, r.maxCreated);
       for (const f of termFields) {
         const [lo, hi] = fieldRange(f);
         const inner = days.inner;
+        const counterSums = async (
+          min: number | undefined,
+          max: number | undefined,
+          sign: number,
+        ) => {
+          const { rows } = await sql<{ term: string; n: number }>`SELECT v.term, sum(c.n) AS n
+            FROM term_dict v JOIN term_days c ON c.term_id = v.id
+            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${dateCond(
+              sql.raw('c.bucket'),
+              min,
+              max,
+            )}${typeIdCond(r, sql.raw('c.type_id'))}
+            GROUP BY v.term`.execute(db);
+          for (const row of rows) add(termValue(f, row.term), sign * Number(row.n));
+        };
+        const postingCounts = async (min: number, max: number, sign: number) => {
+          const { rows } = await sql<{ term: string; n: number }>`SELECT v.term,
+            (SELECT count(*) FROM term_postings t WHERE t.term_id = v.id${dateCond(
+              sql.raw('t.created'),
+              min,
+              max,
+            )}${typeIdCond(r, sql.raw('t.type_id'))}) AS n
+            FROM term_dict v WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}`.execute(
+            db,
+          );
+          for (const row of rows) add(termValue(f, row.term), sign * Number(row.n));
+        };
         if (inner && inner.min === undefined && inner.max === undefined && !r.types) {
           const rows = await db
             .selectFrom('term_dict')
@@ -573,27 +601,18 @@ export abstract class KyselyStore implements EventStore {
             .execute();
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
         } else if (inner) {
-          const { rows } = await sql<{ term: string; n: number }>`SELECT v.term, sum(c.n) AS n
-            FROM term_dict v JOIN term_days c ON c.term_id = v.id
-            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${dateCond(
-              sql.raw('c.bucket'),
-              inner.min,
-              inner.max,
-            )}${typeIdCond(r, sql.raw('c.type_id'))}
-            GROUP BY v.term`.execute(db);
-          for (const row of rows) add(termValue(f, row.term), Number(row.n));
+          await counterSums(inner.min, inner.max, 1);
         }
         for (const [min, max] of days.cuts) {
-          const { rows } = await sql<{ term: string; n: number }>`SELECT v.term,
-            (SELECT count(*) FROM term_postings t WHERE t.term_id = v.id${dateCond(
-              sql.raw('t.created'),
-              min,
-              max,
-            )}${typeIdCond(r, sql.raw('t.type_id'))}) AS n
-            FROM term_dict v WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}`.execute(
-            db,
-          );
-          for (const row of rows) add(termValue(f, row.term), Number(row.n));
+          const day = Math.floor(min / DAY_MS);
+          const [start, end] = [day * DAY_MS, (day + 1) * DAY_MS - 1];
+          if (DAY_MS - (max - min + 1) < max - min + 1) {
+            await counterSums(day, day, 1);
+            if (min > start) await postingCounts(start, min - 1, -1);
+            if (max < end) await postingCounts(max + 1, end, -1);
+          } else {
+            await postingCounts(min, max, 1);
+          }
         }
       }
       return counts;
@@ -1118,14 +1137,14 @@ function counterSource(r: Resolved, min: number | undefined, max: number | undef
 function splitDays(
   min: number | undefined,
   max: number | undefined,
-): { inner?: { min?: number; max?: number }; cuts: [number | undefined, number | undefined][] } {
+): { inner?: { min?: number; max?: number }; cuts: [number, number][] } {
   if (min !== undefined && max !== undefined && min > max) return { cuts: [] };
   const minDay = min === undefined ? undefined : Math.floor(min / DAY_MS);
   const maxDay = max === undefined ? undefined : Math.floor(max / DAY_MS);
   const cutsMin = minDay !== undefined && min! > minDay * DAY_MS;
   const cutsMax = maxDay !== undefined && max! < (maxDay + 1) * DAY_MS - 1;
   if (minDay !== undefined && minDay === maxDay && (cutsMin || cutsMax)) {
-    return { cuts: [[min, max]] };
+    return { cuts: [[min!, max!]] };
   }
   const cuts: [number, number][] = [];
   if (cutsMin) cuts.push([min!, (minDay + 1) * DAY_MS - 1]);
