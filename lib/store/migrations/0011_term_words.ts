@@ -9,7 +9,9 @@ import { termWords } from '../terms';
  * one index range. Words compare byte-wise (C collation on PostgreSQL) so
  * a prefix range holds exactly the words starting with it.
  *
- * Existing dictionaries are split here, a chunk of terms at a time.
+ * Existing dictionaries are split here, a chunk of terms at a time (37 s
+ * for the 1.3M terms of a 10M-event SQLite store, 21 s with 0010 for a
+ * 1M-event PostgreSQL store, on a loaded 2-core machine).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
