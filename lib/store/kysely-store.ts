@@ -3,7 +3,6 @@ import {
   type CompiledQuery,
   DEFAULT_MIGRATION_TABLE,
   type Kysely,
-  type RawBuilder,
   type SelectQueryBuilder,
   Migrator,
   sql,
@@ -432,9 +431,22 @@ export abstract class KyselyStore implements EventStore {
     return this.readSnapshot(async (db) => {
       const r = await resolveFilter(db, filter);
       const totalCount = await this.countResolved(db, r);
+      // Fields without a filter of their own share the filtered set; under
+      // field filters their values come from its documents, read once for all.
+      const shared =
+        r.clauses.length > 0
+          ? fields.filter(
+              (f): f is DocumentFacetField =>
+                f !== 'eventTypeName' && !r.clauses.some((c) => c.key === f),
+            )
+          : [];
+      const counted =
+        shared.length > 0
+          ? await this.documentCounts(db, r, shared)
+          : new Map<FacetField, Map<string, number>>();
       const facets: Partial<Record<FacetField, FacetCount[]>> = {};
       for (const field of fields) {
-        const counts = await this.facetCounts(db, without(r, field), field);
+        const counts = counted.get(field) ?? (await this.facetCounts(db, without(r, field), field));
         facets[field] = [...counts]
           .filter(([, count]) => count > 0)
           .map(([value, count]) => ({ value, count }))
@@ -443,6 +455,62 @@ export abstract class KyselyStore implements EventStore {
       }
       return { totalCount, facets };
     });
+  }
+
+  /**
+   * The values of facet fields (not the type) among the filtered set, from
+   * its documents: each document is parsed once for all the fields.
+   */
+  private async documentCounts(
+    db: Kysely<Database>,
+    r: Resolved,
+    fields: readonly DocumentFacetField[],
+  ): Promise<Map<FacetField, Map<string, number>>> {
+    const counts = new Map<FacetField, Map<string, number>>(fields.map((f) => [f, new Map()]));
+    if (isEmpty(r)) return counts;
+    const keys = keysOf(r);
+    const source = sql`FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}`;
+    const add = (field: FacetField, value: unknown, n: number) => {
+      if (typeof value !== 'string' || value === '') return;
+      const map = counts.get(field)!;
+      map.set(value, (map.get(value) ?? 0) + n);
+    };
+    // Each field's document keys: the actor is the username, else the public key.
+    const paths = fields.map((f) => (f === 'actor' ? ACTOR_FACET_FIELDS : [f]));
+    if (r.engine === 'postgres') {
+      // One parse per document (json_to_record), one grouping for every field.
+      const columns = [...new Set(paths.flat())];
+      const record = sql.join(columns.map((c) => sql`${sql.id(c)} text`));
+      const valueOf = (keys: readonly string[]) =>
+        sql`coalesce(${sql.join(
+          keys.map((k) => sql`nullif(x.${sql.id(k)}, '')`),
+          sql`, `,
+        )})`;
+      const pairs = sql.join(paths.map((keys, i) => sql`(${sql.lit(i)}, ${valueOf(keys)})`));
+      const { rows } = await sql<{ i: number; v: string; n: number | string }>`SELECT g.i, g.v,
+        count(*) AS n ${source}
+        CROSS JOIN LATERAL json_to_record(e.doc::json) AS x(${record})
+        CROSS JOIN LATERAL (VALUES ${pairs}) AS g(i, v)
+        WHERE g.v IS NOT NULL GROUP BY g.i, g.v`.execute(db);
+      for (const row of rows) add(fields[Number(row.i)]!, row.v, Number(row.n));
+      return counts;
+    }
+    // SQLite caches a statement's parsed documents: several json_extract of
+    // one document parse it once. Counted here, one row per event.
+    const columns = [...new Set(paths.flat())];
+    const select = sql.join(
+      columns.map((c, i) => sql`json_extract(e.doc, ${`$.${c}`}) AS ${sql.id(`c${i}`)}`),
+    );
+    const { rows } = await sql<Record<string, unknown>>`SELECT ${select} ${source}`.execute(db);
+    const at = paths.map((keys) => keys.map((k) => `c${columns.indexOf(k)}`));
+    for (const row of rows) {
+      for (let f = 0; f < fields.length; f++) {
+        const [first, second] = at[f]!;
+        const v = row[first!];
+        add(fields[f]!, typeof v === 'string' && v !== '' ? v : second ? row[second] : v, 1);
+      }
+    }
+    return counts;
   }
 
   /** Every value of one facet field in the filtered set, with its count (zeros possible). */
@@ -456,60 +524,62 @@ export abstract class KyselyStore implements EventStore {
     if (isEmpty(r)) return counts;
 
     if (field === 'eventTypeName') {
-      if (r.clauses.length === 0) {
-        // Whole days from the per-type counters, the cut days from the events' index.
-        const days = splitDays(r.minCreated, r.maxCreated);
-        if (days.inner) {
-          const rows = await db
-            .selectFrom('event_counts')
-            .select(['event_type', (eb) => eb.fn.sum<number>('n').as('n')])
-            .where('org_id', '=', r.orgId)
-            .where('event_type', '<>', '')
-            .$if(r.types !== undefined, (qb) => qb.where('event_type', 'in', r.types!))
-            .$if(days.inner.min !== undefined, (qb) => qb.where('bucket', '>=', days.inner!.min!))
-            .$if(days.inner.max !== undefined, (qb) => qb.where('bucket', '<=', days.inner!.max!))
-            .groupBy('event_type')
-            .execute();
-          for (const row of rows) add(row.event_type, Number(row.n));
-        }
-        for (const [min, max] of days.cuts) {
-          for (const [v, n] of await this.typeCounts(db, r, { min, max })) add(v, n);
-        }
+      if (r.clauses.length > 0 && !hasCounters(r)) {
+        for (const [v, n] of await this.typeCounts(db, r)) add(v, n);
         return counts;
       }
-      for (const [v, n] of await this.typeCounts(db, r)) add(v, n);
+      // Whole days from the per-type counters (of the org, or of the one
+      // field filter's terms), the cut days from the keys' index.
+      const days = splitDays(r.minCreated, r.maxCreated);
+      if (days.inner) {
+        const { min, max } = days.inner;
+        const { rows } =
+          r.clauses.length === 0
+            ? await sql<{ v: string; n: number }>`SELECT event_type AS v, sum(n) AS n
+                FROM event_counts WHERE org_id = ${r.orgId} AND event_type <> ''${typeCond(
+                  r,
+                  sql.raw('event_type'),
+                )}${dateCond(sql.raw('bucket'), min, max)} GROUP BY event_type`.execute(db)
+            : await sql<{ v: string; n: number }>`SELECT y.name AS v, sum(c.n) AS n
+                FROM term_days c JOIN event_type_ids y ON y.id = c.type_id
+                WHERE c.term_id IN (${list(r.clauses[0]!.termIds)})${typeIdCond(
+                  r,
+                  sql.raw('c.type_id'),
+                )}${dateCond(sql.raw('c.bucket'), min, max)} GROUP BY y.name`.execute(db);
+        for (const row of rows) add(row.v, Number(row.n));
+      }
+      for (const [min, max] of days.cuts) {
+        for (const [v, n] of await this.typeCounts(db, r, { min, max })) add(v, n);
+      }
       return counts;
     }
 
     const termFields: readonly FilterField[] = field === 'actor' ? ACTOR_FACET_FIELDS : [field];
     if (r.clauses.length === 0) {
-      // Per term: whole days from term_counts (or the dictionary's all-time
-      // counts), the rest by one index range per term.
-      const days = r.types
-        ? { inner: undefined, cuts: [[r.minCreated, r.maxCreated]] }
-        : splitDays(r.minCreated, r.maxCreated);
+      // Per term: whole days from term_days (or, with neither types nor
+      // dates, the dictionary's all-time counts), a cut day by one index
+      // range per term over the window, or over the rest of its day when
+      // that is shorter (subtracted from the day's counter).
+      const days = splitDays(r.minCreated, r.maxCreated);
       for (const f of termFields) {
         const [lo, hi] = fieldRange(f);
-        if (days.inner && days.inner.min === undefined && days.inner.max === undefined) {
-          const rows = await db
-            .selectFrom('term_dict')
-            .select(['term', 'n'])
-            .where('org_id', '=', r.orgId)
-            .where('term', '>=', lo)
-            .where('term', '<', hi)
-            .execute();
-          for (const row of rows) add(termValue(f, row.term), Number(row.n));
-        } else if (days.inner) {
-          const inner = days.inner;
+        const inner = days.inner;
+        const counterSums = async (
+          min: number | undefined,
+          max: number | undefined,
+          sign: number,
+        ) => {
           const { rows } = await sql<{ term: string; n: number }>`SELECT v.term, sum(c.n) AS n
             FROM term_dict v JOIN term_days c ON c.term_id = v.id
-            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${
-              inner.min !== undefined ? sql` AND c.bucket >= ${inner.min}` : sql``
-            }${inner.max !== undefined ? sql` AND c.bucket <= ${inner.max}` : sql``}
+            WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}${dateCond(
+              sql.raw('c.bucket'),
+              min,
+              max,
+            )}${typeIdCond(r, sql.raw('c.type_id'))}
             GROUP BY v.term`.execute(db);
-          for (const row of rows) add(termValue(f, row.term), Number(row.n));
-        }
-        for (const [min, max] of days.cuts) {
+          for (const row of rows) add(termValue(f, row.term), sign * Number(row.n));
+        };
+        const postingCounts = async (min: number, max: number, sign: number) => {
           const { rows } = await sql<{ term: string; n: number }>`SELECT v.term,
             (SELECT count(*) FROM term_postings t WHERE t.term_id = v.id${dateCond(
               sql.raw('t.created'),
@@ -519,24 +589,37 @@ export abstract class KyselyStore implements EventStore {
             FROM term_dict v WHERE v.org_id = ${r.orgId} AND v.term >= ${lo} AND v.term < ${hi}`.execute(
             db,
           );
+          for (const row of rows) add(termValue(f, row.term), sign * Number(row.n));
+        };
+        if (inner && inner.min === undefined && inner.max === undefined && !r.types) {
+          const rows = await db
+            .selectFrom('term_dict')
+            .select(['term', 'n'])
+            .where('org_id', '=', r.orgId)
+            .where('term', '>=', lo)
+            .where('term', '<', hi)
+            .execute();
           for (const row of rows) add(termValue(f, row.term), Number(row.n));
+        } else if (inner) {
+          await counterSums(inner.min, inner.max, 1);
+        }
+        for (const [min, max] of days.cuts) {
+          const day = Math.floor(min / DAY_MS);
+          const [start, end] = [day * DAY_MS, (day + 1) * DAY_MS - 1];
+          if (DAY_MS - (max - min + 1) < max - min + 1) {
+            await counterSums(day, day, 1);
+            if (min > start) await postingCounts(start, min - 1, -1);
+            if (max < end) await postingCounts(max + 1, end, -1);
+          } else {
+            await postingCounts(min, max, 1);
+          }
         }
       }
       return counts;
     }
 
-    // Under field filters: the filtered set is small when a field drives it;
-    // read each event's value from its document.
-    const value =
-      field === 'actor'
-        ? sql`coalesce(${this.jsonField(sql.raw('e.doc'), 'username')}, ${this.jsonField(sql.raw('e.doc'), 'publicKey')})`
-        : this.jsonField(sql.raw('e.doc'), field);
-    const keys = keysOf(r);
-    const { rows } = await sql<{ v: string | null; n: number }>`SELECT v, count(*) AS n FROM (
-        SELECT ${value} AS v FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}
-      ) x WHERE v IS NOT NULL AND v <> '' GROUP BY v`.execute(db);
-    for (const row of rows) if (row.v !== null) add(row.v, Number(row.n));
-    return counts;
+    // Under other field filters: from the filtered set's documents.
+    return (await this.documentCounts(db, r, [field])).get(field)!;
   }
 
   /** Events per type name among the filtered set's keys (within `bounds`). */
@@ -564,9 +647,6 @@ export abstract class KyselyStore implements EventStore {
     for (const row of rows) counts.set(names.get(Number(row.v))!, Number(row.n));
     return counts;
   }
-
-  /** One top-level string field of a stored document, as SQL text (engine-specific JSON access). */
-  protected abstract jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown>;
 
   async histogram(query: HistogramQuery): Promise<Histogram> {
     return this.readSnapshot((db) => this.histogramIn(db, query));
@@ -1022,17 +1102,13 @@ function applyFilter<O>(
 }
 
 /**
- * Whether counters describe the filtered set: type and date filters only
- * (event_counts), or one filter on one field without types (term_days).
+ * Whether counters describe the filtered set: type and date filters
+ * (event_counts), or one filter on one field with them (term_days: an event
+ * holds at most one term of a field, so its terms' counters add up).
  */
 function hasCounters(r: Resolved): boolean {
   if (r.clauses.length === 0) return true;
-  return (
-    r.clauses.length === 1 &&
-    r.types === undefined &&
-    r.clauses[0]!.singleField &&
-    r.clauses[0]!.types.length === 0
-  );
+  return r.clauses.length === 1 && r.clauses[0]!.singleField && r.clauses[0]!.types.length === 0;
 }
 
 /** The counters' unit for a set hasCounters accepts: hours for all types, else days. */
@@ -1046,7 +1122,10 @@ function counterSource(r: Resolved, min: number | undefined, max: number | undef
     max !== undefined ? sql` AND bucket <= ${max}` : sql``
   }`;
   if (r.clauses.length > 0) {
-    return sql`FROM term_days WHERE term_id IN (${list(r.clauses[0]!.termIds)})${buckets}`;
+    return sql`FROM term_days WHERE term_id IN (${list(r.clauses[0]!.termIds)})${typeIdCond(
+      r,
+      sql.raw('type_id'),
+    )}${buckets}`;
   }
   return sql`FROM event_counts WHERE org_id = ${r.orgId} AND event_type IN (${list(r.types ?? [''])})${buckets}`;
 }
@@ -1058,14 +1137,14 @@ function counterSource(r: Resolved, min: number | undefined, max: number | undef
 function splitDays(
   min: number | undefined,
   max: number | undefined,
-): { inner?: { min?: number; max?: number }; cuts: [number | undefined, number | undefined][] } {
+): { inner?: { min?: number; max?: number }; cuts: [number, number][] } {
   if (min !== undefined && max !== undefined && min > max) return { cuts: [] };
   const minDay = min === undefined ? undefined : Math.floor(min / DAY_MS);
   const maxDay = max === undefined ? undefined : Math.floor(max / DAY_MS);
   const cutsMin = minDay !== undefined && min! > minDay * DAY_MS;
   const cutsMax = maxDay !== undefined && max! < (maxDay + 1) * DAY_MS - 1;
   if (minDay !== undefined && minDay === maxDay && (cutsMin || cutsMax)) {
-    return { cuts: [[min, max]] };
+    return { cuts: [[min!, max!]] };
   }
   const cuts: [number, number][] = [];
   if (cutsMin) cuts.push([min!, (minDay + 1) * DAY_MS - 1]);
@@ -1078,6 +1157,9 @@ function splitDays(
       : undefined;
   return { inner, cuts };
 }
+
+/** Facet fields whose values are read from documents (the type is a column). */
+type DocumentFacetField = Exclude<FacetField, 'eventTypeName'>;
 
 /** Binary string order, the same on every engine and in the contract's oracle. */
 function compare(a: string, b: string): number {

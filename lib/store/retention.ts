@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
-import { documentTerms, eventKey } from './terms';
+import { documentTerms, eventKey, termWords } from './terms';
 import type { DeleteOptions, EventSelection } from './types';
 
 /**
@@ -112,10 +112,14 @@ async function deleteBatch(
       if (id !== undefined) keys.push([id, event.created, hi, lo]);
     }
   });
-  const removed: { termId: number; created: number }[] = [];
+  const removed: { termId: number; created: number; typeId: number }[] = [];
   for (let i = 0; i < keys.length; i += VALUES_CHUNK) {
     const chunk = keys.slice(i, i + VALUES_CHUNK);
-    const { rows: postings } = await sql<{ term_id: number | string; created: number | string }>`
+    const { rows: postings } = await sql<{
+      term_id: number | string;
+      created: number | string;
+      type_id: number | string;
+    }>`
       DELETE FROM term_postings
       WHERE (term_id, created, id_hi, id_lo) IN (VALUES ${sql.join(
         chunk.map(
@@ -123,18 +127,23 @@ async function deleteBatch(
             sql`(CAST(${t} AS bigint), CAST(${c} AS bigint), CAST(${hi} AS bigint), CAST(${lo} AS bigint))`,
         ),
       )})
-      RETURNING term_id, created`.execute(trx);
-    for (const p of postings)
-      removed.push({ termId: Number(p.term_id), created: Number(p.created) });
+      RETURNING term_id, created, type_id`.execute(trx);
+    for (const p of postings) {
+      removed.push({
+        termId: Number(p.term_id),
+        created: Number(p.created),
+        typeId: Number(p.type_id),
+      });
+    }
   }
-  const perDay = new Map<string, [number, number, number]>();
+  const perDay = new Map<string, [number, number, number, number]>();
   const perTerm = new Map<number, number>();
-  for (const { termId, created } of removed) {
+  for (const { termId, created, typeId } of removed) {
     const day = Math.floor(created / DAY_MS);
-    const key = `${day}:${termId}`;
+    const key = `${day}:${termId}:${typeId}`;
     const entry = perDay.get(key);
-    if (entry) entry[2] += 1;
-    else perDay.set(key, [termId, day, 1]);
+    if (entry) entry[3] += 1;
+    else perDay.set(key, [termId, day, typeId, 1]);
     perTerm.set(termId, (perTerm.get(termId) ?? 0) + 1);
   }
   await decrementTermDays(trx, [...perDay.values()]);
@@ -167,27 +176,30 @@ async function decrementEventCounts(
   }
 }
 
-/** Subtracts `n` from (term id, day) counters and drops those left at zero. */
+/** Subtracts `n` from (term id, day, type id) counters and drops those left at zero. */
 async function decrementTermDays(
   trx: Kysely<Database>,
-  deltas: [number, number, number][],
+  deltas: [number, number, number, number][],
 ): Promise<void> {
   for (let i = 0; i < deltas.length; i += VALUES_CHUNK) {
     const chunk = deltas.slice(i, i + VALUES_CHUNK);
     const values = sql.join(
       chunk.map(
-        ([id, bucket, n]) =>
-          sql`(CAST(${id} AS bigint), CAST(${bucket} AS bigint), CAST(${n} AS bigint))`,
+        ([id, bucket, type, n]) =>
+          sql`(CAST(${id} AS bigint), CAST(${bucket} AS bigint), CAST(${type} AS bigint), CAST(${n} AS bigint))`,
       ),
     );
-    await sql`UPDATE term_days SET n = n - d.column3 FROM (VALUES ${values}) AS d
-      WHERE term_days.term_id = d.column1 AND term_days.bucket = d.column2`.execute(trx);
+    await sql`UPDATE term_days SET n = n - d.column4 FROM (VALUES ${values}) AS d
+      WHERE term_days.term_id = d.column1 AND term_days.bucket = d.column2
+        AND term_days.type_id = d.column3`.execute(trx);
     const keys = sql.join(
-      chunk.map(([id, bucket]) => sql`(CAST(${id} AS bigint), CAST(${bucket} AS bigint))`),
+      chunk.map(
+        ([id, bucket, type]) =>
+          sql`(CAST(${id} AS bigint), CAST(${bucket} AS bigint), CAST(${type} AS bigint))`,
+      ),
     );
-    await sql`DELETE FROM term_days WHERE n <= 0 AND (term_id, bucket) IN (VALUES ${keys})`.execute(
-      trx,
-    );
+    await sql`DELETE FROM term_days WHERE n <= 0
+      AND (term_id, bucket, type_id) IN (VALUES ${keys})`.execute(trx);
   }
 }
 
@@ -201,7 +213,22 @@ async function decrementTerms(trx: Kysely<Database>, deltas: [number, number][])
     await sql`UPDATE term_dict SET n = n - d.column2 FROM (VALUES ${values}) AS d
       WHERE term_dict.id = d.column1`.execute(trx);
     const ids = sql.join(chunk.map(([id]) => sql`${id}`));
-    await sql`DELETE FROM term_dict WHERE n <= 0 AND id IN (${ids})`.execute(trx);
+    const { rows: gone } = await sql<{ id: number | string; org_id: string; term: string }>`
+      DELETE FROM term_dict WHERE n <= 0 AND id IN (${ids}) RETURNING id, org_id, term`.execute(
+      trx,
+    );
+    // Their words go with them (term_words, keyed by word).
+    const words = gone.flatMap((row) =>
+      termWords(row.term).map(
+        (word) =>
+          sql`(CAST(${row.org_id} AS text), CAST(${word} AS text), CAST(${Number(row.id)} AS bigint))`,
+      ),
+    );
+    for (let w = 0; w < words.length; w += VALUES_CHUNK) {
+      await sql`DELETE FROM term_words WHERE (org_id, word, term_id) IN (VALUES ${sql.join(
+        words.slice(w, w + VALUES_CHUNK),
+      )})`.execute(trx);
+    }
   }
 }
 
@@ -248,9 +275,16 @@ export async function dumpOrg(
     JOIN event_type_ids y ON y.id = p.type_id
     WHERE d.org_id = ${orgId}`.execute(db);
   dump.term_postings = sorted(postings);
-  const { rows: days } = await sql<Record<string, unknown>>`SELECT d.org_id, d.term, c.bucket, c.n
-    FROM term_days c JOIN term_dict d ON d.id = c.term_id WHERE d.org_id = ${orgId}`.execute(db);
+  const { rows: days } = await sql<Record<string, unknown>>`SELECT d.org_id, d.term, c.bucket,
+      y.name AS event_type, c.n
+    FROM term_days c JOIN term_dict d ON d.id = c.term_id
+    JOIN event_type_ids y ON y.id = c.type_id WHERE d.org_id = ${orgId}`.execute(db);
   dump.term_days = sorted(days);
+  const { rows: words } = await sql<Record<string, unknown>>`SELECT w.org_id, w.word, d.term
+    FROM term_words w LEFT JOIN term_dict d ON d.id = w.term_id WHERE w.org_id = ${orgId}`.execute(
+    db,
+  );
+  dump.term_words = sorted(words);
   return dump;
 }
 

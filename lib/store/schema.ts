@@ -46,8 +46,14 @@ export type TermPostingsTable = {
   type_id: number;
 };
 
-/** Per term id and UTC day (`bucket` = day number since the epoch). */
-export type TermDaysTable = { term_id: number; bucket: number; n: number };
+/**
+ * Per term id, UTC day (`bucket` = day number since the epoch) and type id
+ * (migrations/0010_term_days_by_type.ts).
+ */
+export type TermDaysTable = { term_id: number; bucket: number; type_id: number; n: number };
+
+/** The words of each dictionary term (migrations/0011_term_words.ts). */
+export type TermWordsTable = { org_id: string; word: string; term_id: number };
 
 export type ApiKeysTable = {
   id: string;
@@ -116,6 +122,7 @@ export type Database = {
   term_dict: TermDictTable;
   term_postings: TermPostingsTable;
   term_days: TermDaysTable;
+  term_words: TermWordsTable;
   api_keys: ApiKeysTable;
   memberships: MembershipsTable;
   settings: SettingsTable;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, type RawBuilder, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
 import { translateStoreError } from './errors';
 import {
@@ -13,7 +13,7 @@ import {
 } from './kysely-store';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { type BatchTerms, batchTerms, eventKeys, keptTerms } from './terms';
+import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
 
 /** An event cursor's row in its SELECT's column order (kysely-store.ts: org_id, id, created, event_type, doc[, raw]). */
@@ -180,6 +180,7 @@ export class SqliteStore extends KyselyStore {
   private readonly insertPostings: MultiRow;
   private readonly bumpCounts: MultiRow;
   private readonly bumpTermDays: MultiRow;
+  private readonly insertWords: MultiRow;
   private readonly bumpTerm: BetterSqlite3.Statement;
   private readonly bumpTerms: BetterSqlite3.Statement;
   private readonly typeIds: TypeIds;
@@ -206,12 +207,18 @@ export class SqliteStore extends KyselyStore {
       '',
     );
     // Counters move by multi-row upserts too: a batch of 10,000 events
-    // bumps thousands of (term, day) counters.
+    // bumps thousands of (term, day, type) counters.
     this.bumpTermDays = new MultiRow(
       sqlite,
-      'INSERT INTO term_days (term_id, bucket, n) VALUES',
+      'INSERT INTO term_days (term_id, bucket, type_id, n) VALUES',
+      4,
+      'ON CONFLICT (term_id, bucket, type_id) DO UPDATE SET n = n + excluded.n',
+    );
+    this.insertWords = new MultiRow(
+      sqlite,
+      'INSERT INTO term_words (org_id, word, term_id) VALUES',
       3,
-      'ON CONFLICT (term_id, bucket) DO UPDATE SET n = n + excluded.n',
+      'ON CONFLICT DO NOTHING',
     );
     // The dictionary: one upsert per MULTI_ROW terms bumps their counts and
     // returns their ids, new or old.
@@ -220,7 +227,7 @@ export class SqliteStore extends KyselyStore {
         .fill('(?, ?, ?)')
         .join(
           ', ',
-        )} ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n RETURNING id, term`;
+        )} ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n RETURNING id, term, n`;
     this.bumpTerm = sqlite.prepare(upsertTerms(1)).raw(true);
     this.bumpTerms = sqlite.prepare(upsertTerms(MULTI_ROW)).raw(true);
     this.typeIds = new TypeIds(sqlite);
@@ -352,10 +359,20 @@ export class SqliteStore extends KyselyStore {
     // Term ids: the dictionary's upsert returns them (RETURNING order is
     // unspecified, so each row names its term).
     const index = new Map<string, number>();
-    for (let i = 0; i < values.length; i += 2) index.set(terms[values[i]!]!, values[i]!);
+    const added = new Float64Array(terms.length);
+    for (let i = 0; i < values.length; i += 2) {
+      index.set(terms[values[i]!]!, values[i]!);
+      added[values[i]!] = values[i + 1]!;
+    }
     const ids = new Float64Array(terms.length);
-    const take = (rows: [number, string][]) => {
-      for (const [id, term] of rows) ids[index.get(term)!] = id;
+    // A term whose count is this batch's alone is new: its words go to term_words.
+    const words = this.insertWords.start();
+    const take = (rows: [number, string, number][]) => {
+      for (const [id, term, n] of rows) {
+        const t = index.get(term)!;
+        ids[t] = id;
+        if (n === added[t]) for (const word of termWords(term)) words.add(orgId, word, id);
+      }
     };
     const args: unknown[] = new Array<unknown>(MULTI_ROW * 3);
     let i = 0;
@@ -365,11 +382,14 @@ export class SqliteStore extends KyselyStore {
         args[j * 3 + 1] = terms[values[i + j * 2]!]!;
         args[j * 3 + 2] = values[i + j * 2 + 1]!;
       }
-      take(this.bumpTerms.all(args) as [number, string][]);
+      take(this.bumpTerms.all(args) as [number, string, number][]);
     }
     for (; i < values.length; i += 2) {
-      take(this.bumpTerm.all(orgId, terms[values[i]!]!, values[i + 1]!) as [number, string][]);
+      take(
+        this.bumpTerm.all(orgId, terms[values[i]!]!, values[i + 1]!) as [number, string, number][],
+      );
     }
+    words.end();
 
     const typeIds = this.typeIds.of(events);
     const keys = eventKeys(events);
@@ -380,8 +400,13 @@ export class SqliteStore extends KyselyStore {
     }
     rows.end();
     const days = this.bumpTermDays.start();
-    for (let d = 0; d < dayCounts.length; d += 3) {
-      days.add(ids[dayCounts[d]!], dayCounts[d + 1]!, dayCounts[d + 2]!);
+    for (let d = 0; d < dayCounts.length; d += 4) {
+      days.add(
+        ids[dayCounts[d]!],
+        dayCounts[d + 1]!,
+        typeIds[dayCounts[d + 2]!],
+        dayCounts[d + 3]!,
+      );
     }
     days.end();
   }
@@ -437,10 +462,6 @@ export class SqliteStore extends KyselyStore {
         if (own) await db.destroy();
       },
     });
-  }
-
-  protected jsonField(doc: RawBuilder<unknown>, field: string): RawBuilder<unknown> {
-    return sql`json_extract(${doc}, ${`$.${field}`})`;
   }
 
   async refreshStatistics(): Promise<void> {

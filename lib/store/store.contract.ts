@@ -726,6 +726,56 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         }
       });
 
+      test('random single-field filters with types and dates (per-type term counters): pages, facets, histograms', async () => {
+        for (let i = 0; i < 30; i++) {
+          const anchor = pick(all);
+          const present = FILTER_FIELDS.filter((field) => valueOf(anchor, field) !== undefined);
+          const f: Omit<EventFilter, 'orgId'> = {};
+          if (random() < 0.8) {
+            const field = pick(present);
+            f.fields = { [field]: [valueOf(anchor, field)!, valueOf(pick(all), field) ?? 'x'] };
+          }
+          if (random() < 0.7) f.eventTypes = [anchor.eventTypeName, pick(all).eventTypeName];
+          else f.excludeEventTypes = [pick(all).eventTypeName];
+          if (random() < 0.7) {
+            // Cut days at both ends, or whole days only.
+            const whole = random() < 0.3;
+            const a = from + Math.floor(random() * (to - from));
+            const b = a + Math.floor(random() * (to - a));
+            f.minCreated = whole ? a - (a % DAY_MS) : a;
+            f.maxCreated = whole ? b - (b % DAY_MS) + DAY_MS - 1 : b;
+          }
+          const context = `case ${i}: ${JSON.stringify(f)}`;
+          const expected = all.filter((e) => matches(e, f));
+          const offset = Math.floor(random() * (expected.length + 3));
+          const page = await store.listEvents({
+            orgId: orgD,
+            ...f,
+            offset,
+            limit: 25,
+            includeCount: true,
+            includeRaw: false,
+          });
+          assert.equal(page.totalCount, expected.length, context);
+          assert.deepEqual(
+            page.events.map((e) => e.id),
+            expected.slice(offset, offset + 25).map((e) => e.id),
+            context,
+          );
+          assert.deepEqual(
+            await store.facets({ orgId: orgD, ...f }, FACET_FIELDS, 8),
+            oracleFacets(all, f, FACET_FIELDS, 8),
+            context,
+          );
+          const query = { ...f, buckets: 60, interval: pick(HISTOGRAM_INTERVALS.slice(1)) };
+          assert.deepEqual(
+            await store.histogram({ orgId: orgD, ...query }),
+            oracleHistogram(all, query),
+            context,
+          );
+        }
+      });
+
       test('random combinations: histogram buckets', async () => {
         for (let i = 0; i < 40; i++) {
           const f = randomFilter();

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DAY_MS } from '@/lib/domain/dates';
 import { generateEventBatches } from '@/lib/ingest/seed';
-import { batchTerms, documentTerms, keptTerms, type BatchTerms } from './terms';
+import {
+  batchTerms,
+  documentTerms,
+  keptTerms,
+  prefixEnd,
+  termWords,
+  type BatchTerms,
+} from './terms';
 
 const events = [
   ...generateEventBatches({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0e', count: 3000, seed: 'terms' }, 3000),
@@ -17,7 +24,7 @@ function reference(keep: (e: number) => boolean) {
     if (!keep(e)) return;
     for (const term of documentTerms(event.doc)) {
       postings.push([term, event.created, event.id]);
-      const day = `${term} ${Math.floor(event.created / DAY_MS)}`;
+      const day = `${term} ${Math.floor(event.created / DAY_MS)} ${event.eventTypeName}`;
       days.set(day, (days.get(day) ?? 0) + 1);
       values.set(term, (values.get(term) ?? 0) + 1);
     }
@@ -60,11 +67,12 @@ function plain(batch: BatchTerms) {
     postings.push([batch.terms[batch.postings[i + 1]!]!, event.created, event.id]);
   }
   const days = new Map<string, number>();
-  for (let i = 0; i < batch.dayCounts.length; i += 3) {
-    days.set(
-      `${batch.terms[batch.dayCounts[i]!]} ${batch.dayCounts[i + 1]}`,
-      batch.dayCounts[i + 2]!,
-    );
+  // (term, day, event, n): the event stands for its type; each counter once.
+  for (let i = 0; i < batch.dayCounts.length; i += 4) {
+    const type = events[batch.dayCounts[i + 2]!]!.eventTypeName;
+    const key = `${batch.terms[batch.dayCounts[i]!]} ${batch.dayCounts[i + 1]} ${type}`;
+    assert.ok(!days.has(key), `counter ${key} given twice`);
+    days.set(key, batch.dayCounts[i + 3]!);
   }
   const values = new Map<string, number>();
   for (let i = 0; i < batch.values.length; i += 2) {
@@ -80,7 +88,7 @@ function sorted(batch: BatchTerms) {
 }
 
 describe('batchTerms', () => {
-  test('postings grouped by term in key order (created, id), exact per-day and per-term counts', () => {
+  test('postings grouped by term in key order (created, id), exact per-(day, type) and per-term counts', () => {
     const batch = batchTerms(events);
     assert.ok(batch.postings.length > 5000);
     assert.ok(groupedInKeyOrder(plain(batch).postings));
@@ -100,5 +108,36 @@ describe('batchTerms', () => {
   test('an empty batch has no postings', () => {
     const batch = batchTerms([]);
     assert.equal(batch.postings.length + batch.dayCounts.length + batch.values.length, 0);
+  });
+});
+
+describe('termWords and prefixEnd', () => {
+  test("a term's words are its value's, lowercased, each once", () => {
+    assert.deepEqual(termWords('hostname:Shard-00-01.Shard-00-01.example.net'), [
+      'shard',
+      '00',
+      '01',
+      'example',
+      'net',
+    ]);
+    assert.deepEqual(termWords('username:'), []);
+  });
+
+  test('[prefix, prefixEnd(prefix)) holds exactly the words starting with prefix', () => {
+    const all = ['clu', 'clua', 'clu\u{10fff0}', 'clv', 'clt', 'cluster0', 'cl', 'é', 'éa', 'ê'];
+    for (const prefix of ['clu', 'cl', 'é', 'c']) {
+      const end = prefixEnd(prefix);
+      // Code point order (UTF-8 byte order), as the engines compare words.
+      const bytes = (s: string) => Buffer.from(s, 'utf8');
+      const inRange = all.filter(
+        (w) =>
+          Buffer.compare(bytes(w), bytes(prefix)) >= 0 && Buffer.compare(bytes(w), bytes(end)) < 0,
+      );
+      assert.deepEqual(
+        inRange,
+        all.filter((w) => w.startsWith(prefix)),
+        prefix,
+      );
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { DAY_MS } from '@/lib/domain/dates';
-import { FILTER_FIELDS } from '@/lib/domain/filters';
+import { FILTER_FIELDS, words } from '@/lib/domain/filters';
 import type { NewEvent } from '@/lib/domain/event';
 import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
 
@@ -20,6 +20,22 @@ export function fieldRange(field: string): [string, string] {
 
 export function termValue(field: string, term: string): string {
   return term.slice(field.length + 1);
+}
+
+/** The distinct words of a term's value: what `q` words are matched against (term_words). */
+export function termWords(term: string): string[] {
+  return [...new Set(words(term.slice(term.indexOf(':') + 1)))];
+}
+
+/**
+ * The least string above every string that starts with `prefix` in code
+ * point order (byte order of UTF-8): a prefix is the range [prefix, this).
+ */
+export function prefixEnd(prefix: string): string {
+  const points = [...prefix];
+  const last = points.pop()!.codePointAt(0)! + 1;
+  // Past the surrogates (no string holds them alone), not into them.
+  return points.join('') + String.fromCodePoint(last >= 0xd800 && last < 0xe000 ? 0xe000 : last);
 }
 
 /**
@@ -77,7 +93,11 @@ export type BatchTerms = {
    * carries nothing, and none is paid for.
    */
   postings: Int32Array;
-  /** (term, day, n) triples: per-day term counter deltas. */
+  /**
+   * (term, day, event, n) quadruples: per-day, per-type term counter deltas.
+   * `event` is one event of the group, whose type the store turns into its
+   * type id (ids are the store's; names would not fit a typed array).
+   */
   dayCounts: Float64Array;
   /** (term, n) pairs: dictionary count deltas. */
   values: Float64Array;
@@ -159,13 +179,23 @@ function countPostings(
   postings: Int32Array,
 ): Pick<BatchTerms, 'dayCounts' | 'values'> {
   const perTerm = new Float64Array(termCount);
-  // Postings come grouped by term, so each term's days are counted in one run.
+  // A batch-local number per type name, so a (day, type) pair is one number.
+  const typeOf = new Map<string, number>();
+  const typeIndex = new Int32Array(events.length);
+  for (let e = 0; e < events.length; e++) {
+    const name = events[e]!.eventTypeName;
+    let t = typeOf.get(name);
+    if (t === undefined) typeOf.set(name, (t = typeOf.size));
+    typeIndex[e] = t;
+  }
+  const types = Math.max(typeOf.size, 1);
+  // Postings come grouped by term, so each term's (day, type) pairs are counted in one run.
   const days: number[] = [];
   let runTerm = -1;
-  let runDays = new Map<number, number>();
+  let run = new Map<number, [event: number, n: number]>();
   const flush = () => {
-    for (const [day, n] of runDays) days.push(runTerm, day, n);
-    runDays = new Map();
+    for (const [key, [event, n]] of run) days.push(runTerm, Math.floor(key / types), event, n);
+    run = new Map();
   };
   for (let i = 0; i < postings.length; i += 2) {
     const t = postings[i + 1]!;
@@ -173,8 +203,11 @@ function countPostings(
       if (runTerm !== -1) flush();
       runTerm = t;
     }
-    const day = Math.floor(events[postings[i]!]!.created / DAY_MS);
-    runDays.set(day, (runDays.get(day) ?? 0) + 1);
+    const e = postings[i]!;
+    const key = Math.floor(events[e]!.created / DAY_MS) * types + typeIndex[e]!;
+    const entry = run.get(key);
+    if (entry) entry[1] += 1;
+    else run.set(key, [e, 1]);
     perTerm[t] = perTerm[t]! + 1;
   }
   if (runTerm !== -1) flush();

@@ -7,6 +7,8 @@ import * as m0005 from './0005_event_terms';
 import * as m0007 from './0007_ingest_runs';
 import * as m0008 from './0008_compact_postings';
 import * as m0009 from './0009_ingest_run_liveness';
+import * as m0010 from './0010_term_days_by_type';
+import * as m0011 from './0011_term_words';
 import * as m0012 from './0012_one_live_mirror';
 
 /**
@@ -22,6 +24,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_ingest_runs': m0007,
   '0008_compact_postings': m0008,
   '0009_ingest_run_liveness': m0009,
+  '0010_term_days_by_type': m0010,
+  '0011_term_words': m0011,
   '0012_one_live_mirror': m0012,
 };
 
