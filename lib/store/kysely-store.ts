@@ -529,10 +529,15 @@ export abstract class KyselyStore implements EventStore {
         return counts;
       }
       // Whole days from the per-type counters (of the org, or of the one
-      // field filter's terms), the cut days from the keys' index.
-      const days = splitDays(r.minCreated, r.maxCreated);
-      if (days.inner) {
-        const { min, max } = days.inner;
+      // field filter's terms), a cut day from the keys' index over the
+      // window, or over the rest of its day when that is shorter (subtracted
+      // from the day's counters): a range ending minutes before now is
+      // nearly a whole day of keys otherwise.
+      const dayCounters = async (
+        min: number | undefined,
+        max: number | undefined,
+        sign: number,
+      ) => {
         const { rows } =
           r.clauses.length === 0
             ? await sql<{ v: string; n: number }>`SELECT event_type AS v, sum(n) AS n
@@ -546,10 +551,25 @@ export abstract class KyselyStore implements EventStore {
                   r,
                   sql.raw('c.type_id'),
                 )}${dateCond(sql.raw('c.bucket'), min, max)} GROUP BY y.name`.execute(db);
-        for (const row of rows) add(row.v, Number(row.n));
-      }
+        for (const row of rows) add(row.v, sign * Number(row.n));
+      };
+      // Keys in [min, max] exactly (keysOf would intersect with r's own bounds).
+      const keyCounts = async (min: number, max: number, sign: number) => {
+        const within = { ...r, minCreated: min, maxCreated: max };
+        for (const [v, n] of await this.typeCounts(db, within)) add(v, sign * n);
+      };
+      const days = splitDays(r.minCreated, r.maxCreated);
+      if (days.inner) await dayCounters(days.inner.min, days.inner.max, 1);
       for (const [min, max] of days.cuts) {
-        for (const [v, n] of await this.typeCounts(db, r, { min, max })) add(v, n);
+        const day = Math.floor(min / DAY_MS);
+        const [start, end] = [day * DAY_MS, (day + 1) * DAY_MS - 1];
+        if (DAY_MS - (max - min + 1) < max - min + 1) {
+          await dayCounters(day, day, 1);
+          if (min > start) await keyCounts(start, min - 1, -1);
+          if (max < end) await keyCounts(max + 1, end, -1);
+        } else {
+          await keyCounts(min, max, 1);
+        }
       }
       return counts;
     }
