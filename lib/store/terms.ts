@@ -106,19 +106,23 @@ export type BatchTerms = {
 /** The postings and counter deltas of a batch (each event's `terms`, else its document's). */
 export function batchTerms(events: readonly NewEvent[]): BatchTerms {
   const n = events.length;
-  // One hash lookup per posting: each term gets its index when first seen.
-  const index = new Map<string, number>();
+  // One lookup per posting: each term gets its index when first seen. A
+  // null-prototype object rather than a Map: each event's terms are fresh
+  // concatenated strings, which a Map hashes and compares as they are (about
+  // twice the cost per posting), while a property key is internalized once
+  // and then compared by identity.
+  const index = Object.create(null) as Record<string, number | undefined>;
   const terms: string[] = [];
   const termOf: number[] = [];
   const eventOf: number[] = [];
   for (let e = 0; e < n; e++) {
     const event = events[e]!;
     for (const t of event.terms ?? documentTerms(event.doc)) {
-      let i = index.get(t);
+      let i = index[t];
       if (i === undefined) {
         i = terms.length;
         terms.push(t);
-        index.set(t, i);
+        index[t] = i;
       }
       termOf.push(i);
       eventOf.push(e);
