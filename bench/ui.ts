@@ -55,7 +55,14 @@ const ONLY = (() => {
 })();
 const WARMUP = 2;
 
-type Target = { orgId: string; publicKey: string; privateKey: string; events: number };
+type Target = {
+  orgId: string;
+  publicKey: string;
+  privateKey: string;
+  events: number;
+  /** The newest event's time (ms): views end just after it, so their last bars hold events. */
+  newest: number;
+};
 
 /** Reuses (or creates and seeds) the benchmark store and issues a key for this run. */
 async function prepareStore(file: string): Promise<Target> {
@@ -92,11 +99,19 @@ async function prepareStore(file: string): Promise<Target> {
       description: 'bench:ui',
       realm: getConfig().DIGEST_REALM,
     });
+    const newest = await store.listEvents({
+      orgId,
+      offset: 0,
+      limit: 1,
+      includeCount: false,
+      includeRaw: false,
+    });
     return {
       orgId,
       publicKey: key.record.publicKey,
       privateKey: key.privateKey,
       events: await store.countEvents({ orgId }),
+      newest: newest.events[0]?.created ?? Date.now(),
     };
   } finally {
     await store.close();
@@ -270,7 +285,8 @@ async function main(): Promise<void> {
     let unique = 0;
     const nextTo = () => {
       unique += 1;
-      return new Date(Date.now() - unique * 60_000).toISOString().slice(0, 16);
+      // Anchored at the newest event (a store seeded long ago ends long before now).
+      return new Date(target.newest + 60_000 - unique * 60_000).toISOString().slice(0, 16);
     };
     /** In the open page, through the date filter, as a user would. */
     const uniqueViewInSession = async () => {
