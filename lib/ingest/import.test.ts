@@ -306,8 +306,66 @@ describe('import', () => {
     for (const [i, [, served]] of forms.entries()) {
       const stored = await store.getEvent(ORG, events[i]!.id, false);
       assert.equal((JSON.parse(stored!.doc) as { created: string }).created, served);
-      assert.equal(stored!.created, Date.parse(served));
+      // The sort key is the served instant, spread within its second when
+      // the source gave whole seconds (ListingOrder).
+      const instant = Date.parse(served);
+      if (instant % 1000 === 0) assert.equal(Math.floor(stored!.created / 1000) * 1000, instant);
+      else assert.equal(stored!.created, instant);
     }
+  });
+
+  test('events sharing a second keep the order the file lists them in, newest first or oldest first', async () => {
+    const second = Date.UTC(2026, 1, 1, 10, 0, 0);
+    const at = (offset: number) => new Date(second + offset).toISOString().replace('.000Z', 'Z');
+    // Ids in an order unrelated to the listing (by id they would sort otherwise).
+    const listed = [
+      { ...events[0]!, created: at(1000) },
+      { ...events[3]!, created: at(0) },
+      { ...events[1]!, created: at(0) },
+      { ...events[2]!, created: at(0) },
+      { ...events[4]!, created: at(-1000) },
+    ];
+    const byId = [...listed].sort(
+      (a, b) => b.created.localeCompare(a.created) || b.id.localeCompare(a.id),
+    );
+    assert.notDeepEqual(
+      byId.map((e) => e.id),
+      listed.map((e) => e.id),
+    );
+    const listedIds = async () =>
+      (
+        await store.listEvents({
+          orgId: ORG,
+          offset: 0,
+          limit: 10,
+          includeCount: false,
+          includeRaw: false,
+        })
+      ).events.map((e) => e.id);
+
+    await importEvents(
+      store,
+      write('newest-first.ndjson', listed.map((e) => JSON.stringify(e)).join('\n')),
+      { orgId: ORG },
+    );
+    assert.deepEqual(
+      await listedIds(),
+      listed.map((e) => e.id),
+    );
+
+    await store.close();
+    store = await openStore(path.join(dir, `store-${++n}.db`));
+    await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
+    const oldestFirst = [...listed].reverse();
+    await importEvents(
+      store,
+      write('oldest-first.ndjson', oldestFirst.map((e) => JSON.stringify(e)).join('\n')),
+      { orgId: ORG },
+    );
+    assert.deepEqual(
+      await listedIds(),
+      listed.map((e) => e.id),
+    );
   });
 
   test('an NDJSON line holding a saved page may exceed the record limit; each of its records may not', async () => {

@@ -12,6 +12,7 @@ import {
 import { fieldTerms } from '@/lib/store/terms';
 import type { EventStore } from '@/lib/store/types';
 import { endIngestRun, startIngestRun } from './ingest-runs';
+import { ListingOrder } from './listing-order';
 import {
   type ArrayElement,
   JsonArraySplitter,
@@ -191,6 +192,15 @@ export async function* readEventBatches(
   });
   const maxBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
   let batch: NewEvent[] = [];
+  // Events sharing a second keep the file's order (ListingOrder), read in
+  // the file's direction: newest first (the API's and the export's order)
+  // unless the first two distinct seconds of its first batch ascend.
+  let listing: ListingOrder | undefined;
+  const inListingOrder = (events: NewEvent[]): NewEvent[] => {
+    listing ??= new ListingOrder(!ascends(events));
+    for (const event of events) event.created = listing.sortKey(event.created);
+    return events;
+  };
   const reject = (location: Location, message: string) => {
     counts.read++;
     counts.invalid++;
@@ -209,7 +219,7 @@ export async function* readEventBatches(
     if (batch.length < batchSize) return null;
     const full = batch;
     batch = [];
-    return full;
+    return inListingOrder(full);
   };
   /** Parses one record's text, or reports why it cannot be read. */
   const parse = (text: string, oversize: number | undefined, location: Location) => {
@@ -322,8 +332,18 @@ export async function* readEventBatches(
     }
     throw error;
   }
-  if (batch.length > 0) yield batch;
+  if (batch.length > 0) yield inListingOrder(batch);
   return { format, ...counts };
+}
+
+/** Whether a batch's first two distinct seconds ascend (a file listed oldest first). */
+function ascends(events: readonly NewEvent[]): boolean {
+  const first = events[0] === undefined ? undefined : Math.floor(events[0].created / 1000);
+  for (const event of events) {
+    const second = Math.floor(event.created / 1000);
+    if (second !== first) return second > first!;
+  }
+  return false;
 }
 
 /** A record's UTF-8 size, computed only when its length alone cannot settle it against `limit`. */
