@@ -23,6 +23,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { getBuildInfo, staleBuildReason } from '@/lib/api/build-info';
 import { errorResponse } from '@/lib/api/handler';
 import { PLAIN_FORMAT } from '@/lib/api/types';
 import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
@@ -37,6 +38,7 @@ import { flushLog, getLogger } from '@/lib/ops/log';
 import { metricsAnswer } from '@/lib/ops/metrics';
 import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
 import { getStore } from '@/lib/store';
+import { MIGRATION_NAMES } from '@/lib/store/migrations';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 /**
@@ -126,6 +128,10 @@ async function main(): Promise<void> {
   const store = await getStore(); // opens and migrates before we accept traffic
   await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued
 
+  if (config.SERVE === 'all') {
+    const stale = staleBuildReason(getBuildInfo().migrations, MIGRATION_NAMES);
+    if (stale) throw new Error(stale);
+  }
   // The dashboard in its own thread: Next's promise hooks stay out of the fast path's isolate.
   const dashboard =
     config.SERVE === 'all'

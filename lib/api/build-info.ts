@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type BuildInfo = { gitHash: string; version: string };
+export type BuildInfo = {
+  gitHash: string;
+  version: string;
+  /** The store migrations the build bundles (null: a build that did not record them). */
+  migrations: readonly string[] | null;
+};
 
 let cached: BuildInfo | undefined;
 
@@ -25,8 +30,28 @@ export function getBuildInfo(): BuildInfo {
       : typeof fromPackage?.version === 'string'
         ? fromPackage.version
         : 'unknown';
-  cached = { gitHash, version };
+  const migrations =
+    Array.isArray(fromFile?.migrations) &&
+    fromFile.migrations.every((name): name is string => typeof name === 'string')
+      ? fromFile.migrations
+      : null;
+  cached = { gitHash, version, migrations };
   return cached;
+}
+
+/**
+ * Why the dashboard's build cannot serve this code, or null. Next serves
+ * the build's bundled copy of lib/, while the API and the migrator run the
+ * code itself: after a pull that adds a migration, an old build would meet a
+ * schema it does not know and answer every page with a 500.
+ */
+export function staleBuildReason(
+  built: readonly string[] | null,
+  current: readonly string[],
+): string | null {
+  if (built === null || built.join('\n') === current.join('\n')) return null;
+  const newest = (names: readonly string[]) => names[names.length - 1] ?? 'none';
+  return `The dashboard build (.next) does not match this code: it was built with migrations through ${newest(built)}, the code has ${newest(current)} (${current.length} in all). Run \`npm run build\` (or start with SERVE=api).`;
 }
 
 function readJson(file: string): Record<string, unknown> | null {
