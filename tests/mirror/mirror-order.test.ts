@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { formatCreated } from '@/lib/domain/event';
 import { parseDateTime } from '@/lib/domain/dates';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
-import { openStore } from '@/lib/store';
-import type { EventStore } from '@/lib/store/types';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
  * Events sharing a second keep the order their source listed them in
@@ -85,10 +80,7 @@ async function listingSource(events: SourceEvent[]) {
   return { baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`, close: () => server.close() };
 }
 
-function mirrorOrder(
-  engine: string,
-  open: () => Promise<{ store: EventStore; drop: () => Promise<void> }>,
-) {
+function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
   describe(`the source's order within a second (${engine})`, () => {
     test('a copy made through windows that split seconds lists same-second events in the order the source listed them', async () => {
       const events = sourceEvents();
@@ -136,13 +128,4 @@ function mirrorOrder(
   });
 }
 
-mirrorOrder('SQLite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mirror-order-'));
-  after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { store: await openStore(path.join(dir, 'store.db')), drop: () => Promise.resolve() };
-});
-
-mirrorOrder('PostgreSQL', async () => {
-  const database = await createTestDatabase();
-  return { store: await openStore(database.url), drop: database.drop };
-});
+for (const [engine, open] of TEST_ENGINES) mirrorOrder(engine, open);

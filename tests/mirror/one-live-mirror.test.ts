@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { MirrorError, runMirror } from '@/lib/mirror/mirror';
-import { openStore } from '@/lib/store';
-import type { EventStore } from '@/lib/store/types';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
  * Two mirrors of one source into one org started at the same moment (two
@@ -44,10 +39,7 @@ async function heldSource(): Promise<{ baseUrl: string; release: () => void; clo
   };
 }
 
-function oneLiveMirror(
-  engine: string,
-  open: () => Promise<{ store: EventStore; drop: () => Promise<void> }>,
-) {
+function oneLiveMirror(engine: string, open: () => Promise<TestStore>) {
   describe(`two mirrors of one source started together (${engine})`, () => {
     test('exactly one runs; the other is refused as ALREADY_RUNNING and leaves no run behind', async () => {
       const { store, drop } = await open();
@@ -106,13 +98,4 @@ function oneLiveMirror(
   });
 }
 
-oneLiveMirror('SQLite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'one-live-mirror-'));
-  after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { store: await openStore(path.join(dir, 'store.db')), drop: () => Promise.resolve() };
-});
-
-oneLiveMirror('PostgreSQL', async () => {
-  const database = await createTestDatabase();
-  return { store: await openStore(database.url), drop: database.drop };
-});
+for (const [engine, open] of TEST_ENGINES) oneLiveMirror(engine, open);
