@@ -170,6 +170,33 @@ async function migrateSerialized(sqlite: BetterSqlite3.Database, db: Kysely<Data
   }
 }
 
+/**
+ * Runs `open` again while SQLite answers SQLITE_BUSY without waiting out
+ * busy_timeout, as it may when connections open a new file at the same
+ * moment (one switching it to WAL or recovering its WAL index while another
+ * reads the header): seen once in 24 racing opens on a loaded CI machine.
+ * Bounded by the same timeout.
+ */
+async function retryWhileBusy<T>(open: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 250)) {
+    try {
+      return await open();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() + wait > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
+  }
+  return false;
+}
+
 /** The embedded default: one file, WAL, zero set-up. */
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
@@ -251,6 +278,19 @@ export class SqliteStore extends KyselyStore {
     if (filename !== ':memory:')
       fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
     const sqlite = new BetterSqlite3(filename);
+    try {
+      return await retryWhileBusy(() => SqliteStore.prepare(sqlite, busyTimeoutMs), busyTimeoutMs);
+    } catch (error) {
+      sqlite.close();
+      throw error;
+    }
+  }
+
+  /** Settings, migrations and statements of a new connection (repeatable). */
+  private static async prepare(
+    sqlite: BetterSqlite3.Database,
+    busyTimeoutMs: number,
+  ): Promise<SqliteStore> {
     // First: every step below, switching to WAL included, may meet another
     // connection opening the same file at the same moment.
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
