@@ -50,16 +50,18 @@ after(async () => {
   await database?.drop();
 });
 
+/** The whole-org export with raw, and a Digest answer to the server's challenge for it. */
+async function exportRequest(server: TestServer): Promise<{ url: string; authorization: string }> {
+  const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
+  const challenge = (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate');
+  return { url, authorization: answerChallenge(challenge, server.keys.member, url) };
+}
+
 describe('export: a client that goes away ends the query', () => {
   for (const door of ['npm start', 'next start'] as const) {
     test(door, async () => {
       const server = door === 'npm start' ? npmStart : nextStart;
-      const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
-      const authorization = answerChallenge(
-        (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate'),
-        server.keys.member,
-        url,
-      );
+      const { url, authorization } = await exportRequest(server);
       const abort = new AbortController();
       const res = await fetch(`${server.baseUrl}${url}`, {
         headers: { authorization },
@@ -99,12 +101,7 @@ describe("export: the access log's duration covers the whole body", () => {
   for (const door of ['npm start', 'next start'] as const) {
     test(door, async () => {
       const server = door === 'npm start' ? npmStart : nextStart;
-      const url = `/api/public/v1.0/orgs/${server.orgId}/events/export?includeRaw=true`;
-      const authorization = answerChallenge(
-        (await fetch(`${server.baseUrl}${url}`)).headers.get('www-authenticate'),
-        server.keys.member,
-        url,
-      );
+      const { url, authorization } = await exportRequest(server);
       const res = await fetch(`${server.baseUrl}${url}`, { headers: { authorization } });
       assert.equal(res.status, 200);
       const reader = res.body!.getReader();
