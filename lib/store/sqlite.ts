@@ -3,7 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
-import { translateStoreError } from './errors';
+import { isUnavailable, translateStoreError } from './errors';
 import {
   countDeltas,
   type EventRow,
@@ -183,18 +183,10 @@ async function retryWhileBusy<T>(open: () => Promise<T>, timeoutMs: number): Pro
     try {
       return await open();
     } catch (error) {
-      if (!isBusy(error) || Date.now() + wait > deadline) throw error;
+      if (!isUnavailable(error) || Date.now() + wait > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
-}
-
-function isBusy(error: unknown): boolean {
-  for (let e = error; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
-  }
-  return false;
 }
 
 /** The embedded default: one file, WAL, zero set-up. */
