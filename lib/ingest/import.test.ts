@@ -293,6 +293,17 @@ describe('import', () => {
     );
   });
 
+  test('an array read in chunks as large as the record limit loses no record at the chunk edges', async () => {
+    // Each chunk boundary falls inside some record; a record there is no
+    // larger than the limit even though the record so far plus the next
+    // chunk is (the import reads 1 MB chunks with a 1 MB default limit).
+    const array = `{"results": [\n${events.map((e) => JSON.stringify(e)).join(',\n')}\n]}`;
+    const chunks = Readable.from(array.match(/[\s\S]{1,4096}/g)!);
+    const report = await importEvents(store, chunks, { orgId: ORG, maxRecordBytes: 4096 });
+    assert.deepEqual(report.issues, []);
+    assert.equal(report.inserted, events.length);
+  });
+
   test('created is stored in the served form (UTC, milliseconds only when not zero), whatever form it came in', async () => {
     const forms: [string, string][] = [
       ['2026-02-01T10:00:00Z', '2026-02-01T10:00:00Z'],

@@ -147,14 +147,8 @@ export class JsonArraySplitter {
   /** Feeds the next chunk; returns the elements it completed. */
   push(chunk: string): ArrayElement[] {
     const out: ArrayElement[] = [];
-    // Keep the unfinished element (or key) text; drop everything before it.
-    if (
-      this.elementStart !== -1 &&
-      !this.elementOversize &&
-      this.base + this.buffer.length + chunk.length - this.elementStart > this.maxChars
-    ) {
-      this.elementOversize = true;
-    }
+    // Keep the unfinished element (or key) text, unless it already outgrew
+    // the limit (see the end of this method); drop everything before it.
     const keep = Math.min(
       this.elementStart === -1 || this.elementOversize ? Infinity : this.elementStart - this.base,
       this.keyStart === -1 ? Infinity : this.keyStart - this.base,
@@ -282,6 +276,19 @@ export class JsonArraySplitter {
       }
     }
     this.scanFrom = this.base + i;
+    // Judged on what the element holds so far, once this chunk is scanned:
+    // an element this chunk completes is whole whatever the chunk's size (a
+    // check of "so far + the whole new chunk" before scanning wrongly failed
+    // the element straddling each edge of 1 MB chunks under a 1 MB limit).
+    // An element still open and already too long keeps no text from here
+    // on, so memory holds at most the limit plus one chunk.
+    if (
+      this.elementStart !== -1 &&
+      !this.elementOversize &&
+      this.base + length - this.elementStart > this.maxChars
+    ) {
+      this.elementOversize = true;
+    }
     return out;
   }
 
