@@ -184,7 +184,12 @@ export class PostgresStore extends KyselyStore {
         created: Number(r.created),
         eventTypeName: r.event_type,
       }));
-      const deltas = [...countDeltas(rows).values()];
+      // Counter rows are locked in key order, the same in every transaction
+      // (as the dictionary and term counters below): two batches bumping the
+      // same counters in different orders deadlocked.
+      const deltas = [...countDeltas(rows).values()].sort(
+        (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
+      );
       if (deltas.length > 0) {
         await sql`
           INSERT INTO event_counts (org_id, event_type, bucket, n)

@@ -794,6 +794,48 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       });
     });
 
+    test('two writers whose batches share counter rows, listed in opposite orders, both finish with exact counts', async () => {
+      // Each batch bumps the same (type, day) and (all types, hour) counters,
+      // one writer's in the reverse order of the other's: a store locking
+      // counter rows in batch order deadlocks (PostgreSQL: 40P01) here.
+      // Last in the contract: its org would show in the org listings above.
+      const orgW = objectIdAt(base, '7777777777777777');
+      await store.createOrg({ id: orgW, name: 'Org W', created: base });
+      const types = Array.from({ length: 40 }, (_, t) => `WRITER_TYPE_${t}`);
+      const batch = (round: number, writer: number): NewEvent[] => {
+        const events = types.flatMap((type, t) =>
+          Array.from({ length: 3 }, (_, k) =>
+            makeEvent(
+              orgW,
+              100_000 + ((round * 2 + writer) * types.length + t) * 3 + k,
+              base + ((t * 3 + k) % 48) * HOUR_MS,
+              type,
+            ),
+          ),
+        );
+        return writer === 0 ? events : events.reverse();
+      };
+      const writer = await openConcurrentWriter();
+      const rounds = 12;
+      try {
+        for (let round = 0; round < rounds; round++) {
+          const results = await Promise.all([
+            store.insertEvents(orgW, batch(round, 0)),
+            writer.insertEvents(orgW, batch(round, 1)),
+          ]);
+          assert.deepEqual(
+            results.map((r) => r.inserted),
+            [types.length * 3, types.length * 3],
+          );
+        }
+      } finally {
+        await writer.close();
+      }
+      const total = rounds * 2 * types.length * 3;
+      assert.equal(await store.countEvents({ orgId: orgW }), total);
+      assert.equal(await store.countEvents({ orgId: orgW, eventTypes: [types[7]!] }), total / 40);
+    });
+
     deletionContract(() => store);
   });
 }
