@@ -36,6 +36,38 @@ describe('lib/domain/dates', () => {
     assert.equal(parseApiDateTime('not a date'), null);
   });
 
+  it('reads the served form (Z, optional milliseconds) as the general reader reads the same text with +00:00', () => {
+    // The served form has a digit-by-digit path; "+00:00" takes the general one.
+    const general = (served: string) => parseDateTime(served.replace(/Z$/, '+00:00'));
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    for (let i = 0; i < 5000; i++) {
+      // Years 0-9999 (0-99 too, which Date.UTC would move to 19xx), days up
+      // to 31 in every month (so February 29-31 and April 31 are in), times
+      // up to 24:60:60 (out of range included), milliseconds or not.
+      const text = `${pad(Math.floor(random() * 10000), 4)}-${pad(1 + Math.floor(random() * 12), 2)}-${pad(
+        1 + Math.floor(random() * 31),
+        2,
+      )}T${pad(Math.floor(random() * 25), 2)}:${pad(Math.floor(random() * 61), 2)}:${pad(
+        Math.floor(random() * 61),
+        2,
+      )}${i % 2 === 0 ? '' : `.${pad(Math.floor(random() * 1000), 3)}`}Z`;
+      assert.equal(parseDateTime(text), general(text), text);
+    }
+    assert.equal(parseDateTime('2024-02-29T23:59:59.999Z'), Date.UTC(2024, 1, 29, 23, 59, 59, 999));
+    assert.equal(parseDateTime('2025-02-29T00:00:00Z'), null);
+    assert.equal(parseDateTime('1900-02-29T00:00:00Z'), null);
+    assert.equal(parseDateTime('2000-02-29T00:00:00Z'), Date.UTC(2000, 1, 29));
+    assert.equal(parseDateTime('0000-01-01T00:00:00Z'), -62_167_219_200_000);
+    assert.equal(parseDateTime('2026-01-02T10:04:05Z'), INSTANT);
+    // Same length, other shapes: left to the general reader.
+    assert.equal(parseDateTime('2026-01-02 10:04:05Z'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02T10:04:05z'), INSTANT);
+    assert.equal(parseDateTime('2026-01-02T10:04:05,000Z'), INSTANT);
+    assert.equal(parseDateTime('2026-01-0xT10:04:05Z'), null);
+  });
+
   it('writes URL instants in the chosen zone with their offset', () => {
     assert.equal(toUrlDateTime(INSTANT, 'UTC'), '2026-01-02T10:04:05Z');
     assert.equal(toUrlDateTime(Date.UTC(2026, 0, 2, 10, 4), 'UTC'), '2026-01-02T10:04Z');
