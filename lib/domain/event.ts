@@ -283,9 +283,12 @@ export type StoredEvent = {
 };
 
 /**
- * An event ready to insert into one organization (encodeEvent makes them).
- * `terms`: its filterable field values as the store indexes them, when a
- * bulk load's producer thread already computed them (the store derives them
- * from `doc` otherwise).
+ * An event ready for the store, optionally with the values of its filterable
+ * fields (`fieldValues[f]` is the non-empty string value of FILTER_FIELDS[f],
+ * lib/domain/filters.ts, or undefined), when the bulk load's producer thread
+ * had the parsed fields at hand: the store derives its index terms from them
+ * instead of parsing `doc` again.
  */
-export type NewEvent = Omit<StoredEvent, 'orgId'> & { terms?: readonly string[] };
+export type NewEvent = Omit<StoredEvent, 'orgId'> & {
+  fieldValues?: readonly (string | undefined)[];
+};

@@ -9,7 +9,7 @@ import {
   isValidEventInput,
   type NewEvent,
 } from '@/lib/domain/event';
-import { fieldTerms } from '@/lib/store/terms';
+import { fieldValues } from '@/lib/store/terms';
 import type { EventStore } from '@/lib/store/types';
 import { endIngestRun, startIngestRun } from './ingest-runs';
 import { ListingOrder } from './listing-order';
@@ -436,7 +436,7 @@ export function toNewEvent(
     const event = encodeEvent(orgId, input, text);
     // The index terms come from the parsed values here, on the reading
     // thread, so the store need not parse the document again.
-    event.terms = fieldTerms(value as Record<string, unknown>);
+    event.fieldValues = fieldValues(value as Record<string, unknown>);
     return event;
   } catch (error) {
     if (error instanceof RepeatedKeyError) return error.message;

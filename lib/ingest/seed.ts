@@ -1,7 +1,7 @@
 import type { Variant } from '@/lib/config';
 import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
 import { canonicalJson } from '@/lib/domain/encode';
-import { fieldTerms } from '@/lib/store/terms';
+import { fieldValues } from '@/lib/store/terms';
 import { type EventInput, formatCreated, type NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { Prng } from './seed-prng';
@@ -106,7 +106,7 @@ export function* generateEventBatches(
       doc: JSON.stringify(record.fields),
       raw: record.raw ? JSON.stringify(record.raw) : null,
       // From the fields at hand: the store would otherwise parse the document.
-      terms: fieldTerms(record.fields),
+      fieldValues: fieldValues(record.fields),
     });
     if (batch.length >= batchSize) {
       yield batch;

@@ -11,9 +11,12 @@ import {
   type BatchTerms,
 } from './terms';
 
-const events = [
+/** As the generator hands them over: with their field values. */
+const generated = [
   ...generateEventBatches({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0e', count: 3000, seed: 'terms' }, 3000),
-][0]!.map(({ terms: _, ...event }) => event);
+][0]!;
+/** Without them: the store derives the terms from each document. */
+const events = generated.map(({ fieldValues: _, ...event }) => event);
 
 /** The postings and counters written out plainly, from each event's document. */
 function reference(keep: (e: number) => boolean) {
@@ -96,6 +99,11 @@ describe('batchTerms', () => {
       sorted(batch),
       reference(() => true),
     );
+  });
+
+  test("events' field values, when given, make the same terms as their documents", () => {
+    assert.ok(generated.every((event) => event.fieldValues !== undefined));
+    assert.deepEqual(batchTerms(generated), batchTerms(events));
   });
 
   test('keptTerms keeps exactly the postings and counts of the kept events', () => {

@@ -70,11 +70,27 @@ export function documentTerms(doc: string): string[] {
 /** The terms of an event's public fields (parsed). */
 export function fieldTerms(fields: Record<string, unknown>): string[] {
   const terms: string[] = [];
-  for (const field of FILTER_FIELDS) {
-    const value = fields[field];
-    if (typeof value === 'string' && value !== '') terms.push(`${field}:${value}`);
+  const values = fieldValues(fields);
+  for (let f = 0; f < FILTER_FIELDS.length; f++) {
+    const value = values[f];
+    if (value !== undefined) terms.push(term(FILTER_FIELDS[f]!, value));
   }
   return terms;
+}
+
+/**
+ * The values of an event's filterable fields by FILTER_FIELDS index (a
+ * non-empty string, else undefined): NewEvent.fieldValues. Only the value
+ * strings are kept, not the parsed record they came from, so the record
+ * dies young.
+ */
+export function fieldValues(fields: Record<string, unknown>): (string | undefined)[] {
+  const values = new Array<string | undefined>(FILTER_FIELDS.length);
+  for (let f = 0; f < FILTER_FIELDS.length; f++) {
+    const value = fields[FILTER_FIELDS[f]!];
+    values[f] = typeof value === 'string' && value !== '' ? value : undefined;
+  }
+  return values;
 }
 
 /**
@@ -103,26 +119,31 @@ export type BatchTerms = {
   values: Float64Array;
 };
 
-/** The postings and counter deltas of a batch (each event's `terms`, else its document's). */
+/** The postings and counter deltas of a batch (from each event's `fieldValues`, else its document). */
 export function batchTerms(events: readonly NewEvent[]): BatchTerms {
   const n = events.length;
-  // One lookup per posting: each term gets its index when first seen. A
-  // null-prototype object rather than a Map: each event's terms are fresh
-  // concatenated strings, which a Map hashes and compares as they are (about
-  // twice the cost per posting), while a property key is internalized once
-  // and then compared by identity.
-  const index = Object.create(null) as Record<string, number | undefined>;
+  // One lookup per posting, in a map per field keyed by the value itself:
+  // each term gets its index when first seen, and its text ("field:value")
+  // is made only then, once per distinct term of the batch, rather than for
+  // every posting and then hashed as a fresh concatenated string.
+  const fieldCount = FILTER_FIELDS.length;
+  const index = FILTER_FIELDS.map(() => new Map<string, number>());
   const terms: string[] = [];
   const termOf: number[] = [];
   const eventOf: number[] = [];
   for (let e = 0; e < n; e++) {
     const event = events[e]!;
-    for (const t of event.terms ?? documentTerms(event.doc)) {
-      let i = index[t];
+    const values =
+      event.fieldValues ?? fieldValues(JSON.parse(event.doc) as Record<string, unknown>);
+    for (let f = 0; f < fieldCount; f++) {
+      const value = values[f];
+      if (value === undefined) continue;
+      const byValue = index[f]!;
+      let i = byValue.get(value);
       if (i === undefined) {
         i = terms.length;
-        terms.push(t);
-        index[t] = i;
+        terms.push(term(FILTER_FIELDS[f]!, value));
+        byValue.set(value, i);
       }
       termOf.push(i);
       eventOf.push(e);
