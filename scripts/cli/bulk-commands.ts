@@ -17,10 +17,9 @@ import { type Command, isoTime, requireOrg } from './context';
 import { formatBytes, formatDuration, formatNumber, Progress } from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
-const DEFAULT_BATCH = 10_000;
 
 function batchSize(value: string | undefined): number {
-  return value === undefined ? DEFAULT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
+  return value === undefined ? DEFAULT_IMPORT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
 }
 
 // ---- seed ------------------------------------------------------------------------
@@ -171,10 +170,7 @@ export const importFile: Command = async (args, context) => {
       options: {
         orgId,
         rehome: values.rehome ?? false,
-        batchSize:
-          values['batch-size'] === undefined
-            ? DEFAULT_IMPORT_BATCH
-            : batchSize(values['batch-size']),
+        batchSize: batchSize(values['batch-size']),
         ...(values['max-record-bytes'] === undefined
           ? {}
           : {
