@@ -4,7 +4,7 @@ import type { Variant } from '@/lib/config';
 import { generateEvents } from '@/lib/ingest/seed';
 import { typeMix } from '@/lib/ingest/seed-types';
 import { parseDateTime } from './dates';
-import { canonicalJson, encodeEvent } from './encode';
+import { canonicalJson, cutCompactSorted, encodeEvent, encodeFromMembers } from './encode';
 import { eventInputSchema, formatCreated, type NewEvent } from './event';
 
 const ORG = '6a0a1b2c3d4e5f6a7b8c9d0e';
@@ -204,5 +204,64 @@ describe('encodeEvent from the source text', () => {
     );
     assert.equal(encoded.raw, '{"2":0,"1":1.50}');
     assert.equal(encodeEvent(ORG, input).raw, '{"1":1.5,"2":0}');
+  });
+
+  test('where the fast cut takes a record (compact, keys in order, orgId and created as stored) it equals the general path; both paths run on many shapes', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const records = [...generateEvents({ orgId: ORG, count: 3000, seed: 'fast-cut' })].map(
+      (event) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>,
+    );
+    let cut = 0;
+    let declined = 0;
+    for (const [i, original] of records.entries()) {
+      const record: Record<string, unknown> = { ...original };
+      // Shapes the fast cut must handle, or decline, each in some records.
+      if (i % 5 === 1) record.links = [{ href: 'https://example.com/x', rel: 'self' }];
+      if (i % 7 === 2) record.raw = null;
+      if (i % 11 === 3) delete record.raw;
+      if (i % 13 === 4) record.orgId = OTHER_ORG; // rehomed: orgId rewritten
+      if (i % 17 === 5) delete record.orgId; // orgId added
+      if (i % 19 === 6)
+        record.created = formatCreated(parseDateTime(String(record.created))!).replace(
+          'Z',
+          '+00:00',
+        );
+      let keys = Object.keys(record);
+      // Shuffled, sorted (links and raw in their alphabetical places), or as generated.
+      if (i % 3 === 0) keys = keys.sort(() => random() - 0.5);
+      else if (i % 3 === 1) keys = keys.sort();
+      const ordered = Object.fromEntries(keys.map((key) => [key, record[key]]));
+      let text = JSON.stringify(ordered);
+      if (i % 23 === 7) text = JSON.stringify(ordered, null, pick([1, 2, '\t']));
+      if (i % 29 === 8) text = text.replace('"id":', '"\\u0069d":'); // an escaped key
+      if (i % 31 === 9) text = text.replace(/"raw":\{/, '"raw":{"big":9007199254740993,"one":1.0,');
+      if (i % 37 === 10) text = ` ${text}`;
+      if (i % 41 === 11) text = text.replace('","', '", "');
+      if (i % 47 === 13) text = text.replace(/"raw":\{"/, '"raw":{ "'); // space inside a value
+      if (i % 43 === 12) text = text.replace(/\}$/, ',"raw":{}}'); // raw twice
+      const input = eventInputSchema.parse(JSON.parse(text));
+      const created = parseDateTime(input.created)!;
+      let expected: NewEvent | Error;
+      try {
+        expected = encodeFromMembers(ORG, input, created, text);
+      } catch (error) {
+        expected = error as Error;
+      }
+      const fast = cutCompactSorted(ORG, text);
+      if (fast === undefined) {
+        declined++;
+        continue;
+      }
+      cut++;
+      assert.ok(
+        !(expected instanceof Error),
+        `record ${i} cut where the general path fails: ${text}`,
+      );
+      assert.deepEqual(fast, { doc: expected.doc, raw: expected.raw }, `record ${i}: ${text}`);
+    }
+    // Both paths ran often: the test proves nothing if one of them never does.
+    assert.ok(cut > 1000 && declined > 1000, `${cut} cut, ${declined} declined`);
   });
 });

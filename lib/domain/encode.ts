@@ -1,6 +1,16 @@
 import { parseDateTime } from './dates';
 import { type EventInput, formatCreated, type NewEvent } from './event';
-import { type JsonMember, objectMembers } from './json-text';
+import {
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  compactValueEnd,
+  type JsonMember,
+  OPEN_OBJECT,
+  objectMembers,
+  QUOTE,
+  stringEnd,
+} from './json-text';
 
 /**
  * The encoding of an event, defined once: every writer (import, seed, the
@@ -111,6 +121,92 @@ function byKey(a: JsonMember, b: JsonMember): number {
 }
 
 function encodeFromText(
+  orgId: string,
+  input: EventInput,
+  created: number,
+  source: string,
+): NewEvent {
+  const fast = cutCompactSorted(orgId, source);
+  return fast
+    ? { id: input.id, created, eventTypeName: input.eventTypeName, doc: fast.doc, raw: fast.raw }
+    : encodeFromMembers(orgId, input, created, source);
+}
+
+/**
+ * The document and raw cut straight from a record that already has the
+ * stored form's shape, the common case (the real service and every export
+ * write compact JSON with the public keys in order): compact, the public
+ * keys strictly ascending wherever `raw` and `links` sit, `orgId` already
+ * this org's, `created` in the served form. The document is then the
+ * record's own text less `raw` and `links`, copied in a few slices.
+ * Undefined when any of that does not hold; encodeFromMembers then does the
+ * general work (and reports what is wrong). Exported for its test, which
+ * holds it to encodeFromMembers' answer.
+ */
+export function cutCompactSorted(
+  orgId: string,
+  source: string,
+): { doc: string; raw: string | null } | undefined {
+  const length = source.length;
+  if (source.charCodeAt(0) !== OPEN_OBJECT || source.charCodeAt(length - 1) !== CLOSE_OBJECT) {
+    return undefined;
+  }
+  const runs: string[] = [];
+  let runStart = -1;
+  let runEnd = -1;
+  let previousKey = '';
+  let raw: string | null | undefined;
+  let hasLinks = false;
+  let hasOrg = false;
+  let i = 1;
+  if (source.charCodeAt(i) === CLOSE_OBJECT) return undefined;
+  for (;;) {
+    const memberStart = i;
+    if (source.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = stringEnd(source, i);
+    const key = source.slice(i + 1, keyEnd - 1);
+    if (key.includes('\\') || source.charCodeAt(keyEnd) !== COLON) return undefined;
+    const valueStart = keyEnd + 1;
+    const valueEnd = compactValueEnd(source, valueStart);
+    if (valueEnd === -1) return undefined;
+    const next = source.charCodeAt(valueEnd);
+    if (next !== COMMA && next !== CLOSE_OBJECT) return undefined;
+    if (key === 'raw' || key === 'links') {
+      if (key === 'raw') {
+        if (raw !== undefined) return undefined; // repeated: the general path says so
+        const value = source.slice(valueStart, valueEnd);
+        raw = value === 'null' ? null : value;
+      } else {
+        if (hasLinks) return undefined;
+        hasLinks = true;
+      }
+      if (runStart !== -1) runs.push(source.slice(runStart, runEnd));
+      runStart = -1;
+    } else {
+      if (key <= previousKey) return undefined; // out of order, or repeated
+      previousKey = key;
+      if (key === 'orgId') {
+        if (source.slice(valueStart, valueEnd) !== JSON.stringify(orgId)) return undefined;
+        hasOrg = true;
+      } else if (key === 'created' && !SERVED_CREATED.test(source.slice(valueStart, valueEnd))) {
+        return undefined;
+      }
+      if (runStart === -1) runStart = memberStart;
+      runEnd = valueEnd;
+    }
+    if (next === CLOSE_OBJECT) {
+      if (valueEnd !== length - 1) return undefined;
+      break;
+    }
+    i = valueEnd + 1;
+  }
+  if (!hasOrg) return undefined;
+  if (runStart !== -1) runs.push(source.slice(runStart, runEnd));
+  return { doc: `{${runs.join(',')}}`, raw: raw ?? null };
+}
+
+/** The general path: every member cut out, compacted, sorted, and orgId and created put right. */
+export function encodeFromMembers(
   orgId: string,
   input: EventInput,
   created: number,

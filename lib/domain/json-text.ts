@@ -30,7 +30,7 @@ function isSpace(c: number): boolean {
 }
 
 /** The index just past the string whose opening quote is at `start`. */
-function stringEnd(text: string, start: number): number {
+export function stringEnd(text: string, start: number): number {
   let i = start + 1;
   for (;;) {
     const close = text.indexOf('"', i);
@@ -70,6 +70,43 @@ function valueEnd(text: string, start: number): number {
     i++;
   }
   return i;
+}
+
+/**
+ * valueEnd for text that must be compact: the index just past the value at
+ * `start`, or -1 when whitespace appears outside its strings (or the value
+ * is cut short), so the caller can take the general path instead.
+ */
+export function compactValueEnd(text: string, start: number): number {
+  const c = text.charCodeAt(start);
+  if (c === QUOTE) return stringEnd(text, start);
+  const length = text.length;
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    let depth = 0;
+    let i = start;
+    while (i < length) {
+      const d = text.charCodeAt(i);
+      if (d === QUOTE) {
+        i = stringEnd(text, i);
+        continue;
+      }
+      if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
+      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
+        depth--;
+        if (depth === 0) return i + 1;
+      } else if (isSpace(d)) return -1;
+      i++;
+    }
+    return -1;
+  }
+  let i = start;
+  while (i < length) {
+    const d = text.charCodeAt(i);
+    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY) break;
+    if (isSpace(d)) return -1;
+    i++;
+  }
+  return i === start ? -1 : i;
 }
 
 function skipSpace(text: string, i: number): number {
