@@ -331,9 +331,11 @@ export class SqliteStore extends KyselyStore {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
     sqlite.pragma('temp_store = MEMORY');
-    // Checkpoint every ~64 MB of WAL instead of every 4 MB: each checkpoint
-    // costs two fsyncs, which dominated bulk inserts (commits themselves do
-    // not fsync in WAL mode with synchronous = NORMAL).
+    // Checkpoint every 16,384 pages (256 MB of WAL with 16 KiB pages)
+    // instead of every 1,000: each checkpoint costs two fsyncs, which
+    // dominated bulk inserts (commits themselves do not fsync in WAL mode
+    // with synchronous = NORMAL). 4,096 and 65,536 pages measured no better
+    // (a 1M-event import, alternating runs).
     sqlite.pragma('wal_autocheckpoint = 16384');
     const db = new Kysely<Database>({
       dialect: reportingUnavailable(new SqliteDialect({ database: withStatementCache(sqlite) })),
