@@ -377,6 +377,25 @@ describe('import', () => {
       await listedIds(),
       listed.map((e) => e.id),
     );
+
+    // Oldest first again, in batches of two: the first batch lies within one
+    // second, so the file's direction shows only in the second batch.
+    await store.close();
+    store = await openStore(path.join(dir, `store-${++n}.db`));
+    await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
+    const sameSecondFirst = oldestFirst.slice(1); // starts with the three events of one second
+    await importEvents(
+      store,
+      write(
+        'oldest-first-one-second.ndjson',
+        sameSecondFirst.map((e) => JSON.stringify(e)).join('\n'),
+      ),
+      { orgId: ORG, batchSize: 2 },
+    );
+    assert.deepEqual(
+      await listedIds(),
+      listed.slice(0, 4).map((e) => e.id),
+    );
   });
 
   test('an NDJSON line holding a saved page may exceed the record limit; each of its records may not', async () => {

@@ -201,12 +201,28 @@ export async function* readEventBatches(
   let batch: NewEvent[] = [];
   // Events sharing a second keep the file's order (ListingOrder), read in
   // the file's direction: newest first (the API's and the export's order)
-  // unless the first two distinct seconds of its first batch ascend.
+  // unless its first two distinct seconds ascend. Until a second distinct
+  // second shows, full batches are held back (at most MAX_UNDECIDED events),
+  // so a file whose first batch lies within one second is still read the
+  // right way round.
   let listing: ListingOrder | undefined;
-  const inListingOrder = (events: NewEvent[]): NewEvent[] => {
-    listing ??= new ListingOrder(!ascends(events));
+  let undecided: NewEvent[][] = [];
+  let undecidedEvents = 0;
+  /** The batches ready to insert once `events` (a full batch, or the last) is read. */
+  const inListingOrder = (events: NewEvent[], last: boolean): NewEvent[][] => {
+    if (listing === undefined) {
+      undecided.push(events);
+      undecidedEvents += events.length;
+      const direction = fileDirection(undecided);
+      if (direction === undefined && !last && undecidedEvents < MAX_UNDECIDED) return [];
+      listing = new ListingOrder(direction !== 'ascending');
+      const ready = undecided.filter((held) => held.length > 0);
+      undecided = [];
+      for (const held of ready) for (const e of held) e.created = listing.sortKey(e.created);
+      return ready;
+    }
     for (const event of events) event.created = listing.sortKey(event.created);
-    return events;
+    return events.length > 0 ? [events] : [];
   };
   const reject = (location: Location, message: string) => {
     counts.read++;
@@ -220,13 +236,13 @@ export async function* readEventBatches(
     if (typeof result === 'string') {
       counts.invalid++;
       options.onIssue?.({ ...location, message: result });
-      return null;
+      return NONE;
     }
     batch.push(result);
-    if (batch.length < batchSize) return null;
+    if (batch.length < batchSize) return NONE;
     const full = batch;
     batch = [];
-    return inListingOrder(full);
+    return inListingOrder(full, false);
   };
   /** Parses one record's text, or reports why it cannot be read. */
   const parse = (text: string, oversize: number | undefined, location: Location) => {
@@ -251,8 +267,8 @@ export async function* readEventBatches(
       // events): it is held up to the line limit and split into its records.
       const lineLimit = Math.max(maxBytes, MAX_PAGE_LINE_BYTES);
       const ready: NewEvent[][] = [];
-      const take = (full: NewEvent[] | null) => {
-        if (full) ready.push(full);
+      const take = (full: readonly NewEvent[][]) => {
+        for (const done of full) ready.push(done);
       };
       const readLine = ({ text, line, oversize }: LineRecord): void => {
         if (oversize === undefined && isBlank(text)) return;
@@ -318,8 +334,7 @@ export async function* readEventBatches(
           };
           const parsed = parse(element.text, element.oversize, location);
           if (!parsed) continue;
-          const full = accept(parsed.value, element.text, location);
-          if (full) yield full;
+          yield* accept(parsed.value, element.text, location);
         }
       }
       splitter.end();
@@ -339,18 +354,30 @@ export async function* readEventBatches(
     }
     throw error;
   }
-  if (batch.length > 0) yield inListingOrder(batch);
+  yield* inListingOrder(batch, true);
   return { format, ...counts };
 }
 
-/** Whether a batch's first two distinct seconds ascend (a file listed oldest first). */
-function ascends(events: readonly NewEvent[]): boolean {
-  const first = events[0] === undefined ? undefined : Math.floor(events[0].created / 1000);
-  for (const event of events) {
-    const second = Math.floor(event.created / 1000);
-    if (second !== first) return second > first!;
+/** No batch is full yet. */
+const NONE: readonly NewEvent[][] = [];
+
+/**
+ * Events held back while a file's direction is unknown (every event so far
+ * in one second); past this many it is read newest first.
+ */
+const MAX_UNDECIDED = 100_000;
+
+/** Which way the first two distinct seconds of these batches go, if they hold two. */
+function fileDirection(batches: readonly NewEvent[][]): 'ascending' | 'descending' | undefined {
+  let first: number | undefined;
+  for (const events of batches) {
+    for (const event of events) {
+      const second = Math.floor(event.created / 1000);
+      first ??= second;
+      if (second !== first) return second > first ? 'ascending' : 'descending';
+    }
   }
-  return false;
+  return undefined;
 }
 
 /** A record's UTF-8 size, computed only when its length alone cannot settle it against `limit`. */
