@@ -1,16 +1,22 @@
 import { parseDateTime } from './dates';
 import { type EventInput, formatCreated, type NewEvent } from './event';
-import {
+import * as jsonText from './json-text';
+import type { JsonMember } from './json-text';
+
+// Module-level copies, read once: under tsx (how the CLI's bulk loads run)
+// every use of an imported binding is a getter call on the exporting module,
+// and the per-member checks of cutCompactSorted make many (in the splitter of
+// lib/ingest/json-stream.ts such calls were a quarter of a parsing thread).
+const {
   CLOSE_OBJECT,
   COLON,
   COMMA,
   compactValueEnd,
-  type JsonMember,
   OPEN_OBJECT,
   objectMembers,
   QUOTE,
   stringEnd,
-} from './json-text';
+} = jsonText;
 
 /**
  * The encoding of an event, defined once: every writer (import, seed, the

@@ -11,7 +11,13 @@
  *   one bad record, while broken structure (truncation, unbalanced brackets)
  *   is a fatal error.
  */
-import {
+import * as jsonText from '@/lib/domain/json-text';
+
+// Module-level copies, read once: under tsx (how the CLI's bulk loads run)
+// every use of an imported binding is a getter call on the exporting module,
+// which in per-character scans like this one cost a quarter of an envelope
+// import's parsing thread.
+const {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COLON,
@@ -20,7 +26,7 @@ import {
   OPEN_OBJECT,
   QUOTE,
   trailingBackslashes,
-} from '@/lib/domain/json-text';
+} = jsonText;
 
 export class JsonStructureError extends Error {
   constructor(
@@ -165,6 +171,12 @@ export class JsonArraySplitter {
     let i = this.scanFrom - this.base;
     const length = text.length;
     while (i < length) {
+      if (!this.inString && this.stack.length > this.targetDepth && this.insideElement()) {
+        // Inside a record only strings, brackets and newlines matter: skip
+        // to its closing bracket (or the chunk's end) in a tight loop.
+        i = this.skipInsideElement(text, i, length);
+        if (i >= length) break;
+      }
       if (this.inString) {
         if (this.escaped) {
           // The previous chunk ended on a backslash: this character is escaped.
@@ -293,6 +305,54 @@ export class JsonArraySplitter {
   }
 
   private scanFrom = 0;
+  /** The brackets open inside the current element, below its own: 1 for an object, 0 for an array. */
+  private readonly nested: number[] = [];
+
+  /** Whether the scan is inside an element that is an object or an array (its frame is open). */
+  private insideElement(): boolean {
+    return (
+      this.targetDepth !== -1 && !this.targetDone && this.stack.length === this.targetDepth + 1
+    );
+  }
+
+  /**
+   * The index of the bracket that closes the current element, or `length`
+   * when the chunk ends first (strings and nesting carry over). A bracket
+   * of the wrong kind is broken structure, as in the general scan.
+   */
+  private skipInsideElement(text: string, i: number, length: number): number {
+    const nested = this.nested;
+    while (i < length) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        let from = i + 1;
+        for (;;) {
+          const close = text.indexOf('"', from);
+          if (close === -1) {
+            this.inString = true;
+            this.escaped = trailingBackslashes(text, length, i + 1) % 2 === 1;
+            return length;
+          }
+          if (trailingBackslashes(text, close, i + 1) % 2 === 0) {
+            i = close + 1;
+            break;
+          }
+          from = close + 1;
+        }
+        continue;
+      }
+      if (c === OPEN_OBJECT) nested.push(1);
+      else if (c === OPEN_ARRAY) nested.push(0);
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        if (nested.length === 0) return i; // the element's own: the general scan closes it
+        if (nested.pop() !== (c === CLOSE_OBJECT ? 1 : 0)) {
+          throw new JsonStructureError(`Unexpected '${String.fromCharCode(c)}'`, this.line);
+        }
+      } else if (c === NEWLINE) this.line++;
+      i++;
+    }
+    return length;
+  }
 
   /** Checks the document ended properly. */
   end(): void {

@@ -1,7 +1,13 @@
-import { DAY_MS } from '@/lib/domain/dates';
-import { FILTER_FIELDS, words } from '@/lib/domain/filters';
+import * as dates from '@/lib/domain/dates';
+import * as filters from '@/lib/domain/filters';
 import type { NewEvent } from '@/lib/domain/event';
 import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
+
+// Module-level copies, read once: under tsx (how the CLI's bulk loads run)
+// every use of an imported binding is a getter call on the exporting module,
+// and batchTerms uses these once per field of every event.
+const { DAY_MS } = dates;
+const { FILTER_FIELDS, words } = filters;
 
 /**
  * A term is `field:value` for one filterable field (lib/domain/filters.ts)
