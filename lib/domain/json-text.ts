@@ -42,42 +42,23 @@ export function stringEnd(text: string, start: number): number {
 
 /** The index just past the value starting at `start` (no leading whitespace). */
 function valueEnd(text: string, start: number): number {
-  const c = text.charCodeAt(start);
-  if (c === QUOTE) return stringEnd(text, start);
-  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-    let depth = 0;
-    let i = start;
-    const length = text.length;
-    while (i < length) {
-      const d = text.charCodeAt(i);
-      if (d === QUOTE) {
-        i = stringEnd(text, i);
-        continue;
-      }
-      if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
-      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
-        depth--;
-        if (depth === 0) return i + 1;
-      }
-      i++;
-    }
-    return length;
-  }
-  let i = start;
-  while (i < text.length) {
-    const d = text.charCodeAt(i);
-    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || isSpace(d)) break;
-    i++;
-  }
-  return i;
+  return scanValue(text, start, false);
 }
 
 /**
  * valueEnd for text that must be compact: the index just past the value at
- * `start`, or -1 when whitespace appears outside its strings (or the value
- * is cut short), so the caller can take the general path instead.
+ * `start`, or -1 when whitespace appears outside its strings, so the caller
+ * can take the general path instead.
  */
 export function compactValueEnd(text: string, start: number): number {
+  return scanValue(text, start, true);
+}
+
+/**
+ * valueEnd and compactValueEnd in one scan: whitespace outside strings ends a
+ * number, and when `compact` it ends the scan with -1.
+ */
+function scanValue(text: string, start: number, compact: boolean): number {
   const c = text.charCodeAt(start);
   if (c === QUOTE) return stringEnd(text, start);
   const length = text.length;
@@ -94,19 +75,22 @@ export function compactValueEnd(text: string, start: number): number {
       else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
         depth--;
         if (depth === 0) return i + 1;
-      } else if (isSpace(d)) return -1;
+      } else if (compact && isSpace(d)) return -1;
       i++;
     }
-    return -1;
+    return compact ? -1 : length;
   }
   let i = start;
   while (i < length) {
     const d = text.charCodeAt(i);
     if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY) break;
-    if (isSpace(d)) return -1;
+    if (isSpace(d)) {
+      if (compact) return -1;
+      break;
+    }
     i++;
   }
-  return i === start ? -1 : i;
+  return i;
 }
 
 function skipSpace(text: string, i: number): number {
