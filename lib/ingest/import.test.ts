@@ -8,7 +8,7 @@ import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { encodeEvent } from '@/lib/domain/encode';
 import { eventInputSchema, type EventInput } from '@/lib/domain/event';
-import { ImportFatalError, type ImportReport, importEvents } from './import';
+import { ImportFatalError, type ImportReport, importEvents, readEventBatches } from './import';
 import { generateEvents } from './seed';
 
 const ORG = '6a0a1b2c3d4e5f6a7b8c9d0e';
@@ -302,6 +302,31 @@ describe('import', () => {
     const report = await importEvents(store, chunks, { orgId: ORG, maxRecordBytes: 4096 });
     assert.deepEqual(report.issues, []);
     assert.equal(report.inserted, events.length);
+  });
+
+  test('a source that pauses has the records read so far handed on as a batch during the pause', async () => {
+    // A pipe whose writer stops mid-batch (tail -f | import -): the first
+    // records must not wait for a batch that may never fill.
+    let reachedFirstBatch!: () => void;
+    const firstBatchSeen = new Promise<void>((resolve) => (reachedFirstBatch = resolve));
+    const lines = events.slice(0, 30).map((e) => `${JSON.stringify(e)}\n`);
+    async function* pausingSource() {
+      yield lines.slice(0, 10).join('');
+      // Resumes only once the reader has handed on the first ten (or after
+      // 10 s, when the test fails below).
+      await Promise.race([firstBatchSeen, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      yield lines.slice(10).join('');
+    }
+    const started = Date.now();
+    const batches: number[] = [];
+    for await (const batch of readEventBatches(pausingSource(), { orgId: ORG, batchSize: 1000 })) {
+      batches.push(batch.length);
+      if (batches.length === 1) {
+        assert.ok(Date.now() - started < 5000, 'the first ten came during the pause');
+        reachedFirstBatch();
+      }
+    }
+    assert.deepEqual(batches, [10, 20]);
   });
 
   test('created is stored in the served form (UTC, milliseconds only when not zero), whatever form it came in', async () => {

@@ -244,6 +244,17 @@ export async function* readEventBatches(
     batch = [];
     return inListingOrder(full, false);
   };
+  /**
+   * The events read so far, as a batch of their own, when the source
+   * stalls (a pipe whose writer paused): they are committed now rather
+   * than when the batch fills, which may be never.
+   */
+  const flushPartial = (): readonly NewEvent[][] => {
+    if (batch.length === 0) return NONE;
+    const partial = batch;
+    batch = [];
+    return inListingOrder(partial, false);
+  };
   /** Parses one record's text, or reports why it cannot be read. */
   const parse = (text: string, oversize: number | undefined, location: Location) => {
     const size = oversize ?? recordBytes(text, maxBytes);
@@ -315,8 +326,9 @@ export async function* readEventBatches(
       // Lines are taken a chunk at a time in a plain loop (see LineSplitter);
       // the batches they fill are handed on after each chunk.
       const lines = new LineSplitter(lineLimit);
-      for await (const chunk of detected.chunks) {
-        for (const record of lines.push(chunk)) readLine(record);
+      for await (const chunk of withStallMarks(detected.chunks)) {
+        if (chunk === STALLED) take(flushPartial());
+        else for (const record of lines.push(chunk)) readLine(record);
         while (ready.length > 0) yield ready.shift()!;
       }
       const last = lines.end();
@@ -325,7 +337,11 @@ export async function* readEventBatches(
     } else {
       const splitter = new JsonArraySplitter(maxBytes);
       const prefix = format === 'envelope' ? 'results' : '';
-      for await (const chunk of detected.chunks) {
+      for await (const chunk of withStallMarks(detected.chunks)) {
+        if (chunk === STALLED) {
+          yield* flushPartial();
+          continue;
+        }
         for (const element of splitter.push(chunk)) {
           const location = {
             location: `${prefix}[${element.index}] (line ${element.line})`,
@@ -356,6 +372,44 @@ export async function* readEventBatches(
   }
   yield* inListingOrder(batch, true);
   return { format, ...counts };
+}
+
+/** How long the source may pause before the events read so far are inserted anyway. */
+const STALL_MS = 1000;
+
+/** What withStallMarks yields for a pause. */
+const STALLED = Symbol('stalled');
+
+/**
+ * The chunks of `source`, with a STALLED mark each time the next one takes
+ * longer than STALL_MS to come. A file never pauses that long; a pipe does
+ * (`tail -f … | import -`), and then the reader commits what it holds.
+ */
+async function* withStallMarks<T>(source: AsyncIterable<T>): AsyncGenerator<T | typeof STALLED> {
+  const iterator = source[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const stall = new Promise<typeof STALLED>((resolve) => {
+        timer = setTimeout(resolve, STALL_MS, STALLED);
+      });
+      // Racing attaches a handler to `next`, so a failure while stalled is
+      // not unhandled: it surfaces at the next race.
+      const step = await Promise.race([next, stall]);
+      clearTimeout(timer);
+      if (step === STALLED) {
+        yield STALLED;
+        continue; // still waiting for the same chunk
+      }
+      if (step.done) return;
+      yield step.value;
+      next = iterator.next();
+    }
+  } finally {
+    // Stopped early (a fatal error): let the source close its file.
+    void iterator.return?.()?.catch(() => undefined);
+  }
 }
 
 /** No batch is full yet. */
