@@ -25,7 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
-import { readEventBatches } from '@/lib/ingest/import';
+import { DEFAULT_IMPORT_BATCH, readEventBatches } from '@/lib/ingest/import';
 import { newObjectId } from '@/lib/domain/object-id';
 import { generateEventBatches, generateEvents, type SeedOptions } from '@/lib/ingest/seed';
 import { type BatchTerms, batchTerms } from '@/lib/store/terms';
@@ -37,7 +37,8 @@ const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
 const FROM = Date.UTC(2025, 0, 1);
 const TO = Date.UTC(2025, 3, 1);
-const BATCH = 10_000;
+/** Events per batch: what `seed` and `import` use unless told otherwise. */
+const BATCH = DEFAULT_IMPORT_BATCH;
 /** Events held in memory for stage 5. */
 const WRITER_EVENTS = 200_000;
 

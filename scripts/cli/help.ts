@@ -48,7 +48,7 @@ Commands:
       Records naming another organization are refused unless --rehome.
       Each record is stored as its own text (raw included), byte for byte.
       A record over --max-record-bytes (default IMPORT_MAX_RECORD_BYTES,
-      1 MB) is reported and skipped. Each batch (--batch-size, default 10,000
+      1 MB) is reported and skipped. Each batch (--batch-size, default 20,000
       events) is written atomically.
       Every import is recorded (see imports).
 
