@@ -241,21 +241,18 @@ export async function* readEventBatches(
       return NONE;
     }
     batch.push(result);
-    if (batch.length < batchSize) return NONE;
-    const full = batch;
-    batch = [];
-    return inListingOrder(full, false);
+    return batch.length < batchSize ? NONE : handOn();
   };
   /**
-   * The events read so far, as a batch of their own, when the source
-   * stalls (a pipe whose writer paused): they are committed now rather
-   * than when the batch fills, which may be never.
+   * The events read so far, as a batch: when it is full, and when the
+   * source stalls (a pipe whose writer paused), so they are committed then
+   * rather than when the batch fills, which may be never.
    */
-  const flushPartial = (): readonly NewEvent[][] => {
+  const handOn = (): readonly NewEvent[][] => {
     if (batch.length === 0) return NONE;
-    const partial = batch;
+    const events = batch;
     batch = [];
-    return inListingOrder(partial, false);
+    return inListingOrder(events, false);
   };
   /** Parses one record's text, or reports why it cannot be read. */
   const parse = (text: string, oversize: number | undefined, location: Location) => {
@@ -329,7 +326,7 @@ export async function* readEventBatches(
       // the batches they fill are handed on after each chunk.
       const lines = new LineSplitter(lineLimit);
       for await (const chunk of withStallMarks(detected.chunks)) {
-        if (chunk === STALLED) take(flushPartial());
+        if (chunk === STALLED) take(handOn());
         else for (const record of lines.push(chunk)) readLine(record);
         while (ready.length > 0) yield ready.shift()!;
       }
@@ -341,7 +338,7 @@ export async function* readEventBatches(
       const prefix = format === 'envelope' ? 'results' : '';
       for await (const chunk of withStallMarks(detected.chunks)) {
         if (chunk === STALLED) {
-          yield* flushPartial();
+          yield* handOn();
           continue;
         }
         for (const element of splitter.push(chunk)) {
