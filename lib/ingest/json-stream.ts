@@ -171,29 +171,15 @@ export class JsonArraySplitter {
     let i = this.scanFrom - this.base;
     const length = text.length;
     while (i < length) {
-      if (!this.inString && this.stack.length > this.targetDepth && this.insideElement()) {
+      if (!this.inString && this.insideElement()) {
         // Inside a record only strings, brackets and newlines matter: skip
         // to its closing bracket (or the chunk's end) in a tight loop.
         i = this.skipInsideElement(text, i, length);
         if (i >= length) break;
       }
       if (this.inString) {
-        if (this.escaped) {
-          // The previous chunk ended on a backslash: this character is escaped.
-          this.escaped = false;
-          i++;
-          continue;
-        }
-        const close = text.indexOf('"', i);
-        if (close === -1) {
-          this.escaped = trailingBackslashes(text, length, i) % 2 === 1;
-          i = length;
-          break;
-        }
-        const slashes = trailingBackslashes(text, close, i);
-        i = close + 1;
-        if (slashes % 2 === 1) continue; // an escaped quote
-        this.inString = false;
+        i = this.stringRest(text, i, length);
+        if (this.inString) break; // the chunk ended inside the string
         if (this.keyStart !== -1) {
           this.lastKey = JSON.parse(text.slice(this.keyStart - this.base, i)) as string;
           this.keyStart = -1;
@@ -308,6 +294,32 @@ export class JsonArraySplitter {
   /** The brackets open inside the current element, below its own: 1 for an object, 0 for an array. */
   private readonly nested: number[] = [];
 
+  /**
+   * The rest of the string the scan is in, from `i`: the index just past its
+   * closing quote (inString cleared), or `length` when the chunk ends first
+   * (inString kept; `escaped` set when the chunk ends on an odd run of
+   * backslashes, so the next chunk's first character is escaped).
+   */
+  private stringRest(text: string, i: number, length: number): number {
+    if (this.escaped) {
+      this.escaped = false;
+      i++;
+    }
+    for (;;) {
+      const close = text.indexOf('"', i);
+      if (close === -1) {
+        this.escaped = trailingBackslashes(text, length, i) % 2 === 1;
+        return length;
+      }
+      const slashes = trailingBackslashes(text, close, i);
+      i = close + 1;
+      if (slashes % 2 === 0) {
+        this.inString = false;
+        return i;
+      }
+    }
+  }
+
   /** Whether the scan is inside an element that is an object or an array (its frame is open). */
   private insideElement(): boolean {
     return (
@@ -325,20 +337,9 @@ export class JsonArraySplitter {
     while (i < length) {
       const c = text.charCodeAt(i);
       if (c === QUOTE) {
-        let from = i + 1;
-        for (;;) {
-          const close = text.indexOf('"', from);
-          if (close === -1) {
-            this.inString = true;
-            this.escaped = trailingBackslashes(text, length, i + 1) % 2 === 1;
-            return length;
-          }
-          if (trailingBackslashes(text, close, i + 1) % 2 === 0) {
-            i = close + 1;
-            break;
-          }
-          from = close + 1;
-        }
+        this.inString = true;
+        i = this.stringRest(text, i + 1, length);
+        if (this.inString) return length;
         continue;
       }
       if (c === OPEN_OBJECT) nested.push(1);
