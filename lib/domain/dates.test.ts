@@ -36,7 +36,7 @@ describe('lib/domain/dates', () => {
     assert.equal(parseApiDateTime('not a date'), null);
   });
 
-  it('reads the served form (Z, optional milliseconds) as the general reader reads the same text with +00:00', () => {
+  it('reads the served form (Z, optional milliseconds) as the general reader reads the same text with +00:00, and as the Date calendar places it', () => {
     // The served form has a digit-by-digit path; "+00:00" takes the general one.
     const general = (served: string) => parseDateTime(served.replace(/Z$/, '+00:00'));
     let seed = 7;
@@ -54,6 +54,18 @@ describe('lib/domain/dates', () => {
         2,
       )}${i % 2 === 0 ? '' : `.${pad(Math.floor(random() * 1000), 3)}`}Z`;
       assert.equal(parseDateTime(text), general(text), text);
+      // And Date's own calendar, which neither reader uses to decide.
+      const [y, mo, d, h, mi, sec, ms] = text.split(/[-T:.Z]/).map(Number);
+      const date = new Date(0);
+      date.setUTCFullYear(y!, mo! - 1, d);
+      date.setUTCHours(h!, mi, sec, ms ?? 0);
+      const exists =
+        date.getUTCFullYear() === y && date.getUTCMonth() === mo! - 1 && date.getUTCDate() === d;
+      assert.equal(
+        parseDateTime(text),
+        exists && h! < 24 && mi! < 60 && sec! < 60 ? date.getTime() : null,
+        text,
+      );
     }
     assert.equal(parseDateTime('2024-02-29T23:59:59.999Z'), Date.UTC(2024, 1, 29, 23, 59, 59, 999));
     assert.equal(parseDateTime('2025-02-29T00:00:00Z'), null);

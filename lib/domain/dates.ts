@@ -189,10 +189,7 @@ function parseServedForm(text: string): number | null | undefined {
   const second = digitsAt(text, 17, 2);
   const millis = length === 24 ? digitsAt(text, 20, 3) : 0;
   if ((year | month | day | hour | minute | second | millis) < 0) return undefined;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const monthDays = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
-  if (monthDays === undefined || day < 1 || day > monthDays) return null;
-  if (hour > 23 || minute > 59 || second > 59) return null;
+  if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
   return (
     (daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second) * 1000 + millis
   );
@@ -224,12 +221,14 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-/** Whether the day exists (date-fns's isExists maps years 0-99 to 19xx). */
+/**
+ * Whether the day exists in the proleptic Gregorian calendar, years 0-99
+ * included (date-fns's isExists maps them to 19xx).
+ */
 function isCalendarDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
 
 /** The accepted forms, in words, for error messages. */
