@@ -32,11 +32,13 @@ describe('import', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-import-'));
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  beforeEach(async () => {
+  /** A new, empty store holding the import's organization in place of the last one. */
+  async function freshStore(): Promise<void> {
     await store?.close();
     store = await openStore(path.join(dir, `store-${++n}.db`));
     await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
-  });
+  }
+  beforeEach(freshStore);
 
   function write(name: string, content: string): string {
     const file = path.join(dir, name);
@@ -368,57 +370,37 @@ describe('import', () => {
       byId.map((e) => e.id),
       listed.map((e) => e.id),
     );
-    const listedIds = async () =>
-      (
-        await store.listEvents({
-          orgId: ORG,
-          offset: 0,
-          limit: 10,
-          includeCount: false,
-          includeRaw: false,
-        })
-      ).events.map((e) => e.id);
+    /** The ids the API lists, newest first, after `records` are imported as NDJSON into a fresh store. */
+    const listedAfterImport = async (name: string, records: typeof listed, batchSize?: number) => {
+      await freshStore();
+      await importEvents(store, write(name, records.map((e) => JSON.stringify(e)).join('\n')), {
+        orgId: ORG,
+        batchSize,
+      });
+      const page = await store.listEvents({
+        orgId: ORG,
+        offset: 0,
+        limit: 10,
+        includeCount: false,
+        includeRaw: false,
+      });
+      return page.events.map((e) => e.id);
+    };
 
-    await importEvents(
-      store,
-      write('newest-first.ndjson', listed.map((e) => JSON.stringify(e)).join('\n')),
-      { orgId: ORG },
-    );
     assert.deepEqual(
-      await listedIds(),
+      await listedAfterImport('newest-first.ndjson', listed),
       listed.map((e) => e.id),
     );
-
-    await store.close();
-    store = await openStore(path.join(dir, `store-${++n}.db`));
-    await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
     const oldestFirst = [...listed].reverse();
-    await importEvents(
-      store,
-      write('oldest-first.ndjson', oldestFirst.map((e) => JSON.stringify(e)).join('\n')),
-      { orgId: ORG },
-    );
     assert.deepEqual(
-      await listedIds(),
+      await listedAfterImport('oldest-first.ndjson', oldestFirst),
       listed.map((e) => e.id),
     );
-
     // Oldest first again, in batches of two: the first batch lies within one
     // second, so the file's direction shows only in the second batch.
-    await store.close();
-    store = await openStore(path.join(dir, `store-${++n}.db`));
-    await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
     const sameSecondFirst = oldestFirst.slice(1); // starts with the three events of one second
-    await importEvents(
-      store,
-      write(
-        'oldest-first-one-second.ndjson',
-        sameSecondFirst.map((e) => JSON.stringify(e)).join('\n'),
-      ),
-      { orgId: ORG, batchSize: 2 },
-    );
     assert.deepEqual(
-      await listedIds(),
+      await listedAfterImport('oldest-first-one-second.ndjson', sameSecondFirst, 2),
       listed.slice(0, 4).map((e) => e.id),
     );
   });
