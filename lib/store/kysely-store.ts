@@ -560,17 +560,7 @@ export abstract class KyselyStore implements EventStore {
       };
       const days = splitDays(r.minCreated, r.maxCreated);
       if (days.inner) await dayCounters(days.inner.min, days.inner.max, 1);
-      for (const [min, max] of days.cuts) {
-        const day = Math.floor(min / DAY_MS);
-        const [start, end] = [day * DAY_MS, (day + 1) * DAY_MS - 1];
-        if (DAY_MS - (max - min + 1) < max - min + 1) {
-          await dayCounters(day, day, 1);
-          if (min > start) await keyCounts(start, min - 1, -1);
-          if (max < end) await keyCounts(max + 1, end, -1);
-        } else {
-          await keyCounts(min, max, 1);
-        }
-      }
+      await countCutDays(days.cuts, dayCounters, keyCounts);
       return counts;
     }
 
@@ -623,17 +613,7 @@ export abstract class KyselyStore implements EventStore {
         } else if (inner) {
           await counterSums(inner.min, inner.max, 1);
         }
-        for (const [min, max] of days.cuts) {
-          const day = Math.floor(min / DAY_MS);
-          const [start, end] = [day * DAY_MS, (day + 1) * DAY_MS - 1];
-          if (DAY_MS - (max - min + 1) < max - min + 1) {
-            await counterSums(day, day, 1);
-            if (min > start) await postingCounts(start, min - 1, -1);
-            if (max < end) await postingCounts(max + 1, end, -1);
-          } else {
-            await postingCounts(min, max, 1);
-          }
-        }
+        await countCutDays(days.cuts, counterSums, postingCounts);
       }
       return counts;
     }
@@ -1176,6 +1156,30 @@ function splitDays(
       ? { min: innerMin, max: innerMax }
       : undefined;
   return { inner, cuts };
+}
+
+/**
+ * Counts the cut days of a range (splitDays) for a facet: each over its
+ * window exactly (`exact`, an inclusive ms range), or as its whole day's
+ * counters (`counters`, by day number) less the rest of that day when the
+ * rest is the shorter part. `sign` is +1 to add, -1 to subtract.
+ */
+async function countCutDays(
+  cuts: readonly [number, number][],
+  counters: (firstDay: number, lastDay: number, sign: number) => Promise<void>,
+  exact: (min: number, max: number, sign: number) => Promise<void>,
+): Promise<void> {
+  for (const [min, max] of cuts) {
+    const day = Math.floor(min / DAY_MS);
+    const [start, end] = [day * DAY_MS, (day + 1) * DAY_MS - 1];
+    if (DAY_MS - (max - min + 1) < max - min + 1) {
+      await counters(day, day, 1);
+      if (min > start) await exact(start, min - 1, -1);
+      if (max < end) await exact(max + 1, end, -1);
+    } else {
+      await exact(min, max, 1);
+    }
+  }
 }
 
 /** Facet fields whose values are read from documents (the type is a column). */
