@@ -213,7 +213,13 @@ function randomHeaders(server: TestServer, path: string): Record<string, string>
   return headers;
 }
 
-type Tally = { statuses: Map<number, number>; transportErrors: Map<string, number> };
+type Tally = {
+  statuses: Map<number, number>;
+  transportErrors: Map<string, number>;
+  /** The first few 5xx answers, what was asked and what came back, to replay by hand. */
+  serverErrors: string[];
+};
+const SERVER_ERRORS_KEPT = 5;
 
 function sendOne(
   agent: http.Agent,
@@ -221,18 +227,29 @@ function sendOne(
   method: string,
   path: string,
   headers: Record<string, string>,
-): Promise<number | string> {
+): Promise<{ outcome: number | string; body?: string }> {
   return new Promise((resolve) => {
     const req = http.request(
       { agent, host: base.hostname, port: base.port, method, path, headers, timeout: 30_000 },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'response error'));
+        const status = res.statusCode ?? 0;
+        // Only a 5xx's body is kept (it names what failed); the rest are drained.
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          if (status >= 500) chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({ outcome: status, body: Buffer.concat(chunks).toString('utf8').slice(0, 300) }),
+        );
+        res.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ outcome: error.code ?? 'response error' }),
+        );
       },
     );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({ outcome: error.code ?? error.message }),
+    );
     if (method === 'POST' || method === 'PUT' || method === 'PATCH') req.end(printable(int(64)));
     else req.end();
   });
@@ -241,7 +258,7 @@ function sendOne(
 async function fuzz(server: TestServer, total: number): Promise<Tally> {
   const base = new URL(server.baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const tally: Tally = { statuses: new Map(), transportErrors: new Map() };
+  const tally: Tally = { statuses: new Map(), transportErrors: new Map(), serverErrors: [] };
   let sent = 0;
   const worker = async () => {
     while (sent < total) {
@@ -249,13 +266,18 @@ async function fuzz(server: TestServer, total: number): Promise<Tally> {
       const path = randomPath(server);
       // Node's client sends no raw spaces: '+' is what a form would send.
       const target = (path + (chance(0.03) ? longQuery() : randomQuery())).replace(/ /g, '+');
-      const outcome = await sendOne(
-        agent,
-        base,
-        pick(METHODS),
-        target,
-        randomHeaders(server, target),
-      );
+      const method = pick(METHODS);
+      const headers = randomHeaders(server, target);
+      const { outcome, body } = await sendOne(agent, base, method, target, headers);
+      if (
+        typeof outcome === 'number' &&
+        outcome >= 500 &&
+        tally.serverErrors.length < SERVER_ERRORS_KEPT
+      ) {
+        tally.serverErrors.push(
+          `${outcome} ${method} ${target.slice(0, 300)} headers ${JSON.stringify(headers).slice(0, 300)} -> ${body}`,
+        );
+      }
       const map = typeof outcome === 'number' ? tally.statuses : tally.transportErrors;
       map.set(outcome as never, (map.get(outcome as never) ?? 0) + 1);
     }
@@ -305,8 +327,10 @@ async function main(): Promise<void> {
     console.log(`fuzz: ${FUZZ_REQUESTS} requests in ${fuzzSeconds.toFixed(1)} s`);
     console.log(`  statuses ${JSON.stringify(sorted(tally.statuses))}`);
     console.log(`  transport errors ${JSON.stringify(sorted(tally.transportErrors))}`);
-    if (fuzz5xx.length)
+    if (fuzz5xx.length) {
       failures.push(`fuzz got 5xx: ${JSON.stringify(Object.fromEntries(fuzz5xx))}`);
+      for (const line of tally.serverErrors) console.log(`  5xx: ${line}`);
+    }
     if (!alive(server.pid)) failures.push('the server died during the fuzz run');
 
     started = performance.now();

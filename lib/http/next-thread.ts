@@ -53,6 +53,20 @@ export type NextThreadInput = Omit<NextThreadOptions, 'answerUnavailable'> & {
 const WORKER_FILE = path.join(__dirname, 'next-thread-worker.ts');
 
 /**
+ * The header limit of the hop to the worker, both ways: twice the public
+ * limit and some. Going in, the guard's facts header repeats the
+ * request-target (front-door.ts); coming back, a redirect's Location may
+ * repeat it too (`/orgs/.?<16 KB>` answers 308 to `/orgs?<16 KB>`). At the
+ * public limit (or Node's 16 KB default for responses) a URL the public
+ * server accepted overflowed that hop: a 431 from the worker, or a dropped
+ * response and a 503 where a 308 or 404 was due. Clients never reach the
+ * loopback server; the public limit still holds for them.
+ */
+function loopbackHeaderLimit(publicLimit: number): number {
+  return 2 * publicLimit + 8 * 1024;
+}
+
+/**
  * Headers of one connection, not of the message (RFC 9110 7.6.1): each hop
  * sets its own. `transfer-encoding` goes too: node:http frames the body again.
  */
@@ -78,11 +92,12 @@ function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
 export async function startNextThread(options: NextThreadOptions): Promise<NextThread> {
   const auth = new MessageChannel();
   serveAuthState(auth.port1, getAuthState);
+  const loopbackLimit = loopbackHeaderLimit(options.maxHeaderSize);
   const input: NextThreadInput = {
     hostname: options.hostname,
     port: options.port,
     dir: options.dir,
-    maxHeaderSize: options.maxHeaderSize,
+    maxHeaderSize: loopbackLimit,
     token: processToken(),
     authPort: auth.port2,
     authKind: getAuthState().kind,
@@ -124,6 +139,7 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
         method: req.method,
         path: req.url,
         headers: endToEnd(req.headers),
+        maxHeaderSize: loopbackLimit,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
