@@ -230,7 +230,17 @@ function sendOne(
 ): Promise<{ outcome: number | string; body?: string }> {
   return new Promise((resolve) => {
     const req = http.request(
-      { agent, host: base.hostname, port: base.port, method, path, headers, timeout: 30_000 },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        headers,
+        timeout: 30_000,
+        // A redirect's Location repeats a URL of up to 64 KB: read it as a browser would.
+        maxHeaderSize: 128 * 1024,
+      },
       (res) => {
         const status = res.statusCode ?? 0;
         // Only a 5xx's body is kept (it names what failed); the rest are drained.

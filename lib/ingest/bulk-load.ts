@@ -11,6 +11,9 @@ import type { SeedOptions } from './seed';
  * produces encoded batches while this thread inserts the previous ones, so
  * generation or parsing overlaps with the database's work instead of adding
  * to it. Each batch is one `store.insertEvents` call, atomic on its own.
+ * Where the engine takes concurrent writers (PostgreSQL), up to
+ * `store.bulkInsertLanes()` batches are inserted at once, each on its own
+ * connection: one batch's statements leave the database's second core idle.
  */
 
 export type BulkJob =
@@ -28,6 +31,8 @@ export type WorkerInput = {
   job: BulkJob;
   /** The store's upkeep the worker runs after each committed batch, if any. */
   helper: BulkLoadHelperTarget | undefined;
+  /** Batches being inserted at once: the worker keeps one more ready. */
+  lanes: number;
 };
 
 export type BulkSummary = Omit<ReadSummary, 'format'> & { format: ReadSummary['format'] | 'seed' };
@@ -70,9 +75,11 @@ export async function runBulkLoad(
   // worker has time to spare, so the inserting thread does not stop for it
   // every few batches. A seed's generator does; an import's reader is the
   // busier thread already, so imports leave upkeep to the inserting thread.
+  const lanes = store.bulkInsertLanes();
   const workerInput: WorkerInput = {
     job,
     helper: job.kind === 'seed' ? store.bulkLoadHelperTarget() : undefined,
+    lanes,
   };
   // The worker is TypeScript: register tsx inside it before loading it.
   const worker = new Worker(
@@ -115,29 +122,54 @@ export async function runBulkLoad(
 
   let inserted = 0;
   let skipped = 0;
+  // Producer progress of the furthest batch committed (lanes may finish out of order).
+  let progress = 0;
+  const inserting = new Set<Promise<void>>();
+  const insert = (batch: PackedBatch, batchProgress: number) => {
+    const { events, terms } = unpackBatch(batch);
+    const done: Promise<void> = store
+      .insertEvents(orgId, events, {
+        runId: job.kind === 'import' ? job.runId : undefined,
+        terms,
+      })
+      .then(
+        (result) => {
+          inserted += result.inserted;
+          skipped += result.skipped;
+          progress = Math.max(progress, batchProgress);
+          worker.postMessage({ type: 'ack' } satisfies ToWorker);
+          callbacks.onBatch?.({ inserted, skipped, progress });
+        },
+        (error: unknown) => {
+          failure ??= error instanceof Error ? error : new Error(String(error));
+          wake?.();
+        },
+      )
+      .finally(() => inserting.delete(done));
+    inserting.add(done);
+  };
+  /** Every batch being inserted has committed or failed; the first failure is thrown. */
+  const settled = async () => {
+    await Promise.all(inserting);
+    if (failure) throw failure;
+  };
   try {
     for (;;) {
       const message = await nextMessage();
       switch (message.type) {
-        case 'batch': {
-          const { events, terms } = unpackBatch(message.batch);
-          const result = await store.insertEvents(orgId, events, {
-            runId: job.kind === 'import' ? job.runId : undefined,
-            terms,
-          });
-          inserted += result.inserted;
-          skipped += result.skipped;
-          worker.postMessage({ type: 'ack' } satisfies ToWorker);
-          callbacks.onBatch?.({ inserted, skipped, progress: message.progress });
+        case 'batch':
+          insert(message.batch, message.progress);
+          if (inserting.size >= lanes) await Promise.race(inserting);
           break;
-        }
         case 'issue':
           callbacks.onIssue?.(message.issue);
           break;
         case 'done':
+          await settled();
           if (inserted > 0) await store.refreshStatistics();
           return { summary: message.summary, inserted, skipped, seconds: elapsed(started) };
         case 'fatal':
+          await settled();
           if (inserted > 0) await store.refreshStatistics();
           return {
             summary: message.summary ?? { format: 'ndjson', read: 0, invalid: 0, bytes: 0 },
@@ -151,6 +183,8 @@ export async function runBulkLoad(
       }
     }
   } finally {
+    // No batch is left writing once this returns or throws: the counts are final.
+    await Promise.all(inserting);
     if (fromStdin) process.stdin.unpipe(worker.stdin!);
     worker.removeAllListeners('exit');
     await worker.terminate();

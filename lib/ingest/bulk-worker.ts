@@ -9,13 +9,13 @@ import { generateEventBatches } from './seed';
 /**
  * The producing half of a bulk load, on its own thread: generates (seed) or
  * reads, validates and encodes (import) batches, and hands them to the main
- * thread, which inserts them. At most MAX_IN_FLIGHT batches wait unacknowledged,
- * so memory stays flat however large the job.
+ * thread, which inserts them. At most one batch more than the main thread
+ * inserts at once waits unacknowledged, so memory stays flat however large
+ * the job.
  */
-const MAX_IN_FLIGHT = 2;
-
 const port = parentPort!;
-const { job, helper: helperTarget } = workerData as WorkerInput;
+const { job, helper: helperTarget, lanes } = workerData as WorkerInput;
+const MAX_IN_FLIGHT = lanes + 1;
 let inFlight = 0;
 let wake: (() => void) | undefined;
 

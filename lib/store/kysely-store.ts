@@ -168,6 +168,10 @@ export abstract class KyselyStore implements EventStore {
     return undefined;
   }
 
+  bulkInsertLanes(): number {
+    return 1;
+  }
+
   protected abstract insertBatch(
     orgId: string,
     events: readonly NewEvent[],

@@ -47,6 +47,15 @@ export class PostgresStore extends KyselyStore {
     super(db);
   }
 
+  /**
+   * Two batches at once: one batch's statements keep one server core busy
+   * and leave the other to the client; a third measured no faster on two
+   * cores (bench/load.ts).
+   */
+  override bulkInsertLanes(): number {
+    return Math.min(BULK_INSERT_LANES, this.pool.options.max);
+  }
+
   /** The connection pool's figures, for /metrics. */
   poolStats(): { total: number; idle: number; waiting: number } {
     return {
@@ -155,6 +164,14 @@ export class PostgresStore extends KyselyStore {
    * counters move with them. (JSON rather than one array per column: pg
    * serializes array parameters in JavaScript, element by element, which cost
    * over ten times the CPU of JSON.stringify on the same batch.)
+   *
+   * Batches may be written at once (a bulk load's lanes, two imports into
+   * one org). Every transaction takes its locks table by table in one order,
+   * and by key within each table (counters, dictionary, type names), so
+   * waits never form a cycle; the one exception is the events themselves,
+   * inserted in the batch's own order: two batches repeating two ids in
+   * opposite orders could deadlock there, and PostgreSQL then rolls one back,
+   * which is tried again.
    */
   protected async insertBatch(
     orgId: string,
@@ -171,6 +188,22 @@ export class PostgresStore extends KyselyStore {
         raw: e.raw,
       })),
     );
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeBatch(orgId, events, runId, prepared, payload);
+      } catch (error) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
+      }
+    }
+  }
+
+  private async writeBatch(
+    orgId: string,
+    events: readonly NewEvent[],
+    runId: string | null,
+    prepared: BatchTerms | undefined,
+    payload: string,
+  ): Promise<InsertResult> {
     let learnt: Map<string, number> | undefined;
     const inserted = await this.db.transaction().execute(async (trx) => {
       const result = await sql<{ id: string; created: number; event_type: string }>`
@@ -348,6 +381,8 @@ export class PostgresStore extends KyselyStore {
       if (id === undefined) missing.push(name);
       else ids.set(name, id);
     }
+    // In name order, like every lock a batch takes (see insertBatch).
+    missing.sort(compareText);
     if (missing.length > 0) {
       await sql`INSERT INTO event_type_ids (name) SELECT unnest(${missing}::text[])
         ON CONFLICT (name) DO NOTHING`.execute(trx);
@@ -357,6 +392,16 @@ export class PostgresStore extends KyselyStore {
     }
     return ids;
   }
+}
+
+/** Batches a bulk load inserts at once (see bulkInsertLanes). */
+const BULK_INSERT_LANES = 2;
+
+/** Tries of a batch that PostgreSQL rolled back to break a deadlock (see insertBatch). */
+const DEADLOCK_ATTEMPTS = 3;
+
+function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40P01';
 }
 
 /** Binary string order (PostgreSQL's "C" collation or not, any fixed order serves). */

@@ -836,6 +836,53 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.equal(await store.countEvents({ orgId: orgW, eventTypes: [types[7]!] }), total / 40);
     });
 
+    test('two writers whose batches repeat ids in opposite orders both finish, each id stored once', async () => {
+      // Both batches hold the same ids first and last, the other's way round:
+      // each waits on a row the other inserted (PostgreSQL breaks the cycle
+      // with 40P01 and one batch is tried again). Unique ids in between widen
+      // the window in which both statements run.
+      const orgR = objectIdAt(base, '7777777777777778');
+      await store.createOrg({ id: orgR, name: 'Org R', created: base });
+      const writer = await openConcurrentWriter();
+      const rounds = 4;
+      const middle = 1_500;
+      try {
+        for (let round = 0; round < rounds; round++) {
+          const at = (i: number) => base + (round * 10 + (i % 10)) * HOUR_MS;
+          const shared = (k: number) =>
+            makeEvent(orgR, 300_000 + round * 10_000 + k, at(k), 'JOINED_ORG');
+          const own = (writerIndex: number) =>
+            Array.from({ length: middle }, (_, i) =>
+              makeEvent(
+                orgR,
+                400_000 + (round * 2 + writerIndex) * middle + i,
+                at(i),
+                'JOINED_ORG',
+              ),
+            );
+          const results = await Promise.all([
+            store.insertEvents(orgR, [shared(0), ...own(0), shared(1)]),
+            writer.insertEvents(orgR, [shared(1), ...own(1), shared(0)]),
+          ]);
+          assert.equal(results[0].inserted + results[1].inserted, 2 * middle + 2);
+          assert.equal(results[0].skipped + results[1].skipped, 2);
+        }
+      } finally {
+        await writer.close();
+      }
+      const total = rounds * (2 * middle + 2);
+      assert.equal(await store.countEvents({ orgId: orgR }), total);
+      const listed = await store.listEvents({
+        orgId: orgR,
+        offset: 0,
+        limit: total + 1,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.equal(listed.totalCount, total);
+      assert.equal(new Set(listed.events.map((e) => e.id)).size, total);
+    });
+
     deletionContract(() => store);
   });
 }

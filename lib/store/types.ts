@@ -253,6 +253,12 @@ export interface EventStore {
    */
   bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined;
 
+  /**
+   * How many batches a bulk load may insert at once: 1 where the engine has
+   * one writer (SQLite), more where concurrent transactions use more cores.
+   */
+  bulkInsertLanes(): number;
+
   // Organizations
   createOrg(org: Org): Promise<Org>;
   getOrg(id: string): Promise<Org | null>;

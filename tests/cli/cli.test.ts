@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import pgModule from 'pg';
 import { generateEvents } from '@/lib/ingest/seed';
 import { createTestDatabase } from '../helpers/postgres';
 import { cli, cliWithInput, startCli } from './run-cli';
@@ -363,6 +364,78 @@ describe('admin CLI', () => {
       [(resumed.json as Json).inserted, (resumed.json as Json).duplicates],
       [count - stored, stored],
     );
+  });
+
+  test('an import in small batches with repeated ids: PostgreSQL (batches written at once) stores what SQLite does, counters exact', async () => {
+    const events = [
+      ...generateEvents({
+        orgId: ORG,
+        count: 6_000,
+        seed: 9,
+        from: Date.UTC(2026, 0, 1),
+        to: Date.UTC(2026, 0, 11),
+      }),
+    ];
+    // 300 ids again, near and far from their first copy (other batches).
+    const lines = [...events, ...events.slice(0, 150), ...events.slice(2_900, 3_050)]
+      .map((e) => JSON.stringify(e))
+      .join('\n');
+    const file = path.join(dir, 'small-batches.ndjson');
+    fs.writeFileSync(file, lines);
+    const sqliteDb = path.join(dir, 'small-batches.db');
+    const pg = await createTestDatabase();
+    try {
+      const dictionaries: string[][] = [];
+      for (const target of [sqliteDb, pg.url]) {
+        assert.equal(cli(target, 'orgs', 'create', '--name', 'Small', '--id', ORG).code, 0);
+        const imported = cli(target, 'import', '--org', ORG, file, '--batch-size', '250', '--json');
+        assert.equal(imported.code, 0, imported.stderr);
+        assert.deepEqual(
+          ['read', 'inserted', 'duplicates'].map((k) => (imported.json as Json)[k]),
+          [6_300, 6_000, 300],
+        );
+      }
+      const reader = new Database(sqliteDb, { readonly: true, fileMustExist: true });
+      try {
+        dictionaries.push(
+          (reader.prepare('SELECT term, n FROM term_dict ORDER BY term').all() as Json[]).map(
+            (row) => `${String(row.term)} ${String(row.n)}`,
+          ),
+        );
+      } finally {
+        reader.close();
+      }
+      const client = new pgModule.Client({ connectionString: pg.url });
+      await client.connect();
+      try {
+        const one = async (query: string) =>
+          Number((await client.query<{ n: string }>(query)).rows[0]!.n);
+        assert.equal(await one('SELECT count(*) AS n FROM events'), 6_000);
+        assert.equal(
+          await one("SELECT sum(n) AS n FROM event_counts WHERE event_type = ''"),
+          6_000,
+          'the all-types counters',
+        );
+        assert.equal(
+          await one(`SELECT count(*) AS n FROM term_dict d
+            WHERE d.n <> (SELECT count(*) FROM term_postings p WHERE p.term_id = d.id)
+               OR d.n <> (SELECT coalesce(sum(t.n), 0) FROM term_days t WHERE t.term_id = d.id)`),
+          0,
+          'terms whose count differs from their postings or day counters',
+        );
+        dictionaries.push(
+          (await client.query('SELECT term, n FROM term_dict ORDER BY term COLLATE "C"')).rows.map(
+            (row: Json) => `${String(row.term)} ${String(row.n)}`,
+          ),
+        );
+      } finally {
+        await client.end();
+      }
+      assert.ok(dictionaries[0]!.length > 1_000, `${dictionaries[0]!.length} terms`);
+      assert.deepEqual(dictionaries[1], dictionaries[0]);
+    } finally {
+      await pg.drop();
+    }
   });
 
   test('works the same on PostgreSQL', async () => {
