@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
 import { errorDetails, storeLogger } from './log';
@@ -159,11 +159,9 @@ export class PostgresStore extends KyselyStore {
   }
 
   /**
-   * One transaction per batch, shipped as one JSON parameter through
-   * json_to_recordset(): a single round trip writes thousands of rows, and the
-   * counters move with them. (JSON rather than one array per column: pg
-   * serializes array parameters in JavaScript, element by element, which cost
-   * over ten times the CPU of JSON.stringify on the same batch.)
+   * One transaction per batch, its events shipped as one text parameter
+   * (eventRowsSource): a single round trip writes thousands of rows, and the
+   * counters move with them.
    *
    * Batches may be written at once (a bulk load's lanes, two imports into
    * one org). Every transaction takes its locks table by table in one order,
@@ -179,18 +177,10 @@ export class PostgresStore extends KyselyStore {
     runId: string | null,
     prepared: BatchTerms | undefined,
   ): Promise<InsertResult> {
-    const payload = JSON.stringify(
-      events.map((e) => ({
-        id: e.id,
-        created: e.created,
-        event_type: e.eventTypeName,
-        doc: e.doc,
-        raw: e.raw,
-      })),
-    );
+    const source = eventRowsSource(events);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.writeBatch(orgId, events, runId, prepared, payload);
+        return await this.writeBatch(orgId, events, runId, prepared, source);
       } catch (error) {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
       }
@@ -202,15 +192,14 @@ export class PostgresStore extends KyselyStore {
     events: readonly NewEvent[],
     runId: string | null,
     prepared: BatchTerms | undefined,
-    payload: string,
+    source: RawBuilder<BatchRow>,
   ): Promise<InsertResult> {
     let learnt: Map<string, number> | undefined;
     const inserted = await this.db.transaction().execute(async (trx) => {
       const result = await sql<{ id: string; created: number; event_type: string }>`
         INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
         SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw, CAST(${runId} AS text)
-        FROM json_to_recordset(${payload}::json)
-          AS t(id text, created bigint, event_type text, doc text, raw text)
+        FROM ${source} AS t
         ON CONFLICT (org_id, id) DO NOTHING
         RETURNING id, created, event_type`.execute(trx);
       const rows = result.rows.map((r) => ({
@@ -392,6 +381,85 @@ export class PostgresStore extends KyselyStore {
     }
     return ids;
   }
+}
+
+/** An event as the events insert selects it. */
+type BatchRow = {
+  id: string;
+  created: number;
+  event_type: string;
+  doc: string;
+  raw: string | null;
+};
+
+/** Between an event's fields and between events in eventRowsSource's text: never in JSON text. */
+const FIELD_SEPARATOR = '\x1f';
+const EVENT_SEPARATOR = '\x1e';
+// eslint-disable-next-line no-control-regex -- control characters are the point: JSON never holds them raw
+const SEPARATORS = /[\x1e\x1f]/;
+
+/**
+ * A batch's events as a row source (id, created, event_type, doc, raw) for
+ * INSERT ... SELECT, sent as one parameter.
+ *
+ * Mostly one text: fields joined by U+001F, events by U+001E, split in SQL
+ * (string_to_table: PostgreSQL 14 or newer). doc and raw are JSON texts,
+ * which hold neither character (JSON escapes control characters inside
+ * strings and allows none outside), so they go as they are. The JSON
+ * parameter this replaces had them escaped by JSON.stringify and unescaped
+ * again by the server: ~5 µs an event of the ~22 µs the events' insert
+ * took, plus ~1.5 µs of the client's (200,000 events, alternating). A batch
+ * that holds either character anyway (in an id or a type name, which are
+ * not JSON) goes as JSON, through json_to_recordset. (Not one array per
+ * column: pg serializes array parameters element by element in JavaScript,
+ * over ten times the CPU of JSON.stringify on the same batch.)
+ */
+function eventRowsSource(events: readonly NewEvent[]): RawBuilder<BatchRow> {
+  const parts: string[] = [];
+  for (const e of events) {
+    const raw = e.raw ?? '';
+    if (
+      SEPARATORS.test(e.id) ||
+      SEPARATORS.test(e.eventTypeName) ||
+      SEPARATORS.test(e.doc) ||
+      SEPARATORS.test(raw) ||
+      (e.raw !== null && raw === '')
+    ) {
+      return jsonRowsSource(events);
+    }
+    parts.push(
+      e.id +
+        FIELD_SEPARATOR +
+        e.created +
+        FIELD_SEPARATOR +
+        e.eventTypeName +
+        FIELD_SEPARATOR +
+        e.doc +
+        FIELD_SEPARATOR +
+        raw,
+    );
+  }
+  // NULLIF: an empty raw field is a null raw (a JSON text is never empty).
+  return sql<BatchRow>`(
+    SELECT f[1] AS id, f[2]::bigint AS created, f[3] AS event_type, f[4] AS doc,
+      NULLIF(f[5], '') AS raw
+    FROM (SELECT string_to_array(e, ${FIELD_SEPARATOR}) AS f
+      FROM string_to_table(${parts.join(EVENT_SEPARATOR)}::text, ${EVENT_SEPARATOR}) AS e) fields
+  )`;
+}
+
+function jsonRowsSource(events: readonly NewEvent[]): RawBuilder<BatchRow> {
+  const payload = JSON.stringify(
+    events.map((e) => ({
+      id: e.id,
+      created: e.created,
+      event_type: e.eventTypeName,
+      doc: e.doc,
+      raw: e.raw,
+    })),
+  );
+  return sql<BatchRow>`(SELECT * FROM json_to_recordset(${payload}::json)
+    AS j(id text, created bigint, event_type text, doc text, raw text))`;
 }
 
 /** Batches a bulk load inserts at once (see bulkInsertLanes). */

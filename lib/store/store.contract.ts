@@ -836,6 +836,28 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.equal(await store.countEvents({ orgId: orgW, eventTypes: [types[7]!] }), total / 40);
     });
 
+    test('a batch mixing null and present raw, and a type name holding control characters, read back exactly', async () => {
+      // PostgreSQL ships a batch as text split on two control characters,
+      // which JSON text never holds raw; a batch whose type name holds them
+      // goes another way. Either way every field comes back as it went in.
+      const orgX = objectIdAt(base, '7777777777777779');
+      await store.createOrg({ id: orgX, name: 'Org X', created: base });
+      const withRaw = makeEvent(orgX, 900_001, base, 'JOINED_ORG');
+      const withoutRaw = { ...makeEvent(orgX, 900_002, base + 1_000, 'JOINED_ORG'), raw: null };
+      const oddType = makeEvent(orgX, 900_003, base + 2_000, 'ODD\x1fTYPE\x1eNAME');
+      assert.equal((await store.insertEvents(orgX, [withRaw, withoutRaw])).inserted, 2);
+      assert.equal((await store.insertEvents(orgX, [oddType])).inserted, 1);
+      const page = await store.listEvents({
+        orgId: orgX,
+        offset: 0,
+        limit: 10,
+        includeCount: true,
+        includeRaw: true,
+      });
+      const stored = (e: NewEvent) => [e.id, e.created, e.eventTypeName, e.doc, e.raw];
+      assert.deepEqual(page.events.map(stored), [oddType, withoutRaw, withRaw].map(stored));
+    });
+
     test('two writers whose batches repeat ids in opposite orders both finish, each id stored once', async () => {
       // Both batches hold the same ids first and last, the other's way round:
       // each waits on a row the other inserted (PostgreSQL breaks the cycle
