@@ -155,6 +155,8 @@ export async function runBulkLoad(
   };
   try {
     for (;;) {
+      // A failed batch stops the load, even with more batches already queued.
+      if (failure) throw failure;
       const message = await nextMessage();
       switch (message.type) {
         case 'batch':

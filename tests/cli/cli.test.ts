@@ -438,6 +438,66 @@ describe('admin CLI', () => {
     }
   });
 
+  test('PostgreSQL: a batch the database refuses stops the import; whole batches stay, and a re-run completes it', async () => {
+    const events = [
+      ...generateEvents({
+        orgId: ORG,
+        count: 3_000,
+        seed: 11,
+        from: Date.UTC(2026, 1, 1),
+        to: Date.UTC(2026, 1, 5),
+      }),
+    ];
+    const file = path.join(dir, 'refused.ndjson');
+    fs.writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n'));
+    const batch = 250;
+    // Line 1,100 is in the fifth batch: a real trigger refuses its row.
+    const refusedId = events[1_099]!.id;
+    const pg = await createTestDatabase();
+    const client = new pgModule.Client({ connectionString: pg.url });
+    try {
+      assert.equal(cli(pg.url, 'orgs', 'create', '--name', 'Refused', '--id', ORG).code, 0);
+      await client.connect();
+      await client.query(`CREATE FUNCTION refuse_marked() RETURNS trigger AS $$ BEGIN
+          IF NEW.id = '${refusedId}' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql`);
+      await client.query(
+        'CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_marked()',
+      );
+      const count = async (query: string) =>
+        Number((await client.query<{ n: string }>(query)).rows[0]!.n);
+
+      const stopped = cli(pg.url, 'import', '--org', ORG, file, '--batch-size', String(batch));
+      assert.equal(stopped.code, 1, stopped.stdout);
+      assert.match(stopped.stderr, /refused by the test/);
+      const stored = await count('SELECT count(*) AS n FROM events');
+      assert.equal(stored % batch, 0, `${stored} events: a partial batch was committed`);
+      // The four batches before the refused one, and at most the one beside it.
+      assert.ok(stored >= 4 * batch && stored <= 5 * batch, `${stored} events stored`);
+      assert.equal(
+        await count("SELECT coalesce(sum(n), 0) AS n FROM event_counts WHERE event_type = ''"),
+        stored,
+      );
+
+      await client.query('DROP TRIGGER refuse ON events');
+      const resumed = cli(pg.url, 'import', '--org', ORG, file, '--json');
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.deepEqual(
+        [(resumed.json as Json).inserted, (resumed.json as Json).duplicates],
+        [3_000 - stored, stored],
+      );
+      assert.equal(await count('SELECT count(*) AS n FROM events'), 3_000);
+      assert.equal(
+        await count("SELECT sum(n) AS n FROM event_counts WHERE event_type = ''"),
+        3_000,
+      );
+    } finally {
+      await client.end();
+      await pg.drop();
+    }
+  });
+
   test('works the same on PostgreSQL', async () => {
     const pg = await createTestDatabase();
     try {
