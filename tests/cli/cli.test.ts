@@ -15,6 +15,11 @@ const ORG_2 = '6b1c2d3e4f5a6b7c8d9e0f1b';
 
 type Json = Record<string, unknown>;
 
+/** The `n` column of a PostgreSQL query's first row, as a number. */
+async function scalar(client: pgModule.Client, query: string): Promise<number> {
+  return Number((await client.query<{ n: string }>(query)).rows[0]!.n);
+}
+
 describe('admin CLI', () => {
   let dir: string;
   let db: string;
@@ -408,18 +413,19 @@ describe('admin CLI', () => {
       const client = new pgModule.Client({ connectionString: pg.url });
       await client.connect();
       try {
-        const one = async (query: string) =>
-          Number((await client.query<{ n: string }>(query)).rows[0]!.n);
-        assert.equal(await one('SELECT count(*) AS n FROM events'), 6_000);
+        assert.equal(await scalar(client, 'SELECT count(*) AS n FROM events'), 6_000);
         assert.equal(
-          await one("SELECT sum(n) AS n FROM event_counts WHERE event_type = ''"),
+          await scalar(client, "SELECT sum(n) AS n FROM event_counts WHERE event_type = ''"),
           6_000,
           'the all-types counters',
         );
         assert.equal(
-          await one(`SELECT count(*) AS n FROM term_dict d
+          await scalar(
+            client,
+            `SELECT count(*) AS n FROM term_dict d
             WHERE d.n <> (SELECT count(*) FROM term_postings p WHERE p.term_id = d.id)
-               OR d.n <> (SELECT coalesce(sum(t.n), 0) FROM term_days t WHERE t.term_id = d.id)`),
+               OR d.n <> (SELECT coalesce(sum(t.n), 0) FROM term_days t WHERE t.term_id = d.id)`,
+          ),
           0,
           'terms whose count differs from their postings or day counters',
         );
@@ -465,18 +471,19 @@ describe('admin CLI', () => {
       await client.query(
         'CREATE TRIGGER refuse BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_marked()',
       );
-      const count = async (query: string) =>
-        Number((await client.query<{ n: string }>(query)).rows[0]!.n);
 
       const stopped = cli(pg.url, 'import', '--org', ORG, file, '--batch-size', String(batch));
       assert.equal(stopped.code, 1, stopped.stdout);
       assert.match(stopped.stderr, /refused by the test/);
-      const stored = await count('SELECT count(*) AS n FROM events');
+      const stored = await scalar(client, 'SELECT count(*) AS n FROM events');
       assert.equal(stored % batch, 0, `${stored} events: a partial batch was committed`);
       // The four batches before the refused one, and at most the one beside it.
       assert.ok(stored >= 4 * batch && stored <= 5 * batch, `${stored} events stored`);
       assert.equal(
-        await count("SELECT coalesce(sum(n), 0) AS n FROM event_counts WHERE event_type = ''"),
+        await scalar(
+          client,
+          "SELECT coalesce(sum(n), 0) AS n FROM event_counts WHERE event_type = ''",
+        ),
         stored,
       );
 
@@ -487,9 +494,9 @@ describe('admin CLI', () => {
         [(resumed.json as Json).inserted, (resumed.json as Json).duplicates],
         [3_000 - stored, stored],
       );
-      assert.equal(await count('SELECT count(*) AS n FROM events'), 3_000);
+      assert.equal(await scalar(client, 'SELECT count(*) AS n FROM events'), 3_000);
       assert.equal(
-        await count("SELECT sum(n) AS n FROM event_counts WHERE event_type = ''"),
+        await scalar(client, "SELECT sum(n) AS n FROM event_counts WHERE event_type = ''"),
         3_000,
       );
     } finally {
