@@ -70,13 +70,8 @@ export function eventKeys(events: readonly { id: string }[]): Float64Array {
 
 /** The terms of one stored document (canonical JSON of the public fields). */
 export function documentTerms(doc: string): string[] {
-  return fieldTerms(JSON.parse(doc) as Record<string, unknown>);
-}
-
-/** The terms of an event's public fields (parsed). */
-export function fieldTerms(fields: Record<string, unknown>): string[] {
   const terms: string[] = [];
-  const values = fieldValues(fields);
+  const values = fieldValues(JSON.parse(doc) as Record<string, unknown>);
   for (let f = 0; f < FILTER_FIELDS.length; f++) {
     const value = values[f];
     if (value !== undefined) terms.push(term(FILTER_FIELDS[f]!, value));
