@@ -6,6 +6,15 @@ export const PG_ADMIN_URL =
   process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
+ * Test databases sort text as a language does (ICU's en-US), not byte-wise:
+ * the default of most real servers (the official image's is en_US.utf8),
+ * where punctuation sorts apart from letters. The store must not depend on
+ * the server's default (migration 0013); ICU needs no OS locale installed.
+ */
+export const LANGUAGE_COLLATION =
+  "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'";
+
+/**
  * Creates a throwaway database and returns its URL and a dropper. Refuses a
  * non-local server so a test run can never touch a real deployment.
  */
@@ -18,7 +27,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   const client = new pg.Client({ connectionString: PG_ADMIN_URL });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    await client.query(`CREATE DATABASE ${name} ${LANGUAGE_COLLATION}`);
   } finally {
     await client.end();
   }
