@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { getLogger } from '@/lib/ops/log';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
+import { Redis } from 'ioredis';
 import {
   CLOSED_REDIS_URL,
   deleteKeys,
   ensureRedis,
+  startPrivateRedis,
   uniqueKeyPrefix,
 } from '../../tests/helpers/redis';
 import { createRedisAuthState, type RedisAuthState } from './redis-state';
@@ -202,6 +204,77 @@ describe('Redis authentication state shared by two instances', () => {
       assert.equal(errors.filter((e) => e.includes('Redis unreachable')).length, 1, 'logged once');
     } finally {
       await down.close();
+    }
+  });
+
+  test('a Redis that may evict keys is refused with 503 until its policy is noeviction or it has no memory limit', async (t) => {
+    const logged: string[] = [];
+    const capture = (_fields: unknown, message?: string) => {
+      logged.push(typeof _fields === 'string' ? _fields : (message ?? ''));
+    };
+    t.mock.method(getLogger(), 'error', capture);
+    t.mock.method(getLogger(), 'warn', capture);
+    const redis = await startPrivateRedis();
+    const admin = new Redis(redis.url);
+    const state = createRedisAuthState({ url: redis.url, keyPrefix: prefix, evictionCheckMs: 50 });
+    const waitFor = async (what: string, done: () => Promise<boolean>) => {
+      for (let i = 0; i < 100 && !(await done()); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(await done(), what);
+    };
+    const accepts = async () => {
+      const now = Date.now();
+      try {
+        return (
+          (await state.nonceCounts.accept(`n${now}${Math.random()}`, now, 1, 300, now)) === 'ok'
+        );
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 503) return false;
+        throw error;
+      }
+    };
+    try {
+      await state.warm();
+      assert.ok(await accepts(), 'noeviction (the default): in use');
+
+      // volatile-lru, the default of some hosted services: every key here expires, so any may go.
+      await admin.config('SET', 'maxmemory', '100mb');
+      await admin.config('SET', 'maxmemory-policy', 'volatile-lru');
+      await waitFor('refused once the policy may evict', async () => !(await accepts()));
+      const now = Date.now();
+      const operations: [string, () => Promise<unknown>][] = [
+        ['nonce count', () => state.nonceCounts.accept('m', now, 1, 300, now)],
+        ['throttle check', () => state.throttle.check(['key:x'])],
+        ['revoke', () => state.revocations.revoke('s', now + 1000, now)],
+        [
+          'revocation check',
+          () => state.revocations.isRevoked({ sessionId: 's', apiKeyId: 'k', issuedAt: now }),
+        ],
+      ];
+      for (const [what, operation] of operations) await rejectsUnavailable(operation(), what);
+      assert.equal(
+        logged.filter((m) => m.includes('maxmemory-policy volatile-lru')).length,
+        1,
+        `the reason is logged once: ${JSON.stringify(logged)}`,
+      );
+
+      // No memory limit: nothing is ever evicted, whatever the policy says.
+      await admin.config('SET', 'maxmemory', '0');
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      await waitFor('in use again without a memory limit', accepts);
+      await admin.config('SET', 'maxmemory', '100mb');
+      await waitFor('allkeys-lru with a limit is refused', async () => !(await accepts()));
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await waitFor('in use again with noeviction', accepts);
+      assert.ok(
+        logged.some((m) => m.includes('no longer evicts')),
+        'the recovery is logged',
+      );
+    } finally {
+      await state.close();
+      admin.disconnect();
+      await redis.close();
     }
   });
 });

@@ -20,8 +20,10 @@ import { DEFAULT_THROTTLE_POLICY, type ThrottleDecision, type ThrottlePolicy } f
  * counters after their quiet period, revocations with their sessions.
  *
  * Redis must not evict these keys under memory pressure (maxmemory-policy
- * noeviction, the default): an evicted nonce count would let a replay in.
- * Losing everything (a restart without persistence) is safe: see SINCE.
+ * noeviction, the default): an evicted nonce count would let a replay in,
+ * an evicted revocation a signed-out session. A Redis that may evict is
+ * refused like one that is down (see checkEviction). Losing everything (a
+ * restart without persistence) is safe: see SINCE.
  *
  * Any failure to get an answer (unreachable, timed out, refused) rejects
  * with ApiError SERVICE_UNAVAILABLE: the request is refused with a 503,
@@ -38,6 +40,8 @@ export const RETRY_AFTER_SECONDS = 5;
 const COMMAND_TIMEOUT_MS = 2_500;
 /** Nonce counts outlive their nonce by the clock skew instances may have (nonce.ts). */
 const CLOCK_SKEW_MS = 60_000;
+/** How often Redis's eviction settings are read again (also on every reconnection). */
+const EVICTION_CHECK_MS = 30_000;
 
 // Redis's memory of this state began at the instant stored under the
 // "since" key, which never expires: it is set (NX, Redis's own clock) on
@@ -155,6 +159,8 @@ export type RedisAuthStateOptions = {
   keyPrefix?: string;
   policy?: ThrottlePolicy;
   commandTimeoutMs?: number;
+  /** How often the eviction settings are read again (tests shorten it). */
+  evictionCheckMs?: number;
 };
 
 export type RedisAuthState = AuthState & {
@@ -193,7 +199,56 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     // Mark where Redis's memory begins as soon as it answers (a no-op when
     // it kept its data), so that nonces issued from now on are trusted.
     memorySince().catch(() => undefined);
+    void checkEviction();
   });
+  const evictionTimer = setInterval(
+    () => void checkEviction(),
+    options.evictionCheckMs ?? EVICTION_CHECK_MS,
+  );
+  evictionTimer.unref();
+
+  /**
+   * Why Redis may not hold this state, or null. With a memory limit
+   * (maxmemory) and any policy but noeviction, Redis drops keys when full,
+   * and every key here expires, so the volatile-* policies (the default of
+   * some hosted Redis services) may drop them too. Until the policy is
+   * noeviction (or the limit 0) every operation is refused with 503, as in an
+   * outage: a full noeviction Redis refuses writes, which fails closed too.
+   */
+  let evictionRisk: string | null = null;
+  let firstEvictionCheck: Promise<void> | undefined;
+  let reportedUnreadablePolicy = false;
+  async function checkEviction(): Promise<void> {
+    let info: string;
+    try {
+      info = await client.info('memory');
+    } catch (error) {
+      // Not allowed to read it (an ACL without INFO): say what to check, once.
+      if (error instanceof Error && error.name === 'ReplyError' && !reportedUnreadablePolicy) {
+        reportedUnreadablePolicy = true;
+        getLogger().warn(
+          { err: error },
+          'Cannot read Redis maxmemory-policy: it must be noeviction, or evicted nonce counts and revocations would let replays and signed-out sessions in',
+        );
+      }
+      return; // down: run() refuses every operation anyway
+    }
+    const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+    const maxmemory = Number(field('maxmemory') ?? 0);
+    const policy = field('maxmemory_policy') ?? 'noeviction';
+    const risk =
+      maxmemory > 0 && policy !== 'noeviction'
+        ? `maxmemory ${maxmemory} bytes with maxmemory-policy ${policy}`
+        : null;
+    if (risk && risk !== evictionRisk) {
+      getLogger().error(
+        `Redis may evict authentication state (${risk}): authenticated requests get 503 until maxmemory-policy is noeviction or maxmemory is 0`,
+      );
+    } else if (!risk && evictionRisk) {
+      getLogger().warn('Redis no longer evicts: authentication state in use again');
+    }
+    evictionRisk = risk;
+  }
 
   /** The instant (ms, Redis's clock) Redis's memory of this state began; set on first use. */
   function memorySince(): Promise<number> {
@@ -201,8 +256,14 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
   }
 
   async function run<T>(what: string, command: () => Promise<T>): Promise<T> {
+    // The first eviction check runs beside the first command (no added wait,
+    // and none beyond the command's own when Redis is down); its verdict
+    // decides before the command's answer is used.
+    const checked = (firstEvictionCheck ??= checkEviction());
+    refuseIfEvicting(what);
+    let result: T;
     try {
-      return await command();
+      result = await command();
     } catch (error) {
       // Redis answered with an error: a bug here, not an outage; say so in the log.
       // (ioredis reports those as ReplyError; its type is not exported usably.)
@@ -211,6 +272,18 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       }
       throw serviceUnavailable(
         `shared authentication state unreachable: ${what}`,
+        RETRY_AFTER_SECONDS,
+      );
+    }
+    await checked;
+    refuseIfEvicting(what);
+    return result;
+  }
+
+  function refuseIfEvicting(what: string): void {
+    if (evictionRisk) {
+      throw serviceUnavailable(
+        `shared authentication state unusable: its Redis may evict keys (${what})`,
         RETRY_AFTER_SECONDS,
       );
     }
@@ -314,11 +387,13 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       // Waits out the connection (bounded by the command timeout); a Redis
       // that is down now is reported by the client's error handler.
       await memorySince().catch(() => undefined);
+      await (firstEvictionCheck ??= checkEviction());
     },
     nonceCounts,
     throttle,
     revocations,
     async close() {
+      clearInterval(evictionTimer);
       await client.quit().catch(() => client.disconnect());
     },
   };
