@@ -195,25 +195,32 @@ export class PostgresStore extends KyselyStore {
     source: RawBuilder<BatchRow>,
   ): Promise<InsertResult> {
     let learnt: Map<string, number> | undefined;
-    const inserted = await this.db.transaction().execute(async (trx) => {
-      const result = await sql<{ id: string; created: number; event_type: string }>`
+    // READ COMMITTED whatever the server's default: under REPEATABLE READ
+    // or SERIALIZABLE (a database's default_transaction_isolation may be
+    // either), two batches bumping one counter row fail with 40001 instead
+    // of the second waiting and adding to the first's committed count.
+    const inserted = await this.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        const result = await sql<{ id: string; created: number; event_type: string }>`
         INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
         SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw, CAST(${runId} AS text)
         FROM ${source} AS t
         ON CONFLICT (org_id, id) DO NOTHING
         RETURNING id, created, event_type`.execute(trx);
-      const rows = result.rows.map((r) => ({
-        created: Number(r.created),
-        eventTypeName: r.event_type,
-      }));
-      // Counter rows are locked in key order, the same in every transaction
-      // (as the dictionary and term counters below): two batches bumping the
-      // same counters in different orders deadlocked.
-      const deltas = [...countDeltas(rows).values()].sort(
-        (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
-      );
-      if (deltas.length > 0) {
-        await sql`
+        const rows = result.rows.map((r) => ({
+          created: Number(r.created),
+          eventTypeName: r.event_type,
+        }));
+        // Counter rows are locked in key order, the same in every transaction
+        // (as the dictionary and term counters below): two batches bumping the
+        // same counters in different orders deadlocked.
+        const deltas = [...countDeltas(rows).values()].sort(
+          (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
+        );
+        if (deltas.length > 0) {
+          await sql`
           INSERT INTO event_counts (org_id, event_type, bucket, n)
           SELECT ${orgId}, t.event_type, t.bucket, t.n
           FROM unnest(
@@ -222,29 +229,29 @@ export class PostgresStore extends KyselyStore {
             ${deltas.map((d) => d.n)}::bigint[]
           ) AS t(event_type, bucket, n)
           ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = event_counts.n + excluded.n`.execute(
-          trx,
-        );
-      }
-      if (rows.length === events.length) {
-        learnt = await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
-      } else {
-        // Each new id once: a batch may repeat an id, and only its first copy was inserted.
-        const ids = new Set(result.rows.map((r) => r.id));
-        const kept = events.map((event) => ids.delete(event.id));
-        if (prepared) {
-          learnt = await this.writeTerms(
             trx,
-            orgId,
-            events,
-            keptTerms(events, prepared, (e) => kept[e]!),
           );
-        } else {
-          const added = events.filter((_, e) => kept[e]);
-          learnt = await this.writeTerms(trx, orgId, added, batchTerms(added));
         }
-      }
-      return rows.length;
-    });
+        if (rows.length === events.length) {
+          learnt = await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
+        } else {
+          // Each new id once: a batch may repeat an id, and only its first copy was inserted.
+          const ids = new Set(result.rows.map((r) => r.id));
+          const kept = events.map((event) => ids.delete(event.id));
+          if (prepared) {
+            learnt = await this.writeTerms(
+              trx,
+              orgId,
+              events,
+              keptTerms(events, prepared, (e) => kept[e]!),
+            );
+          } else {
+            const added = events.filter((_, e) => kept[e]);
+            learnt = await this.writeTerms(trx, orgId, added, batchTerms(added));
+          }
+        }
+        return rows.length;
+      });
     // Committed: the type ids the batch used are known for good.
     for (const [name, id] of learnt ?? []) this.typeIds.set(name, id);
     return { inserted, skipped: events.length - inserted };

@@ -38,7 +38,13 @@ export async function deleteEvents(
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_DELETE_BATCH);
   let deleted = 0;
   const run = async (ids: RawBuilder<unknown>) => {
-    const n = await db.transaction().execute((trx) => deleteBatch(trx, orgId, ids));
+    // READ COMMITTED on PostgreSQL whatever the server's default, as inserts
+    // (postgres.ts writeBatch): counters shared with concurrent writers.
+    // SQLite has one writer at a time and ignores the setting.
+    const n = await db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute((trx) => deleteBatch(trx, orgId, ids));
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
     return n;

@@ -15,6 +15,12 @@ export const LANGUAGE_COLLATION =
   "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'";
 
 /**
+ * And SERIALIZABLE by default, as some servers are set: the store's
+ * concurrent writes must choose their own isolation, not inherit this.
+ */
+export const STRICTEST_ISOLATION = "SET default_transaction_isolation = 'serializable'";
+
+/**
  * Creates a throwaway database and returns its URL and a dropper. Refuses a
  * non-local server so a test run can never touch a real deployment.
  */
@@ -28,6 +34,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   await client.connect();
   try {
     await client.query(`CREATE DATABASE ${name} ${LANGUAGE_COLLATION}`);
+    await client.query(`ALTER DATABASE ${name} ${STRICTEST_ISOLATION}`);
   } finally {
     await client.end();
   }
