@@ -16,10 +16,19 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
  * are also the cheap ones: memcmp and abbreviated keys instead of strcoll.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await collateTextColumns(db, '"C"');
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await collateTextColumns(db, '"default"');
+}
+
+/** Gives every column of TEXT_COLUMNS the collation (PostgreSQL; SQLite is left alone). */
+async function collateTextColumns(db: Kysely<unknown>, collation: string): Promise<void> {
   if (db.getExecutor().adapter instanceof SqliteAdapter) return;
   for (const [table, columns] of Object.entries(TEXT_COLUMNS)) {
     const changes = columns.map(
-      (column) => sql`ALTER COLUMN ${sql.ref(column)} TYPE text COLLATE "C"`,
+      (column) => sql`ALTER COLUMN ${sql.ref(column)} TYPE text COLLATE ${sql.raw(collation)}`,
     );
     await sql`ALTER TABLE ${sql.table(table)} ${sql.join(changes)}`.execute(db);
   }
@@ -40,13 +49,3 @@ const TEXT_COLUMNS: Record<string, string[]> = {
   ingest_runs: ['id', 'org_id', 'kind', 'source', 'status', 'detail', 'host'],
   mirror_checkpoints: ['org_id', 'source', 'state'],
 };
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof SqliteAdapter) return;
-  for (const [table, columns] of Object.entries(TEXT_COLUMNS)) {
-    const changes = columns.map(
-      (column) => sql`ALTER COLUMN ${sql.ref(column)} TYPE text COLLATE "default"`,
-    );
-    await sql`ALTER TABLE ${sql.table(table)} ${sql.join(changes)}`.execute(db);
-  }
-}
