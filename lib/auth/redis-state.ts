@@ -385,9 +385,12 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     memorySince,
     async warm() {
       // Waits out the connection (bounded by the command timeout); a Redis
-      // that is down now is reported by the client's error handler.
-      await memorySince().catch(() => undefined);
-      await (firstEvictionCheck ??= checkEviction());
+      // that is down now is reported by the client's error handler. Both
+      // at once: a Redis that is down costs one command timeout, not two.
+      await Promise.all([
+        memorySince().catch(() => undefined),
+        (firstEvictionCheck ??= checkEviction()),
+      ]);
     },
     nonceCounts,
     throttle,
