@@ -148,10 +148,15 @@ export async function runBulkLoad(
       .finally(() => inserting.delete(done));
     inserting.add(done);
   };
-  /** Every batch being inserted has committed or failed; the first failure is thrown. */
-  const settled = async () => {
+  /**
+   * The end of a load: every batch being inserted has committed or failed
+   * (the first failure is thrown), then the statistics are refreshed if rows
+   * were added.
+   */
+  const finish = async () => {
     await Promise.all(inserting);
     if (failure) throw failure;
+    if (inserted > 0) await store.refreshStatistics();
   };
   try {
     for (;;) {
@@ -167,12 +172,10 @@ export async function runBulkLoad(
           callbacks.onIssue?.(message.issue);
           break;
         case 'done':
-          await settled();
-          if (inserted > 0) await store.refreshStatistics();
+          await finish();
           return { summary: message.summary, inserted, skipped, seconds: elapsed(started) };
         case 'fatal':
-          await settled();
-          if (inserted > 0) await store.refreshStatistics();
+          await finish();
           return {
             summary: message.summary ?? { format: 'ndjson', read: 0, invalid: 0, bytes: 0 },
             inserted,
