@@ -71,16 +71,14 @@ export async function runBulkLoad(
 ): Promise<BulkResult> {
   const started = performance.now();
   const fromStdin = job.kind === 'import' && job.path === '-';
-  // The store's upkeep (if its engine has any) moves to the worker when the
-  // worker has time to spare, so the inserting thread does not stop for it
-  // every few batches. A seed's generator does; an import's reader is the
-  // busier thread already, so imports leave upkeep to the inserting thread.
+  // The store's upkeep (if its engine has any) runs on the worker, so the
+  // inserting thread, the slower of the two, does not stop for it every few
+  // batches. SQLite's upkeep is WAL checkpoints: mostly writes and an fsync
+  // the worker waits out while the inserts go on. Imports too: a 1M-event
+  // NDJSON import into SQLite went from 54,975 / 54,756 to 59,322 / 58,330
+  // events/s with it (alternating runs, load ~2), the same CPU per event.
   const lanes = store.bulkInsertLanes();
-  const workerInput: WorkerInput = {
-    job,
-    helper: job.kind === 'seed' ? store.bulkLoadHelperTarget() : undefined,
-    lanes,
-  };
+  const workerInput: WorkerInput = { job, helper: store.bulkLoadHelperTarget(), lanes };
   // The worker is TypeScript: register tsx inside it before loading it.
   const worker = new Worker(
     `require('tsx/cjs/api').register(); require(${JSON.stringify(WORKER_FILE)});`,
