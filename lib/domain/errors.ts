@@ -212,17 +212,22 @@ export function errorJson(error: ApiError): string {
 /**
  * Any thrown value as an ApiError: ours pass through, a store outage (the
  * store's StoreUnavailableError, known by name: lib/domain imports no
- * engine) is a 503 with Retry-After, and anything else is a bug that
+ * engine; unreachable, or a statement the server gave up on) is a 503 with
+ * Retry-After, and anything else is a bug that
  * becomes a bare 500. Logging it is the caller's job: the request's own log
  * line carries the error and its stack under the request id.
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof Error && error.name === 'StoreUnavailableError') {
-    const { retryAfterSeconds } = error as Error & { retryAfterSeconds?: unknown };
+    const { retryAfterSeconds, timedOut } = error as Error & {
+      retryAfterSeconds?: unknown;
+      timedOut?: unknown;
+    };
     const seconds =
       typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds : 5;
-    return serviceUnavailable('database unreachable', Math.ceil(seconds));
+    const what = timedOut === true ? 'database query timed out' : 'database unreachable';
+    return serviceUnavailable(what, Math.ceil(seconds));
   }
   return unexpectedError();
 }

@@ -9,10 +9,20 @@ export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
   /** How long a client should wait before retrying, in seconds. */
   readonly retryAfterSeconds: number;
+  /**
+   * The database was reached but gave up on a statement (a server's
+   * statement_timeout or lock_timeout, or an operator's cancel), rather than
+   * not answering at all: said so in the 503, which is otherwise the same.
+   */
+  readonly timedOut: boolean;
 
-  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(
+    message: string,
+    options: { cause?: unknown; retryAfterSeconds?: number; timedOut?: boolean } = {},
+  ) {
     super(message, { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? 5;
+    this.timedOut = options.timedOut ?? false;
   }
 }
 
@@ -32,6 +42,19 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P03',
   '53300',
 ]);
+
+/**
+ * PostgreSQL SQLSTATEs of a statement the server gave up on: 57014
+ * query_canceled (a statement_timeout, or pg_cancel_backend by an
+ * operator) and 55P03 lock_not_available (a lock_timeout). DBAs set both
+ * server-wide; the query was right and may pass on retry (a lock released,
+ * a busy moment over), so it is answered like an outage, a 503 with
+ * Retry-After, not logged as a bug. (The real service answers a count too
+ * slow to finish with 500 TIMEOUT_WHILE_PAGING, "Retry with
+ * includeCount=false"; here paging needs the same counters as the count,
+ * so that advice would not help.)
+ */
+const GAVE_UP_SQLSTATES = new Set(['57014', '55P03']);
 
 /** Socket failures on the way to the database. */
 const UNAVAILABLE_SYSTEM_CODES = new Set([
@@ -61,6 +84,7 @@ export function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SYSTEM_CODES.has(code)) return true;
+    if (GAVE_UP_SQLSTATES.has(code)) return true;
     // SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, ...): another
     // connection held the lock for longer than busy_timeout.
     if (code.startsWith('SQLITE_BUSY')) return true;
@@ -79,6 +103,13 @@ export function translateStoreError(error: unknown): unknown {
 /** Wraps any failure (a connection that could not be made) as unavailable. */
 export function unavailable(cause: unknown): StoreUnavailableError {
   const detail = cause instanceof Error ? cause.message : String(cause);
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && GAVE_UP_SQLSTATES.has(code)) {
+    return new StoreUnavailableError(`The database gave up on a statement: ${detail}`, {
+      cause,
+      timedOut: true,
+    });
+  }
   return new StoreUnavailableError(`The database is unavailable: ${detail}`, { cause });
 }
 

@@ -147,15 +147,27 @@ export class PostgresStore extends KyselyStore {
   }
 
   async refreshStatistics(): Promise<void> {
-    // Each batch rewrites its counter rows (ON CONFLICT DO UPDATE); without a
-    // vacuum the sums read every dead version (16 ms instead of 1 ms seen
-    // after a 1M-event seed with autovacuum off).
-    await sql`VACUUM (ANALYZE) event_counts`.execute(this.db);
-    await sql`VACUUM (ANALYZE) term_days`.execute(this.db);
-    await sql`VACUUM (ANALYZE) term_dict`.execute(this.db);
-    // Index-only scans of the postings need their pages marked all-visible.
-    await sql`VACUUM (ANALYZE) term_postings`.execute(this.db);
-    await sql`ANALYZE events`.execute(this.db);
+    // One connection, with the server's statement_timeout lifted while it
+    // vacuums: a vacuum after a large load outlasts a timeout meant for
+    // queries, and failing here would report a load whose rows all committed
+    // as failed. VACUUM cannot run inside a transaction, so the setting is
+    // the session's, reset before the connection goes back to the pool.
+    await this.db.connection().execute(async (connection) => {
+      await sql`SET statement_timeout = 0`.execute(connection);
+      try {
+        // Each batch rewrites its counter rows (ON CONFLICT DO UPDATE); without a
+        // vacuum the sums read every dead version (16 ms instead of 1 ms seen
+        // after a 1M-event seed with autovacuum off).
+        await sql`VACUUM (ANALYZE) event_counts`.execute(connection);
+        await sql`VACUUM (ANALYZE) term_days`.execute(connection);
+        await sql`VACUUM (ANALYZE) term_dict`.execute(connection);
+        // Index-only scans of the postings need their pages marked all-visible.
+        await sql`VACUUM (ANALYZE) term_postings`.execute(connection);
+        await sql`ANALYZE events`.execute(connection);
+      } finally {
+        await sql`RESET statement_timeout`.execute(connection);
+      }
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, PostgresAdapter, sql } from 'kysely';
 import * as m0001 from './0001_create_schema';
 import * as m0002 from './0002_cover_event_counts';
 import * as m0003 from './0003_type_counters_by_day';
@@ -34,6 +34,30 @@ const MIGRATIONS: Record<string, Migration> = {
 /** Every shipped migration's name, in the order they apply. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
 
+/**
+ * A migration may rebuild tables and indexes for minutes on a large store.
+ * On PostgreSQL each runs with the server's statement_timeout lifted for its
+ * transaction only (SET LOCAL): a DBA's timeout for queries would otherwise
+ * cancel it midway (rolled back, so nothing is half-applied, but the store
+ * could never be upgraded). Waiting for locks still obeys lock_timeout.
+ */
+function withoutStatementTimeout(migration: Migration): Migration {
+  const lifted = (step: (db: Kysely<unknown>) => Promise<void>) => async (db: Kysely<unknown>) => {
+    if (db.getExecutor().adapter instanceof PostgresAdapter) {
+      await sql`SET LOCAL statement_timeout = 0`.execute(db);
+    }
+    await step(db);
+  };
+  return {
+    up: lifted((db) => migration.up(db)),
+    ...(migration.down && { down: lifted((db) => migration.down!(db)) }),
+  };
+}
+
+const PROVIDED = Object.fromEntries(
+  Object.entries(MIGRATIONS).map(([name, migration]) => [name, withoutStatementTimeout(migration)]),
+);
+
 export const migrationProvider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(MIGRATIONS),
+  getMigrations: () => Promise.resolve(PROVIDED),
 };
