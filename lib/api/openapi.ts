@@ -306,6 +306,7 @@ const errorResponses = {
   '405': response('methodNotAllowed'),
   '429': response('tooManyRequests'),
   '500': response('internalServerError'),
+  '503': response('serviceUnavailable'),
 };
 
 /** The service-version header's name, as lib/api/headers.ts sends it. */
@@ -574,7 +575,10 @@ function buildDocument(vendor: string) {
           schema: { type: 'string' },
         },
         ErrorCode: { description: "The body's errorCode.", schema: { type: 'string' } },
-        RetryAfter: { description: 'Seconds until the block ends.', schema: { type: 'integer' } },
+        RetryAfter: {
+          description: 'Seconds to wait before retrying (429: until the block ends).',
+          schema: { type: 'integer' },
+        },
         WWWAuthenticate: {
           description:
             'The Digest challenge. Omitted when the request carries `X-Org-Events-Client: dashboard`, so browsers do not show their own sign-in dialog.',
@@ -615,6 +619,10 @@ function buildDocument(vendor: string) {
         ),
         internalServerError: errorResponse(
           'An unexpected failure (UNEXPECTED_ERROR); details are logged, never returned.',
+        ),
+        serviceUnavailable: errorResponse(
+          'The database or the shared replay and session state (Redis) cannot answer now, or the database gave up on a query (its statement or lock timeout): SERVICE_UNAVAILABLE. The same request may succeed after Retry-After seconds.',
+          { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
         ),
       },
       schemas: componentSchemas(),
