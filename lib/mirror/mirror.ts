@@ -174,6 +174,9 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     return fetching;
   };
 
+  /** The source's order within a second, kept in the copy's sort keys. */
+  const listing = new ListingOrder();
+
   /**
    * Walks one segment to its end; false when stopped on the way. The next
    * window is known as soon as a page arrives (it depends only on that page),
@@ -181,8 +184,6 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * latency and the store's writes overlap instead of adding up. Pages are
    * stored eventsPerWrite at a time; the checkpoint moves only once they are.
    */
-  /** The source's order within a second, kept in the copy's sort keys. */
-  const listing = new ListingOrder();
   const walk = async (segment: Segment): Promise<boolean> => {
     let next = windowOf(segment);
     let pending = fetchPage(next);
