@@ -9,7 +9,9 @@
  * 3. the ceiling: JSON.parse of the same export's lines alone (one thread,
  *    no validation, no database), and reading, validating and encoding the
  *    file alone (no database);
- * 4. importing that file (what `npm run cli -- import` does), per format;
+ * 4. importing that file (what `npm run cli -- import` does), per format,
+ *    and (NDJSON) deleting those events again (what `imports undo` and
+ *    `events prune` do);
  * 5. the inserting thread alone (as many batches at once as a bulk load
  *    inserts), on batches generated beforehand (at most
  *    WRITER_EVENTS of them), with the field index (postings, term counters)
@@ -263,8 +265,6 @@ async function main(): Promise<void> {
       }),
     );
     const imported = run.value;
-    await target.store.close();
-    removeStore(target.file);
     if (imported.fatal || imported.summary.invalid > 0) {
       throw new Error(
         `The import failed: ${imported.fatal ?? `${imported.summary.invalid} invalid`}`,
@@ -278,6 +278,23 @@ async function main(): Promise<void> {
         run.cpuSeconds,
       ),
     );
+    if (format === 'ndjson') {
+      // 4b. Deleting them again, postings and counters included: what
+      // `imports undo` and `events prune` do (the same deleteEvents).
+      const removal = await timed(() =>
+        target.store.deleteEvents(importOrg, { before: Number.MAX_SAFE_INTEGER }),
+      );
+      figures.push(
+        figure(
+          `delete them again (undo, prune) from ${engine}`,
+          removal.value,
+          removal.seconds,
+          removal.cpuSeconds,
+        ),
+      );
+    }
+    await target.store.close();
+    removeStore(target.file);
     fs.rmSync(file, { force: true });
   }
 
