@@ -100,7 +100,7 @@ async function deleteByKeys<Row = never>(
   for (const chunk of keyChunks(keys)) {
     const rows = await runShaped(
       trx,
-      `delete:${table}:${emptiedOnly}:${chunk.length}`,
+      `delete:${table}:${emptiedOnly}:${returning.join(',')}:${chunk.length}`,
       () =>
         sql<Row>`DELETE FROM ${sql.table(table)} WHERE ${emptied}${anyKey(columns, chunk)}${back}`,
       keyParameters(columns, chunk),
