@@ -79,8 +79,13 @@ describe('PostgreSQL store under server-wide timeouts', () => {
     await database.drop();
   });
 
-  test('a statement_timeout cancel is StoreUnavailableError (timedOut), answered 503 with Retry-After; the next read answers', async () => {
-    await setForNewConnections("SET statement_timeout = '300ms'");
+  /**
+   * A new store's list, with `name` set to 300 ms for new connections,
+   * while another session holds the events table: what the list failed
+   * with, and whether the same store answers once the lock is gone.
+   */
+  const listWhileLocked = async (name: 'statement_timeout' | 'lock_timeout') => {
+    await setForNewConnections(`SET ${name} = '300ms'`);
     try {
       const store = await open();
       const { released } = await holdLock('LOCK TABLE events IN ACCESS EXCLUSIVE MODE', 1500);
@@ -89,39 +94,34 @@ describe('PostgreSQL store under server-wide timeouts', () => {
         (error: unknown) => error,
       );
       await released;
-      assert.ok(failure instanceof StoreUnavailableError, `got ${String(failure)}`);
-      assert.equal(failure.timedOut, true);
-      assert.equal((failure.cause as { code?: string }).code, '57014');
-      const answer = toApiError(failure);
-      assert.ok(answer instanceof ApiError);
-      assert.equal(answer.status, 503);
-      assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
-      assert.match(answer.detail, /database query timed out/);
-      assert.deepEqual(answer.headers, [['Retry-After', '5']]);
-      // Nothing is left broken: the same store answers once the lock is gone.
-      assert.equal((await list(store)).totalCount, events.length);
+      return { failure, totalAfter: (await list(store)).totalCount };
     } finally {
-      await setForNewConnections('RESET statement_timeout');
+      await setForNewConnections(`RESET ${name}`);
     }
+  };
+
+  test('a statement_timeout cancel is StoreUnavailableError (timedOut), answered 503 with Retry-After; the next read answers', async () => {
+    const { failure, totalAfter } = await listWhileLocked('statement_timeout');
+    assert.ok(failure instanceof StoreUnavailableError, `got ${String(failure)}`);
+    assert.equal(failure.timedOut, true);
+    assert.equal((failure.cause as { code?: string }).code, '57014');
+    const answer = toApiError(failure);
+    assert.ok(answer instanceof ApiError);
+    assert.equal(answer.status, 503);
+    assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
+    assert.match(answer.detail, /database query timed out/);
+    assert.deepEqual(answer.headers, [['Retry-After', '5']]);
+    // Nothing is left broken: the same store answers once the lock is gone.
+    assert.equal(totalAfter, events.length);
   });
 
-  test('a lock_timeout is StoreUnavailableError (timedOut) too', async () => {
-    await setForNewConnections("SET lock_timeout = '300ms'");
-    try {
-      const store = await open();
-      const { released } = await holdLock('LOCK TABLE events IN ACCESS EXCLUSIVE MODE', 1500);
-      const failure = await list(store).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      await released;
-      assert.ok(failure instanceof StoreUnavailableError, `got ${String(failure)}`);
-      assert.equal(failure.timedOut, true);
-      assert.equal((failure.cause as { code?: string }).code, '55P03');
-      assert.equal(toApiError(failure).status, 503);
-    } finally {
-      await setForNewConnections('RESET lock_timeout');
-    }
+  test('a lock_timeout is StoreUnavailableError (timedOut) too, answered 503', async () => {
+    const { failure, totalAfter } = await listWhileLocked('lock_timeout');
+    assert.ok(failure instanceof StoreUnavailableError, `got ${String(failure)}`);
+    assert.equal(failure.timedOut, true);
+    assert.equal((failure.cause as { code?: string }).code, '55P03');
+    assert.equal(toApiError(failure).status, 503);
+    assert.equal(totalAfter, events.length);
   });
 
   test('a migration and the vacuum after a bulk load outlast a statement_timeout they wait beyond', async () => {
