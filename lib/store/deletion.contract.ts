@@ -151,6 +151,44 @@ export function deletionContract(getStore: () => EventStore) {
       assert.deepEqual(await store.dumpOrg(orgUndo), before);
       assert.equal(await store.deleteEvents(orgUndo, { runId: 'second' }), 0, 'idempotent');
     });
+
+    test('undoing a run while another run imports into the same org: both finish, and the org holds exactly the other run', async () => {
+      // Same days and the same world, so the two share counter and
+      // dictionary rows: on PostgreSQL they deadlocked every time before
+      // deletions were tried again.
+      const orgBusy = objectIdAt(base, 'b0b0b0b0b0b0b0b0');
+      const orgOnlyB = objectIdAt(base, 'b1b1b1b1b1b1b1b1');
+      const generate = (seed: string) =>
+        [...generateEventBatches({ orgId: orgBusy, count: 6000, seed, from, to }, 6000)][0]!;
+      const [runA, runB] = [generate('busy-a'), generate('busy-b')];
+      for (const id of [orgBusy, orgOnlyB]) await store.createOrg({ id, name: id, created: base });
+      for (let i = 0; i < runA.length; i += 1000) {
+        await store.insertEvents(orgBusy, runA.slice(i, i + 1000), { runId: 'a' });
+      }
+      // Run b as a bulk load writes it (two batches at once), beside the undo of run a.
+      let next = 0;
+      const lane = async () => {
+        while (next < runB.length) {
+          const from = next;
+          next += 500;
+          await store.insertEvents(orgBusy, runB.slice(from, from + 500), { runId: 'b' });
+        }
+      };
+      const [undone] = await Promise.all([
+        store.deleteEvents(orgBusy, { runId: 'a' }, { batchSize: 500 }),
+        lane(),
+        lane(),
+      ]);
+      assert.equal(undone, runA.length);
+      await store.insertEvents(orgOnlyB, runB);
+      const strip = (rows: Record<string, unknown>[]) =>
+        rows.map(({ org_id: _org, ...rest }) => rest);
+      const [busy, onlyB] = [await store.dumpOrg(orgBusy), await store.dumpOrg(orgOnlyB)];
+      assert.equal(busy.events!.length, runB.length);
+      for (const table of ['event_counts', 'term_days', 'term_dict', 'term_postings']) {
+        assert.deepEqual(strip(busy[table]!), strip(onlyB[table]!), table);
+      }
+    });
   });
 }
 

@@ -1,6 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
+import { retryingDeadlocks } from './errors';
 import { errorDetails, storeLogger } from './log';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
@@ -190,13 +191,7 @@ export class PostgresStore extends KyselyStore {
     prepared: BatchTerms | undefined,
   ): Promise<InsertResult> {
     const source = eventRowsSource(events);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.writeBatch(orgId, events, runId, prepared, source);
-      } catch (error) {
-        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
-      }
-    }
+    return retryingDeadlocks(() => this.writeBatch(orgId, events, runId, prepared, source));
   }
 
   private async writeBatch(
@@ -483,13 +478,6 @@ function jsonRowsSource(events: readonly NewEvent[]): RawBuilder<BatchRow> {
 
 /** Batches a bulk load inserts at once (see bulkInsertLanes). */
 const BULK_INSERT_LANES = 2;
-
-/** Tries of a batch that PostgreSQL rolled back to break a deadlock (see insertBatch). */
-const DEADLOCK_ATTEMPTS = 3;
-
-function isDeadlock(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '40P01';
-}
 
 /** Binary string order (PostgreSQL's "C" collation or not, any fixed order serves). */
 function compareText(a: string, b: string): number {

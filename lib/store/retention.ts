@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CompiledQuery, type Kysely, type RawBuilder, SqliteAdapter, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
+import { retryingDeadlocks } from './errors';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
 import { documentTerms, eventKey, termWords } from './terms';
@@ -264,10 +265,13 @@ export async function deleteEvents(
     // READ COMMITTED on PostgreSQL whatever the server's default, as inserts
     // (postgres.ts writeBatch): counters shared with concurrent writers.
     // SQLite has one writer at a time and ignores the setting.
-    const n = await db
-      .transaction()
-      .setIsolationLevel('read committed')
-      .execute((trx) => deleteBatch(trx, orgId, ids));
+    // An import into the same org may deadlock with it on PostgreSQL.
+    const n = await retryingDeadlocks(() =>
+      db
+        .transaction()
+        .setIsolationLevel('read committed')
+        .execute((trx) => deleteBatch(trx, orgId, ids)),
+    );
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
     return n;
@@ -361,8 +365,9 @@ async function deleteBatch(
     else perDay.set(key, [termId, day, typeId, 1]);
     perTerm.set(termId, (perTerm.get(termId) ?? 0) + 1);
   }
-  await decrementTermDays(trx, [...perDay.values()]);
+  // The dictionary before the term counters: the order inserts lock them in.
   await decrementTerms(trx, [...perTerm]);
+  await decrementTermDays(trx, [...perDay.values()]);
   return rows.length;
 }
 
