@@ -126,26 +126,3 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
-
-/**
- * Tries of a transaction PostgreSQL rolled back to break a deadlock (40P01).
- * Writers take most locks in one order, but not all (an insert's events in
- * its batch's order, a deletion's counters in its join's order): an import
- * and an undo in one org deadlocked in every one of 9 tries.
- */
-const DEADLOCK_ATTEMPTS = 5;
-
-/**
- * Runs `transaction` again when PostgreSQL chose it as a deadlock's victim:
- * it was rolled back whole, so running it again applies it once.
- */
-export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await transaction();
-    } catch (error) {
-      const deadlock = (error as { code?: unknown } | null)?.code === '40P01';
-      if (attempt >= DEADLOCK_ATTEMPTS || !deadlock) throw error;
-    }
-  }
-}

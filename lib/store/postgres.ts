@@ -1,12 +1,12 @@
 import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
-import { retryingDeadlocks } from './errors';
 import { errorDetails, storeLogger } from './log';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
+import { writeTransaction } from './write-transaction';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -182,7 +182,7 @@ export class PostgresStore extends KyselyStore {
    * waits never form a cycle; the one exception is the events themselves,
    * inserted in the batch's own order: two batches repeating two ids in
    * opposite orders could deadlock there, and PostgreSQL then rolls one back,
-   * which is tried again.
+   * which is tried again (writeTransaction).
    */
   protected async insertBatch(
     orgId: string,
@@ -191,43 +191,27 @@ export class PostgresStore extends KyselyStore {
     prepared: BatchTerms | undefined,
   ): Promise<InsertResult> {
     const source = eventRowsSource(events);
-    return retryingDeadlocks(() => this.writeBatch(orgId, events, runId, prepared, source));
-  }
-
-  private async writeBatch(
-    orgId: string,
-    events: readonly NewEvent[],
-    runId: string | null,
-    prepared: BatchTerms | undefined,
-    source: RawBuilder<BatchRow>,
-  ): Promise<InsertResult> {
     let learnt: Map<string, number> | undefined;
-    // READ COMMITTED whatever the server's default: under REPEATABLE READ
-    // or SERIALIZABLE (a database's default_transaction_isolation may be
-    // either), two batches bumping one counter row fail with 40001 instead
-    // of the second waiting and adding to the first's committed count.
-    const inserted = await this.db
-      .transaction()
-      .setIsolationLevel('read committed')
-      .execute(async (trx) => {
-        const result = await sql<{ id: string; created: number; event_type: string }>`
+    // READ COMMITTED, and run again if PostgreSQL breaks a deadlock with it.
+    const inserted = await writeTransaction(this.db, async (trx) => {
+      const result = await sql<{ id: string; created: number; event_type: string }>`
         INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
         SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw, CAST(${runId} AS text)
         FROM ${source} AS t
         ON CONFLICT (org_id, id) DO NOTHING
         RETURNING id, created, event_type`.execute(trx);
-        const rows = result.rows.map((r) => ({
-          created: Number(r.created),
-          eventTypeName: r.event_type,
-        }));
-        // Counter rows are locked in key order, the same in every transaction
-        // (as the dictionary and term counters below): two batches bumping the
-        // same counters in different orders deadlocked.
-        const deltas = [...countDeltas(rows).values()].sort(
-          (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
-        );
-        if (deltas.length > 0) {
-          await sql`
+      const rows = result.rows.map((r) => ({
+        created: Number(r.created),
+        eventTypeName: r.event_type,
+      }));
+      // Counter rows are locked in key order, the same in every transaction
+      // (as the dictionary and term counters below): two batches bumping the
+      // same counters in different orders deadlocked.
+      const deltas = [...countDeltas(rows).values()].sort(
+        (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
+      );
+      if (deltas.length > 0) {
+        await sql`
           INSERT INTO event_counts (org_id, event_type, bucket, n)
           SELECT ${orgId}, t.event_type, t.bucket, t.n
           FROM unnest(
@@ -236,29 +220,29 @@ export class PostgresStore extends KyselyStore {
             ${deltas.map((d) => d.n)}::bigint[]
           ) AS t(event_type, bucket, n)
           ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = event_counts.n + excluded.n`.execute(
+          trx,
+        );
+      }
+      if (rows.length === events.length) {
+        learnt = await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
+      } else {
+        // Each new id once: a batch may repeat an id, and only its first copy was inserted.
+        const ids = new Set(result.rows.map((r) => r.id));
+        const kept = events.map((event) => ids.delete(event.id));
+        if (prepared) {
+          learnt = await this.writeTerms(
             trx,
+            orgId,
+            events,
+            keptTerms(events, prepared, (e) => kept[e]!),
           );
-        }
-        if (rows.length === events.length) {
-          learnt = await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
         } else {
-          // Each new id once: a batch may repeat an id, and only its first copy was inserted.
-          const ids = new Set(result.rows.map((r) => r.id));
-          const kept = events.map((event) => ids.delete(event.id));
-          if (prepared) {
-            learnt = await this.writeTerms(
-              trx,
-              orgId,
-              events,
-              keptTerms(events, prepared, (e) => kept[e]!),
-            );
-          } else {
-            const added = events.filter((_, e) => kept[e]);
-            learnt = await this.writeTerms(trx, orgId, added, batchTerms(added));
-          }
+          const added = events.filter((_, e) => kept[e]);
+          learnt = await this.writeTerms(trx, orgId, added, batchTerms(added));
         }
-        return rows.length;
-      });
+      }
+      return rows.length;
+    });
     // Committed: the type ids the batch used are known for good.
     for (const [name, id] of learnt ?? []) this.typeIds.set(name, id);
     return { inserted, skipped: events.length - inserted };

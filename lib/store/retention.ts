@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CompiledQuery, type Kysely, type RawBuilder, SqliteAdapter, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
-import { retryingDeadlocks } from './errors';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
 import { documentTerms, eventKey, termWords } from './terms';
 import type { DeleteOptions, EventSelection } from './types';
+import { writeTransaction } from './write-transaction';
 
 /**
  * Deleting events with exact counters: the one primitive behind retention
@@ -262,16 +262,8 @@ export async function deleteEvents(
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_DELETE_BATCH);
   let deleted = 0;
   const run = async (ids: RawBuilder<unknown>) => {
-    // READ COMMITTED on PostgreSQL whatever the server's default, as inserts
-    // (postgres.ts writeBatch): counters shared with concurrent writers.
-    // SQLite has one writer at a time and ignores the setting.
-    // An import into the same org may deadlock with it on PostgreSQL.
-    const n = await retryingDeadlocks(() =>
-      db
-        .transaction()
-        .setIsolationLevel('read committed')
-        .execute((trx) => deleteBatch(trx, orgId, ids)),
-    );
+    // Counters shared with concurrent writers, as inserts (write-transaction.ts).
+    const n = await writeTransaction(db, (trx) => deleteBatch(trx, orgId, ids));
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
     return n;
@@ -318,10 +310,11 @@ async function deleteBatch(
   }));
 
   const counters = [...countDeltas(events).values()];
-  await decrementEventCounts(
+  await subtractCounts(
     trx,
-    orgId,
-    counters.map((c) => [c.eventType, c.bucket, c.n]),
+    'event_counts',
+    EVENT_COUNT_KEY,
+    counters.map((c) => [orgId, c.eventType, c.bucket, c.n]),
   );
 
   // The postings the events had, by key; counters move by what was really there.
@@ -353,11 +346,9 @@ async function deleteBatch(
   const perDay = new Map<string, [number, number, number, number]>();
   const perTerm = new Map<number, number>();
   for (const posting of postings) {
-    const [termId, created, typeId] = [
-      Number(posting.term_id),
-      Number(posting.created),
-      Number(posting.type_id),
-    ];
+    const termId = Number(posting.term_id);
+    const created = Number(posting.created);
+    const typeId = Number(posting.type_id);
     const day = Math.floor(created / DAY_MS);
     const key = `${day}:${termId}:${typeId}`;
     const entry = perDay.get(key);
@@ -367,26 +358,8 @@ async function deleteBatch(
   }
   // The dictionary before the term counters: the order inserts lock them in.
   await decrementTerms(trx, [...perTerm]);
-  await decrementTermDays(trx, [...perDay.values()]);
+  await subtractCounts(trx, 'term_days', TERM_DAY_KEY, [...perDay.values()]);
   return rows.length;
-}
-
-/** Subtracts `n` from (org, type, bucket) event counters and drops those left at zero. */
-async function decrementEventCounts(
-  trx: Kysely<Database>,
-  orgId: string,
-  deltas: [string, number, number][],
-): Promise<void> {
-  const keyed = deltas.map(([type, bucket, n]) => [orgId, type, bucket, n] as const);
-  await subtractCounts(trx, 'event_counts', EVENT_COUNT_KEY, keyed);
-}
-
-/** Subtracts `n` from (term id, day, type id) counters and drops those left at zero. */
-async function decrementTermDays(
-  trx: Kysely<Database>,
-  deltas: [number, number, number, number][],
-): Promise<void> {
-  await subtractCounts(trx, 'term_days', TERM_DAY_KEY, deltas);
 }
 
 /** Subtracts `n` from dictionary counts; a term no event holds any more leaves the dictionary. */
