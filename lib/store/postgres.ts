@@ -6,7 +6,7 @@ import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
-import { writeTransaction } from './write-transaction';
+import { compareText, writeTransaction } from './write-transaction';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -204,8 +204,8 @@ export class PostgresStore extends KyselyStore {
         created: Number(r.created),
         eventTypeName: r.event_type,
       }));
-      // Counter rows are locked in key order, the same in every transaction
-      // (as the dictionary and term counters below): two batches bumping the
+      // Counter rows are locked in the writers' one order (write-transaction.ts),
+      // as the dictionary and term counters below: two batches bumping the
       // same counters in different orders deadlocked.
       const deltas = [...countDeltas(rows).values()].sort(
         (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
@@ -462,11 +462,6 @@ function jsonRowsSource(events: readonly NewEvent[]): RawBuilder<BatchRow> {
 
 /** Batches a bulk load inserts at once (see bulkInsertLanes). */
 const BULK_INSERT_LANES = 2;
-
-/** Binary string order (PostgreSQL's "C" collation or not, any fixed order serves). */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /**
  * A numeric array as PostgreSQL's array text, cast in SQL: pg serializes an

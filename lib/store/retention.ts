@@ -5,7 +5,7 @@ import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
 import { documentTerms, eventKey, termWords } from './terms';
 import type { DeleteOptions, EventSelection } from './types';
-import { writeTransaction } from './write-transaction';
+import { compareText, writeTransaction } from './write-transaction';
 
 /**
  * Deleting events with exact counters: the one primitive behind retention
@@ -113,12 +113,14 @@ async function deleteByKeys<Row = never>(
 
 /**
  * Subtracts from a counter table's `n` each key's amount (`deltas`: the key's
- * values, then the amount) and deletes the rows left at zero, returning
- * their `returning` columns. PostgreSQL: `UPDATE … FROM unnest(…)`.
- * SQLite: keys grouped by amount (most are 1), one amount a statement,
- * rows picked as in deleteByKeys. Not `UPDATE … FROM (VALUES …)` there:
- * given 300 rows, SQLite's planner scans the whole table against an
- * automatic index of the values, once per statement.
+ * values, then the amount, in the writers' lock order: write-transaction.ts)
+ * and deletes the rows left at zero, returning their `returning` columns.
+ * PostgreSQL: the rows are locked in the order given, then updated by
+ * `UPDATE … FROM unnest(…)`, which alone would lock them in its join's order.
+ * SQLite (one writer at a time): keys grouped by amount (most are 1), one
+ * amount a statement, rows picked as in deleteByKeys. Not `UPDATE … FROM
+ * (VALUES …)` there: given 300 rows, SQLite's planner scans the whole table
+ * against an automatic index of the values, once per statement.
  */
 async function subtractCounts<Row = never>(
   trx: Kysely<Database>,
@@ -129,17 +131,22 @@ async function subtractCounts<Row = never>(
 ): Promise<Row[]> {
   if (deltas.length === 0) return [];
   if (!isSqlite(trx)) {
-    const names = columns.map(([name]) => name);
-    const amounts = deltas.map((delta) => delta[columns.length]);
+    const names = columns.map(([name]) => sql.ref(name));
+    const arrays = sql.join([
+      ...columns.map(([, type], i) => typedArray(type, deltas, i)),
+      sql`${deltas.map((delta) => delta[columns.length])}::bigint[]`,
+    ]);
+    const sameKey = sql.join(
+      columns.map(([name]) => sql`${sql.ref(`${table}.${name}`)} = ${sql.ref(`d.${name}`)}`),
+      sql` AND `,
+    );
+    await sql`SELECT 1 FROM ${sql.table(table)}
+      JOIN unnest(${arrays}) WITH ORDINALITY AS d(${sql.join(names)}, amount, position)
+        ON ${sameKey}
+      ORDER BY d.position FOR UPDATE OF ${sql.table(table)}`.execute(trx);
     await sql`UPDATE ${sql.table(table)} SET n = ${sql.ref(`${table}.n`)} - d.amount
-      FROM unnest(${sql.join([
-        ...columns.map(([, type], i) => typedArray(type, deltas, i)),
-        sql`${amounts}::bigint[]`,
-      ])}) AS d(${sql.join([...names.map((name) => sql.ref(name)), sql.ref('amount')])})
-      WHERE ${sql.join(
-        names.map((name) => sql`${sql.ref(`${table}.${name}`)} = ${sql.ref(`d.${name}`)}`),
-        sql` AND `,
-      )}`.execute(trx);
+      FROM unnest(${arrays}) AS d(${sql.join(names)}, amount)
+      WHERE ${sameKey}`.execute(trx);
     return deleteByKeys<Row>(trx, table, columns, deltas, returning, true);
   }
   const byAmount = new Map<number, Key[]>();
@@ -309,7 +316,10 @@ async function deleteBatch(
     doc: row.doc,
   }));
 
-  const counters = [...countDeltas(events).values()];
+  // Counter rows in the writers' lock order (write-transaction.ts).
+  const counters = [...countDeltas(events).values()].sort(
+    (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
+  );
   await subtractCounts(
     trx,
     'event_counts',
@@ -356,9 +366,20 @@ async function deleteBatch(
     else perDay.set(key, [termId, day, typeId, 1]);
     perTerm.set(termId, (perTerm.get(termId) ?? 0) + 1);
   }
-  // The dictionary before the term counters: the order inserts lock them in.
-  await decrementTerms(trx, [...perTerm]);
-  await subtractCounts(trx, 'term_days', TERM_DAY_KEY, [...perDay.values()]);
+  // The dictionary before the term counters, each in the writers' lock
+  // order: terms by their text, term counters by key.
+  const termOf = new Map<number, string>();
+  for (const [term, id] of termIds) termOf.set(id, term);
+  await decrementTerms(
+    trx,
+    [...perTerm].sort(([a], [b]) => compareText(termOf.get(a)!, termOf.get(b)!)),
+  );
+  await subtractCounts(
+    trx,
+    'term_days',
+    TERM_DAY_KEY,
+    [...perDay.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]),
+  );
   return rows.length;
 }
 
