@@ -83,6 +83,10 @@ const UNTRUSTED_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/** Said when an answer suggests --source names something other than the API's base. */
+const BASE_URL_HINT =
+  "is --source the API's base URL (https://cloud.mongodb.com/api/public/v1.0, or …/api/public/v1.0 of a self-hosted installation)?";
+
 const MAX_BACKOFF_MS = 30_000;
 /** 429s are the source asking for patience, not failing: allow more of them in a row. */
 const MAX_THROTTLED = 30;
@@ -123,7 +127,9 @@ export class SourceClient {
     params.set('includeRaw', 'true');
     params.set('itemsPerPage', String(request.itemsPerPage));
     params.set('pageNum', String(request.pageNum));
-    const path = `${this.base.pathname}/orgs/${encodeURIComponent(this.options.orgId)}/events?${params}`;
+    // The base's path without a trailing slash: a bare origin's "/" would
+    // make "//orgs/…", which servers redirect or refuse.
+    const path = `${this.base.pathname.replace(/\/+$/, '')}/orgs/${encodeURIComponent(this.options.orgId)}/events?${params}`;
     const answer = await this.getWithRetries(path);
     let body: unknown;
     try {
@@ -131,14 +137,14 @@ export class SourceClient {
     } catch {
       throw new MirrorError(
         'SOURCE_FAILED',
-        `The source answered ${path} with something that is not JSON`,
+        `The source answered ${path} with something that is not JSON: ${BASE_URL_HINT}`,
       );
     }
     const results = (body as { results?: unknown }).results;
     if (!Array.isArray(results)) {
       throw new MirrorError(
         'SOURCE_FAILED',
-        `The source's answer to ${path} has no "results" list`,
+        `The source's answer to ${path} has no "results" list: ${BASE_URL_HINT}`,
       );
     }
     const texts = resultTexts(answer.body);
@@ -208,7 +214,7 @@ export class SourceClient {
         if (failures >= this.maxRetries) {
           throw new MirrorError(
             'SOURCE_FAILED',
-            `The source failed ${failures + 1} times in a row on ${path}: ${answer.status} ${errorCode ?? ''}`.trim(),
+            `The source failed ${failures + 1} times in a row on ${path}: ${statusLine(answer.status, errorCode)}`,
           );
         }
         failures++;
@@ -229,7 +235,7 @@ export class SourceClient {
           )
         : new MirrorError(
             'WRONG_KEY',
-            `The source refused the key ${this.options.publicKey}: check the public and private key (401 ${errorCode ?? ''})`.trim(),
+            `The source refused the key ${this.options.publicKey}: check the public and private key (${statusLine(401, errorCode)})`,
           );
     }
     if (answer.status === 404) {
@@ -240,12 +246,24 @@ export class SourceClient {
           )
         : new MirrorError(
             'NOT_FOUND',
-            `The source answered 404 ${errorCode ?? ''} for ${this.base.href}/orgs/${org}/events: is --source the API's base URL (…/api/public/v1.0) and --source-org right?`,
+            `The source answered ${statusLine(404, errorCode)} for ${this.base.href}/orgs/${org}/events: ${BASE_URL_HINT} Is --source-org right?`,
           );
     }
+    if (answer.status >= 300 && answer.status < 400) {
+      // Not followed: a redirect is a wrong base URL (http for https, a
+      // dashboard's path), which the person running the mirror should fix.
+      const location = headerOf(answer, 'location');
+      return new MirrorError(
+        'REJECTED',
+        `The source redirected the request (${answer.status}) to ${location ?? 'nowhere named'}: ${BASE_URL_HINT}`,
+      );
+    }
+    const detail = detailOf(answer);
     return new MirrorError(
       'REJECTED',
-      `The source refused the request (${answer.status} ${errorCode ?? ''}): ${detailOf(answer) ?? answer.body.slice(0, 200)}`,
+      detail === undefined
+        ? `The source refused the request (${statusLine(answer.status, errorCode)}) with something that is not the API's error: ${BASE_URL_HINT}`
+        : `The source refused the request (${statusLine(answer.status, errorCode)}): ${detail}`,
     );
   }
 
@@ -272,6 +290,11 @@ export class SourceClient {
       await this.sleep(this.sent[0]! + 60_000 - now + 1);
     }
   }
+}
+
+/** "404 ORG_NOT_FOUND", or "308" when the answer names no error code. */
+function statusLine(status: number, errorCode: string | undefined): string {
+  return errorCode ? `${status} ${errorCode}` : String(status);
 }
 
 function errorCodeOf(answer: HttpAnswer): string | undefined {

@@ -58,9 +58,9 @@ const list: Command = async (args, context) => {
     ),
   );
   for (const run of runs.filter((r) => r.status === 'interrupted' || r.status === 'failed')) {
-    context.say(
-      `Run ${run.id} ${run.status}${run.detail ? `: ${run.detail}` : ''}. 'imports undo ${run.id}' removes the events it added.`,
-    );
+    // Undo is offered only where there is something to undo.
+    const undo = run.inserted > 0 ? ` 'imports undo ${run.id}' removes the events it added.` : '';
+    context.say(`Run ${run.id} ${run.status}${run.detail ? `: ${run.detail}` : ''}.${undo}`);
   }
   return EXIT.ok;
 };

@@ -375,7 +375,7 @@ function mirrorSuite(variant: Variant) {
       );
     });
 
-    test('a wrong key, an unknown org and an unreachable or unknown host are clear errors', async () => {
+    test('a wrong key, an unknown org, an unreachable or unknown host and a --source that is not the API base are clear errors', async () => {
       const target = `file:${path.join(tmp, 'errors.db')}`;
       assert.equal(cli(target, 'orgs', 'create', '--name', 'E', '--id', copy.orgId).code, 0);
       const wrongKey = cli(target, 'mirror', ...sourceArgs, '--private-key', 'not-the-key');
@@ -417,15 +417,35 @@ function mirrorSuite(variant: Variant) {
         unknownHost.stderr,
         /Cannot reach http:\/\/no-such-host\.invalid: .*(ENOTFOUND|EAI_AGAIN)/,
       );
+      // The server's root instead of its API base (with and without the
+      // trailing slash): this product answers the dashboard's path with a
+      // redirect to sign-in, a plain web server with a page or a 404.
+      const origin = new URL(source.apiUrl).origin;
+      for (const notTheApi of [origin, `${origin}/`]) {
+        const result = cli(
+          target,
+          'mirror',
+          ...withArg(sourceArgs, '--source', notTheApi),
+          '--private-key',
+          source.keys.member.privateKey,
+        );
+        assert.equal(result.code, 1);
+        assert.match(result.stderr, /is --source the API's base URL/);
+      }
       assert.equal(await countIn(target, copy.orgId), 0);
       const ledger = cli(target, 'imports', 'list', '--org', copy.orgId, '--json');
       const runs = (ledger.json as { runs: { status: string; detail: string }[] }).runs;
       assert.deepEqual(
         runs.map((r) => r.status),
-        ['failed', 'failed', 'failed', 'failed'],
+        ['failed', 'failed', 'failed', 'failed', 'failed', 'failed'],
         'each refused mirror is recorded as failed, with its reason',
       );
-      assert.match(runs[0]!.detail, /no-such-host\.invalid/);
+      assert.match(runs[2]!.detail, /no-such-host\.invalid/);
+      // Nothing was added, so nothing is offered to undo.
+      const listed = cli(target, 'imports', 'list', '--org', copy.orgId);
+      assert.equal(listed.code, 0);
+      assert.match(listed.stdout, /failed: The source refused the key/);
+      assert.doesNotMatch(listed.stdout, /imports undo/);
     });
 
     if (variant === 'self-hosted') {
