@@ -140,12 +140,13 @@ describe('import', () => {
       JSON.stringify({ ...events[7], created: 'yesterday' }),
       JSON.stringify({ ...events[8], currentValue: { number: 'lots', units: 'RAW' } }),
       good[2],
+      '{"id": "0123456789abcdef01234567"}',
     ];
     const report = await importEvents(store, write('bad.ndjson', lines.join('\n')), { orgId: ORG });
     const byLine = new Map(report.issues.map((i) => [i.line, i.message]));
     assert.deepEqual(
       report.issues.map((i) => i.line),
-      [2, 4, 6, 7, 8, 8, 9, 10],
+      [2, 4, 6, 7, 8, 8, 9, 10, 12],
     );
     assert.match(byLine.get(2)!, /^id: id must be 24 lowercase hex digits/);
     assert.match(byLine.get(4)!, /^Not valid JSON/);
@@ -156,11 +157,12 @@ describe('import', () => {
       /^created: created must be a date \(2026-01-31\) or an ISO 8601 date-time/,
     );
     assert.match(byLine.get(10)!, /^currentValue\.number: must be a number or a numeric string/);
+    assert.equal(byLine.get(12), 'created: missing; eventTypeName: missing');
     assert.equal(report.issues.find((i) => i.line === 8)!.location, 'line 8, [0]');
     assert.match(report.issues.find((i) => i.line === 8)!.message, /Expected an event object/);
     assert.deepEqual(
       { read: report.read, inserted: report.inserted, invalid: report.invalid },
-      { read: 11, inserted: 3, invalid: 8 },
+      { read: 12, inserted: 3, invalid: 9 },
     );
     await assertStored(events.slice(0, 3));
   });

@@ -411,6 +411,16 @@ async function* withStallMarks<T>(source: AsyncIterable<T>): AsyncGenerator<T | 
   }
 }
 
+/** The value at `path` inside a parsed record, or undefined where there is none. */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
 /** No batch is full yet. */
 const NONE: readonly NewEvent[][] = [];
 
@@ -512,9 +522,13 @@ export function toNewEvent(
     if (!parsed.success) {
       return parsed.error.issues
         .slice(0, 3)
-        .map((issue) =>
-          issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
-        )
+        .map((issue) => {
+          if (issue.path.length === 0) return issue.message;
+          // zod words an absent field as a type mismatch ("expected string,
+          // received undefined"); a person reads "missing" faster.
+          const absent = issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined;
+          return `${issue.path.join('.')}: ${absent ? 'missing' : issue.message}`;
+        })
         .join('; ');
     }
     input = parsed.data;
