@@ -14,7 +14,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, isoTime, requireOrg } from './context';
-import { formatBytes, formatDuration, formatNumber, Progress } from './progress';
+import { Progress, formatBytes, formatCount, formatDuration, formatNumber } from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
 
@@ -117,7 +117,7 @@ export const seed: Command = async (args, context) => {
     eventsPerSecond: Math.round(rate),
   });
   context.say(
-    `Seeded ${formatNumber(result.inserted)} events into "${org.name}" (${orgId}) in ${formatDuration(result.seconds)}: ` +
+    `Seeded ${formatCount(result.inserted, 'event')} into "${org.name}" (${orgId}) in ${formatDuration(result.seconds)}: ` +
       `${formatNumber(rate)} events/s.` +
       (result.skipped > 0
         ? ` ${formatNumber(result.skipped)} were already there (same seed and range).`

@@ -14,7 +14,7 @@ import {
   readContext,
   requireOrgOption,
 } from './events-options';
-import { formatBytes, formatNumber, Progress } from './progress';
+import { Progress, formatBytes, formatCount, formatNumber } from './progress';
 
 function closed(stream: fs.WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -112,7 +112,7 @@ export async function exportEventsCommand(
   };
   context.emit(summary);
   context.note(
-    `Exported ${formatNumber(opened.totalCount)} events (${formatBytes(bytes)}) in ${seconds.toFixed(1)} s${target ? ` to ${target}` : ''}.`,
+    `Exported ${formatCount(opened.totalCount, 'event')} (${formatBytes(bytes)}) in ${seconds.toFixed(1)} s${target ? ` to ${target}` : ''}.`,
   );
   return EXIT.ok;
 }

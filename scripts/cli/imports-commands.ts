@@ -10,7 +10,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, isoTime, requireOrg, table } from './context';
-import { formatNumber } from './progress';
+import { formatCount, formatNumber } from './progress';
 
 /** `imports list --org ORG [--limit N]` and `imports undo ID [--force]`: the import ledger. */
 export const imports: Command = async (args, context) => {
@@ -78,7 +78,7 @@ const undo: Command = async (args, context) => {
     outcome = await undoIngestRun(store, id, {
       force: values.force ?? false,
       onBatch: (deleted) => {
-        if (!context.json) process.stderr.write(`\rRemoved ${formatNumber(deleted)} events`);
+        if (!context.json) process.stderr.write(`\rRemoved ${formatCount(deleted, 'event')}`);
       },
     });
   } catch (error) {
@@ -90,7 +90,7 @@ const undo: Command = async (args, context) => {
   context.emit({ run: runJson(outcome.run), deleted: outcome.deleted });
   context.say(
     `Undid ${outcome.run.kind} run ${id} (${outcome.run.source}) in ${outcome.run.orgId}: ` +
-      `${formatNumber(outcome.deleted)} events removed, counters updated.`,
+      `${formatCount(outcome.deleted, 'event')} removed, counters updated.`,
   );
   return EXIT.ok;
 };

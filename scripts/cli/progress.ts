@@ -66,6 +66,11 @@ export function formatNumber(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+/** "1 event", "2,000 events": a count with its noun, singular for one. */
+export function formatCount(n: number, noun: string): string {
+  return `${formatNumber(n)} ${Math.round(n) === 1 ? noun : `${noun}s`}`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];

@@ -1,7 +1,7 @@
 import { formatCreated } from '@/lib/domain/event';
 import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
 import { type Command, requireOrg } from './context';
-import { formatDuration, formatNumber, Progress } from './progress';
+import { Progress, formatCount, formatDuration } from './progress';
 
 /**
  * `events prune --org ORG --before DATE [--dry-run]`: retention. Deletes every event
@@ -23,7 +23,7 @@ export const prune: Command = async (args, context) => {
   if (values['dry-run']) {
     context.emit({ orgId, before: beforeText, dryRun: true, wouldDelete: count });
     context.say(
-      `Would delete ${formatNumber(count)} events of ${orgId} created before ${beforeText}.`,
+      `Would delete ${formatCount(count, 'event')} of ${orgId} created before ${beforeText}.`,
     );
     return EXIT.ok;
   }
@@ -39,7 +39,7 @@ export const prune: Command = async (args, context) => {
   if (deleted > 0) await store.refreshStatistics();
   context.emit({ orgId, before: beforeText, dryRun: false, deleted, seconds });
   context.say(
-    `Deleted ${formatNumber(deleted)} events of ${orgId} created before ${beforeText} in ${formatDuration(seconds)}.`,
+    `Deleted ${formatCount(deleted, 'event')} of ${orgId} created before ${beforeText} in ${formatDuration(seconds)}.`,
   );
   return EXIT.ok;
 };
