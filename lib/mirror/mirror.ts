@@ -52,6 +52,13 @@ export type MirrorOptions = {
   /** Waits up to `ms`, resolving early when a stop is requested. */
   pause?: (ms: number) => Promise<void>;
   onProgress?: (progress: MirrorProgress) => void;
+  /**
+   * With `follow`: after each catch-up, before waiting `nextCheckSeconds`.
+   * `through` as in the summary.
+   */
+  onCaughtUp?: (
+    state: MirrorProgress & { through: string | null; nextCheckSeconds: number },
+  ) => void;
   /** A record the source served that is not a valid event (counted as rejected). */
   onRejected?: (record: unknown, message: string) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -248,6 +255,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     }
   };
 
+  const throughText = () =>
+    checkpoint.through === undefined ? null : formatCreated(checkpoint.through);
   let stopped = false;
   try {
     if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
@@ -255,7 +264,9 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       const lo = checkpoint.through !== undefined ? checkpoint.through - overlapMs : options.since;
       stopped = !(await walk({ lo, pageNum: 1 }));
       if (stopped || !options.follow) break;
-      await pause((options.intervalSeconds ?? 60) * 1000);
+      const nextCheckSeconds = options.intervalSeconds ?? 60;
+      options.onCaughtUp?.({ ...progress(), through: throughText(), nextCheckSeconds });
+      await pause(nextCheckSeconds * 1000);
       stopped = shouldStop();
     }
   } catch (error) {
@@ -275,7 +286,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     requests: last.requests,
     retries: last.retries,
     seconds: last.seconds,
-    through: checkpoint.through === undefined ? null : formatCreated(checkpoint.through),
+    through: throughText(),
     stopped,
   };
 }

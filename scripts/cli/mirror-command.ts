@@ -11,7 +11,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, requireOrg } from './context';
-import { formatDuration, formatNumber } from './progress';
+import { formatCount, formatDuration, formatNumber } from './progress';
 
 /**
  * `mirror --org LOCAL_ORG --source BASE_URL --source-org ORG_ID --public-key PUB`
@@ -113,6 +113,7 @@ export const mirror: Command = async (args, context) => {
           };
         }),
       onProgress: (progress) => status.update(progress),
+      onCaughtUp: (state) => status.caughtUp(state),
       onRejected: (_record, message) => {
         status.clear();
         context.note(`Rejected an event the source served: ${message}`);
@@ -155,10 +156,16 @@ export const mirror: Command = async (args, context) => {
   }
 };
 
-/** Copied, rate and window on stderr: redrawn on a terminal, a line every 5 s elsewhere. */
+/**
+ * Copied, rate and window on stderr: redrawn on a terminal, a line every 5 s
+ * elsewhere. Following, each catch-up says how far the copy is complete;
+ * off a terminal (a service's log) only when it copied something new, or
+ * the first time.
+ */
 class StatusLine {
-  private last = 0;
+  private last = -Infinity;
   private drawn = false;
+  private reportedCopied: number | undefined;
   private readonly stream = process.stderr;
 
   update(p: MirrorProgress): void {
@@ -169,6 +176,17 @@ class StatusLine {
     const rate = formatNumber(p.copied / Math.max(p.seconds, 0.001));
     const window = `${p.window.minDate ?? '…'} to ${p.window.maxDate ?? 'now'}${p.window.pageNum > 1 ? ` page ${p.window.pageNum}` : ''}`;
     const line = `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`;
+    if (tty) {
+      this.stream.write(`\r${line}\u001b[K`);
+      this.drawn = true;
+    } else this.stream.write(`${line}\n`);
+  }
+
+  caughtUp(state: MirrorProgress & { through: string | null; nextCheckSeconds: number }): void {
+    const tty = this.stream.isTTY;
+    if (!tty && state.copied === this.reportedCopied) return;
+    this.reportedCopied = state.copied;
+    const line = `Up to date through ${state.through ?? '(the source has no events yet)'}: ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`;
     if (tty) {
       this.stream.write(`\r${line}\u001b[K`);
       this.drawn = true;

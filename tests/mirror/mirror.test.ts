@@ -286,7 +286,7 @@ function mirrorSuite(variant: Variant) {
       );
     });
 
-    test('--follow picks up events added to the source afterwards and ends cleanly on SIGTERM', async () => {
+    test('--follow picks up events added to the source afterwards, logs each catch-up that copied, and ends cleanly on SIGTERM', async () => {
       const follow = startMirror(
         copy.databaseUrl,
         [...sourceArgs, '--follow', '--interval', '1', '--json'],
@@ -333,6 +333,20 @@ function mirrorSuite(variant: Variant) {
       const summary = JSON.parse(result.stdout) as { copied: number; stopped: boolean };
       assert.equal(summary.stopped, true);
       assert.equal(summary.copied, added.length);
+      // Off a terminal, a catch-up is logged the first time and when it
+      // copied something: the counts only grow, ending at what was added.
+      const caughtUp = [
+        ...result.stderr.matchAll(
+          /Up to date through \S+: (\d+) events? copied so far; next check in 1 s/g,
+        ),
+      ].map((line) => Number(line[1]));
+      assert.ok(caughtUp.length > 0, result.stderr);
+      assert.equal(caughtUp.at(-1), added.length);
+      assert.deepEqual(
+        caughtUp,
+        [...new Set(caughtUp)].sort((a, b) => a - b),
+        result.stderr,
+      );
       const copyClient = new DigestClient(copy.baseUrl, copy.keys.member);
       const got = await copyClient.getJson<{ username: string; raw: unknown }>(
         `/api/public/v1.0/orgs/${copy.orgId}/events/${added[0]!.id}?includeRaw=true`,
