@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { NewEvent } from '@/lib/domain/event';
 import { openBulkLoadHelper } from '@/lib/store/bulk-load-helper';
+import { compareEventsForWrite } from '@/lib/store/write-transaction';
 import { packBatch, transferables } from './bulk-batch';
 import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
@@ -44,22 +45,12 @@ async function capacity(): Promise<void> {
   }
 }
 
-/**
- * The order rows are inserted in within one batch (one transaction) changes
- * nothing but speed: grouped by type, the per-type index is written in runs
- * instead of hopping between ~300 places for every row. Sorting here costs
- * the producer thread, not the inserting one.
- */
-function byIndexOrder(a: NewEvent, b: NewEvent): number {
-  if (a.eventTypeName !== b.eventTypeName) return a.eventTypeName < b.eventTypeName ? -1 : 1;
-  if (a.created !== b.created) return b.created - a.created;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
 async function sendBatch(batch: NewEvent[], progress: number): Promise<void> {
   await capacity();
   inFlight++;
-  const packed = packBatch(batch.sort(byIndexOrder));
+  // Sorted here, on the producing thread, into the order the store writes
+  // in (compareEventsForWrite): the inserting thread then finds it so.
+  const packed = packBatch(batch.sort(compareEventsForWrite));
   port.postMessage(
     { type: 'batch', batch: packed, progress } satisfies FromWorker,
     transferables(packed),

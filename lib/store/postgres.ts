@@ -6,7 +6,7 @@ import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
-import { compareText, writeTransaction } from './write-transaction';
+import { compareText, inWriteOrder, writeTransaction } from './write-transaction';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -190,7 +190,10 @@ export class PostgresStore extends KyselyStore {
     runId: string | null,
     prepared: BatchTerms | undefined,
   ): Promise<InsertResult> {
-    const source = eventRowsSource(events);
+    // Rows in the writers' one order: two batches holding some of the same
+    // ids (overlapping files imported at once) wait for each other instead
+    // of deadlocking on them.
+    const source = eventRowsSource(inWriteOrder(events));
     let learnt: Map<string, number> | undefined;
     // READ COMMITTED, and run again if PostgreSQL breaks a deadlock with it.
     const inserted = await writeTransaction(this.db, async (trx) => {
