@@ -195,6 +195,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     let next = windowOf(segment);
     let pending = fetchPage(next);
     let batch: NewEvent[] = [];
+    const edge = new EdgeSecond();
     for (;;) {
       window = next;
       const page = await pending;
@@ -224,15 +225,21 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         (window.pageNum - 1) * itemsPerPage,
       );
       page.forEach(({ value: record, text }) => {
+        // Read again at a window's edge: already counted, never stored twice.
+        const reread = edge.has(record);
         const event = toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
-          counts.rejected++;
-          options.onRejected?.(record, event);
+          if (!reread) {
+            counts.rejected++;
+            options.onRejected?.(record, event);
+          }
           return;
         }
+        // Its place in the second is counted either way (see ListingOrder).
         event.created = listing.sortKey(event.created);
-        batch.push(event);
+        if (!reread) batch.push(event);
       });
+      edge.after(records);
       // Read once: a stop must never leave gathered pages unstored.
       const stop = shouldStop();
       if (done || stop || batch.length >= eventsPerWrite) {
@@ -289,6 +296,45 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     through: throughText(),
     stopped,
   };
+}
+
+/**
+ * The ids of the last page's oldest second: the next window ends with that
+ * second, so the source serves them again. Recognised, they are dropped
+ * rather than counted "already present" (a first copy showed a few), and an
+ * invalid one is not reported twice.
+ */
+class EdgeSecond {
+  private second: number | undefined;
+  private readonly ids = new Set<string>();
+
+  has(record: SourceRecord): boolean {
+    return (
+      typeof record.id === 'string' && this.ids.has(record.id) && secondOf(record) === this.second
+    );
+  }
+
+  /** After each page (newest first): its oldest second's ids, added to those of earlier pages of that second. */
+  after(records: readonly SourceRecord[]): void {
+    const last = records.at(-1);
+    if (last === undefined) return;
+    const second = secondOf(last);
+    if (second !== this.second) {
+      this.ids.clear();
+      this.second = second;
+    }
+    if (second === undefined) return;
+    for (let i = records.length - 1; i >= 0; i--) {
+      const record = records[i]!;
+      if (secondOf(record) !== second) break;
+      if (typeof record.id === 'string') this.ids.add(record.id);
+    }
+  }
+}
+
+function secondOf(record: SourceRecord): number | undefined {
+  const created = typeof record.created === 'string' ? parseDateTime(record.created) : null;
+  return created === null ? undefined : Math.floor(created / 1000);
 }
 
 function createdOf(record: SourceRecord): number {

@@ -95,6 +95,9 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
           source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
         });
         assert.equal(summary.copied, events.length);
+        // Windows end with the second the last page ended in, so its events
+        // are served again: recognised, not counted as already present.
+        assert.equal(summary.skipped, 0);
         const page = await store.listEvents({
           orgId: ORG,
           offset: 0,
