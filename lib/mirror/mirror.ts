@@ -52,13 +52,8 @@ export type MirrorOptions = {
   /** Waits up to `ms`, resolving early when a stop is requested. */
   pause?: (ms: number) => Promise<void>;
   onProgress?: (progress: MirrorProgress) => void;
-  /**
-   * With `follow`: after each catch-up, before waiting `nextCheckSeconds`.
-   * `through` as in the summary.
-   */
-  onCaughtUp?: (
-    state: MirrorProgress & { through: string | null; nextCheckSeconds: number },
-  ) => void;
+  /** With `follow`: after each catch-up, before waiting `nextCheckSeconds`. */
+  onCaughtUp?: (state: MirrorCaughtUp) => void;
   /** A record the source served that is not a valid event (counted as rejected). */
   onRejected?: (record: unknown, message: string) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -74,6 +69,9 @@ export type MirrorProgress = {
   window: { minDate?: string; maxDate?: string; pageNum: number };
   seconds: number;
 };
+
+/** Where a following mirror stands after a catch-up (`through` as in the summary). */
+export type MirrorCaughtUp = MirrorProgress & { through: string | null; nextCheckSeconds: number };
 
 export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
   runId: string;
@@ -332,13 +330,18 @@ class EdgeSecond {
   }
 }
 
+/** A record's `created` in ms, or null when it has no valid one. */
+function createdOrNull(record: SourceRecord): number | null {
+  return typeof record.created === 'string' ? parseDateTime(record.created) : null;
+}
+
 function secondOf(record: SourceRecord): number | undefined {
-  const created = typeof record.created === 'string' ? parseDateTime(record.created) : null;
+  const created = createdOrNull(record);
   return created === null ? undefined : Math.floor(created / 1000);
 }
 
 function createdOf(record: SourceRecord): number {
-  const created = typeof record.created === 'string' ? parseDateTime(record.created) : null;
+  const created = createdOrNull(record);
   if (created === null) {
     throw new MirrorError(
       'SOURCE_FAILED',

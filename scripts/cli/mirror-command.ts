@@ -1,4 +1,9 @@
-import { MirrorError, type MirrorProgress, runMirror } from '@/lib/mirror/mirror';
+import {
+  type MirrorCaughtUp,
+  MirrorError,
+  type MirrorProgress,
+  runMirror,
+} from '@/lib/mirror/mirror';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import {
   CommandError,
@@ -175,19 +180,22 @@ class StatusLine {
     this.last = now;
     const rate = formatNumber(p.copied / Math.max(p.seconds, 0.001));
     const window = `${p.window.minDate ?? '…'} to ${p.window.maxDate ?? 'now'}${p.window.pageNum > 1 ? ` page ${p.window.pageNum}` : ''}`;
-    const line = `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`;
-    if (tty) {
-      this.stream.write(`\r${line}\u001b[K`);
-      this.drawn = true;
-    } else this.stream.write(`${line}\n`);
+    this.show(
+      `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`,
+    );
   }
 
-  caughtUp(state: MirrorProgress & { through: string | null; nextCheckSeconds: number }): void {
-    const tty = this.stream.isTTY;
-    if (!tty && state.copied === this.reportedCopied) return;
+  caughtUp(state: MirrorCaughtUp): void {
+    if (!this.stream.isTTY && state.copied === this.reportedCopied) return;
     this.reportedCopied = state.copied;
-    const line = `Up to date through ${state.through ?? '(the source has no events yet)'}: ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`;
-    if (tty) {
+    this.show(
+      `Up to date through ${state.through ?? '(the source has no events yet)'}: ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`,
+    );
+  }
+
+  /** Redrawn in place on a terminal, a line of its own elsewhere. */
+  private show(line: string): void {
+    if (this.stream.isTTY) {
       this.stream.write(`\r${line}\u001b[K`);
       this.drawn = true;
     } else this.stream.write(`${line}\n`);
