@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { StoreUnavailableError } from './errors';
 import { setStoreLogger } from './log';
+import { eventsOneMinuteApart } from './testing/fixtures';
 import { PostgresStore } from './postgres';
 
 /**
@@ -17,13 +17,7 @@ import { PostgresStore } from './postgres';
 describe('PostgreSQL store during an outage', () => {
   const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'dddddddddddddddd');
   const base = Date.UTC(2026, 0, 1);
-  const events = Array.from({ length: 500 }, (_, i) =>
-    encodeEvent(orgId, {
-      id: objectIdAt(base + i * 60_000, i.toString(16).padStart(16, '0')),
-      created: new Date(base + i * 60_000).toISOString(),
-      eventTypeName: 'JOINED_ORG',
-    }),
-  );
+  const events = eventsOneMinuteApart(orgId, 500, { from: base });
   let database: { url: string; drop: () => Promise<void> };
   let name: string;
   let admin: pg.Client;

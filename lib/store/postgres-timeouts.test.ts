@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { encodeEvent } from '@/lib/domain/encode';
 import { ApiError, toApiError } from '@/lib/domain/errors';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { createTestDatabase } from '@/tests/helpers/postgres';
@@ -10,6 +9,7 @@ import { StoreUnavailableError } from './errors';
 import { migrateToLatest } from './kysely-store';
 import { migrationProvider } from './migrations';
 import type { Database } from './schema';
+import { eventsOneMinuteApart } from './testing/fixtures';
 import { PostgresStore } from './postgres';
 
 /**
@@ -23,14 +23,10 @@ import { PostgresStore } from './postgres';
 describe('PostgreSQL store under server-wide timeouts', () => {
   const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'eeeeeeeeeeeeeeee');
   const base = Date.UTC(2026, 0, 1);
-  const events = Array.from({ length: 200 }, (_, i) =>
-    encodeEvent(orgId, {
-      id: objectIdAt(base + i * 60_000, i.toString(16).padStart(16, '0')),
-      created: new Date(base + i * 60_000).toISOString(),
-      eventTypeName: 'JOINED_ORG',
-      username: `user${i % 7}@example.com`,
-    }),
-  );
+  const events = eventsOneMinuteApart(orgId, 200, {
+    from: base,
+    extra: (i) => ({ username: `user${i % 7}@example.com` }),
+  });
   let database: { url: string; drop: () => Promise<void> };
   let name: string;
   /** On the test database itself: it takes the locks that make the store wait. */

@@ -12,6 +12,7 @@ import { StoreUnavailableError } from './errors';
 import { SqliteStore } from './sqlite';
 import { storeContract } from './store.contract';
 import { openSqliteWriterThread } from './testing/sqlite-writer';
+import { eventsOneMinuteApart } from './testing/fixtures';
 import { MIGRATION_NAMES, migrationProvider } from './migrations';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
@@ -34,14 +35,7 @@ storeContract('SQLite', async () => {
 
 describe('SQLite bulk-load helper', () => {
   const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'cccccccccccccccc');
-  const events = Array.from({ length: 250 }, (_, i) => {
-    const created = Date.UTC(2026, 0, 1) + i * 60_000;
-    return encodeEvent(orgId, {
-      id: objectIdAt(created, i.toString(16).padStart(16, '0')),
-      created: new Date(created).toISOString(),
-      eventTypeName: 'JOINED_ORG',
-    });
-  });
+  const events = eventsOneMinuteApart(orgId, 250);
 
   /**
    * How many events the database file holds on its own, without its WAL
