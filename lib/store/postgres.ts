@@ -2,6 +2,14 @@ import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'ky
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
 import { errorDetails, storeLogger } from './log';
+import {
+  type ConnectionSlot,
+  copyRows,
+  encodeBinaryCopy,
+  trackingConnections,
+  withConnectionSlot,
+} from './postgres-copy';
+import { isUniqueViolation, translateStoreError } from './errors';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
@@ -88,7 +96,9 @@ export class PostgresStore extends KyselyStore {
     });
     reportLostConnections(pool);
     const store = new PostgresStore(
-      new Kysely<Database>({ dialect: reportingUnavailable(new PostgresDialect({ pool })) }),
+      new Kysely<Database>({
+        dialect: reportingUnavailable(new PostgresDialect({ pool: trackingConnections(pool) })),
+      }),
       pool,
     );
     try {
@@ -172,17 +182,16 @@ export class PostgresStore extends KyselyStore {
   }
 
   /**
-   * One transaction per batch, its events shipped as one text parameter
-   * (eventRowsSource): a single round trip writes thousands of rows, and the
-   * counters move with them.
+   * One transaction per batch: its events (insertNewEvents), their counters,
+   * postings and dictionary, committed together. A few statements write
+   * thousands of rows: large batches by COPY, the rest as one text parameter
+   * (eventRowsSource).
    *
    * Batches may be written at once (a bulk load's lanes, two imports into
    * one org). Every transaction takes its locks table by table in one order,
-   * and by key within each table (counters, dictionary, type names), so
-   * waits never form a cycle; the one exception is the events themselves,
-   * inserted in the batch's own order: two batches repeating two ids in
-   * opposite orders could deadlock there, and PostgreSQL then rolls one back,
-   * which is tried again (writeTransaction).
+   * and by key within each table (write-transaction.ts), so waits never form
+   * a cycle; a deadlock caused by another client is run again
+   * (writeTransaction).
    */
   protected async insertBatch(
     orgId: string,
@@ -193,59 +202,52 @@ export class PostgresStore extends KyselyStore {
     // Rows in the writers' one order: two batches holding some of the same
     // ids (overlapping files imported at once) wait for each other instead
     // of deadlocking on them.
-    const source = eventRowsSource(inWriteOrder(events));
+    const ordered = inWriteOrder(events);
     let learnt: Map<string, number> | undefined;
     // READ COMMITTED, and run again if PostgreSQL breaks a deadlock with it.
-    const inserted = await writeTransaction(this.db, async (trx) => {
-      const result = await sql<{ id: string; created: number; event_type: string }>`
-        INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
-        SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw, CAST(${runId} AS text)
-        FROM ${source} AS t
-        ON CONFLICT (org_id, id) DO NOTHING
-        RETURNING id, created, event_type`.execute(trx);
-      const rows = result.rows.map((r) => ({
-        created: Number(r.created),
-        eventTypeName: r.event_type,
-      }));
-      // Counter rows are locked in the writers' one order (write-transaction.ts),
-      // as the dictionary and term counters below: two batches bumping the
-      // same counters in different orders deadlocked.
-      const deltas = [...countDeltas(rows).values()].sort(
-        (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
-      );
-      if (deltas.length > 0) {
-        await sql`
-          INSERT INTO event_counts (org_id, event_type, bucket, n)
-          SELECT ${orgId}, t.event_type, t.bucket, t.n
-          FROM unnest(
-            ${deltas.map((d) => d.eventType)}::text[],
-            ${deltas.map((d) => d.bucket)}::bigint[],
-            ${deltas.map((d) => d.n)}::bigint[]
-          ) AS t(event_type, bucket, n)
-          ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = event_counts.n + excluded.n`.execute(
-          trx,
+    // The slot holds the transaction's pg client, for COPY.
+    const inserted = await withConnectionSlot((slot) =>
+      writeTransaction(this.db, async (trx) => {
+        const added = await insertNewEvents(trx, slot, orgId, ordered, runId);
+        // Counter rows are locked in the writers' one order (write-transaction.ts),
+        // as the dictionary and term counters below: two batches bumping the
+        // same counters in different orders deadlocked.
+        const deltas = [...countDeltas(added).values()].sort(
+          (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
         );
-      }
-      if (rows.length === events.length) {
-        learnt = await this.writeTerms(trx, orgId, events, prepared ?? batchTerms(events));
-      } else {
-        // Each new id once: a batch may repeat an id, and only its first copy was inserted.
-        const ids = new Set(result.rows.map((r) => r.id));
-        const kept = events.map((event) => ids.delete(event.id));
-        if (prepared) {
-          learnt = await this.writeTerms(
+        if (deltas.length > 0) {
+          await sql`
+            INSERT INTO event_counts (org_id, event_type, bucket, n)
+            SELECT ${orgId}, t.event_type, t.bucket, t.n
+            FROM unnest(
+              ${deltas.map((d) => d.eventType)}::text[],
+              ${deltas.map((d) => d.bucket)}::bigint[],
+              ${deltas.map((d) => d.n)}::bigint[]
+            ) AS t(event_type, bucket, n)
+            ON CONFLICT (org_id, event_type, bucket) DO UPDATE SET n = event_counts.n + excluded.n`.execute(
             trx,
-            orgId,
-            events,
-            keptTerms(events, prepared, (e) => kept[e]!),
           );
-        } else {
-          const added = events.filter((_, e) => kept[e]);
-          learnt = await this.writeTerms(trx, orgId, added, batchTerms(added));
         }
-      }
-      return rows.length;
-    });
+        if (added.length === events.length) {
+          learnt = await this.writeTerms(trx, slot, orgId, events, prepared ?? batchTerms(events));
+        } else {
+          // Each new id once: a batch may repeat an id, and only its first copy was inserted.
+          const ids = new Set(added.map((r) => r.id));
+          const kept = events.map((event) => ids.delete(event.id));
+          // Prepared terms refer to the whole batch's events: kept by index.
+          let termEvents: readonly NewEvent[] = events;
+          let terms: BatchTerms;
+          if (prepared) {
+            terms = keptTerms(events, prepared, (e) => kept[e]!);
+          } else {
+            termEvents = events.filter((_, e) => kept[e]);
+            terms = batchTerms(termEvents);
+          }
+          learnt = await this.writeTerms(trx, slot, orgId, termEvents, terms);
+        }
+        return added.length;
+      }),
+    );
     // Committed: the type ids the batch used are known for good.
     for (const [name, id] of learnt ?? []) this.typeIds.set(name, id);
     return { inserted, skipped: events.length - inserted };
@@ -254,6 +256,7 @@ export class PostgresStore extends KyselyStore {
   /** The postings, term counters and dictionary of a batch (inside its transaction). */
   private async writeTerms(
     trx: Kysely<Database>,
+    slot: ConnectionSlot,
     orgId: string,
     events: readonly NewEvent[],
     batch: BatchTerms,
@@ -317,11 +320,18 @@ export class PostgresStore extends KyselyStore {
       los[p] = keys[e * 2 + 1]!;
       types[p] = typeIds.get(event.eventTypeName)!;
     }
-    await sql`
-      INSERT INTO term_postings (term_id, created, id_hi, id_lo, type_id)
-      SELECT * FROM unnest(${pgArray(termIds)}::bigint[], ${pgArray(created)}::bigint[],
-        ${pgArray(his)}::bigint[], ${pgArray(los)}::bigint[], ${pgArray(types)}::bigint[])`.execute(
-      trx,
+    // New events' postings never exist yet: a plain COPY, no conflict to handle.
+    await copyInTransaction(
+      slot,
+      'term_postings',
+      ['term_id', 'created', 'id_hi', 'id_lo', 'type_id'],
+      encodeBinaryCopy(count, [
+        { int8: termIds },
+        { int8: created },
+        { int8: his },
+        { int8: los },
+        { int8: types },
+      ]),
     );
     // Counter rows in key order too (see the dictionary above).
     const dayCount = dayCounts.length / 4;
@@ -461,6 +471,97 @@ function jsonRowsSource(events: readonly NewEvent[]): RawBuilder<BatchRow> {
   );
   return sql<BatchRow>`(SELECT * FROM json_to_recordset(${payload}::json)
     AS j(id text, created bigint, event_type text, doc text, raw text))`;
+}
+
+/** An event a batch added: what its counters need. */
+type AddedEvent = { id: string; created: number; eventTypeName: string };
+
+/**
+ * Inserts the batch's events not stored yet (in the order given) and returns
+ * them: by COPY when the batch is large and none of it is stored
+ * (copyNewEvents), else by INSERT ... ON CONFLICT DO NOTHING, which skips the
+ * stored ones and repeats within the batch.
+ */
+async function insertNewEvents(
+  trx: Kysely<Database>,
+  slot: ConnectionSlot,
+  orgId: string,
+  events: readonly NewEvent[],
+  runId: string | null,
+): Promise<AddedEvent[]> {
+  if (events.length >= COPY_MIN_EVENTS && (await copyNewEvents(trx, slot, orgId, events, runId))) {
+    return events.map(({ id, created, eventTypeName }) => ({ id, created, eventTypeName }));
+  }
+  const { rows } = await sql<{ id: string; created: number; event_type: string }>`
+    INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id)
+    SELECT ${orgId}, t.id, t.created, t.event_type, t.doc, t.raw, CAST(${runId} AS text)
+    FROM ${eventRowsSource(events)} AS t
+    ON CONFLICT (org_id, id) DO NOTHING
+    RETURNING id, created, event_type`.execute(trx);
+  return rows.map((r) => ({ id: r.id, created: Number(r.created), eventTypeName: r.event_type }));
+}
+
+/**
+ * Batches of at least this many events are copied (copyNewEvents); smaller
+ * ones (a mirror's page, a test's few events) often repeat events already
+ * stored, and a COPY that meets one is wasted.
+ */
+const COPY_MIN_EVENTS = 1_000;
+
+/**
+ * Copies a batch's events (COPY, in their write order) if none of them is
+ * stored yet, as in a seed or the first import of a file: true when copied.
+ * COPY has no ON CONFLICT: an event already stored (or twice in the batch)
+ * fails it with a unique violation, and the savepoint takes it back; the
+ * caller then inserts the batch with INSERT ... ON CONFLICT DO NOTHING,
+ * which skips those. A batch repeating stored events mostly fails on its
+ * first row, so the attempt costs little then.
+ */
+async function copyNewEvents(
+  trx: Kysely<Database>,
+  slot: ConnectionSlot,
+  orgId: string,
+  events: readonly NewEvent[],
+  runId: string | null,
+): Promise<boolean> {
+  await sql`SAVEPOINT copy_events`.execute(trx);
+  try {
+    await copyInTransaction(
+      slot,
+      'events',
+      ['org_id', 'id', 'created', 'event_type', 'doc', 'raw', 'run_id'],
+      encodeBinaryCopy(events.length, [
+        { constant: orgId },
+        { text: events.map((e) => e.id) },
+        { int8: events.map((e) => e.created) },
+        { text: events.map((e) => e.eventTypeName) },
+        { text: events.map((e) => e.doc) },
+        { text: events.map((e) => e.raw) },
+        { constant: runId },
+      ]),
+    );
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await sql`ROLLBACK TO SAVEPOINT copy_events`.execute(trx);
+    return false;
+  }
+  await sql`RELEASE SAVEPOINT copy_events`.execute(trx);
+  return true;
+}
+
+/** COPY on the client of the transaction being run (withConnectionSlot), its failures as the store reports them. */
+async function copyInTransaction(
+  slot: ConnectionSlot,
+  table: string,
+  columns: readonly string[],
+  rows: Buffer,
+): Promise<void> {
+  if (!slot.client) throw new Error('COPY outside a transaction run withConnectionSlot');
+  try {
+    await copyRows(slot.client, table, columns, rows);
+  } catch (error) {
+    throw translateStoreError(error);
+  }
 }
 
 /** Batches a bulk load inserts at once (see bulkInsertLanes). */

@@ -910,6 +910,38 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.equal(new Set(listed.events.map((e) => e.id)).size, total);
     });
 
+    test('large batches repeating stored ids and their own store what small batches store', async () => {
+      // PostgreSQL copies a batch of 1,000 or more events (COPY), which has no
+      // ON CONFLICT: one stored event fails it, and the batch goes again as
+      // INSERT ... ON CONFLICT DO NOTHING. Here org L gets a first large
+      // batch (copied whole), then one repeating 300 of its events and one
+      // of its own ids; org M gets the same events 400 at a time. Every table
+      // of the two orgs must hold the same rows: events, counters, postings.
+      const orgL = objectIdAt(base, '777777777777777a');
+      const orgM = objectIdAt(base, '777777777777777b');
+      const events = (orgId: string, from: number, count: number) =>
+        Array.from({ length: count }, (_, k) => {
+          const i = from + k;
+          return makeEvent(orgId, 600_000 + i, base + (i % 97) * HOUR_MS + i, TYPES[i % 3]!);
+        });
+      await store.createOrg({ id: orgL, name: 'Org L', created: base });
+      await store.createOrg({ id: orgM, name: 'Org M', created: base });
+      const first = events(orgL, 0, 1_200);
+      const second = [...events(orgL, 900, 1_500), events(orgL, 2_000, 1)[0]!];
+      assert.deepEqual(await store.insertEvents(orgL, first), { inserted: 1_200, skipped: 0 });
+      assert.deepEqual(await store.insertEvents(orgL, second), { inserted: 1_200, skipped: 301 });
+      const all = events(orgM, 0, 2_400);
+      for (let i = 0; i < all.length; i += 400) {
+        await store.insertEvents(orgM, all.slice(i, i + 400));
+      }
+      const dump = async (orgId: string) =>
+        JSON.stringify(await store.dumpOrg(orgId))
+          .replaceAll(orgId, 'ORG')
+          .replace(/"name":"Org [LM]"/, '"name":"Org"');
+      assert.equal(await store.countEvents({ orgId: orgL }), 2_400);
+      assert.equal(await dump(orgL), await dump(orgM));
+    });
+
     deletionContract(() => store);
   });
 }
