@@ -9,9 +9,9 @@
  * 3. the ceiling: JSON.parse of the same export's lines alone (one thread,
  *    no validation, no database), and reading, validating and encoding the
  *    file alone (no database);
- * 4. importing that file (what `npm run cli -- import` does), per format,
- *    and (NDJSON) deleting those events again (what `imports undo` and
- *    `events prune` do);
+ * 4. importing that file (what `npm run cli -- import` does: a run in the
+ *    import ledger, each event tagged with it), per format, and (NDJSON)
+ *    undoing that run (`imports undo`; `events prune` deletes alike);
  * 5. the inserting thread alone (as many batches at once as a bulk load
  *    inserts), on batches generated beforehand (at most
  *    WRITER_EVENTS of them), with the field index (postings, term counters)
@@ -28,6 +28,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
+import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_IMPORT_BATCH, readEventBatches } from '@/lib/ingest/import';
 import { newObjectId } from '@/lib/domain/object-id';
 import { generateEventBatches, generateEvents, type SeedOptions } from '@/lib/ingest/seed';
@@ -257,14 +258,29 @@ async function main(): Promise<void> {
       name: `Load benchmark (import ${format})`,
       created: FROM,
     });
+    // Recorded in the import ledger as the CLI's `import` does: each event
+    // carries the run's id (and its index entry), which `imports undo` uses.
+    const ledger = await startIngestRun(target.store, {
+      orgId: importOrg,
+      kind: 'import',
+      source: file,
+    });
     const run = await timed(() =>
       runBulkLoad(target.store, importOrg, {
         kind: 'import',
         path: file,
+        runId: ledger.id,
         options: { orgId: importOrg, batchSize: BATCH },
       }),
     );
     const imported = run.value;
+    await endIngestRun(target.store, ledger.id, {
+      status: imported.fatal ? 'failed' : 'finished',
+      inserted: imported.inserted,
+      skipped: imported.skipped,
+      rejected: imported.summary.invalid,
+      detail: imported.fatal ?? null,
+    });
     if (imported.fatal || imported.summary.invalid > 0) {
       throw new Error(
         `The import failed: ${imported.fatal ?? `${imported.summary.invalid} invalid`}`,
@@ -279,14 +295,14 @@ async function main(): Promise<void> {
       ),
     );
     if (format === 'ndjson') {
-      // 4b. Deleting them again, postings and counters included: what
-      // `imports undo` and `events prune` do (the same deleteEvents).
-      const removal = await timed(() =>
-        target.store.deleteEvents(importOrg, { before: Number.MAX_SAFE_INTEGER }),
+      // 4b. Deleting them again, postings and counters included: `imports
+      // undo` of the run (`events prune` deletes the same way).
+      const removal = await timed(
+        async () => (await undoIngestRun(target.store, ledger.id)).deleted,
       );
       figures.push(
         figure(
-          `delete them again (undo, prune) from ${engine}`,
+          `undo the import (imports undo; prune alike) from ${engine}`,
           removal.value,
           removal.seconds,
           removal.cpuSeconds,
