@@ -296,7 +296,10 @@ export async function deleteEvents(
   let deleted = 0;
   const run = async (ids: RawBuilder<unknown>) => {
     // Counters shared with concurrent writers, as inserts (write-transaction.ts).
-    const n = await writeTransaction(db, (trx) => deleteBatch(trx, orgId, ids));
+    const n = await writeTransaction(db, async (trx) => {
+      await lookUpByKey(trx);
+      return deleteBatch(trx, orgId, ids);
+    });
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
     return n;
@@ -321,6 +324,22 @@ export async function deleteEvents(
     if (n < batchSize || options.stop?.()) break;
   }
   return deleted;
+}
+
+/**
+ * PostgreSQL: the rest of this transaction joins its key lists to the tables
+ * by index lookups, never by hashing or merging a scan of the whole table.
+ * A deletion batch names tens of thousands of keys (postings, counter rows),
+ * and the planner, costing random reads as a disk's, chose a scan of the
+ * whole table beyond a few thousand: the cost of a batch grew with the store
+ * instead of the batch. Undoing a 100,000-event run in a 1.1M-event store:
+ * 5,093 / 5,688 events/s so, 8,306 / 7,663 with lookups (alternating); the
+ * same at 200,000 events, where the scans were still small.
+ */
+async function lookUpByKey(trx: Kysely<Database>): Promise<void> {
+  if (isSqlite(trx)) return;
+  await sql`SET LOCAL enable_hashjoin = off`.execute(trx);
+  await sql`SET LOCAL enable_mergejoin = off`.execute(trx);
 }
 
 /** One transaction: the events whose ids `ids` yields, their postings and counters. */
