@@ -919,10 +919,18 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       // of the two orgs must hold the same rows: events, counters, postings.
       const orgL = objectIdAt(base, '777777777777777a');
       const orgM = objectIdAt(base, '777777777777777b');
+      // Every fifth event's username holds non-ASCII text and a JSON escape,
+      // every tenth has no raw: COPY sends texts as bytes, nulls as nulls.
       const events = (orgId: string, from: number, count: number) =>
         Array.from({ length: count }, (_, k) => {
           const i = from + k;
-          return makeEvent(orgId, 600_000 + i, base + (i % 97) * HOUR_MS + i, TYPES[i % 3]!);
+          const event = makeEvent(orgId, 600_000 + i, base + (i % 97) * HOUR_MS + i, TYPES[i % 3]!);
+          if (i % 5 !== 0) return event;
+          return {
+            ...event,
+            doc: event.doc.replace('@example.com', '@exämple.cöm \\"✓\\"'),
+            raw: i % 10 === 0 ? null : event.raw,
+          };
         });
       await store.createOrg({ id: orgL, name: 'Org L', created: base });
       await store.createOrg({ id: orgM, name: 'Org M', created: base });
@@ -939,6 +947,10 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
           .replaceAll(orgId, 'ORG')
           .replace(/"name":"Org [LM]"/, '"name":"Org"');
       assert.equal(await store.countEvents({ orgId: orgL }), 2_400);
+      // Event 1000 (non-ASCII, no raw) came with the first batch, copied whole.
+      const copied = first[1000]!;
+      const stored = await store.getEvent(orgL, copied.id, true);
+      assert.deepEqual([stored?.doc, stored?.raw], [copied.doc, null]);
       assert.equal(await dump(orgL), await dump(orgM));
     });
 
