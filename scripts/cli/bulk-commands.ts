@@ -236,7 +236,9 @@ export const importFile: Command = async (args, context) => {
       `${formatNumber(summary.read)} read, ${formatNumber(result.inserted)} inserted, ` +
       `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid ` +
       `(${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s). ` +
-      `Run ${run.id} ('imports undo ${run.id}' removes what it added).`,
+      `Run ${run.id}` +
+      // As `imports list` does: an undo is offered only when there is something to undo.
+      (result.inserted > 0 ? ` ('imports undo ${run.id}' removes what it added).` : '.'),
   );
   if (result.fatal) {
     throw new CommandError(

@@ -283,6 +283,8 @@ describe('admin CLI', () => {
     const rerun = cli(db, 'import', '--org', ORG_2, good);
     assert.equal(rerun.code, 0);
     assert.match(rerun.stdout, /300 read, 0 inserted, 300 already present, 0 invalid/);
+    // Nothing added, nothing to undo: no undo is offered.
+    assert.doesNotMatch(rerun.stdout, /imports undo/);
 
     const mixed = path.join(dir, 'mixed.ndjson');
     fs.writeFileSync(mixed, ['{"id":"bad"}', JSON.stringify(events[0]), 'nonsense'].join('\n'));
