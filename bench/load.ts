@@ -35,7 +35,7 @@ import { generateEventBatches, generateEvents, type SeedOptions } from '@/lib/in
 import { type BatchTerms, batchTerms } from '@/lib/store/terms';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import { machineInfo, machineLine } from './lib/machine';
+import { machineInfo, machineLine, processesCpuSeconds } from './lib/machine';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
@@ -53,6 +53,8 @@ type Figure = {
   eventsPerSecond: number;
   /** CPU time of the whole process (all threads) per event: what the stage costs on an idle machine. */
   cpuMicrosPerEvent: number;
+  /** The local database server's CPU time per event (PostgreSQL at localhost only). */
+  serverCpuMicrosPerEvent?: number;
   loadAverage: number;
   /** The process's peak resident memory so far (MB): flat as --events grows means streaming holds. */
   peakRssMb: number;
@@ -62,35 +64,71 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
+/**
+ * The database server's processes, when it runs on this machine (PostgreSQL
+ * at localhost): their CPU time is part of what a stage costs, on the same
+ * cores.
+ */
+const LOCAL_SERVER = localPostgres(process.env.DATABASE_URL) ? 'postgres' : undefined;
+
+function localPostgres(url: string | undefined): boolean {
+  if (!url || parseDatabaseUrl(url).engine !== 'postgres') return false;
+  const host = new URL(url).hostname;
+  // No host: a Unix socket, local too.
+  return ['', 'localhost', '127.0.0.1', '[::1]'].includes(host);
+}
+
+type Timing = {
+  seconds: number;
+  /** This process's CPU time (all its threads). */
+  cpuSeconds: number;
+  /** The local database server's CPU time, if it is local (LOCAL_SERVER). */
+  serverCpuSeconds?: number;
+};
+
 /** Wall and CPU time of one stage; the machine may be shared, so both are reported. */
-async function timed<T>(
-  fn: () => Promise<T>,
-): Promise<{ value: T; seconds: number; cpuSeconds: number }> {
+async function timed<T>(fn: () => Promise<T>): Promise<Timing & { value: T }> {
   const wall = performance.now();
   const cpu = process.cpuUsage();
+  const server = LOCAL_SERVER && processesCpuSeconds(LOCAL_SERVER);
   const value = await fn();
   const used = process.cpuUsage(cpu);
+  const serverAfter = LOCAL_SERVER && processesCpuSeconds(LOCAL_SERVER);
   return {
     value,
     seconds: (performance.now() - wall) / 1000,
     cpuSeconds: (used.user + used.system) / 1e6,
+    ...(typeof server === 'number' && typeof serverAfter === 'number'
+      ? { serverCpuSeconds: serverAfter - server }
+      : {}),
   };
 }
 
-function figure(stage: string, events: number, seconds: number, cpuSeconds: number): Figure {
-  const result = {
+function figure(stage: string, events: number, seconds: number, cpu: Timing): Figure {
+  const perEvent = (cpuSeconds: number) => Number(((cpuSeconds / events) * 1e6).toFixed(2));
+  const result: Figure = {
     stage,
     events,
     seconds,
     eventsPerSecond: Math.round(events / seconds),
-    cpuMicrosPerEvent: Number(((cpuSeconds / events) * 1e6).toFixed(2)),
+    cpuMicrosPerEvent: perEvent(cpu.cpuSeconds),
+    ...(cpu.serverCpuSeconds === undefined
+      ? {}
+      : { serverCpuMicrosPerEvent: perEvent(cpu.serverCpuSeconds) }),
     loadAverage: os.loadavg()[0]!,
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
   log(
-    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s (${result.cpuMicrosPerEvent} CPU-us/event, peak RSS ${result.peakRssMb} MB, load ${result.loadAverage.toFixed(2)})`,
+    `${stage}: ${events.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s = ${result.eventsPerSecond.toLocaleString('en-US')} events/s (${result.cpuMicrosPerEvent} CPU-us/event${serverCpu(result)}, peak RSS ${result.peakRssMb} MB, load ${result.loadAverage.toFixed(2)})`,
   );
   return result;
+}
+
+/** ", server N" when the server's CPU time was measured. */
+function serverCpu(figure: Figure): string {
+  return figure.serverCpuMicrosPerEvent === undefined
+    ? ''
+    : ` + server ${figure.serverCpuMicrosPerEvent.toFixed(1)}`;
 }
 
 /** The loads' stores are throwaway: only the timings matter. */
@@ -186,7 +224,7 @@ async function main(): Promise<void> {
       'generator alone (its worker thread, as in seed)',
       generated.value,
       generated.seconds,
-      generated.cpuSeconds,
+      generated,
     ),
   );
 
@@ -204,9 +242,7 @@ async function main(): Promise<void> {
   );
   await seeded.store.close();
   removeStore(seeded.file);
-  figures.push(
-    figure(`seed into ${engine}`, seed.value.inserted, seed.value.seconds, seed.cpuSeconds),
-  );
+  figures.push(figure(`seed into ${engine}`, seed.value.inserted, seed.value.seconds, seed));
 
   // 3 and 4. Import, per format.
   for (const format of formats) {
@@ -236,7 +272,7 @@ async function main(): Promise<void> {
           'ceiling: JSON.parse of the ndjson lines alone',
           ceiling.value,
           ceiling.seconds,
-          ceiling.cpuSeconds,
+          ceiling,
         ),
       );
     }
@@ -249,7 +285,7 @@ async function main(): Promise<void> {
       return count;
     });
     figures.push(
-      figure(`read + validate + encode ${format} alone`, read.value, read.seconds, read.cpuSeconds),
+      figure(`read + validate + encode ${format} alone`, read.value, read.seconds, read),
     );
 
     const target = await freshStore(`load-${events}-import-${format}`);
@@ -287,12 +323,7 @@ async function main(): Promise<void> {
       );
     }
     figures.push(
-      figure(
-        `import ${format} into ${engine}`,
-        imported.inserted,
-        imported.seconds,
-        run.cpuSeconds,
-      ),
+      figure(`import ${format} into ${engine}`, imported.inserted, imported.seconds, run),
     );
     if (format === 'ndjson') {
       // 4b. Deleting them again, postings and counters included: `imports
@@ -305,7 +336,7 @@ async function main(): Promise<void> {
           `undo the import (imports undo; prune alike) from ${engine}`,
           removal.value,
           removal.seconds,
-          removal.cpuSeconds,
+          removal,
         ),
       );
     }
@@ -359,7 +390,7 @@ async function main(): Promise<void> {
         `writer alone into ${engine}, ${indexed ? 'with' : 'without'} the field index`,
         run.value,
         run.seconds,
-        run.cpuSeconds,
+        run,
       ),
     );
   }
@@ -371,7 +402,7 @@ async function main(): Promise<void> {
       '',
       ...figures.map(
         (f) =>
-          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  ${f.cpuMicrosPerEvent.toFixed(1).padStart(5)} CPU-us/event  (${f.seconds.toFixed(1)} s, peak RSS ${f.peakRssMb} MB, load ${f.loadAverage.toFixed(1)})`,
+          `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  ${f.cpuMicrosPerEvent.toFixed(1).padStart(5)} CPU-us/event${serverCpu(f)}  (${f.seconds.toFixed(1)} s, peak RSS ${f.peakRssMb} MB, load ${f.loadAverage.toFixed(1)})`,
       ),
     ].join('\n'),
   );
