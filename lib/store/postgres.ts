@@ -503,8 +503,8 @@ async function insertNewEvents(
 
 /**
  * Batches of at least this many events are copied (copyNewEvents); smaller
- * ones (a mirror's page, a test's few events) often repeat events already
- * stored, and a COPY that meets one is wasted.
+ * ones (a few events written at a time, a mirror's catch-up) often repeat
+ * events already stored, and a COPY that meets one is wasted.
  */
 const COPY_MIN_EVENTS = 1_000;
 
@@ -514,8 +514,9 @@ const COPY_MIN_EVENTS = 1_000;
  * COPY has no ON CONFLICT: an event already stored (or twice in the batch)
  * fails it with a unique violation, and the savepoint takes it back; the
  * caller then inserts the batch with INSERT ... ON CONFLICT DO NOTHING,
- * which skips those. A batch repeating stored events mostly fails on its
- * first row, so the attempt costs little then.
+ * which skips those. A batch all stored already (a file imported again)
+ * fails on its first row, so the attempt costs little; one that overlaps
+ * stored events only in part may waste up to a whole COPY.
  */
 async function copyNewEvents(
   trx: Kysely<Database>,
