@@ -10,7 +10,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, isoTime, requireOrg, table } from './context';
-import { formatCount, formatNumber } from './progress';
+import { Progress, formatCount, formatNumber } from './progress';
 
 /** `imports list --org ORG [--limit N]` and `imports undo ID [--force]`: the import ledger. */
 export const imports: Command = async (args, context) => {
@@ -73,19 +73,23 @@ const undo: Command = async (args, context) => {
   );
   const id = parseObjectId(positionals[0]!, 'ID');
   const store = await context.store();
+  // The same progress display as `events prune`: redrawn on a terminal, a
+  // line per tenth in a log. The run's count of inserted events is the total
+  // (fewer remain if some were pruned since).
+  const inserted = (await store.getIngestRun(id))?.inserted ?? 0;
+  const progress =
+    !context.json && inserted > 0 ? new Progress('Undoing', inserted, 'events') : undefined;
   let outcome;
   try {
     outcome = await undoIngestRun(store, id, {
       force: values.force ?? false,
-      onBatch: (deleted) => {
-        if (!context.json) process.stderr.write(`\rRemoved ${formatCount(deleted, 'event')}`);
-      },
+      onBatch: (deleted) => progress?.update(deleted),
     });
   } catch (error) {
     if (error instanceof UndoRefusedError) throw new CommandError(error.message);
     throw error;
   } finally {
-    if (!context.json) process.stderr.write('\n');
+    progress?.finish();
   }
   context.emit({ run: runJson(outcome.run), deleted: outcome.deleted });
   context.say(
