@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { NewEvent } from '@/lib/domain/event';
-import { openBulkLoadHelper } from '@/lib/store/bulk-load-helper';
 import { compareEventsForWrite } from '@/lib/store/write-transaction';
 import { packBatch, transferables } from './bulk-batch';
 import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
@@ -15,22 +14,14 @@ import { generateEventBatches } from './seed';
  * the job.
  */
 const port = parentPort!;
-const { job, helper: helperTarget, lanes } = workerData as WorkerInput;
+const { job, lanes } = workerData as WorkerInput;
 const MAX_IN_FLIGHT = lanes + 1;
 let inFlight = 0;
 let wake: (() => void) | undefined;
 
-/**
- * The store's upkeep, run from this thread after each batch the main thread
- * has committed (an ack means committed), while it inserts the next one.
- * Best effort: the helper swallows its own failures.
- */
-const helper = helperTarget === undefined ? undefined : openBulkLoadHelper(helperTarget);
-
 port.on('message', (message: ToWorker) => {
   if (message.type === 'ack') {
     inFlight--;
-    helper?.afterBatch();
     wake?.();
   }
 });

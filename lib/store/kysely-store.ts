@@ -8,7 +8,7 @@ import {
   sql,
 } from 'kysely';
 import { isUnavailable, StoreUnavailableError } from './errors';
-import type { BulkLoadHelperTarget } from './bulk-load-helper';
+import type { BulkLoadHelper } from './bulk-load-helper';
 import { migrationProvider } from './migrations';
 import * as savedViews from './saved-views';
 import * as ingestRuns from './ingest-runs';
@@ -164,7 +164,7 @@ export abstract class KyselyStore implements EventStore {
   abstract refreshStatistics(): Promise<void>;
 
   /** No bulk-load upkeep to hand off unless the engine has some. */
-  bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined {
+  startBulkLoadHelper(): BulkLoadHelper | undefined {
     return undefined;
   }
 

@@ -7,7 +7,6 @@ import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { openBulkLoadHelper } from './bulk-load-helper';
 import { StoreUnavailableError } from './errors';
 import { SqliteStore } from './sqlite';
 import { storeContract } from './store.contract';
@@ -55,7 +54,7 @@ describe('SQLite bulk-load helper', () => {
     }
   }
 
-  test('checkpoints the WAL into the file from its own connection, opened from a cloned target', async () => {
+  test('checkpoints the WAL into the file from its own connection on its own thread', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-helper-'));
     const file = path.join(dir, 'bulk.db');
     const store = await SqliteStore.open(file);
@@ -68,13 +67,20 @@ describe('SQLite bulk-load helper', () => {
         'nothing checkpointed before the helper runs',
       );
 
-      const target = store.bulkLoadHelperTarget();
-      assert.ok(target, 'a file-backed store offers a helper');
-      // What a worker thread receives: a structured clone of the target.
-      const helper = openBulkLoadHelper(structuredClone(target));
-      assert.ok(helper, 'the helper opens');
+      const helper = store.startBulkLoadHelper();
+      assert.ok(helper, 'a file-backed store offers a helper');
       helper.afterBatch();
+      // close() returns once the checkpoint asked for has run and the thread has ended.
+      await helper.close();
       assert.equal(eventsInMainFile(dir, file), 250);
+      assert.deepEqual(
+        await store.insertEvents(
+          orgId,
+          eventsOneMinuteApart(orgId, 10, { from: Date.UTC(2024, 1, 1) }),
+        ),
+        { inserted: 10, skipped: 0 },
+        'the store writes on after the helper is gone',
+      );
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -84,7 +90,7 @@ describe('SQLite bulk-load helper', () => {
   test('an in-memory store offers none (no file another connection could open)', async () => {
     const store = await SqliteStore.open(':memory:');
     try {
-      assert.equal(store.bulkLoadHelperTarget(), undefined);
+      assert.equal(store.startBulkLoadHelper(), undefined);
     } finally {
       await store.close();
     }

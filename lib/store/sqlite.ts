@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
-import { type BulkLoadHelperTarget, sqliteCheckpointTarget } from './bulk-load-helper';
+import { type BulkLoadHelper, startSqliteCheckpointer } from './bulk-load-helper';
 import { isUnavailable, translateStoreError } from './errors';
 import {
   countDeltas,
@@ -509,8 +509,8 @@ export class SqliteStore extends KyselyStore {
    * A file's WAL checkpoints can run from a bulk load's producer thread (an
    * in-memory database has no WAL and no file another connection could open).
    */
-  override bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined {
-    return this.sqlite.memory ? undefined : sqliteCheckpointTarget(path.resolve(this.sqlite.name));
+  override startBulkLoadHelper(): BulkLoadHelper | undefined {
+    return this.sqlite.memory ? undefined : startSqliteCheckpointer(path.resolve(this.sqlite.name));
   }
 
   override async close(): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import type { NewEvent, StoredEvent } from '@/lib/domain/event';
 import type { FacetField, FieldFilters, HistogramInterval } from '@/lib/domain/filters';
-import type { BulkLoadHelperTarget } from './bulk-load-helper';
+import type { BulkLoadHelper } from './bulk-load-helper';
 import type { SavedView, SavedViewPatch } from './saved-views';
 import type { BatchTerms } from './terms';
 
@@ -247,11 +247,11 @@ export interface EventStore {
   refreshStatistics(): Promise<void>;
 
   /**
-   * Upkeep a bulk load may hand to another thread while this one inserts
-   * (open it there with `openBulkLoadHelper`), or undefined when the engine
-   * has none. SQLite: WAL checkpoints, so inserts never stop to run them.
+   * Starts the upkeep a bulk load hands to a thread of its own while this
+   * one inserts, or returns undefined when the engine has none. SQLite: WAL
+   * checkpoints, so inserts never stop to run them. The load closes it.
    */
-  bulkLoadHelperTarget(): BulkLoadHelperTarget | undefined;
+  startBulkLoadHelper(): BulkLoadHelper | undefined;
 
   /**
    * How many batches a bulk load may insert at once: 1 where the engine has
