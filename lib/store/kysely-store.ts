@@ -727,8 +727,15 @@ export abstract class KyselyStore implements EventStore {
 
   // ---- deletion and the import ledger (retention.ts, ingest-runs.ts) -------
 
-  deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
-    return retention.deleteEvents(this.db, orgId, selection, options);
+  /**
+   * After a deletion the statistics are refreshed here, once, for every
+   * caller (prune, imports undo): on PostgreSQL each batch rewrote its
+   * counter rows, and until a vacuum the sums read the dead versions too.
+   */
+  async deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
+    const deleted = await retention.deleteEvents(this.db, orgId, selection, options);
+    if (deleted > 0) await this.refreshStatistics();
+    return deleted;
   }
 
   dumpOrg(orgId: string) {

@@ -36,7 +36,6 @@ export const prune: Command = async (args, context) => {
   );
   progress?.finish();
   const seconds = (performance.now() - started) / 1000;
-  if (deleted > 0) await store.refreshStatistics();
   context.emit({ orgId, before: beforeText, dryRun: false, deleted, seconds });
   context.say(
     `Deleted ${formatCount(deleted, 'event')} of ${orgId} created before ${beforeText} in ${formatDuration(seconds)}.`,
