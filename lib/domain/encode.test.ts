@@ -215,6 +215,7 @@ describe('encodeEvent from the source text', () => {
     );
     let cut = 0;
     let declined = 0;
+    let rehomedCut = 0;
     for (const [i, original] of records.entries()) {
       const record: Record<string, unknown> = { ...original };
       // Shapes the fast cut must handle, or decline, each in some records.
@@ -255,6 +256,7 @@ describe('encodeEvent from the source text', () => {
         continue;
       }
       cut++;
+      if (record.orgId === OTHER_ORG) rehomedCut++;
       assert.ok(
         !(expected instanceof Error),
         `record ${i} cut where the general path fails: ${text}`,
@@ -263,5 +265,7 @@ describe('encodeEvent from the source text', () => {
     }
     // Both paths ran often: the test proves nothing if one of them never does.
     assert.ok(cut > 1000 && declined > 1000, `${cut} cut, ${declined} declined`);
+    // Another org's records (a rehomed import) are cut too, their orgId replaced.
+    assert.ok(rehomedCut > 50, `${rehomedCut} rehomed records cut`);
   });
 });

@@ -119,6 +119,8 @@ export class RepeatedKeyError extends Error {
   }
 }
 
+const ORG_KEY = '"orgId":';
+
 /** `created` as formatCreated writes it (UTC, seconds, milliseconds only when not zero), quoted. */
 const SERVED_CREATED = /^"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(?!000)\d{3})?Z"$/;
 
@@ -142,9 +144,11 @@ function encodeFromText(
  * The document and raw cut straight from a record that already has the
  * stored form's shape, the common case (the real service and every export
  * write compact JSON with the public keys in order): compact, the public
- * keys strictly ascending wherever `raw` and `links` sit, `orgId` already
- * this org's, `created` in the served form. The document is then the
- * record's own text less `raw` and `links`, copied in a few slices.
+ * keys strictly ascending wherever `raw` and `links` sit, an `orgId`,
+ * `created` in the served form. The document is then the record's own text
+ * less `raw` and `links`, copied in a few slices, with this org's id in place
+ * of another's (a rehomed import: most imports and mirrors into an org of
+ * another id, which the general path took until 2026-11 at twice the cost).
  * Undefined when any of that does not hold; encodeFromMembers then does the
  * general work (and reports what is wrong). Exported for its test, which
  * holds it to encodeFromMembers' answer.
@@ -158,6 +162,7 @@ export function cutCompactSorted(
     return undefined;
   }
   const runs: string[] = [];
+  const orgValue = JSON.stringify(orgId);
   let runStart = -1;
   let runEnd = -1;
   let previousKey = '';
@@ -191,14 +196,22 @@ export function cutCompactSorted(
     } else {
       if (key <= previousKey) return undefined; // out of order, or repeated
       previousKey = key;
+      let kept = true;
       if (key === 'orgId') {
-        if (source.slice(valueStart, valueEnd) !== JSON.stringify(orgId)) return undefined;
         hasOrg = true;
+        // Another org's (a rehomed import): this org's member in its place.
+        kept = source.slice(valueStart, valueEnd) === orgValue;
       } else if (key === 'created' && !SERVED_CREATED.test(source.slice(valueStart, valueEnd))) {
         return undefined;
       }
-      if (runStart === -1) runStart = memberStart;
-      runEnd = valueEnd;
+      if (kept) {
+        if (runStart === -1) runStart = memberStart;
+        runEnd = valueEnd;
+      } else {
+        if (runStart !== -1) runs.push(source.slice(runStart, runEnd));
+        runs.push(`${ORG_KEY}${orgValue}`);
+        runStart = -1;
+      }
     }
     if (next === CLOSE_OBJECT) {
       if (valueEnd !== length - 1) return undefined;
@@ -222,7 +235,7 @@ export function encodeFromMembers(
   const parts: string[] = [];
   let raw: string | null = null;
   let hasOrg = false;
-  const orgMember = `"orgId":${JSON.stringify(orgId)}`;
+  const orgMember = `${ORG_KEY}${JSON.stringify(orgId)}`;
   for (let m = 0; m < members.length; m++) {
     const member = members[m]!;
     const key = member.key;
