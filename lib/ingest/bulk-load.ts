@@ -87,9 +87,10 @@ export async function runBulkLoad(
   // The store's upkeep (if its engine has any) runs on a third thread, so
   // neither the inserting thread nor the producer stops for it. SQLite's
   // upkeep is WAL checkpoints. On the producer's thread (until 2026-11) it
-  // took a fifth of an import's producer, the slower half there: 500,000
-  // events imported at 38,331 / 38,566 events/s with it there, 44,023 /
-  // 44,189 with none (the writer checkpointing itself).
+  // took a fifth of an import's producer, then the slower half: 500,000
+  // events imported at 40,764 / 40,044 events/s so, 44,185 / 44,900 with a
+  // thread of its own (alternating, load 1.6-1.7). A seed's producer has
+  // time to spare: 1M seeded at ~58,000 either way, within noise.
   const helper = store.startBulkLoadHelper();
 
   const queue: FromWorker[] = [];

@@ -506,8 +506,8 @@ export class SqliteStore extends KyselyStore {
   }
 
   /**
-   * A file's WAL checkpoints can run from a bulk load's producer thread (an
-   * in-memory database has no WAL and no file another connection could open).
+   * A file's WAL checkpoints run on a thread of their own during a bulk load
+   * (an in-memory database has no WAL and no file another connection could open).
    */
   override startBulkLoadHelper(): BulkLoadHelper | undefined {
     return this.sqlite.memory ? undefined : startSqliteCheckpointer(path.resolve(this.sqlite.name));
