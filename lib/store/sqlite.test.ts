@@ -97,6 +97,44 @@ describe('SQLite bulk-load helper', () => {
   });
 });
 
+describe('SQLite deletion', () => {
+  test('deleted events leave none of their text in the database file or its WAL; the rest stay', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-erase-'));
+    const file = path.join(dir, 'erase.db');
+    const store = await SqliteStore.open(file);
+    const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'dddddddddddddddd');
+    const from = Date.UTC(2026, 0, 1);
+    // The first 100 events carry a marker in a field (so in the document, the
+    // term dictionary and its words) and in raw; the others do not.
+    const events = eventsOneMinuteApart(orgId, 200, {
+      from,
+      extra: (i) =>
+        i < 100
+          ? { username: `qzxmarker${i}@example.com`, raw: { note: `qzxmarker raw ${i}` } }
+          : { username: 'kept@example.com' },
+    });
+    const markerIn = (name: string) => {
+      const bytes = fs.existsSync(name) ? fs.readFileSync(name) : Buffer.alloc(0);
+      return bytes.includes('qzxmarker');
+    };
+    try {
+      await store.createOrg({ id: orgId, name: 'Erase Org', created: 0 });
+      await store.insertEvents(orgId, events);
+      assert.ok(markerIn(file) || markerIn(`${file}-wal`), 'the marker was written');
+      assert.equal(await store.deleteEvents(orgId, { before: from + 100 * 60_000 }), 100);
+      assert.equal(markerIn(file), false, 'no marker left in the database file');
+      assert.equal(markerIn(`${file}-wal`), false, 'no marker left in the WAL');
+      assert.equal(
+        await store.countEvents({ orgId, fields: { username: ['kept@example.com'] } }),
+        100,
+      );
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SQLite store when another connection holds the write lock', () => {
   const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'eeeeeeeeeeeeeeee');
   const event = encodeEvent(orgId, {

