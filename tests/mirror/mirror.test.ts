@@ -195,10 +195,14 @@ function mirrorSuite(variant: Variant) {
 
     test('a mirror killed midway and restarted copies every event once; list and get are identical on both servers', async () => {
       assert.equal(await countIn(copy.databaseUrl, copy.orgId), 0);
-      // Small pages so the kill lands midway.
+      // Small pages and 60 requests a minute: at most 6,000 events arrive
+      // before the mirror waits out the minute, so the kill lands midway
+      // however fast this machine copies and however slowly the test polls
+      // (the copy grows ~5,000 events a commit; unthrottled, nothing but the
+      // poll's speed kept the mirror from finishing before the kill).
       const first = startMirror(
         copy.databaseUrl,
-        [...sourceArgs, '--items-per-page', '100', '--json'],
+        [...sourceArgs, '--items-per-page', '100', '--requests-per-minute', '60', '--json'],
         { MIRROR_PRIVATE_KEY: source.keys.member.privateKey },
       );
       await waitFor(
