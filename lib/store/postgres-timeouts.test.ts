@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { Migrator } from 'kysely';
 import pg from 'pg';
 import { ApiError, toApiError } from '@/lib/domain/errors';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { createTestDatabase, testKysely } from '@/tests/helpers/postgres';
 import { StoreUnavailableError } from './errors';
 import { migrateToLatest } from './kysely-store';
 import { migrationProvider } from './migrations';
@@ -122,9 +122,7 @@ describe('PostgreSQL store under server-wide timeouts', () => {
 
   test('a migration and the vacuum after a bulk load outlast a statement_timeout they wait beyond', async () => {
     // Back to 0012 first (no timeout yet), so opening a store migrates again.
-    const db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
-    });
+    const db = testKysely<Database>(database.url, 10);
     try {
       const down = await new Migrator({ db, provider: migrationProvider }).migrateTo(
         '0012_one_live_mirror',

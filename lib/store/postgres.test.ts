@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Migrator, sql } from 'kysely';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { createTestDatabase, testKysely } from '@/tests/helpers/postgres';
 import { migrateToLatest } from './kysely-store';
 import { migrationProvider } from './migrations';
 import { PostgresStore } from './postgres';
@@ -32,9 +31,7 @@ storeContract('PostgreSQL', async () => {
 test("PostgreSQL: a store written under the database's en-US order (before migration 0013) answers facets and field filters byte-wise once migrated", async () => {
   const database = await createTestDatabase();
   const store = await PostgresStore.open(database.url);
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
-  });
+  const db = testKysely<Database>(database.url);
   try {
     const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'c0'.repeat(8));
     await store.createOrg({ id: orgId, name: 'Collation', created: Date.UTC(2024, 0, 1) });
@@ -90,9 +87,7 @@ test("PostgreSQL: a store written under the database's en-US order (before migra
 test('PostgreSQL: deleteEvents, which prune and imports undo both call, vacuums the counter tables afterwards', async () => {
   const database = await createTestDatabase();
   const store = await PostgresStore.open(database.url);
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
-  });
+  const db = testKysely<Database>(database.url);
   // Cumulative statistics reach other sessions when the vacuuming session
   // reports them (at most a second or so later): read them afresh until then.
   const vacuums = async () => {

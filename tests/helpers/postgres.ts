@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 
 /** The PostgreSQL server the tests use; CI and every dev machine run one locally. */
@@ -52,4 +53,19 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
       }
     },
   };
+}
+
+/**
+ * A Kysely over its own small pool on `url`, for tests that work on a test
+ * database beside a store. The pool listens for 'error': `pool.end()`
+ * resolves before its connections have closed, so the test database's
+ * `DROP … WITH (FORCE)` right after can terminate one still closing, and
+ * node-postgres then emits "terminating connection due to administrator
+ * command" on the pool, an uncaught exception without a listener (it failed
+ * a test in CI).
+ */
+export function testKysely<DB>(url: string, max = 1): Kysely<DB> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => undefined);
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
