@@ -135,6 +135,37 @@ describe('SQLite deletion', () => {
   });
 });
 
+describe('SQLite deletion beside a reader', () => {
+  test("a reader holding an old snapshot holds up the deletion's WAL truncation a moment, not the 10 s busy timeout", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-erase-reader-'));
+    const file = path.join(dir, 'erase.db');
+    const store = await SqliteStore.open(file);
+    const reader = new BetterSqlite3(file, { readonly: true });
+    const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'dddddddddddddddf');
+    const from = Date.UTC(2026, 0, 1);
+    try {
+      await store.createOrg({ id: orgId, name: 'Erase Org', created: 0 });
+      await store.insertEvents(orgId, eventsOneMinuteApart(orgId, 20, { from }));
+      // A snapshot older than the deletion's frames: the truncation must wait for it.
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM events').get();
+      const started = performance.now();
+      assert.equal(await store.deleteEvents(orgId, { before: from + 10 * 60_000 }), 10);
+      const waited = performance.now() - started;
+      // The truncation holds the write lock while it waits: other writers wait behind it.
+      assert.ok(waited < 5_000, `deletion took ${Math.round(waited)} ms`);
+      reader.exec('COMMIT');
+      // The connection's own busy timeout is back for every later statement.
+      const connection = (store as unknown as { sqlite: BetterSqlite3.Database }).sqlite;
+      assert.equal(connection.pragma('busy_timeout', { simple: true }), 10_000);
+    } finally {
+      reader.close();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SQLite store when another connection holds the write lock', () => {
   const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'eeeeeeeeeeeeeeee');
   const event = encodeEvent(orgId, {

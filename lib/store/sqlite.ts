@@ -32,6 +32,9 @@ const ROWS_PER_STATEMENT = [400, 40, 1] as const;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 
+/** How long the WAL truncation after a deletion waits for readers (see truncateWal). */
+const TRUNCATE_WAIT_MS = 500;
+
 /**
  * One INSERT run as few statements as possible: rows are added one by one
  * and flushed by the largest statement, the remainder by the smaller ones.
@@ -508,20 +511,31 @@ export class SqliteStore extends KyselyStore {
    * Deleted events (prune, imports undo) leave none of their text in the
    * file: secure_delete zeroes it in the pages that held it, and a TRUNCATE
    * checkpoint empties the WAL, whose older frames still hold those pages as
-   * they were. Best effort: while a reader elsewhere (the server) holds a
-   * snapshot, the checkpoint gives up after busy_timeout and the WAL's old
-   * frames are left to be overwritten by later writes.
+   * they were.
    */
   override async deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
     const deleted = await super.deleteEvents(orgId, selection, options);
-    if (deleted > 0 && !this.sqlite.memory) {
-      try {
-        this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-      } catch {
-        // Busy: see above.
-      }
-    }
+    if (deleted > 0 && !this.sqlite.memory) this.truncateWal();
     return deleted;
+  }
+
+  /**
+   * Best effort, and brief: a TRUNCATE checkpoint holds the write lock while
+   * it waits for readers of older snapshots (the server's, an export's), so
+   * other writers wait behind it. It waits TRUNCATE_WAIT_MS at most, not the
+   * connection's busy_timeout (10 s, as long as a waiting writer's own), then
+   * gives up, leaving the WAL's old frames to be overwritten by later writes.
+   */
+  private truncateWal(): void {
+    const busyTimeout = this.sqlite.pragma('busy_timeout', { simple: true }) as number;
+    this.sqlite.pragma(`busy_timeout = ${TRUNCATE_WAIT_MS}`);
+    try {
+      this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Busy: see above.
+    } finally {
+      this.sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+    }
   }
 
   async refreshStatistics(): Promise<void> {
