@@ -34,6 +34,26 @@ export const FILTER_FIELDS = [
 ] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
+/** Each filterable field's index in FILTER_FIELDS. */
+export const FILTER_FIELD_INDEX: ReadonlyMap<string, number> = new Map(
+  FILTER_FIELDS.map((field, index) => [field, index]),
+);
+
+/**
+ * The values of an event's filterable fields by FILTER_FIELDS index (a
+ * non-empty string, else undefined): NewEvent.fieldValues. Only the value
+ * strings are kept, not the parsed record they came from, so the record
+ * dies young.
+ */
+export function fieldValues(fields: Record<string, unknown>): (string | undefined)[] {
+  const values = new Array<string | undefined>(FILTER_FIELDS.length);
+  for (let f = 0; f < FILTER_FIELDS.length; f++) {
+    const value = fields[FILTER_FIELDS[f]!];
+    values[f] = typeof value === 'string' && value !== '' ? value : undefined;
+  }
+  return values;
+}
+
 /** `actor` matches any of these fields of an event. */
 export const ACTOR_FIELDS = ['username', 'userId', 'publicKey', 'apiKeyId'] as const;
 

@@ -9,7 +9,7 @@ import {
   isValidEventInput,
   type NewEvent,
 } from '@/lib/domain/event';
-import { fieldValues } from '@/lib/store/terms';
+import { fieldValues } from '@/lib/domain/filters';
 import type { EventStore } from '@/lib/store/types';
 import { endIngestRun, startIngestRun } from './ingest-runs';
 import { ListingOrder } from './listing-order';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { categoryOf, isCatalogedEventType } from '@/lib/domain/catalog';
 import { encodeEvent } from '@/lib/domain/encode';
-import { fieldValues } from '@/lib/store/terms';
+import { fieldValues } from '@/lib/domain/filters';
 import { eventInputSchema, METRIC_UNITS, type NewEvent } from '@/lib/domain/event';
 import { isObjectId, objectIdTime } from '@/lib/domain/object-id';
 import {

@@ -1,7 +1,7 @@
 import type { Variant } from '@/lib/config';
 import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
 import { canonicalJson } from '@/lib/domain/encode';
-import { fieldValues } from '@/lib/store/terms';
+import { fieldValues } from '@/lib/domain/filters';
 import { type EventInput, formatCreated, type NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { Prng } from './seed-prng';

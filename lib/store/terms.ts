@@ -7,7 +7,7 @@ import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
 // every use of an imported binding is a getter call on the exporting module,
 // and batchTerms uses these once per field of every event.
 const { DAY_MS } = dates;
-const { FILTER_FIELDS, words } = filters;
+const { FILTER_FIELDS, fieldValues, words } = filters;
 
 /**
  * A term is `field:value` for one filterable field (lib/domain/filters.ts)
@@ -77,21 +77,6 @@ export function documentTerms(doc: string): string[] {
     if (value !== undefined) terms.push(term(FILTER_FIELDS[f]!, value));
   }
   return terms;
-}
-
-/**
- * The values of an event's filterable fields by FILTER_FIELDS index (a
- * non-empty string, else undefined): NewEvent.fieldValues. Only the value
- * strings are kept, not the parsed record they came from, so the record
- * dies young.
- */
-export function fieldValues(fields: Record<string, unknown>): (string | undefined)[] {
-  const values = new Array<string | undefined>(FILTER_FIELDS.length);
-  for (let f = 0; f < FILTER_FIELDS.length; f++) {
-    const value = fields[FILTER_FIELDS[f]!];
-    values[f] = typeof value === 'string' && value !== '' ? value : undefined;
-  }
-  return values;
 }
 
 /**
@@ -183,7 +168,7 @@ export function batchTerms(events: readonly NewEvent[]): BatchTerms {
 }
 
 /** A copy of `array` with room for at least `size` items. */
-function grown(array: Int32Array, size: number): Int32Array {
+function grown(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
   const larger = new Int32Array(Math.max(size, array.length * 2));
   larger.set(array);
   return larger;
@@ -246,10 +231,11 @@ function countPostings(
       const e = postings[end * 2]!;
       if (postings[end * 2 + 1] !== term || dayOf[e] !== day) break;
       const t = typeIndex[e]!;
-      if (perType[t]++ === 0) {
+      if (perType[t] === 0) {
         eventOfType[t] = e;
         touched.push(t);
       }
+      perType[t] = perType[t]! + 1;
     }
     for (const t of touched) {
       days.push(term, day, eventOfType[t]!, perType[t]!);
