@@ -1,5 +1,7 @@
 import { parseDateTime } from './dates';
+import * as event from './event';
 import { type EventInput, formatCreated, type NewEvent } from './event';
+import * as filters from './filters';
 import * as jsonText from './json-text';
 import type { JsonMember } from './json-text';
 
@@ -16,7 +18,13 @@ const {
   objectMembers,
   QUOTE,
   stringEnd,
+  hasControlCharacter,
 } = jsonText;
+const { FILTER_FIELDS } = filters;
+const { checkFieldText, EXCLUSIVE_FIELDS, FIELD_KIND_OF } = event;
+
+/** One checker for every record read (they are read one at a time). */
+const CHECKER = new jsonText.CompactJsonChecker();
 
 /**
  * The encoding of an event, defined once: every writer (import, seed, the
@@ -157,10 +165,108 @@ export function cutCompactSorted(
   orgId: string,
   source: string,
 ): { doc: string; raw: string | null } | undefined {
+  return cutCompact(orgId, source, undefined);
+}
+
+/**
+ * An import's record encoded straight from its text, never parsed: what
+ * JSON.parse, isValidEventInput, encodeEvent and fieldValues together make
+ * of it (lib/ingest/import.ts, toNewEvent), when the record has the shape
+ * cutCompactSorted takes and is a valid event. Undefined otherwise (not
+ * valid JSON, an invalid event, another shape, another org's record without
+ * `rehome`): the caller then takes that general path, which also says what
+ * is wrong. One pass over the text checks its JSON syntax, each known
+ * field's kind and cuts the document; an import spent a third of its
+ * reading thread parsing records it already walked (JSON.parse, then the
+ * garbage of every parsed record). encode.test.ts holds it to the general
+ * path on valid and broken records.
+ */
+export function encodeRecordText(
+  orgId: string,
+  source: string,
+  rehome: boolean,
+): NewEvent | undefined {
+  const facts: RecordFacts = {
+    rehome,
+    id: undefined,
+    created: undefined,
+    eventTypeName: undefined,
+    fieldValues: new Array<string | undefined>(FILTER_FIELDS.length).fill(undefined),
+    exclusive: 0,
+  };
+  let cut: { doc: string; raw: string | null } | undefined;
+  try {
+    cut = cutCompact(orgId, source, facts);
+  } catch {
+    return undefined; // a value parse threw (e.g. a metric value that is not JSON): general path
+  }
+  if (cut === undefined) return undefined;
+  const { id, eventTypeName } = facts;
+  if (id === undefined || facts.created === undefined || eventTypeName === undefined) {
+    return undefined;
+  }
+  // Both of an exclusive pair present and non-null.
+  for (const mask of EXCLUSIVE_MASKS) if ((facts.exclusive & mask) === mask) return undefined;
+  const created = parseDateTime(facts.created);
+  if (created === null) return undefined;
+  return { id, created, eventTypeName, doc: cut.doc, raw: cut.raw, fieldValues: facts.fieldValues };
+}
+
+/** What cutCompact gathers while checking a record it reads from text alone (encodeRecordText). */
+type RecordFacts = {
+  rehome: boolean;
+  id: string | undefined;
+  /** `created` as written, unquoted (the served form: SERVED_CREATED). */
+  created: string | undefined;
+  eventTypeName: string | undefined;
+  fieldValues: (string | undefined)[];
+  /** A bit per field of EXCLUSIVE_FIELDS present with a non-null value. */
+  exclusive: number;
+};
+
+/** What a top-level key means to a record read from text, looked up once per member. */
+type MemberInfo = {
+  /** Its kind in the event table (checkFieldText), if it has one. */
+  kind: event.FieldKind | undefined;
+  /** Its index in FILTER_FIELDS, if filterable. */
+  field: number | undefined;
+  /** Its bit in RecordFacts.exclusive (0: in no exclusive pair). */
+  exclusiveBit: number;
+};
+
+const MEMBERS = new Map<string, MemberInfo>();
+for (const [key, kind] of FIELD_KIND_OF)
+  MEMBERS.set(key, { kind, field: undefined, exclusiveBit: 0 });
+for (const [index, key] of FILTER_FIELDS.entries()) {
+  const info = MEMBERS.get(key) ?? { kind: undefined, field: undefined, exclusiveBit: 0 };
+  MEMBERS.set(key, { ...info, field: index });
+}
+for (const [pair, keys] of EXCLUSIVE_FIELDS.entries()) {
+  for (const [side, key] of keys.entries()) {
+    const info = MEMBERS.get(key) ?? { kind: undefined, field: undefined, exclusiveBit: 0 };
+    MEMBERS.set(key, { ...info, exclusiveBit: 1 << (pair * 2 + side) });
+  }
+}
+const EXCLUSIVE_MASKS = EXCLUSIVE_FIELDS.map((_, pair) => 3 << (pair * 2));
+
+/**
+ * cutCompactSorted's walk. With `facts` (a record not yet parsed) it also
+ * checks the JSON syntax of every value, each known field's kind
+ * (checkFieldText) and orgId against `rehome`, and gathers what
+ * encodeRecordText needs; undefined when any of it fails.
+ */
+function cutCompact(
+  orgId: string,
+  source: string,
+  facts: RecordFacts | undefined,
+): { doc: string; raw: string | null } | undefined {
   const length = source.length;
   if (source.charCodeAt(0) !== OPEN_OBJECT || source.charCodeAt(length - 1) !== CLOSE_OBJECT) {
     return undefined;
   }
+  // Compact JSON holds no control character, in strings or out.
+  const checker = facts && !hasControlCharacter(source) ? CHECKER.reset(source) : undefined;
+  if (facts && !checker) return undefined;
   const runs: string[] = [];
   const orgValue = JSON.stringify(orgId);
   let runStart = -1;
@@ -174,14 +280,18 @@ export function cutCompactSorted(
   for (;;) {
     const memberStart = i;
     if (source.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = stringEnd(source, i);
+    const keyEnd = checker ? checker.stringEnd(i) : stringEnd(source, i);
+    if (keyEnd === -1) return undefined;
     const key = source.slice(i + 1, keyEnd - 1);
     if (key.includes('\\') || source.charCodeAt(keyEnd) !== COLON) return undefined;
     const valueStart = keyEnd + 1;
-    const valueEnd = compactValueEnd(source, valueStart);
+    const valueEnd = checker ? checker.valueEnd(valueStart) : compactValueEnd(source, valueStart);
     if (valueEnd === -1) return undefined;
     const next = source.charCodeAt(valueEnd);
     if (next !== COMMA && next !== CLOSE_OBJECT) return undefined;
+    if (facts && !readMember(facts, key, source, valueStart, valueEnd, orgValue)) {
+      return undefined;
+    }
     if (key === 'raw' || key === 'links') {
       if (key === 'raw') {
         if (raw !== undefined) return undefined; // repeated: the general path says so
@@ -222,6 +332,51 @@ export function cutCompactSorted(
   if (!hasOrg) return undefined;
   if (runStart !== -1) runs.push(source.slice(runStart, runEnd));
   return { doc: `{${runs.join(',')}}`, raw: raw ?? null };
+}
+
+/**
+ * One member of a record read from text (cutCompact with facts): whether it
+ * passes what toNewEvent asks of it, its value noted where encodeRecordText
+ * needs it. The value is `source` from `start` to `end`, valid compact JSON.
+ */
+function readMember(
+  facts: RecordFacts,
+  key: string,
+  source: string,
+  start: number,
+  end: number,
+  orgValue: string,
+): boolean {
+  const info = MEMBERS.get(key);
+  if (info === undefined) {
+    // Any value passes, but a page saved from the API is no event: the
+    // import reads it as its records (innerRecords).
+    return key !== 'results' && key !== 'content';
+  }
+  if (info.kind !== undefined && !checkFieldText(info.kind, source, start, end)) return false;
+  // The three required fields passed their check as strings of their
+  // pattern, unescaped: the text less its quotes is the value.
+  if (key === 'id') facts.id = source.slice(start + 1, end - 1);
+  else if (key === 'eventTypeName') facts.eventTypeName = source.slice(start + 1, end - 1);
+  else if (key === 'created') facts.created = source.slice(start + 1, end - 1);
+  else if (key === 'orgId' && !facts.rehome && !isNullText(source, start, end)) {
+    // Another org's record is refused unless rehomed (the general path says so).
+    if (source.slice(start, end) !== orgValue) return false;
+  }
+  if (info.field !== undefined && source.charCodeAt(start) === QUOTE && end - start > 2) {
+    const value = source.slice(start + 1, end - 1);
+    facts.fieldValues[info.field] = value.includes('\\')
+      ? (JSON.parse(source.slice(start, end)) as string)
+      : value;
+  }
+  if (info.exclusiveBit !== 0 && !isNullText(source, start, end)) {
+    facts.exclusive |= info.exclusiveBit;
+  }
+  return true;
+}
+
+function isNullText(source: string, start: number, end: number): boolean {
+  return end - start === 4 && source.startsWith('null', start);
 }
 
 /** The general path: every member cut out, compacted, sorted, and orgId and created put right. */

@@ -36,7 +36,7 @@ export const METRIC_UNITS = [
  * may be null, `currentValue.units` is any string (the catalogue grows;
  * METRIC_UNITS are the known ones), numbers may come as numeric strings.
  */
-type FieldKind =
+export type FieldKind =
   | 'objectId'
   | 'dateTime'
   | 'eventType'
@@ -254,6 +254,58 @@ export function isValidEventInput(value: unknown): value is EventInput {
   for (const [a, b] of EXCLUSIVE_PAIRS) if (value[a] != null && value[b] != null) return false;
   return true;
 }
+
+/**
+ * isValidEventInput's check of one top-level member, made from its compact
+ * JSON text (`text` from `start` to `end`, known to be valid JSON), for a
+ * record read without parsing (lib/domain/encode.ts, encodeRecordText).
+ * `kind` is the field's (FIELD_KIND_OF). True exactly when the parsed value
+ * would pass, false when it would not or when the text is unusual (an
+ * escaped id: the caller then parses the record and asks
+ * isValidEventInput). Only the rarer kinds parse their value.
+ */
+export function checkFieldText(kind: FieldKind, text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start);
+  switch (kind) {
+    // A string or null, an object or null, an array or null: the value's
+    // first character decides.
+    case 'text':
+      return first === QUOTE_CODE || isNull(text, start, end);
+    case 'rawDoc':
+      return first === OPEN_OBJECT_CODE || isNull(text, start, end);
+    case 'list':
+      return first === OPEN_ARRAY_CODE || isNull(text, start, end);
+    case 'flag':
+      return first === 116 || first === 102 || isNull(text, start, end); // true, false
+    // Strings of a pattern that holds no backslash: the text less its quotes is the value.
+    case 'objectId':
+    case 'eventType':
+    case 'dateTime': {
+      if (first !== QUOTE_CODE) return false;
+      const value = text.slice(start + 1, end - 1);
+      return !value.includes('\\') && FAST_KINDS[kind](value);
+    }
+    default:
+      return FAST_KINDS[kind](JSON.parse(text.slice(start, end)));
+  }
+}
+
+function isNull(text: string, start: number, end: number): boolean {
+  return end - start === 4 && text.startsWith('null', start);
+}
+
+/** The kind of each field the table knows; any value passes for other keys. */
+export const FIELD_KIND_OF: ReadonlyMap<string, FieldKind> = new Map(Object.entries(FIELD_KINDS));
+
+const QUOTE_CODE = 34;
+const OPEN_OBJECT_CODE = 123;
+const OPEN_ARRAY_CODE = 91;
+
+/** The fields every event must have (isValidEventInput). */
+export const REQUIRED_FIELDS: readonly string[] = REQUIRED;
+
+/** Pairs of fields an event never carries both of, non-null (isValidEventInput). */
+export const EXCLUSIVE_FIELDS: readonly (readonly [string, string])[] = EXCLUSIVE_PAIRS;
 
 export type EventInput = z.infer<typeof eventInputSchema>;
 

@@ -34,11 +34,6 @@ export const FILTER_FIELDS = [
 ] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
-/** Each filterable field's index in FILTER_FIELDS. */
-export const FILTER_FIELD_INDEX: ReadonlyMap<string, number> = new Map(
-  FILTER_FIELDS.map((field, index) => [field, index]),
-);
-
 /**
  * The values of an event's filterable fields by FILTER_FIELDS index (a
  * non-empty string, else undefined): NewEvent.fieldValues. Only the value

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateEventBatches } from '@/lib/ingest/seed';
-import { compactJson, objectMembers, prettyJson, spliceMembers } from './json-text';
+import {
+  compactJson,
+  objectMembers,
+  prettyJson,
+  spliceMembers,
+  CompactJsonChecker,
+  hasControlCharacter,
+} from './json-text';
 
 const seeded = [
   ...generateEventBatches({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0e', count: 300, seed: 'text' }),
@@ -56,5 +63,103 @@ describe('json-text', () => {
       const keys = Object.keys(JSON.parse(spliced) as object);
       assert.deepEqual(keys, [...keys].sort());
     }
+  });
+
+  test('CompactJsonChecker (on texts without control characters) accepts exactly the compact texts JSON.parse accepts, on thousands of broken ones too', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    // Characters a break is made of: JSON's structure, literals' letters,
+    // number parts, escapes, control characters, whitespace, non-ASCII.
+    const breaks = [
+      ...'{}[]":,\\/tfnulrsea0123456789-+.eEbux ',
+      '\t',
+      '\n',
+      '\u0000',
+      '\u001f',
+      'é',
+      '\ud800',
+    ];
+    const edges = [
+      '0',
+      '-0',
+      '01',
+      '-',
+      '1.',
+      '.5',
+      '1e',
+      '1e+',
+      '1E-2',
+      '-0.0e0',
+      '+1',
+      'NaN',
+      'Infinity',
+      'true',
+      'tru',
+      'truex',
+      'null',
+      'nul',
+      'false',
+      '"',
+      '""',
+      '"\\"',
+      '"\\u12"',
+      '"\\u12g4"',
+      '"\\x"',
+      '"a\tb"',
+      '"\\u00e9"',
+      '[]',
+      '[,]',
+      '[1,]',
+      '[1 ]',
+      '{}',
+      '{,}',
+      '{"a":}',
+      '{"a"1}',
+      '{"a":1,}',
+      '{"a":1}x',
+      '{"a":[1,{"b":null}]}',
+      '[[[[]]]]',
+      '[[[[]]]',
+      '"\ud800"',
+      '1 ',
+    ];
+    const texts = [...edges, ...docs.slice(0, 300)];
+    for (const doc of docs.slice(0, 300)) {
+      for (let k = 0; k < 10; k++) {
+        const at = Math.floor(random() * doc.length);
+        const edit = random();
+        texts.push(
+          edit < 0.4
+            ? doc.slice(0, at) + doc.slice(at + 1) // a character dropped
+            : edit < 0.8
+              ? doc.slice(0, at) + pick(breaks) + doc.slice(at) // one put in
+              : doc.slice(0, at), // cut short
+        );
+      }
+    }
+    let valid = 0;
+    let invalid = 0;
+    for (const text of texts) {
+      let parses = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      const checker = new CompactJsonChecker();
+      const accepted =
+        !hasControlCharacter(text) && checker.reset(text).valueEnd(0) === text.length;
+      // Compact: whitespace only inside strings (compactJson keeps such a text as it is).
+      const compact = parses && compactJson(text) === text;
+      assert.equal(accepted, compact, JSON.stringify(text));
+      if (accepted) valid++;
+      else if (!parses) invalid++;
+    }
+    // Both verdicts are common, or the comparison proves little.
+    assert.ok(valid > 1000 && invalid > 1000, `${valid} valid, ${invalid} invalid`);
+    // Nesting deeper than the stack: declined, never thrown.
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    assert.equal(new CompactJsonChecker().reset(deep).valueEnd(0), -1);
   });
 });

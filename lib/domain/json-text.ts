@@ -93,6 +93,155 @@ function scanValue(text: string, start: number, compact: boolean): number {
   return i;
 }
 
+/** Whether `text` holds a control character (U+0000 to U+001F): compact JSON never does. */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
+// eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+const CONTROL_CHARACTER = /[\x00-\x1f]/;
+
+function isHexDigit(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * Checks the JSON syntax of compact values in one text, building nothing:
+ * what JSON.parse accepts, less whitespace. The text must hold no control
+ * character (hasControlCharacter), which a caller checks once for a whole
+ * record: strings are then found by their quotes (indexOf), and only their
+ * escapes are looked at. An import reads most records this way instead of
+ * parsing them (lib/domain/encode.ts, encodeRecordText); json-text.test.ts
+ * holds it to JSON.parse.
+ */
+export class CompactJsonChecker {
+  private text = '';
+  /** The first backslash at or after the last one passed (text.length when none). */
+  private backslash = 0;
+
+  /** Starts on a new text (no control character in it). */
+  reset(text: string): this {
+    this.text = text;
+    this.backslash = this.nextBackslash(0);
+    return this;
+  }
+
+  private nextBackslash(from: number): number {
+    const at = this.text.indexOf('\\', from);
+    return at === -1 ? this.text.length : at;
+  }
+
+  /** The index just past the string whose opening quote is at `start`, or -1. */
+  stringEnd(start: number): number {
+    const text = this.text;
+    let i = start + 1;
+    for (;;) {
+      const close = text.indexOf('"', i);
+      if (close === -1) return -1;
+      if (this.backslash < i) this.backslash = this.nextBackslash(i);
+      if (this.backslash > close) return close + 1;
+      // An escape before the quote found: valid, and passed.
+      const at = this.backslash;
+      const escaped = text.charCodeAt(at + 1);
+      if (escaped === 117) {
+        // \uXXXX
+        for (let k = at + 2; k < at + 6; k++) if (!isHexDigit(text.charCodeAt(k))) return -1;
+        i = at + 6;
+      } else if (
+        escaped === QUOTE ||
+        escaped === BACKSLASH ||
+        escaped === 47 || // /
+        escaped === 98 || // b
+        escaped === 102 || // f
+        escaped === 110 || // n
+        escaped === 114 || // r
+        escaped === 116 // t
+      ) {
+        i = at + 2;
+      } else {
+        return -1;
+      }
+    }
+  }
+
+  /**
+   * The index just past the compact value at `start`, or -1 when it is not
+   * valid JSON (or nests deeper than the stack: JSON.parse decides then).
+   */
+  valueEnd(start: number): number {
+    try {
+      return this.value(start);
+    } catch {
+      return -1;
+    }
+  }
+
+  private value(start: number): number {
+    const text = this.text;
+    const c = text.charCodeAt(start);
+    if (c === QUOTE) return this.stringEnd(start);
+    if (c === OPEN_OBJECT) {
+      let i = start + 1;
+      if (text.charCodeAt(i) === CLOSE_OBJECT) return i + 1;
+      for (;;) {
+        if (text.charCodeAt(i) !== QUOTE) return -1;
+        i = this.stringEnd(i);
+        if (i === -1 || text.charCodeAt(i) !== COLON) return -1;
+        i = this.value(i + 1);
+        if (i === -1) return -1;
+        const d = text.charCodeAt(i);
+        if (d === CLOSE_OBJECT) return i + 1;
+        if (d !== COMMA) return -1;
+        i++;
+      }
+    }
+    if (c === OPEN_ARRAY) {
+      let i = start + 1;
+      if (text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
+      for (;;) {
+        i = this.value(i);
+        if (i === -1) return -1;
+        const d = text.charCodeAt(i);
+        if (d === CLOSE_ARRAY) return i + 1;
+        if (d !== COMMA) return -1;
+        i++;
+      }
+    }
+    if (c === 116) return text.startsWith('true', start) ? start + 4 : -1;
+    if (c === 102) return text.startsWith('false', start) ? start + 5 : -1;
+    if (c === 110) return text.startsWith('null', start) ? start + 4 : -1;
+    return numberEnd(text, start);
+  }
+}
+
+/** The index just past the JSON number at `start`, or -1. */
+function numberEnd(text: string, start: number): number {
+  let i = start;
+  if (text.charCodeAt(i) === 45) i++; // -
+  let c = text.charCodeAt(i);
+  if (c === 48) i++;
+  else if (c >= 49 && c <= 57) while (isDigit(text.charCodeAt(++i)));
+  else return -1;
+  c = text.charCodeAt(i);
+  if (c === 46) {
+    // .
+    if (!isDigit(text.charCodeAt(++i))) return -1;
+    while (isDigit(text.charCodeAt(++i)));
+    c = text.charCodeAt(i);
+  }
+  if (c === 101 || c === 69) {
+    // e, E
+    c = text.charCodeAt(++i);
+    if (c === 43 || c === 45) c = text.charCodeAt(++i);
+    if (!isDigit(c)) return -1;
+    while (isDigit(text.charCodeAt(++i)));
+  }
+  return i;
+}
+
 function skipSpace(text: string, i: number): number {
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   return i;

@@ -2,7 +2,7 @@ import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { getConfig } from '@/lib/config';
-import { encodeEvent, RepeatedKeyError } from '@/lib/domain/encode';
+import { encodeEvent, encodeRecordText, RepeatedKeyError } from '@/lib/domain/encode';
 import {
   type EventInput,
   eventInputSchema,
@@ -200,6 +200,7 @@ export async function* readEventBatches(
     options.onProgress?.(bytes);
   });
   const maxBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
+  const rehome = options.rehome ?? false;
   let batch: NewEvent[] = [];
   // Events sharing a second keep the file's order (ListingOrder), read in
   // the file's direction: newest first (the API's and the export's order)
@@ -233,14 +234,17 @@ export async function* readEventBatches(
   };
   /** `text`: the record's own JSON text, when known (it is kept verbatim). */
   const accept = (value: unknown, text: string | undefined, location: Location) => {
-    counts.read++;
-    const result = toNewEvent(value, options.orgId, options.rehome ?? false, text);
+    const result = toNewEvent(value, options.orgId, rehome, text);
     if (typeof result === 'string') {
-      counts.invalid++;
-      options.onIssue?.({ ...location, message: result });
+      reject(location, result);
       return NONE;
     }
-    batch.push(result);
+    return add(result);
+  };
+  /** A valid record, encoded. */
+  const add = (event: NewEvent) => {
+    counts.read++;
+    batch.push(event);
     return batch.length < batchSize ? NONE : handOn();
   };
   /**
@@ -254,13 +258,23 @@ export async function* readEventBatches(
     batch = [];
     return inListingOrder(events, false);
   };
-  /** Parses one record's text, or reports why it cannot be read. */
-  const parse = (text: string, oversize: number | undefined, location: Location) => {
+  /**
+   * Reads one record's text: a valid event in the common shape is encoded
+   * straight from it (encodeRecordText), anything else parsed for the
+   * general path; undefined (reported) when it cannot be read.
+   */
+  const parse = (
+    text: string,
+    oversize: number | undefined,
+    location: Location,
+  ): { event: NewEvent } | { value: unknown } | undefined => {
     const size = oversize ?? recordBytes(text, maxBytes);
     if (size > maxBytes) {
       reject(location, tooLarge(size, maxBytes));
       return undefined;
     }
+    const event = encodeRecordText(options.orgId, text, rehome);
+    if (event) return { event };
     try {
       return { value: JSON.parse(text) as unknown };
     } catch (error) {
@@ -268,6 +282,12 @@ export async function* readEventBatches(
       return undefined;
     }
   };
+  /** A record read by parse(), accepted or reported. */
+  const acceptRead = (
+    record: { event: NewEvent } | { value: unknown },
+    text: string,
+    location: Location,
+  ) => ('event' in record ? add(record.event) : accept(record.value, text, location));
 
   try {
     const detected = await detectFormat(chunks);
@@ -294,13 +314,17 @@ export async function* readEventBatches(
                 index: element.index,
               };
               const record = parse(element.text, undefined, location);
-              if (record) take(accept(record.value, element.text, location));
+              if (record) take(acceptRead(record, element.text, location));
             }
             return;
           }
         }
         const parsed = parse(text, size, at(line));
         if (!parsed) return;
+        if ('event' in parsed) {
+          take(add(parsed.event));
+          return;
+        }
         // A line may hold a whole list envelope (a page saved from the API)
         // or an array of events; each inner record is then its own record.
         const inner = innerRecords(parsed.value);
@@ -349,7 +373,7 @@ export async function* readEventBatches(
           };
           const parsed = parse(element.text, element.oversize, location);
           if (!parsed) continue;
-          yield* accept(parsed.value, element.text, location);
+          yield* acceptRead(parsed, element.text, location);
         }
       }
       splitter.end();
