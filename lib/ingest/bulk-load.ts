@@ -4,6 +4,7 @@ import type { EventStore } from '@/lib/store/types';
 import { type PackedBatch, unpackBatch } from './bulk-batch';
 import type { ImportIssue, ReadOptions, ReadSummary } from './import';
 import type { SeedOptions } from './seed';
+import { favourThisThread } from './thread-priority';
 
 /**
  * Bulk loads (seed, import) as a two-stage pipeline on two threads: a worker
@@ -60,6 +61,15 @@ export type BulkCallbacks = {
 
 const WORKER_FILE = path.join(__dirname, 'bulk-worker.ts');
 
+/**
+ * How many nice steps lower every other thread runs while a load inserts
+ * (favourThisThread). 1,000,000 events imported into SQLite, alternating
+ * without and with it: the inserting thread was off a core 5.6 / 4.9 / 5.2 s
+ * and 3.5 / 3.3 / 4.2 s of ~30 s (runnable but waiting 3.0-3.4 s, then
+ * 1.5-1.6 s), ~5% of the import.
+ */
+const BULK_LOAD_NICE = 5;
+
 export async function runBulkLoad(
   store: EventStore,
   orgId: string,
@@ -92,6 +102,8 @@ export async function runBulkLoad(
   // thread of its own (alternating, load 1.6-1.7). A seed's producer has
   // time to spare: 1M seeded at ~58,000 either way, within noise.
   const helper = store.startBulkLoadHelper();
+  // Every thread is running now (V8's, the producer, the helper): all but this one yield to it.
+  const restorePriorities = favourThisThread(BULK_LOAD_NICE);
 
   const queue: FromWorker[] = [];
   let wake: (() => void) | undefined;
@@ -191,6 +203,7 @@ export async function runBulkLoad(
     if (fromStdin) process.stdin.unpipe(worker.stdin!);
     worker.removeAllListeners('exit');
     await Promise.all([worker.terminate(), helper?.close()]);
+    restorePriorities();
   }
 }
 
