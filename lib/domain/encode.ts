@@ -176,10 +176,10 @@ export function cutCompactSorted(
  * valid JSON, an invalid event, another shape, another org's record without
  * `rehome`): the caller then takes that general path, which also says what
  * is wrong. One pass over the text checks its JSON syntax, each known
- * field's kind and cuts the document; an import spent a third of its
- * reading thread parsing records it already walked (JSON.parse, then the
- * garbage of every parsed record). encode.test.ts holds it to the general
- * path on valid and broken records.
+ * field's kind and cuts the document: parsing records the cut walked
+ * anyway (JSON.parse, then each parsed record's garbage) was the largest
+ * part of an import's reading thread. lib/ingest/import.test.ts holds it to
+ * the general path on valid and broken records.
  */
 export function encodeRecordText(
   orgId: string,
@@ -198,7 +198,9 @@ export function encodeRecordText(
   try {
     cut = cutCompact(orgId, source, facts);
   } catch {
-    return undefined; // a value parse threw (e.g. a metric value that is not JSON): general path
+    // A member's JSON.parse cannot fail on text the checker passed; were it
+    // to, the general path would answer for the record.
+    return undefined;
   }
   if (cut === undefined) return undefined;
   const { id, eventTypeName } = facts;
