@@ -301,9 +301,6 @@ const QUOTE_CODE = 34;
 const OPEN_OBJECT_CODE = 123;
 const OPEN_ARRAY_CODE = 91;
 
-/** The fields every event must have (isValidEventInput). */
-export const REQUIRED_FIELDS: readonly string[] = REQUIRED;
-
 /** Pairs of fields an event never carries both of, non-null (isValidEventInput). */
 export const EXCLUSIVE_FIELDS: readonly (readonly [string, string])[] = EXCLUSIVE_PAIRS;
 
