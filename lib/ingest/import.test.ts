@@ -482,7 +482,7 @@ describe('encodeRecordText (records read from their text, unparsed)', () => {
     return toNewEvent(value, ORG, rehome, text);
   }
 
-  test('gives exactly what parsing gives, or declines; on valid records of every type and thousands of broken ones', () => {
+  test('gives exactly what parsing gives, or declines; on valid records of every type, thousands of broken ones and keys one letter off known ones', () => {
     let seed = 5;
     const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -542,6 +542,13 @@ describe('encodeRecordText (records read from their text, unparsed)', () => {
           units: pick(['RAW', 'new unit', 3]),
         };
       if (variant === 6) record.username = pick(['a\\"b', 'tab\there', 'é', '\u0000']);
+      if (variant === 9) {
+        // A key one letter off a known one (same length and first letter): an unknown key.
+        const key = pick(Object.keys(record));
+        const near = key.slice(0, -1) + String.fromCharCode(key.charCodeAt(key.length - 1) + 1);
+        record[near] = record[key];
+        delete record[key];
+      }
       const sorted = Object.fromEntries(
         Object.keys(record)
           .sort()
