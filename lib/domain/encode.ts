@@ -19,6 +19,7 @@ const {
   QUOTE,
   stringEnd,
   hasControlCharacter,
+  isNullText,
 } = jsonText;
 const { FILTER_FIELDS } = filters;
 const { checkFieldText, EXCLUSIVE_FIELDS, FIELD_KIND_OF } = event;
@@ -405,10 +406,6 @@ function readMember(
     facts.exclusive |= info.exclusiveBit;
   }
   return true;
-}
-
-function isNullText(source: string, start: number, end: number): boolean {
-  return end - start === 4 && source.startsWith('null', start);
 }
 
 /** The general path: every member cut out, compacted, sorted, and orgId and created put right. */

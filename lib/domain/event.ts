@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { DATE_TIME_FORMS, parseDateTime } from './dates';
 import { EVENT_TYPE_PATTERN } from './catalog';
+import * as jsonText from './json-text';
 import { OBJECT_ID_PATTERN } from './object-id';
+
+// Module-level copies for checkFieldText, run per member of every imported
+// record (under tsx an imported binding is a getter call; see encode.ts).
+const { isNullText, OPEN_ARRAY, OPEN_OBJECT, QUOTE } = jsonText;
 
 /** The units a metric's currentValue may carry (the spec's list plus the release log's). */
 export const METRIC_UNITS = [
@@ -270,18 +275,18 @@ export function checkFieldText(kind: FieldKind, text: string, start: number, end
     // A string or null, an object or null, an array or null: the value's
     // first character decides.
     case 'text':
-      return first === QUOTE_CODE || isNull(text, start, end);
+      return first === QUOTE || isNullText(text, start, end);
     case 'rawDoc':
-      return first === OPEN_OBJECT_CODE || isNull(text, start, end);
+      return first === OPEN_OBJECT || isNullText(text, start, end);
     case 'list':
-      return first === OPEN_ARRAY_CODE || isNull(text, start, end);
+      return first === OPEN_ARRAY || isNullText(text, start, end);
     case 'flag':
-      return first === 116 || first === 102 || isNull(text, start, end); // true, false
+      return first === 116 || first === 102 || isNullText(text, start, end); // true, false
     // Strings of a pattern that holds no backslash: the text less its quotes is the value.
     case 'objectId':
     case 'eventType':
     case 'dateTime': {
-      if (first !== QUOTE_CODE) return false;
+      if (first !== QUOTE) return false;
       const value = text.slice(start + 1, end - 1);
       return !value.includes('\\') && FAST_KINDS[kind](value);
     }
@@ -290,16 +295,8 @@ export function checkFieldText(kind: FieldKind, text: string, start: number, end
   }
 }
 
-function isNull(text: string, start: number, end: number): boolean {
-  return end - start === 4 && text.startsWith('null', start);
-}
-
 /** The kind of each field the table knows; any value passes for other keys. */
 export const FIELD_KIND_OF: ReadonlyMap<string, FieldKind> = new Map(Object.entries(FIELD_KINDS));
-
-const QUOTE_CODE = 34;
-const OPEN_OBJECT_CODE = 123;
-const OPEN_ARRAY_CODE = 91;
 
 /** Pairs of fields an event never carries both of, non-null (isValidEventInput). */
 export const EXCLUSIVE_FIELDS: readonly (readonly [string, string])[] = EXCLUSIVE_PAIRS;

@@ -93,6 +93,11 @@ function scanValue(text: string, start: number, compact: boolean): number {
   return i;
 }
 
+/** Whether the JSON value in `text` from `start` to `end` is `null`. */
+export function isNullText(text: string, start: number, end: number): boolean {
+  return end - start === 4 && text.startsWith('null', start);
+}
+
 /** Whether `text` holds a control character (U+0000 to U+001F): compact JSON never does. */
 export function hasControlCharacter(text: string): boolean {
   return CONTROL_CHARACTER.test(text);
