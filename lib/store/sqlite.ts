@@ -41,7 +41,8 @@ const TRUNCATE_WAIT_MS = 500;
  * With RETURNING, `start({ onRows })` receives each statement's returned rows.
  *
  * A row is `width` positional values, or a template naming the columns that
- * hold the same value in every row of a batch (`($org, ?, ?)`): those are
+ * hold the same value in every row of a batch (`($org, ?, ?)`, whose `?`s
+ * are the values `add` takes): those are
  * bound once per statement from `start({ constants })` instead of once per
  * row. Each bound value costs the driver a property read and a conversion
  * (a string is measured, converted to UTF-8 and copied twice): the events
@@ -52,7 +53,8 @@ const TRUNCATE_WAIT_MS = 500;
 class MultiRow {
   private readonly statements: BetterSqlite3.Statement[];
   private readonly args: unknown[];
-  private readonly width: 2 | 4 | 5;
+  /** Values per row `add` takes (2 to 5): the row's `?`s. */
+  private readonly width: number;
   private filled = 0;
   private changes = 0;
   private onRows: ((rows: unknown[][]) => void) | undefined;
@@ -61,16 +63,15 @@ class MultiRow {
   constructor(
     sqlite: BetterSqlite3.Database,
     head: string,
-    shape: 4 | 5 | { template: string; width: 2 | 5 },
+    row: 4 | 5 | `(${string})`,
     tail: string,
     returning = false,
   ) {
-    this.width = typeof shape === 'number' ? shape : shape.width;
-    const row =
-      typeof shape === 'number' ? `(${Array<string>(shape).fill('?').join(', ')})` : shape.template;
+    const template = typeof row === 'number' ? `(${Array<string>(row).fill('?').join(', ')})` : row;
+    this.width = template.split('?').length - 1;
     this.statements = ROWS_PER_STATEMENT.map((rows) => {
       const statement = sqlite.prepare(
-        `${head} ${Array<string>(rows).fill(row).join(', ')} ${tail}`,
+        `${head} ${Array<string>(rows).fill(template).join(', ')} ${tail}`,
       );
       return returning ? statement.raw(true) : statement;
     });
@@ -263,7 +264,7 @@ export class SqliteStore extends KyselyStore {
     this.insertRows = new MultiRow(
       sqlite,
       'INSERT INTO events (org_id, id, created, event_type, doc, raw, run_id) VALUES',
-      { template: '($org, ?, ?, ?, ?, ?, $run)', width: 5 },
+      '($org, ?, ?, ?, ?, ?, $run)',
       'ON CONFLICT (org_id, id) DO NOTHING',
     );
     this.maxRowid = sqlite.prepare('SELECT max(rowid) AS n FROM events').pluck();
@@ -285,7 +286,7 @@ export class SqliteStore extends KyselyStore {
     this.insertWords = new MultiRow(
       sqlite,
       'INSERT INTO term_words (org_id, word, term_id) VALUES',
-      { template: '($org, ?, ?)', width: 2 },
+      '($org, ?, ?)',
       'ON CONFLICT DO NOTHING',
     );
     // The dictionary: each upsert bumps its terms' counts and returns their
@@ -293,7 +294,7 @@ export class SqliteStore extends KyselyStore {
     this.bumpTerms = new MultiRow(
       sqlite,
       'INSERT INTO term_dict (org_id, term, n) VALUES',
-      { template: '($org, ?, ?)', width: 2 },
+      '($org, ?, ?)',
       'ON CONFLICT (org_id, term) DO UPDATE SET n = n + excluded.n RETURNING id, term, n',
       true,
     );
