@@ -7,7 +7,7 @@
  * 2. seeding N events (what `npm run cli -- seed` does: generator thread +
  *    inserting thread);
  * 3. the ceiling: JSON.parse of the same export's lines alone (one thread,
- *    no validation, no database), and reading, validating and encoding the
+ *    no validation, no database), and reading, validating, encoding and packing the
  *    file alone (no database);
  * 4. importing that file (what `npm run cli -- import` does: a run in the
  *    import ledger, each event tagged with it), per format, and (NDJSON)
@@ -289,12 +289,17 @@ async function main(): Promise<void> {
     const read = await timed(async () => {
       let count = 0;
       for await (const batch of readEventBatches(file, readOptions)) {
-        count += batch.length;
+        count += batch.count;
       }
       return count;
     });
     figures.push(
-      figure(`read + validate + encode ${format}${how} alone`, read.value, read.seconds, read),
+      figure(
+        `read + validate + encode + pack ${format}${how} alone`,
+        read.value,
+        read.seconds,
+        read,
+      ),
     );
 
     const target = await freshStore(`load-${events}-import-${format}`);

@@ -1,5 +1,5 @@
 import type { NewEvent } from '@/lib/domain/event';
-import { type BatchTerms, batchTerms } from '@/lib/store/terms';
+import { type BatchTerms, TermCollector } from '@/lib/store/terms';
 
 /**
  * A batch of events packed into a few long strings and typed arrays for
@@ -8,16 +8,24 @@ import { type BatchTerms, batchTerms } from '@/lib/store/terms';
  * are compact JSON, which never contains a raw newline, so newline is a safe
  * separator; a raw of null packs as "".
  *
- * The batch's postings and counter deltas (lib/store/terms.ts) are computed
- * here, on the producer thread, so the inserting thread only runs statements.
+ * Strings and arrays hold the events in the order they were added (read
+ * order); `order` is the order the store writes them in
+ * (compareEventsForWrite), which unpackBatch hands them over in. The batch's
+ * postings and counter deltas (lib/store/terms.ts) are computed on the
+ * producer thread too, numbering events in that write order, so the
+ * inserting thread only runs statements.
  */
 export type PackedBatch = {
   count: number;
   ids: string;
-  types: string;
   docs: string;
   raws: string;
   created: Float64Array;
+  /** The batch's type names (JSON), and each event's index into them. */
+  typeNames: string;
+  typeOf: Int32Array;
+  /** order[k]: the event (by read order) the store writes k-th. */
+  order: Int32Array;
   /** The batch's distinct terms (JSON: a term may hold any character). */
   terms: string;
   postings: Int32Array;
@@ -25,55 +33,160 @@ export type PackedBatch = {
   values: Float64Array;
 };
 
-export function packBatch(events: readonly NewEvent[]): PackedBatch {
-  const created = new Float64Array(events.length);
-  const ids: string[] = new Array<string>(events.length);
-  const types: string[] = new Array<string>(events.length);
-  const docs: string[] = new Array<string>(events.length);
-  const raws: string[] = new Array<string>(events.length);
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
-    created[i] = event.created;
-    ids[i] = event.id;
-    types[i] = event.eventTypeName;
-    docs[i] = event.doc;
-    raws[i] = event.raw ?? '';
+/**
+ * Events between two joins of their texts. A batch's records are thus held
+ * as a few large strings while it fills (each chunk of documents is larger
+ * than V8's largest regular object, so it is allocated where collections
+ * never copy it), not as 20,000 records' objects and the source texts they
+ * point into, which every young-generation collection copied, until 2026-11,
+ * once or twice each.
+ */
+const CHUNK_EVENTS = 256;
+
+/** Strings joined by newline a chunk at a time (see CHUNK_EVENTS). */
+class ChunkedLines {
+  private readonly chunks: string[] = [];
+  private readonly pending: string[] = [];
+
+  constructor(private readonly chunkEvents: number) {}
+
+  add(text: string): void {
+    if (this.pending.push(text) === this.chunkEvents) {
+      this.chunks.push(this.pending.join('\n'));
+      this.pending.length = 0;
+    }
   }
-  const terms = batchTerms(events);
-  return {
-    count: events.length,
-    ids: ids.join('\n'),
-    types: types.join('\n'),
-    docs: docs.join('\n'),
-    raws: raws.join('\n'),
-    created,
-    terms: JSON.stringify(terms.terms),
-    postings: terms.postings,
-    dayCounts: terms.dayCounts,
-    values: terms.values,
-  };
+
+  join(): string {
+    if (this.pending.length > 0) this.chunks.push(this.pending.join('\n'));
+    this.pending.length = 0;
+    return this.chunks.join('\n');
+  }
+}
+
+/**
+ * A batch packed as its events are read: each event's strings go into
+ * chunks, its terms into a TermCollector, and nothing else of it is kept.
+ */
+export class BatchPacker {
+  readonly collector: TermCollector;
+  private readonly ids: ChunkedLines;
+  private readonly docs: ChunkedLines;
+  private readonly raws: ChunkedLines;
+
+  /**
+   * `chunkEvents`: events between joins. A list already in memory (a seed's
+   * batch) gains nothing from chunks and is joined once, as a whole.
+   */
+  constructor(capacity: number, chunkEvents = CHUNK_EVENTS) {
+    this.collector = new TermCollector(capacity);
+    this.ids = new ChunkedLines(chunkEvents);
+    this.docs = new ChunkedLines(chunkEvents);
+    this.raws = new ChunkedLines(chunkEvents);
+  }
+
+  get count(): number {
+    return this.collector.count;
+  }
+
+  add(event: NewEvent): void {
+    this.collector.add(event);
+    this.ids.add(event.id);
+    this.docs.add(event.doc);
+    this.raws.add(event.raw ?? '');
+  }
+
+  /** Gives every event (in read order) a new `created`: a listing's sort keys (lib/ingest/listing-order.ts). */
+  mapCreated(sortKey: (created: number) => number): void {
+    const { created, count } = this.collector;
+    for (let e = 0; e < count; e++) created[e] = sortKey(created[e]!);
+  }
+
+  /** The packed batch; the packer is spent. */
+  finish(): PackedBatch {
+    const collector = this.collector;
+    const count = collector.count;
+    const order = writeOrder(collector);
+    const position = new Int32Array(count);
+    for (let k = 0; k < count; k++) position[order[k]!] = k;
+    const terms: BatchTerms = collector.finish(position);
+    return {
+      count,
+      ids: this.ids.join(),
+      docs: this.docs.join(),
+      raws: this.raws.join(),
+      created: collector.created.slice(0, count),
+      typeNames: JSON.stringify(collector.typeNames),
+      typeOf: collector.typeIndex.slice(0, count),
+      order,
+      terms: JSON.stringify(terms.terms),
+      postings: terms.postings,
+      dayCounts: terms.dayCounts,
+      values: terms.values,
+    };
+  }
+}
+
+/**
+ * The collector's events in compareEventsForWrite's order (by type name,
+ * newest first, then by id descending), from its typed arrays: an id's key
+ * orders as its text does. It must be that order exactly, or PostgreSQL's
+ * writer sorts the batch again (inWriteOrder) and SQLite's writes the per-type
+ * index out of order (bulk-batch.test.ts compares the two).
+ */
+function writeOrder(collector: TermCollector): Int32Array {
+  const { created, keys, typeIndex, typeNames } = collector;
+  // Each type's rank in name order (UTF-16 code units, as `<` compares).
+  const rank = new Int32Array(typeNames.length);
+  const names = typeNames.map((name, t) => ({ name, t }));
+  names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  names.forEach(({ t }, r) => (rank[t] = r));
+  const order = new Array<number>(collector.count);
+  for (let e = 0; e < order.length; e++) order[e] = e;
+  order.sort(
+    (a, b) =>
+      rank[typeIndex[a]!]! - rank[typeIndex[b]!]! ||
+      created[b]! - created[a]! ||
+      keys[b * 2]! - keys[a * 2]! ||
+      keys[b * 2 + 1]! - keys[a * 2 + 1]!,
+  );
+  return Int32Array.from(order);
+}
+
+/** A list of events packed (a seed's batch, made whole). */
+export function packBatch(events: readonly NewEvent[]): PackedBatch {
+  const packer = new BatchPacker(events.length, Infinity);
+  for (const event of events) packer.add(event);
+  return packer.finish();
 }
 
 /** The buffers postMessage can move instead of copying. */
 export function transferables(packed: PackedBatch): ArrayBuffer[] {
-  return [packed.created, packed.postings, packed.dayCounts, packed.values].map(
-    (array) => array.buffer as ArrayBuffer,
-  );
+  return [
+    packed.created,
+    packed.typeOf,
+    packed.order,
+    packed.postings,
+    packed.dayCounts,
+    packed.values,
+  ].map((array) => array.buffer as ArrayBuffer);
 }
 
+/** The batch's events in write order, and their terms (which number them so). */
 export function unpackBatch(packed: PackedBatch): { events: NewEvent[]; terms: BatchTerms } {
-  const ids = packed.ids.split('\n');
-  const types = packed.types.split('\n');
-  const docs = packed.docs.split('\n');
-  const raws = packed.raws.split('\n');
+  const ids = lines(packed.ids, packed.count);
+  const docs = lines(packed.docs, packed.count);
+  const raws = lines(packed.raws, packed.count);
+  const typeNames = JSON.parse(packed.typeNames) as string[];
   const events: NewEvent[] = new Array<NewEvent>(packed.count);
-  for (let i = 0; i < packed.count; i++) {
-    const raw = raws[i]!;
-    events[i] = {
-      id: ids[i]!,
-      created: packed.created[i]!,
-      eventTypeName: types[i]!,
-      doc: docs[i]!,
+  for (let k = 0; k < packed.count; k++) {
+    const e = packed.order[k]!;
+    const raw = raws[e]!;
+    events[k] = {
+      id: ids[e]!,
+      created: packed.created[e]!,
+      eventTypeName: typeNames[packed.typeOf[e]!]!,
+      doc: docs[e]!,
       raw: raw === '' ? null : raw,
     };
   }
@@ -86,4 +199,19 @@ export function unpackBatch(packed: PackedBatch): { events: NewEvent[]; terms: B
       values: packed.values,
     },
   };
+}
+
+/**
+ * The `count` texts joined in `joined`. A newline inside one (never in
+ * compact JSON, so never from the encoder) would shift every event after it
+ * onto another's document: refused instead.
+ */
+function lines(joined: string, count: number): string[] {
+  const texts = joined.split('\n');
+  if (texts.length !== Math.max(count, 1)) {
+    throw new Error(
+      `A packed batch of ${count} events holds ${texts.length} texts: one has a newline`,
+    );
+  }
+  return texts;
 }

@@ -1,7 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { NewEvent } from '@/lib/domain/event';
-import { compareEventsForWrite } from '@/lib/store/write-transaction';
-import { packBatch, transferables } from './bulk-batch';
+import { type PackedBatch, packBatch, transferables } from './bulk-batch';
 import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
 import { generateEventBatches } from './seed';
@@ -36,12 +34,14 @@ async function capacity(): Promise<void> {
   }
 }
 
-async function sendBatch(batch: NewEvent[], progress: number): Promise<void> {
+/**
+ * Hands a packed batch on. Its write order (compareEventsForWrite) was
+ * found here, on the producing thread: the inserting thread gets the events
+ * in it.
+ */
+async function sendBatch(packed: PackedBatch, progress: number): Promise<void> {
   await capacity();
   inFlight++;
-  // Sorted here, on the producing thread, into the order the store writes
-  // in (compareEventsForWrite): the inserting thread then finds it so.
-  const packed = packBatch(batch.sort(compareEventsForWrite));
   port.postMessage(
     { type: 'batch', batch: packed, progress } satisfies FromWorker,
     transferables(packed),
@@ -53,7 +53,7 @@ async function run(): Promise<void> {
     let produced = 0;
     for (const batch of generateEventBatches(job.options, job.batchSize)) {
       produced += batch.length;
-      await sendBatch(batch, produced);
+      await sendBatch(packBatch(batch), produced);
     }
     await capacity();
     send({ type: 'done', summary: { format: 'seed', read: produced, invalid: 0, bytes: 0 } });

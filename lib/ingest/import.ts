@@ -12,6 +12,7 @@ import {
 import { fieldValues } from '@/lib/domain/filters';
 import type { EventStore } from '@/lib/store/types';
 import { endIngestRun, startIngestRun } from './ingest-runs';
+import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
 import { ListingOrder } from './listing-order';
 import {
   type ArrayElement,
@@ -155,7 +156,8 @@ export async function importEvents(
         summary = next.value;
         break;
       }
-      const result = await store.insertEvents(options.orgId, next.value, { runId: run.id });
+      const { events, terms } = unpackBatch(next.value);
+      const result = await store.insertEvents(options.orgId, events, { runId: run.id, terms });
       inserted += result.inserted;
       duplicates += result.skipped;
     }
@@ -183,14 +185,14 @@ export async function importEvents(
 }
 
 /**
- * Reads, validates and encodes a file into batches ready for
- * `store.insertEvents`; returns the summary when done. Throws
+ * Reads, validates and encodes a file into packed batches (unpackBatch gives
+ * what `store.insertEvents` takes); returns the summary when done. Throws
  * ImportFatalError (with the counts so far in `partial`) on broken files.
  */
 export async function* readEventBatches(
   source: ImportSource,
   options: ReadOptions,
-): AsyncGenerator<NewEvent[], ReadSummary> {
+): AsyncGenerator<PackedBatch, ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH;
   const counts = { read: 0, invalid: 0, bytes: 0 };
   let format: ImportFormat = 'ndjson';
@@ -201,7 +203,7 @@ export async function* readEventBatches(
   });
   const maxBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
   const rehome = options.rehome ?? false;
-  let batch: NewEvent[] = [];
+  let batch = new BatchPacker(batchSize);
   // Events sharing a second keep the file's order (ListingOrder), read in
   // the file's direction: newest first (the API's and the export's order)
   // unless its first two distinct seconds ascend. Until a second distinct
@@ -209,23 +211,22 @@ export async function* readEventBatches(
   // so a file whose first batch lies within one second is still read the
   // right way round.
   let listing: ListingOrder | undefined;
-  let undecided: NewEvent[][] = [];
+  let undecided: BatchPacker[] = [];
   let undecidedEvents = 0;
   /** The batches ready to insert once `events` (a full batch, or the last) is read. */
-  const inListingOrder = (events: NewEvent[], last: boolean): NewEvent[][] => {
+  const inListingOrder = (events: BatchPacker, last: boolean): PackedBatch[] => {
     if (listing === undefined) {
       undecided.push(events);
-      undecidedEvents += events.length;
+      undecidedEvents += events.count;
       const direction = fileDirection(undecided);
       if (direction === undefined && !last && undecidedEvents < MAX_UNDECIDED) return [];
-      listing = new ListingOrder(direction !== 'ascending');
-      const ready = undecided.filter((held) => held.length > 0);
+      const order = new ListingOrder(direction !== 'ascending');
+      listing = order;
+      const ready = undecided.filter((held) => held.count > 0);
       undecided = [];
-      for (const held of ready) for (const e of held) e.created = listing.sortKey(e.created);
-      return ready;
+      return ready.map((held) => packInOrder(held, order));
     }
-    for (const event of events) event.created = listing.sortKey(event.created);
-    return events.length > 0 ? [events] : [];
+    return events.count > 0 ? [packInOrder(events, listing)] : [];
   };
   const reject = (location: Location, message: string) => {
     counts.read++;
@@ -244,18 +245,18 @@ export async function* readEventBatches(
   /** A valid record, encoded. */
   const add = (event: NewEvent) => {
     counts.read++;
-    batch.push(event);
-    return batch.length < batchSize ? NONE : handOn();
+    batch.add(event);
+    return batch.count < batchSize ? NONE : handOn();
   };
   /**
    * The events read so far, as a batch: when it is full, and when the
    * source stalls (a pipe whose writer paused), so they are committed then
    * rather than when the batch fills, which may be never.
    */
-  const handOn = (): readonly NewEvent[][] => {
-    if (batch.length === 0) return NONE;
+  const handOn = (): readonly PackedBatch[] => {
+    if (batch.count === 0) return NONE;
     const events = batch;
-    batch = [];
+    batch = new BatchPacker(batchSize);
     return inListingOrder(events, false);
   };
   /**
@@ -296,8 +297,8 @@ export async function* readEventBatches(
       // A line may be longer than one record may be (a saved page of 500
       // events): it is held up to the line limit and split into its records.
       const lineLimit = Math.max(maxBytes, MAX_PAGE_LINE_BYTES);
-      const ready: NewEvent[][] = [];
-      const take = (full: readonly NewEvent[][]) => {
+      const ready: PackedBatch[] = [];
+      const take = (full: readonly PackedBatch[]) => {
         for (const done of full) ready.push(done);
       };
       const readLine = ({ text, line, oversize }: LineRecord): void => {
@@ -435,6 +436,12 @@ async function* withStallMarks<T>(source: AsyncIterable<T>): AsyncGenerator<T | 
   }
 }
 
+/** A batch packed with its events' times as sort keys in the listing's order (ListingOrder). */
+function packInOrder(events: BatchPacker, order: ListingOrder): PackedBatch {
+  events.mapCreated((created) => order.sortKey(created));
+  return events.finish();
+}
+
 /** The value at `path` inside a parsed record, or undefined where there is none. */
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   let at = value;
@@ -446,7 +453,7 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** No batch is full yet. */
-const NONE: readonly NewEvent[][] = [];
+const NONE: readonly PackedBatch[] = [];
 
 /**
  * Events held back while a file's direction is unknown (every event so far
@@ -455,11 +462,12 @@ const NONE: readonly NewEvent[][] = [];
 const MAX_UNDECIDED = 100_000;
 
 /** Which way the first two distinct seconds of these batches go, if they hold two. */
-function fileDirection(batches: readonly NewEvent[][]): 'ascending' | 'descending' | undefined {
+function fileDirection(batches: readonly BatchPacker[]): 'ascending' | 'descending' | undefined {
   let first: number | undefined;
   for (const events of batches) {
-    for (const event of events) {
-      const second = Math.floor(event.created / 1000);
+    const { created, count } = events.collector;
+    for (let e = 0; e < count; e++) {
+      const second = Math.floor(created[e]! / 1000);
       first ??= second;
       if (second !== first) return second > first ? 'ascending' : 'descending';
     }

@@ -59,13 +59,15 @@ export function eventKey(id: string): [number, number] {
  */
 export function eventKeys(events: readonly { id: string }[]): Float64Array {
   const keys = new Float64Array(events.length * 2);
-  for (let e = 0; e < events.length; e++) {
-    const id = events[e]!.id;
-    if (!OBJECT_ID_PATTERN.test(id))
-      throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
-    [keys[e * 2], keys[e * 2 + 1]] = eventKey(id);
-  }
+  for (let e = 0; e < events.length; e++) setEventKey(keys, e, events[e]!.id);
   return keys;
+}
+
+/** Event `e`'s key (eventKey) into `keys`, after checking the id is an ObjectId. */
+function setEventKey(keys: Float64Array, e: number, id: string): void {
+  if (!OBJECT_ID_PATTERN.test(id))
+    throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
+  [keys[e * 2], keys[e * 2 + 1]] = eventKey(id);
 }
 
 /** The terms of one stored document (canonical JSON of the public fields). */
@@ -107,69 +109,190 @@ export type BatchTerms = {
 
 /** The postings and counter deltas of a batch (from each event's `fieldValues`, else its document). */
 export function batchTerms(events: readonly NewEvent[]): BatchTerms {
-  const n = events.length;
-  // Events in key order (created, id): postings are collected in this order,
-  // so the stable counting sort by term below leaves each term's in it.
-  const byTime = new Array<number>(n);
-  for (let e = 0; e < n; e++) byTime[e] = e;
-  byTime.sort((a, b) => {
-    const ea = events[a]!;
-    const eb = events[b]!;
-    if (ea.created !== eb.created) return ea.created - eb.created;
-    return ea.id < eb.id ? -1 : ea.id > eb.id ? 1 : 0;
-  });
-  // One lookup per posting, in a map per field keyed by the value itself:
-  // each term gets its index when first seen, and its text ("field:value")
-  // is made only then, once per distinct term of the batch, rather than for
-  // every posting and then hashed as a fresh concatenated string.
-  const fieldCount = FILTER_FIELDS.length;
-  const index = FILTER_FIELDS.map(() => new Map<string, number>());
-  const terms: string[] = [];
-  let termOf = new Int32Array(n * 6 + 16);
-  let eventOf = new Int32Array(termOf.length);
-  let count = 0;
-  for (let r = 0; r < n; r++) {
-    const e = byTime[r]!;
-    const event = events[e]!;
+  const collector = new TermCollector(events.length);
+  for (const event of events) collector.add(event);
+  return collector.finish();
+}
+
+/**
+ * A batch's terms gathered one event at a time, as a bulk load's producer
+ * reads them (lib/ingest/bulk-batch.ts), into typed arrays: nothing of an
+ * event is held but numbers, so its strings die young instead of being
+ * copied by every collection until the batch is complete. batchTerms is the
+ * same over a finished list of events.
+ *
+ * Each distinct value of a field gets a number when first seen; `finish`
+ * numbers the terms in the order batchTerms defines (first seen in key
+ * order), so the result is the same however the events were added.
+ */
+export class TermCollector {
+  /** Each event's `created` (ms); the caller may change them before finish (lib/ingest/listing-order.ts). */
+  created: Float64Array;
+  /** Each event's key (eventKey), two numbers an event. */
+  keys: Float64Array;
+  /** Each event's type, as an index into `typeNames`. */
+  typeIndex: Int32Array;
+  /** The batch's type names, in first-seen order. */
+  readonly typeNames: string[] = [];
+  count = 0;
+  private readonly typeOf = new Map<string, number>();
+  /** Per field, a number per distinct value. */
+  private readonly valueOf = FILTER_FIELDS.map(() => new Map<string, number>());
+  /** Per value number, its term ("field:value"). */
+  private readonly valueTerms: string[] = [];
+  /** FIELD_COUNT value numbers an event, -1 where it has none. */
+  private valuesOf: Int32Array;
+
+  constructor(capacity: number) {
+    const size = Math.max(16, capacity);
+    this.created = new Float64Array(size);
+    this.keys = new Float64Array(size * 2);
+    this.typeIndex = new Int32Array(size);
+    this.valuesOf = new Int32Array(size * FILTER_FIELDS.length);
+  }
+
+  /** An event's terms (from its `fieldValues`, else its document), type, time and key. */
+  add(event: NewEvent): void {
+    const { created, id, eventTypeName } = event;
     const values =
       event.fieldValues ?? fieldValues(JSON.parse(event.doc) as Record<string, unknown>);
-    if (count + fieldCount > termOf.length) {
-      termOf = grown(termOf, count + fieldCount);
-      eventOf = grown(eventOf, count + fieldCount);
+    const e = this.count++;
+    if (e === this.created.length) this.grow();
+    this.created[e] = created;
+    setEventKey(this.keys, e, id);
+    let t = this.typeOf.get(eventTypeName);
+    if (t === undefined) {
+      t = this.typeNames.length;
+      // A copy of its own: the name may be a slice of a whole record's text,
+      // which the map would otherwise keep alive for the batch.
+      const name = ownCopy(eventTypeName);
+      this.typeNames.push(name);
+      this.typeOf.set(name, t);
     }
+    this.typeIndex[e] = t;
+    const fieldCount = FILTER_FIELDS.length;
+    const base = e * fieldCount;
     for (let f = 0; f < fieldCount; f++) {
       const value = values[f];
-      if (value === undefined) continue;
-      const byValue = index[f]!;
-      let i = byValue.get(value);
-      if (i === undefined) {
-        i = terms.length;
-        terms.push(term(FILTER_FIELDS[f]!, value));
-        byValue.set(value, i);
+      if (value === undefined) {
+        this.valuesOf[base + f] = -1;
+        continue;
       }
-      termOf[count] = i;
-      eventOf[count] = e;
-      count++;
+      const byValue = this.valueOf[f]!;
+      let v = byValue.get(value);
+      if (v === undefined) {
+        v = this.valueTerms.length;
+        const own = ownCopy(value);
+        this.valueTerms.push(term(FILTER_FIELDS[f]!, own));
+        byValue.set(own, v);
+      }
+      this.valuesOf[base + f] = v;
     }
   }
-  // Grouped by term with a counting sort (linear, where sorting the
-  // postings took a third of this function's time).
-  const next = new Int32Array(terms.length + 1);
-  for (let k = 0; k < count; k++) next[termOf[k]! + 1]!++;
-  for (let t = 1; t <= terms.length; t++) next[t]! += next[t - 1]!;
-  const postings = new Int32Array(count * 2);
-  for (let k = 0; k < count; k++) {
-    const t = termOf[k]!;
-    const at = next[t]!++ * 2;
-    postings[at] = eventOf[k]!;
-    postings[at + 1] = t;
+
+  /**
+   * The events in key order (created, id): indices into the order they were
+   * added. A stable sort: events of one key keep the order they were added in.
+   */
+  byKey(): number[] {
+    const { created, keys } = this;
+    const order = new Array<number>(this.count);
+    for (let e = 0; e < this.count; e++) order[e] = e;
+    return order.sort(
+      (a, b) =>
+        created[a]! - created[b]! ||
+        keys[a * 2]! - keys[b * 2]! ||
+        keys[a * 2 + 1]! - keys[b * 2 + 1]!,
+    );
   }
-  return { terms, postings, ...countPostings(events, terms.length, postings) };
+
+  /**
+   * The batch's postings and counters. `position[e]`, when given, is where
+   * the event added e-th goes in the list the store is handed (its write
+   * order): postings name events by that position.
+   */
+  finish(position?: ArrayLike<number>): BatchTerms {
+    const n = this.count;
+    const fieldCount = FILTER_FIELDS.length;
+    // Postings are collected in key order, so the stable counting sort by
+    // term below leaves each term's in it; terms are numbered as first met.
+    const byTime = this.byKey();
+    const termOfValue = new Int32Array(this.valueTerms.length).fill(-1);
+    const terms: string[] = [];
+    const termOf = new Int32Array(n * fieldCount);
+    const eventOf = new Int32Array(termOf.length);
+    let count = 0;
+    for (let r = 0; r < n; r++) {
+      const e = byTime[r]!;
+      const at = position ? position[e]! : e;
+      for (let f = 0, base = e * fieldCount; f < fieldCount; f++) {
+        const v = this.valuesOf[base + f]!;
+        if (v < 0) continue;
+        let t = termOfValue[v]!;
+        if (t < 0) {
+          t = termOfValue[v] = terms.length;
+          terms.push(this.valueTerms[v]!);
+        }
+        termOf[count] = t;
+        eventOf[count] = at;
+        count++;
+      }
+    }
+    // Grouped by term with a counting sort (linear, where sorting the
+    // postings took a third of this function's time).
+    const next = new Int32Array(terms.length + 1);
+    for (let k = 0; k < count; k++) next[termOf[k]! + 1]!++;
+    for (let t = 1; t <= terms.length; t++) next[t]! += next[t - 1]!;
+    const postings = new Int32Array(count * 2);
+    for (let k = 0; k < count; k++) {
+      const t = termOf[k]!;
+      const at = next[t]!++ * 2;
+      postings[at] = eventOf[k]!;
+      postings[at + 1] = t;
+    }
+    // Types and days by the events' positions in the list (postings' numbering).
+    const typeIndex = new Int32Array(n);
+    const dayOf = new Float64Array(n);
+    for (let e = 0; e < n; e++) {
+      const at = position ? position[e]! : e;
+      typeIndex[at] = this.typeIndex[e]!;
+      dayOf[at] = Math.floor(this.created[e]! / DAY_MS);
+    }
+    return {
+      terms,
+      postings,
+      ...countPostings(typeIndex, this.typeNames.length, dayOf, terms.length, postings),
+    };
+  }
+
+  private grow(): void {
+    const size = this.count + 1;
+    const float64 = (length: number) => new Float64Array(length);
+    const int32 = (length: number) => new Int32Array(length);
+    this.created = grown(this.created, size, float64);
+    this.keys = grown(this.keys, size * 2, float64);
+    this.typeIndex = grown(this.typeIndex, size, int32);
+    this.valuesOf = grown(this.valuesOf, size * FILTER_FIELDS.length, int32);
+  }
+}
+
+/**
+ * A string equal to `text` that shares no storage with it. V8 may make a
+ * substring (a JSON value cut from a record) a view of the whole text; kept
+ * in a map for a batch, such a view would keep the whole text alive.
+ */
+function ownCopy(text: string): string {
+  // Flattening the concatenation copies it; the slice then views the copy.
+  return ` ${text}`.slice(1);
 }
 
 /** A copy of `array` with room for at least `size` items. */
-function grown(array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
-  const larger = new Int32Array(Math.max(size, array.length * 2));
+function grown<T extends Int32Array | Float64Array>(
+  array: T,
+  size: number,
+  make: (length: number) => T,
+): T {
+  const larger = make(Math.max(size, array.length * 2));
   larger.set(array);
   return larger;
 }
@@ -188,23 +311,6 @@ export function keptTerms(
     if (keep(batch.postings[i]!)) kept.push(batch.postings[i]!, batch.postings[i + 1]!);
   }
   const postings = Int32Array.from(kept);
-  return {
-    terms: batch.terms,
-    postings,
-    ...countPostings(events, batch.terms.length, postings),
-  };
-}
-
-/**
- * The counter deltas of postings grouped by term, each term's in time order:
- * a term's postings of one day are then one run, counted per type in a small
- * typed array instead of a map per term.
- */
-function countPostings(
-  events: readonly NewEvent[],
-  termCount: number,
-  postings: Int32Array,
-): Pick<BatchTerms, 'dayCounts' | 'values'> {
   // A batch-local number per type name, and each event's day.
   const typeOf = new Map<string, number>();
   const typeIndex = new Int32Array(events.length);
@@ -216,9 +322,29 @@ function countPostings(
     typeIndex[e] = t;
     dayOf[e] = Math.floor(event.created / DAY_MS);
   }
-  const perType = new Int32Array(typeOf.size);
+  return {
+    terms: batch.terms,
+    postings,
+    ...countPostings(typeIndex, typeOf.size, dayOf, batch.terms.length, postings),
+  };
+}
+
+/**
+ * The counter deltas of postings grouped by term, each term's in time order:
+ * a term's postings of one day are then one run, counted per type in a small
+ * typed array instead of a map per term. `typeIndex` and `dayOf` are by the
+ * postings' event numbers: each event's type (0 to typeCount - 1) and day.
+ */
+function countPostings(
+  typeIndex: Int32Array,
+  typeCount: number,
+  dayOf: Float64Array,
+  termCount: number,
+  postings: Int32Array,
+): Pick<BatchTerms, 'dayCounts' | 'values'> {
+  const perType = new Int32Array(typeCount);
   /** The first event of each type counted in the current run: it stands for the type. */
-  const eventOfType = new Int32Array(typeOf.size);
+  const eventOfType = new Int32Array(typeCount);
   const touched: number[] = [];
   const perTerm = new Float64Array(termCount);
   const days: number[] = [];

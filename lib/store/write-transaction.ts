@@ -31,8 +31,8 @@ export function compareText(a: string, b: string): number {
  * then by id (descending), a total order. Besides locking (PostgreSQL: two
  * batches holding some of the same ids wait instead of deadlocking), it
  * writes the per-type index in runs instead of hopping between ~300 places
- * for every row; bulk loads sort their batches this way on the producing
- * thread (lib/ingest/bulk-worker.ts), so the writer finds them in order.
+ * for every row; bulk loads put their batches in this order on the producing
+ * thread (writeOrder in lib/ingest/bulk-batch.ts), so the writer finds them so.
  */
 export function compareEventsForWrite(a: NewEvent, b: NewEvent): number {
   if (a.eventTypeName !== b.eventTypeName) return a.eventTypeName < b.eventTypeName ? -1 : 1;

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { NewEvent } from '@/lib/domain/event';
+import { batchTerms } from '@/lib/store/terms';
+import { compareEventsForWrite } from '@/lib/store/write-transaction';
+import { BatchPacker, packBatch, unpackBatch } from './bulk-batch';
+import { generateEventBatches } from './seed';
+
+/** Seed events in a shuffled (not write) order, some without raw, some sharing a second. */
+function sampleEvents(count: number): NewEvent[] {
+  if (count === 0) return [];
+  const generated = [
+    ...generateEventBatches({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0f', count, seed: 'pack' }, count),
+  ][0]!;
+  const events = generated.map((event, i) => ({
+    ...event,
+    raw: i % 3 === 0 ? null : event.raw,
+    // Every fifth shares its neighbour's second: ties broken by id.
+    created: i % 5 === 1 ? generated[i - 1]!.created : event.created,
+  }));
+  // A fixed shuffle (multiplicative stride), far from any sorted order.
+  return events.map((_, i) => events[(i * 7919) % events.length]!);
+}
+
+/** An event as the store receives it (the producer's field values are not sent). */
+function stored({ fieldValues: _, ...event }: NewEvent): NewEvent {
+  return event;
+}
+
+describe('packBatch and unpackBatch', () => {
+  for (const count of [0, 1, 256, 257, 1201]) {
+    test(`${count} events come back whole, in the store's write order, with their terms`, () => {
+      const events = sampleEvents(count);
+      assert.equal(new Set(events).size, count);
+      // Packed whole (a seed's batch) and as read, joined 256 events at a time.
+      const reading = new BatchPacker(count);
+      for (const event of events) reading.add(event);
+      const expected = events.map(stored).sort(compareEventsForWrite);
+      for (const packed of [packBatch(events), reading.finish()]) {
+        const { events: unpacked, terms } = unpackBatch(packed);
+        assert.deepEqual(unpacked, expected);
+        // The postings name events by their place in that order, exactly as
+        // batchTerms over the unpacked list (from the documents) does.
+        assert.deepEqual(terms, batchTerms(unpacked));
+        if (count > 1) assert.ok(terms.postings.length > 0);
+      }
+    });
+  }
+
+  test('times changed after adding (a listing order) are what the batch and its terms carry', () => {
+    const events = sampleEvents(600);
+    const packer = new BatchPacker(16); // grows past its first capacity
+    for (const event of events) packer.add(event);
+    const shift = 3 * 86_400_000 + 999;
+    packer.mapCreated((created) => created + shift);
+    const { events: unpacked, terms } = unpackBatch(packer.finish());
+    const expected = events
+      .map((event) => ({ ...stored(event), created: event.created + shift }))
+      .sort(compareEventsForWrite);
+    assert.deepEqual(unpacked, expected);
+    assert.deepEqual(terms, batchTerms(unpacked));
+  });
+
+  test('a newline inside a document or raw is refused, not split into two events', () => {
+    const [first, second] = sampleEvents(2);
+    for (const broken of [
+      { ...first!, doc: '{"a":"x\ny"}' },
+      { ...first!, raw: '{"a":\n1}' },
+    ]) {
+      assert.throws(() => unpackBatch(packBatch([broken, second!])), /one has a newline/);
+    }
+  });
+});
