@@ -140,7 +140,7 @@ export class TermCollector {
   private readonly valueOf = FILTER_FIELDS.map(() => new Map<string, number>());
   /** Per value number, its term ("field:value"). */
   private readonly valueTerms: string[] = [];
-  /** FIELD_COUNT value numbers an event, -1 where it has none. */
+  /** A value number per filterable field (FILTER_FIELDS) an event, -1 where it has none. */
   private valuesOf: Int32Array;
 
   constructor(capacity: number) {
@@ -194,7 +194,7 @@ export class TermCollector {
    * The events in key order (created, id): indices into the order they were
    * added. A stable sort: events of one key keep the order they were added in.
    */
-  byKey(): number[] {
+  private byKey(): number[] {
     const { created, keys } = this;
     const order = new Array<number>(this.count);
     for (let e = 0; e < this.count; e++) order[e] = e;
