@@ -375,6 +375,7 @@ async function main(): Promise<void> {
     postings: new Int32Array(0),
     dayCounts: new Float64Array(0),
     values: new Float64Array(0),
+    keys: new Float64Array(0),
   };
   for (const indexed of [true, false]) {
     const target = await freshStore(`load-${events}-writer-${indexed ? 'indexed' : 'bare'}`);

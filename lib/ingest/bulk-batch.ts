@@ -31,6 +31,8 @@ export type PackedBatch = {
   postings: Int32Array;
   dayCounts: Float64Array;
   values: Float64Array;
+  /** Each event's key, in write order (BatchTerms). */
+  keys: Float64Array;
 };
 
 /**
@@ -123,6 +125,7 @@ export class BatchPacker {
       postings: terms.postings,
       dayCounts: terms.dayCounts,
       values: terms.values,
+      keys: terms.keys,
     };
   }
 }
@@ -169,6 +172,7 @@ export function transferables(packed: PackedBatch): ArrayBuffer[] {
     packed.postings,
     packed.dayCounts,
     packed.values,
+    packed.keys,
   ].map((array) => array.buffer as ArrayBuffer);
 }
 
@@ -197,6 +201,7 @@ export function unpackBatch(packed: PackedBatch): { events: NewEvent[]; terms: B
       postings: packed.postings,
       dayCounts: packed.dayCounts,
       values: packed.values,
+      keys: packed.keys,
     },
   };
 }

@@ -12,7 +12,7 @@ import {
 import { isUniqueViolation, translateStoreError } from './errors';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
+import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
 import { compareText, inWriteOrder, writeTransaction } from './write-transaction';
 
@@ -261,7 +261,7 @@ export class PostgresStore extends KyselyStore {
     events: readonly NewEvent[],
     batch: BatchTerms,
   ): Promise<Map<string, number> | undefined> {
-    const { terms, postings, dayCounts, values } = batch;
+    const { terms, postings, dayCounts, values, keys } = batch;
     if (postings.length === 0) return undefined;
     // The dictionary's upsert returns every term's id, new or old. Rows are
     // locked in term order, the same in every transaction, so two batches
@@ -310,7 +310,6 @@ export class PostgresStore extends KyselyStore {
     const his = new Float64Array(count);
     const los = new Float64Array(count);
     const types = new Float64Array(count);
-    const keys = eventKeys(events);
     for (let p = 0; p < count; p++) {
       const e = postings[p * 2]!;
       const event = events[e]!;

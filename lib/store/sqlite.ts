@@ -13,7 +13,7 @@ import {
 } from './kysely-store';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
-import { type BatchTerms, batchTerms, eventKeys, keptTerms, termWords } from './terms';
+import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
 import type { DeleteOptions, EventSelection, InsertResult, NewEvent } from './types';
 
 /** An event cursor's row in its SELECT's column order (kysely-store.ts: org_id, id, created, event_type, doc[, raw]). */
@@ -418,7 +418,7 @@ export class SqliteStore extends KyselyStore {
 
   /** The postings, term counters and dictionary of a batch (inside its transaction). */
   private writeTerms(orgId: string, events: readonly NewEvent[], batch: BatchTerms): void {
-    const { terms, postings, dayCounts, values } = batch;
+    const { terms, postings, dayCounts, values, keys } = batch;
     if (postings.length === 0) return;
     // Term ids: the dictionary's upsert returns them (RETURNING order is
     // unspecified, so each row names its term).
@@ -447,7 +447,6 @@ export class SqliteStore extends KyselyStore {
     words.end();
 
     const typeIds = this.typeIds.of(events);
-    const keys = eventKeys(events);
     const rows = this.insertPostings.start();
     for (let p = 0; p < postings.length; p += 2) {
       const e = postings[p]!;

@@ -5,6 +5,7 @@ import { generateEventBatches } from '@/lib/ingest/seed';
 import {
   batchTerms,
   documentTerms,
+  eventKey,
   keptTerms,
   prefixEnd,
   termWords,
@@ -104,6 +105,21 @@ describe('batchTerms', () => {
   test("events' field values, when given, make the same terms as their documents", () => {
     assert.ok(generated.every((event) => event.fieldValues !== undefined));
     assert.deepEqual(batchTerms(generated), batchTerms(events));
+  });
+
+  test("each event's key (its id's two halves) by its place in the list, as the postings number it", () => {
+    const { keys } = batchTerms(events);
+    assert.equal(keys.length, events.length * 2);
+    events.forEach((event, e) =>
+      assert.deepEqual([keys[e * 2], keys[e * 2 + 1]], eventKey(event.id)),
+    );
+  });
+
+  test('an id that is no ObjectId is refused', () => {
+    assert.throws(
+      () => batchTerms([{ ...events[0]!, id: 'ZZ0a1b2c3d4e5f6a7b8c9d0e' }]),
+      /not an ObjectId/,
+    );
   });
 
   test('keptTerms keeps exactly the postings and counts of the kept events', () => {

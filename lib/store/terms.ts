@@ -53,17 +53,11 @@ export function eventKey(id: string): [number, number] {
 }
 
 /**
- * Each event's key (eventKey), two numbers per event: what both engines'
- * postings store. An id that is no ObjectId has none (every insert path
- * validates ids; this is the store's own guard).
+ * Event `e`'s key (eventKey) into `keys`, two numbers an event: what both
+ * engines' postings store. An id that is no ObjectId has none (every insert
+ * path validates ids; this is the store's own guard, as every batch's terms
+ * are gathered by TermCollector).
  */
-export function eventKeys(events: readonly { id: string }[]): Float64Array {
-  const keys = new Float64Array(events.length * 2);
-  for (let e = 0; e < events.length; e++) setEventKey(keys, e, events[e]!.id);
-  return keys;
-}
-
-/** Event `e`'s key (eventKey) into `keys`, after checking the id is an ObjectId. */
 function setEventKey(keys: Float64Array, e: number, id: string): void {
   if (!OBJECT_ID_PATTERN.test(id))
     throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
@@ -105,6 +99,12 @@ export type BatchTerms = {
   dayCounts: Float64Array;
   /** (term, n) pairs: dictionary count deltas. */
   values: Float64Array;
+  /**
+   * Each event's key (eventKey), two numbers an event, by the postings'
+   * event numbers: computed once, where the terms are, not again by the
+   * store.
+   */
+  keys: Float64Array;
 };
 
 /** The postings and counter deltas of a batch (from each event's `fieldValues`, else its document). */
@@ -250,18 +250,22 @@ export class TermCollector {
       postings[at] = eventOf[k]!;
       postings[at + 1] = t;
     }
-    // Types and days by the events' positions in the list (postings' numbering).
+    // Types, days and keys by the events' positions in the list (postings' numbering).
     const typeIndex = new Int32Array(n);
     const dayOf = new Float64Array(n);
+    const keys = new Float64Array(n * 2);
     for (let e = 0; e < n; e++) {
       const at = position ? position[e]! : e;
       typeIndex[at] = this.typeIndex[e]!;
       dayOf[at] = Math.floor(this.created[e]! / DAY_MS);
+      keys[at * 2] = this.keys[e * 2]!;
+      keys[at * 2 + 1] = this.keys[e * 2 + 1]!;
     }
     return {
       terms,
       postings,
       ...countPostings(typeIndex, this.typeNames.length, dayOf, terms.length, postings),
+      keys,
     };
   }
 
@@ -326,6 +330,7 @@ export function keptTerms(
     terms: batch.terms,
     postings,
     ...countPostings(typeIndex, typeOf.size, dayOf, batch.terms.length, postings),
+    keys: batch.keys,
   };
 }
 
