@@ -97,6 +97,50 @@ describe('SQLite bulk-load helper', () => {
   });
 });
 
+describe('SQLite batch that fails midway', () => {
+  // The bulk statements are INSERT OR FAIL (no statement journal): a failing
+  // statement keeps its earlier rows, and only the batch's transaction takes
+  // them back. RAISE(FAIL) in a trigger fails a statement the same way.
+  for (const table of ['events', 'term_postings', 'term_days'] as const) {
+    test(`failing inside its ${table} statement leaves the store as it was; the same batch then goes in`, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-fail-'));
+      const file = path.join(dir, 'fail.db');
+      const store = await SqliteStore.open(file);
+      const other = new BetterSqlite3(file);
+      const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'eeeeeeeeeeeeeeee');
+      const [first, ...rest] = [
+        ...generateEventBatches(
+          { orgId, count: 1_500, seed: 3, from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 20) },
+          500,
+        ),
+      ];
+      const batch = rest.flat();
+      try {
+        await store.createOrg({ id: orgId, name: 'Fail Org', created: 0 });
+        await store.insertEvents(orgId, first!);
+        const before = await store.dumpOrg(orgId);
+        const rows = other.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+        // Past the first full statement (400 rows), partway into a later one.
+        other.exec(`CREATE TRIGGER fail_midway BEFORE INSERT ON ${table}
+          WHEN (SELECT count(*) FROM ${table}) >= ${rows + 650}
+          BEGIN SELECT RAISE(FAIL, 'injected failure'); END`);
+        await assert.rejects(store.insertEvents(orgId, batch), /injected failure/);
+        assert.deepEqual(await store.dumpOrg(orgId), before);
+        assert.equal(await store.countEvents({ orgId }), first!.length);
+
+        other.exec('DROP TRIGGER fail_midway');
+        const result = await store.insertEvents(orgId, batch);
+        assert.equal(result.inserted, batch.length);
+        assert.equal(await store.countEvents({ orgId }), first!.length + batch.length);
+      } finally {
+        other.close();
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
 describe('SQLite deletion', () => {
   test('deleted events leave none of their text in the database file or its WAL; the rest stay', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-erase-'));
