@@ -733,9 +733,20 @@ export abstract class KyselyStore implements EventStore {
    * counter rows, and until a vacuum the sums read the dead versions too.
    */
   async deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
-    const deleted = await retention.deleteEvents(this.db, orgId, selection, options);
+    const deleted = await retention.deleteEvents(
+      this.db,
+      orgId,
+      selection,
+      options,
+      this.runEachKey(),
+    );
     if (deleted > 0) await this.refreshStatistics();
     return deleted;
+  }
+
+  /** SQLite's deletion runs statements by key on the store's connection (retention.RunEachKey). */
+  protected runEachKey(): retention.RunEachKey | undefined {
+    return undefined;
   }
 
   dumpOrg(orgId: string) {

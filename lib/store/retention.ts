@@ -1,5 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
-import { CompiledQuery, type Kysely, type RawBuilder, SqliteAdapter, sql } from 'kysely';
+import { type Kysely, type RawBuilder, SqliteAdapter, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
 import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
@@ -19,10 +18,22 @@ import { compareText, writeTransaction } from './write-transaction';
  * been inserted. Batches keep each transaction (and SQLite's write lock)
  * short, so the API and imports go on while a large prune runs.
  *
- * Rows are picked by whole keys, many keys a statement, in the form each
- * engine plans as one index search per key (see deleteByKeys); the rest is
- * written once for both engines, with `DELETE … RETURNING` (SQLite 3.35+).
+ * Rows are picked by whole keys, in the form each engine runs as one index
+ * search per key (see deleteByKeys); the rest is written once for both
+ * engines, with `DELETE … RETURNING` (SQLite 3.35+).
  */
+
+/**
+ * SQLite: runs one statement (an UPDATE or DELETE of one row by its whole
+ * key), prepared once, for each parameter list in turn, on the store's own
+ * connection and so inside the caller's transaction (a SQLite store has one
+ * connection), and returns each run's count of changed rows. The SQLite
+ * store provides it; PostgreSQL's deletion needs none.
+ */
+export type RunEachKey = (text: string, parameters: readonly (readonly unknown[])[]) => number[];
+
+/** A deletion's transaction, and on SQLite the store's way to run a statement per key. */
+type Target = { trx: Kysely<Database>; eachKey: RunEachKey | undefined };
 
 /**
  * Events per transaction, by engine.
@@ -75,72 +86,69 @@ function isSqlite(trx: Kysely<Database>): boolean {
 
 /**
  * Deletes the rows of `table` whose key (`columns`) is one of `keys` (each a
- * key's values, maybe followed by more), returning their `returning` columns.
+ * key's values, maybe followed by more), and says for each key whether it
+ * found one.
  *
  * Each engine gets the form it searches key by key. PostgreSQL: the keys
  * as one array per column, `(a, b) IN (SELECT * FROM unnest(…))`, one short
- * statement whatever their number. SQLite, which has no arrays: an OR of
- * whole-key equalities, 300 keys a statement (see anyKey). Both once were
- * `(a, b) IN (VALUES …)`, which SQLite plans as one list per column and
- * probes their cross product: undoing a 1M-event import took 10.6 minutes.
+ * statement whatever their number. SQLite, which has no arrays: one
+ * prepared statement run once per key (RunEachKey), without RETURNING, whose
+ * temporary table cost ~3.5 µs a row. Its earlier form, an OR of 300
+ * whole-key equalities a statement with RETURNING, took ~7 µs a posting, most
+ * of an undo's time; before that `(a, b) IN (VALUES …)`, planned as one list
+ * per column whose cross product was probed, took 10.6 minutes to undo a
+ * 1M-event import.
  */
-async function deleteByKeys<Row = never>(
-  trx: Kysely<Database>,
+async function deleteByKeys(
+  { trx, eachKey }: Target,
   table: string,
   columns: KeyColumns,
   keys: readonly Key[],
-  returning: readonly string[] = [],
-  /** Only the counter rows left at zero or below (subtractCounts). */
-  emptiedOnly = false,
-): Promise<Row[]> {
-  const back =
-    returning.length > 0
-      ? sql` RETURNING ${sql.join(returning.map((column) => sql.ref(column)))}`
-      : sql``;
-  const emptied = emptiedOnly ? sql`n <= 0 AND ` : sql``;
+): Promise<boolean[]> {
   if (keys.length === 0) return [];
   if (!isSqlite(trx)) {
-    const { rows } = await sql<Row>`DELETE FROM ${sql.table(table)}
-      WHERE ${emptied}${inArrays(columns, keys)}${back}`.execute(trx);
-    return rows;
+    const { rows } = await sql<Record<string, unknown>>`DELETE FROM ${sql.table(table)}
+      WHERE ${inArrays(columns, keys)}
+      RETURNING ${sql.join(columns.map(([name]) => sql.ref(name)))}`.execute(trx);
+    const gone = new Set(rows.map((row) => keyText(columns.map(([name]) => row[name]))));
+    return keys.map((key) => gone.has(keyText(key.slice(0, columns.length))));
   }
-  const gone: Row[] = [];
-  for (const chunk of keyChunks(keys)) {
-    const rows = await runShaped(
-      trx,
-      `delete:${table}:${emptiedOnly}:${returning.join(',')}:${chunk.length}`,
-      () =>
-        sql<Row>`DELETE FROM ${sql.table(table)} WHERE ${emptied}${anyKey(columns, chunk)}${back}`,
-      keyParameters(columns, chunk),
-    );
-    gone.push(...rows);
-  }
-  return gone;
+  const changes = sqliteEachKey(eachKey)(
+    `DELETE FROM ${table} WHERE ${wholeKey(columns)}`,
+    keys.map((key) => key.slice(0, columns.length)),
+  );
+  return changes.map((n) => n > 0);
+}
+
+/** A key's values as one text, equal for a key's numbers and PostgreSQL's bigint texts of them. */
+function keyText(values: readonly unknown[]): string {
+  return values.map(String).join('\u0000');
 }
 
 /**
  * Subtracts from a counter table's `n` each key's amount (`deltas`: the key's
  * values, then the amount, in the writers' lock order: write-transaction.ts)
- * and deletes the rows left at zero, returning their `returning` columns.
+ * and deletes the rows left at zero, saying for each delta whether its row
+ * was deleted.
  * PostgreSQL: the rows are locked in the order given, then updated by
  * `UPDATE … FROM unnest(…)`, which alone would lock them in its join's order.
  * (Not one statement, a CTE locking the rows and an UPDATE joining them by
  * ctid: ~7% faster alone, but beside an import some decrements were lost,
  * the ctid of a row locked after waiting for another writer being stale;
  * the contract's concurrent undo test caught it.)
- * SQLite (one writer at a time): keys grouped by amount (most are 1), one
- * amount a statement, rows picked as in deleteByKeys. Not `UPDATE … FROM
- * (VALUES …)` there: given 300 rows, SQLite's planner scans the whole table
- * against an automatic index of the values, once per statement.
+ * SQLite (one writer at a time): an UPDATE, then a DELETE of the row if left
+ * at zero, each run per key as in deleteByKeys. Not `UPDATE … FROM (VALUES
+ * …)` there: given 300 rows, SQLite's planner scans the whole table against
+ * an automatic index of the values, once per statement.
  */
-async function subtractCounts<Row = never>(
-  trx: Kysely<Database>,
+async function subtractCounts(
+  target: Target,
   table: 'event_counts' | 'term_days' | 'term_dict',
   columns: KeyColumns,
   deltas: readonly Key[],
-  returning: readonly string[] = [],
-): Promise<Row[]> {
+): Promise<boolean[]> {
   if (deltas.length === 0) return [];
+  const { trx, eachKey } = target;
   if (!isSqlite(trx)) {
     const names = columns.map(([name]) => sql.ref(name));
     const arrays = sql.join([
@@ -170,28 +178,18 @@ async function subtractCounts<Row = never>(
     const emptied = rows
       .filter((row) => Number(row.n) <= 0)
       .map((row) => columns.map(([name]) => row[name]!));
-    return deleteByKeys<Row>(trx, table, columns, emptied, returning);
+    const deleted = await deleteByKeys(target, table, columns, emptied);
+    const gone = new Set(emptied.filter((_, k) => deleted[k]).map(keyText));
+    return deltas.map((delta) => gone.has(keyText(delta.slice(0, columns.length))));
   }
-  const byAmount = new Map<number, Key[]>();
-  for (const delta of deltas) {
-    const amount = Number(delta[columns.length]);
-    const keys = byAmount.get(amount);
-    if (keys) keys.push(delta);
-    else byAmount.set(amount, [delta]);
-  }
-  for (const [amount, keys] of byAmount) {
-    for (const chunk of keyChunks(keys)) {
-      await runShaped(
-        trx,
-        `subtract:${table}:${chunk.length}`,
-        () =>
-          sql`UPDATE ${sql.table(table)} SET n = n - CAST(${amount} AS bigint)
-            WHERE ${anyKey(columns, chunk)}`,
-        [amount, ...keyParameters(columns, chunk)],
-      );
-    }
-  }
-  return deleteByKeys<Row>(trx, table, columns, deltas, returning, true);
+  const run = sqliteEachKey(eachKey);
+  const keys = deltas.map((delta) => delta.slice(0, columns.length));
+  run(
+    `UPDATE ${table} SET n = n - ? WHERE ${wholeKey(columns)}`,
+    deltas.map((delta, d) => [delta[columns.length], ...keys[d]!]),
+  );
+  const changes = run(`DELETE FROM ${table} WHERE n <= 0 AND ${wholeKey(columns)}`, keys);
+  return changes.map((n) => n > 0);
 }
 
 /** PostgreSQL: `(a, b) IN (SELECT * FROM unnest(a's values, b's values))`. */
@@ -206,79 +204,14 @@ function typedArray(type: 'text' | 'bigint', keys: readonly Key[], i: number) {
   return sql`${keys.map((key) => key[i])}::${sql.raw(type)}[]`;
 }
 
-/**
- * Keys per statement on SQLite, largest first: full runs use the first
- * size, what remains the smaller ones, so each statement has a few texts
- * to compile and prepare (see runShaped). 300 keys of 4 columns stay far
- * below SQLite's parameter limit.
- */
-const KEYS_PER_STATEMENT = [300, 100, 30, 10, 3, 1] as const;
-
-/** `items` cut into runs of the sizes in KEYS_PER_STATEMENT. */
-function* keyChunks<T>(items: readonly T[]): Generator<T[]> {
-  let from = 0;
-  for (const size of KEYS_PER_STATEMENT) {
-    for (; items.length - from >= size; from += size) yield items.slice(from, from + size);
-  }
+/** SQLite: `a = ? AND b = ? …`, one row by its whole key (the table's primary key). */
+function wholeKey(columns: KeyColumns): string {
+  return columns.map(([name]) => `${name} = ?`).join(' AND ');
 }
 
-/**
- * SQLite: `(a = ? AND b = ?) OR (a = ? AND b = ?) …`, the rows whose whole
- * key is one of `keys`; SQLite searches each arm of the OR by the whole key.
- */
-function anyKey(columns: KeyColumns, keys: readonly Key[]) {
-  return sql`(${sql.join(
-    keys.map(
-      (key) =>
-        sql`(${sql.join(
-          columns.map(([name], i) => sql`${sql.ref(name)} = ${key[i]}`),
-          sql` AND `,
-        )})`,
-    ),
-    sql` OR `,
-  )})`;
-}
-
-/** anyKey's parameters, in the order its text binds them. */
-function keyParameters(columns: KeyColumns, keys: readonly Key[]) {
-  return keys.flatMap((key) => key.slice(0, columns.length));
-}
-
-/** Compiled texts per engine (its adapter) and shape: see runShaped. */
-const compiledTexts = new WeakMap<object, Map<string, string>>();
-
-/**
- * Runs `build()`'s statement, binding `parameters`: the builder's own, in
- * its order. Kysely builds and compiles a statement once per `shape` (all
- * its text depends on: table, columns, number of keys); later runs reuse the
- * text with their own parameters. Building a 300-key statement (up to 1,200
- * parameters) through the query builder took longer than SQLite took to run
- * it.
- */
-async function runShaped<Row>(
-  trx: Kysely<Database>,
-  shape: string,
-  build: () => RawBuilder<Row>,
-  parameters: readonly unknown[],
-): Promise<Row[]> {
-  const adapter = trx.getExecutor().adapter;
-  let texts = compiledTexts.get(adapter);
-  if (!texts) {
-    texts = new Map();
-    compiledTexts.set(adapter, texts);
-  }
-  let text = texts.get(shape);
-  if (text === undefined) {
-    const compiled = build().compile(trx);
-    // Later runs bind the hand-made list to this text: it must be the builder's.
-    if (!isDeepStrictEqual(compiled.parameters, parameters)) {
-      throw new Error(`Statement ${shape}: parameters out of order`);
-    }
-    text = compiled.sql;
-    texts.set(shape, text);
-  }
-  const { rows } = await trx.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]));
-  return rows;
+function sqliteEachKey(eachKey: RunEachKey | undefined): RunEachKey {
+  if (!eachKey) throw new Error('Deleting from SQLite needs the store to run statements by key');
+  return eachKey;
 }
 
 type DeletedRow = { id: string; created: number | string; event_type: string; doc: string };
@@ -288,6 +221,8 @@ export async function deleteEvents(
   orgId: string,
   selection: EventSelection,
   options: DeleteOptions = {},
+  /** SQLite: the store's statements by key (RunEachKey). */
+  eachKey?: RunEachKey,
 ): Promise<number> {
   const batchSize = Math.max(
     1,
@@ -298,7 +233,7 @@ export async function deleteEvents(
     // Counters shared with concurrent writers, as inserts (write-transaction.ts).
     const n = await writeTransaction(db, async (trx) => {
       await lookUpByKey(trx);
-      return deleteBatch(trx, orgId, ids);
+      return deleteBatch({ trx, eachKey }, orgId, ids);
     });
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
@@ -344,10 +279,11 @@ async function lookUpByKey(trx: Kysely<Database>): Promise<void> {
 
 /** One transaction: the events whose ids `ids` yields, their postings and counters. */
 async function deleteBatch(
-  trx: Kysely<Database>,
+  target: Target,
   orgId: string,
   ids: RawBuilder<unknown>,
 ): Promise<number> {
+  const { trx } = target;
   // The first statement writes, so SQLite takes the write lock at once
   // (a deferred transaction that read first could not be upgraded).
   const { rows } = await sql<DeletedRow>`DELETE FROM events
@@ -366,7 +302,7 @@ async function deleteBatch(
     (a, b) => compareText(a.eventType, b.eventType) || a.bucket - b.bucket,
   );
   await subtractCounts(
-    trx,
+    target,
     'event_counts',
     EVENT_COUNT_KEY,
     counters.map((c) => [orgId, c.eventType, c.bucket, c.n]),
@@ -385,42 +321,56 @@ async function deleteBatch(
       .execute();
     for (const row of rows) termIds.set(row.term, Number(row.id));
   }
+  // A posting's type is its event's (the writers store the event's type id).
+  const typeIds = new Map<string, number>();
+  const typeNames = [...new Set(events.map((event) => event.eventTypeName))];
+  for (let i = 0; i < typeNames.length; i += TERMS_PER_LOOKUP) {
+    const rows = await trx
+      .selectFrom('event_type_ids')
+      .select(['id', 'name'])
+      .where('name', 'in', typeNames.slice(i, i + TERMS_PER_LOOKUP))
+      .execute();
+    for (const row of rows) typeIds.set(row.name, Number(row.id));
+  }
   const keys: [number, number, number, number][] = [];
+  const keyTypes: number[] = [];
   events.forEach((event, e) => {
     const [hi, lo] = eventKey(event.id);
+    // No id for its type: no posting of the event can exist.
+    const typeId = typeIds.get(event.eventTypeName);
+    if (typeId === undefined) return;
     for (const term of perEvent[e]!) {
       const id = termIds.get(term);
-      if (id !== undefined) keys.push([id, event.created, hi, lo]);
+      if (id === undefined) continue;
+      keys.push([id, event.created, hi, lo]);
+      keyTypes.push(typeId);
     }
   });
-  const postings = await deleteByKeys<{
-    term_id: number | string;
-    created: number | string;
-    type_id: number | string;
-  }>(trx, 'term_postings', POSTING_KEY, keys, ['term_id', 'created', 'type_id']);
+  const deleted = await deleteByKeys(target, 'term_postings', POSTING_KEY, keys);
   const perDay = new Map<string, [number, number, number, number]>();
   const perTerm = new Map<number, number>();
-  for (const posting of postings) {
-    const termId = Number(posting.term_id);
-    const created = Number(posting.created);
-    const typeId = Number(posting.type_id);
+  keys.forEach(([termId, created], k) => {
+    if (!deleted[k]) return;
+    const typeId = keyTypes[k]!;
     const day = Math.floor(created / DAY_MS);
     const key = `${day}:${termId}:${typeId}`;
     const entry = perDay.get(key);
     if (entry) entry[3] += 1;
     else perDay.set(key, [termId, day, typeId, 1]);
     perTerm.set(termId, (perTerm.get(termId) ?? 0) + 1);
-  }
+  });
   // The dictionary before the term counters, each in the writers' lock
   // order: terms by their text, term counters by key.
   const termOf = new Map<number, string>();
   for (const [term, id] of termIds) termOf.set(id, term);
   await decrementTerms(
-    trx,
+    target,
+    orgId,
     [...perTerm].sort(([a], [b]) => compareText(termOf.get(a)!, termOf.get(b)!)),
+    termOf,
   );
   await subtractCounts(
-    trx,
+    target,
     'term_days',
     TERM_DAY_KEY,
     [...perDay.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]),
@@ -429,19 +379,18 @@ async function deleteBatch(
 }
 
 /** Subtracts `n` from dictionary counts; a term no event holds any more leaves the dictionary. */
-async function decrementTerms(trx: Kysely<Database>, deltas: [number, number][]): Promise<void> {
-  const gone = await subtractCounts<{ id: number | string; org_id: string; term: string }>(
-    trx,
-    'term_dict',
-    TERM_KEY,
-    deltas,
-    ['id', 'org_id', 'term'],
-  );
+async function decrementTerms(
+  target: Target,
+  orgId: string,
+  deltas: [id: number, n: number][],
+  termOf: ReadonlyMap<number, string>,
+): Promise<void> {
+  const gone = await subtractCounts(target, 'term_dict', TERM_KEY, deltas);
   // Their words go with them (term_words, keyed by word).
-  const words = gone.flatMap((row) =>
-    termWords(row.term).map((word) => [row.org_id, word, Number(row.id)] as const),
-  );
-  await deleteByKeys(trx, 'term_words', WORD_KEY, words);
+  const words = deltas
+    .filter((_, d) => gone[d])
+    .flatMap(([id]) => termWords(termOf.get(id)!).map((word) => [orgId, word, id] as const));
+  await deleteByKeys(target, 'term_words', WORD_KEY, words);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type Snapshot,
 } from './kysely-store';
 import { reportingUnavailable } from './unavailable-dialect';
+import type { RunEachKey } from './retention';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
 import type { DeleteOptions, EventSelection, InsertResult, NewEvent } from './types';
@@ -276,6 +277,7 @@ export class SqliteStore extends KyselyStore {
   private readonly insertWords: MultiRow;
   private readonly bumpTerms: MultiRow;
   private readonly typeIds: TypeIds;
+  private readonly keyStatements = new Map<string, BetterSqlite3.Statement>();
 
   private constructor(
     private readonly sqlite: BetterSqlite3.Database,
@@ -537,6 +539,26 @@ export class SqliteStore extends KyselyStore {
         if (own) await db.destroy();
       },
     });
+  }
+
+  /**
+   * A deletion's statements by key, prepared once per text, on this
+   * connection: inside the deletion's Kysely transaction, which runs on it
+   * too.
+   */
+  protected override runEachKey(): RunEachKey {
+    return (text, parameters) => {
+      let statement = this.keyStatements.get(text);
+      if (!statement) {
+        statement = this.sqlite.prepare(text);
+        this.keyStatements.set(text, statement);
+      }
+      const changes = new Array<number>(parameters.length);
+      for (let k = 0; k < parameters.length; k++) {
+        changes[k] = statement.run(...parameters[k]!).changes;
+      }
+      return changes;
+    };
   }
 
   /**
