@@ -86,8 +86,7 @@ function isSqlite(trx: Kysely<Database>): boolean {
 
 /**
  * Deletes the rows of `table` whose key (`columns`) is one of `keys` (each a
- * key's values, maybe followed by more), and says for each key whether it
- * found one.
+ * key's values, maybe followed by more).
  *
  * Each engine gets the form it searches key by key. PostgreSQL: the keys
  * as one array per column, `(a, b) IN (SELECT * FROM unnest(…))`, one short
@@ -104,32 +103,67 @@ async function deleteByKeys(
   table: string,
   columns: KeyColumns,
   keys: readonly Key[],
-): Promise<boolean[]> {
-  if (keys.length === 0) return [];
+): Promise<void> {
+  if (keys.length === 0) return;
   if (!isSqlite(trx)) {
-    const { rows } = await sql<Record<string, unknown>>`DELETE FROM ${sql.table(table)}
-      WHERE ${inArrays(columns, keys)}
-      RETURNING ${sql.join(columns.map(([name]) => sql.ref(name)))}`.execute(trx);
-    const gone = new Set(rows.map((row) => keyText(columns.map(([name]) => row[name]))));
-    return keys.map((key) => gone.has(keyText(key.slice(0, columns.length))));
+    await sql`DELETE FROM ${sql.table(table)} WHERE ${inArrays(columns, keys)}`.execute(trx);
+    return;
   }
-  const changes = sqliteEachKey(eachKey)(
+  sqliteEachKey(eachKey)(
     `DELETE FROM ${table} WHERE ${wholeKey(columns)}`,
     keys.map((key) => key.slice(0, columns.length)),
   );
-  return changes.map((n) => n > 0);
 }
 
-/** A key's values as one text, equal for a key's numbers and PostgreSQL's bigint texts of them. */
-function keyText(values: readonly unknown[]): string {
-  return values.map(String).join('\u0000');
+/**
+ * Deletes postings by key (`keys`: term id, created, id halves; `keyTypes`:
+ * each key's event type name) and returns the (term id, created, type id) of
+ * those that were there, for the counters. PostgreSQL returns them from the
+ * DELETE. SQLite runs a statement per key (see deleteByKeys), whose count of
+ * changes says whether the posting was there, and takes its type id from its
+ * event's type, as the writers stored it.
+ */
+async function deletePostings(
+  { trx, eachKey }: Target,
+  keys: readonly (readonly [number, number, number, number])[],
+  keyTypes: readonly string[],
+): Promise<(readonly [termId: number, created: number, typeId: number])[]> {
+  if (keys.length === 0) return [];
+  if (!isSqlite(trx)) {
+    const { rows } = await sql<{
+      term_id: number | string;
+      created: number | string;
+      type_id: number | string;
+    }>`DELETE FROM term_postings WHERE ${inArrays(POSTING_KEY, keys)}
+      RETURNING term_id, created, type_id`.execute(trx);
+    return rows.map((row) => [Number(row.term_id), Number(row.created), Number(row.type_id)]);
+  }
+  const typeIds = new Map<string, number>();
+  const names = [...new Set(keyTypes)];
+  for (let i = 0; i < names.length; i += TERMS_PER_LOOKUP) {
+    const rows = await trx
+      .selectFrom('event_type_ids')
+      .select(['id', 'name'])
+      .where('name', 'in', names.slice(i, i + TERMS_PER_LOOKUP))
+      .execute();
+    for (const row of rows) typeIds.set(row.name, Number(row.id));
+  }
+  const changes = sqliteEachKey(eachKey)(
+    `DELETE FROM term_postings WHERE ${wholeKey(POSTING_KEY)}`,
+    keys,
+  );
+  const gone: (readonly [number, number, number])[] = [];
+  changes.forEach((n, k) => {
+    // The writer made the type's id with the posting, so it is there.
+    if (n > 0) gone.push([keys[k]![0], keys[k]![1], typeIds.get(keyTypes[k]!)!]);
+  });
+  return gone;
 }
 
 /**
  * Subtracts from a counter table's `n` each key's amount (`deltas`: the key's
  * values, then the amount, in the writers' lock order: write-transaction.ts)
- * and deletes the rows left at zero, saying for each delta whether its row
- * was deleted.
+ * and deletes the rows left at zero, returning their keys.
  * PostgreSQL: the rows are locked in the order given, then updated by
  * `UPDATE … FROM unnest(…)`, which alone would lock them in its join's order.
  * (Not one statement, a CTE locking the rows and an UPDATE joining them by
@@ -146,7 +180,7 @@ async function subtractCounts(
   table: 'event_counts' | 'term_days' | 'term_dict',
   columns: KeyColumns,
   deltas: readonly Key[],
-): Promise<boolean[]> {
+): Promise<Key[]> {
   if (deltas.length === 0) return [];
   const { trx, eachKey } = target;
   if (!isSqlite(trx)) {
@@ -178,9 +212,8 @@ async function subtractCounts(
     const emptied = rows
       .filter((row) => Number(row.n) <= 0)
       .map((row) => columns.map(([name]) => row[name]!));
-    const deleted = await deleteByKeys(target, table, columns, emptied);
-    const gone = new Set(emptied.filter((_, k) => deleted[k]).map(keyText));
-    return deltas.map((delta) => gone.has(keyText(delta.slice(0, columns.length))));
+    await deleteByKeys(target, table, columns, emptied);
+    return emptied;
   }
   const run = sqliteEachKey(eachKey);
   const keys = deltas.map((delta) => delta.slice(0, columns.length));
@@ -189,7 +222,7 @@ async function subtractCounts(
     deltas.map((delta, d) => [delta[columns.length], ...keys[d]!]),
   );
   const changes = run(`DELETE FROM ${table} WHERE n <= 0 AND ${wholeKey(columns)}`, keys);
-  return changes.map((n) => n > 0);
+  return keys.filter((_, k) => changes[k]! > 0);
 }
 
 /** PostgreSQL: `(a, b) IN (SELECT * FROM unnest(a's values, b's values))`. */
@@ -321,44 +354,28 @@ async function deleteBatch(
       .execute();
     for (const row of rows) termIds.set(row.term, Number(row.id));
   }
-  // A posting's type is its event's (the writers store the event's type id).
-  const typeIds = new Map<string, number>();
-  const typeNames = [...new Set(events.map((event) => event.eventTypeName))];
-  for (let i = 0; i < typeNames.length; i += TERMS_PER_LOOKUP) {
-    const rows = await trx
-      .selectFrom('event_type_ids')
-      .select(['id', 'name'])
-      .where('name', 'in', typeNames.slice(i, i + TERMS_PER_LOOKUP))
-      .execute();
-    for (const row of rows) typeIds.set(row.name, Number(row.id));
-  }
   const keys: [number, number, number, number][] = [];
-  const keyTypes: number[] = [];
+  const keyTypes: string[] = [];
   events.forEach((event, e) => {
     const [hi, lo] = eventKey(event.id);
-    // No id for its type: no posting of the event can exist.
-    const typeId = typeIds.get(event.eventTypeName);
-    if (typeId === undefined) return;
     for (const term of perEvent[e]!) {
       const id = termIds.get(term);
       if (id === undefined) continue;
       keys.push([id, event.created, hi, lo]);
-      keyTypes.push(typeId);
+      keyTypes.push(event.eventTypeName);
     }
   });
-  const deleted = await deleteByKeys(target, 'term_postings', POSTING_KEY, keys);
+  const postings = await deletePostings(target, keys, keyTypes);
   const perDay = new Map<string, [number, number, number, number]>();
   const perTerm = new Map<number, number>();
-  keys.forEach(([termId, created], k) => {
-    if (!deleted[k]) return;
-    const typeId = keyTypes[k]!;
+  for (const [termId, created, typeId] of postings) {
     const day = Math.floor(created / DAY_MS);
     const key = `${day}:${termId}:${typeId}`;
     const entry = perDay.get(key);
     if (entry) entry[3] += 1;
     else perDay.set(key, [termId, day, typeId, 1]);
     perTerm.set(termId, (perTerm.get(termId) ?? 0) + 1);
-  });
+  }
   // The dictionary before the term counters, each in the writers' lock
   // order: terms by their text, term counters by key.
   const termOf = new Map<number, string>();
@@ -387,9 +404,10 @@ async function decrementTerms(
 ): Promise<void> {
   const gone = await subtractCounts(target, 'term_dict', TERM_KEY, deltas);
   // Their words go with them (term_words, keyed by word).
-  const words = deltas
-    .filter((_, d) => gone[d])
-    .flatMap(([id]) => termWords(termOf.get(id)!).map((word) => [orgId, word, id] as const));
+  const words = gone.flatMap(([key]) => {
+    const id = Number(key);
+    return termWords(termOf.get(id)!).map((word) => [orgId, word, id] as const);
+  });
   await deleteByKeys(target, 'term_words', WORD_KEY, words);
 }
 
