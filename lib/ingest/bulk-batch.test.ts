@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { NewEvent } from '@/lib/domain/event';
 import { batchTerms } from '@/lib/store/terms';
 import { compareEventsForWrite } from '@/lib/store/write-transaction';
-import { BatchPacker, packBatch, unpackBatch } from './bulk-batch';
+import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
 import { generateEventBatches } from './seed';
 
 /** Seed events in a shuffled (not write) order, some without raw, some sharing a second. */
@@ -27,7 +27,14 @@ function stored({ fieldValues: _, ...event }: NewEvent): NewEvent {
   return event;
 }
 
-describe('packBatch and unpackBatch', () => {
+/** A list packed whole: one join at the end, no chunks. */
+function packWhole(events: readonly NewEvent[]): PackedBatch {
+  const packer = new BatchPacker(events.length, Infinity);
+  for (const event of events) packer.add(event);
+  return packer.finish();
+}
+
+describe('BatchPacker and unpackBatch', () => {
   for (const count of [0, 1, 256, 257, 1201]) {
     test(`${count} events come back whole, in the store's write order, with their terms`, () => {
       const events = sampleEvents(count);
@@ -36,7 +43,7 @@ describe('packBatch and unpackBatch', () => {
       const reading = new BatchPacker(count);
       for (const event of events) reading.add(event);
       const expected = events.map(stored).sort(compareEventsForWrite);
-      for (const packed of [packBatch(events), reading.finish()]) {
+      for (const packed of [packWhole(events), reading.finish()]) {
         const { events: unpacked, terms } = unpackBatch(packed);
         assert.deepEqual(unpacked, expected);
         // The postings name events by their place in that order, exactly as
@@ -67,7 +74,7 @@ describe('packBatch and unpackBatch', () => {
       { ...first!, doc: '{"a":"x\ny"}' },
       { ...first!, raw: '{"a":\n1}' },
     ]) {
-      assert.throws(() => unpackBatch(packBatch([broken, second!])), /one has a newline/);
+      assert.throws(() => unpackBatch(packWhole([broken, second!])), /one has a newline/);
     }
   });
 });

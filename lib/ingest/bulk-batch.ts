@@ -76,10 +76,7 @@ export class BatchPacker {
   private readonly docs: ChunkedLines;
   private readonly raws: ChunkedLines;
 
-  /**
-   * `chunkEvents`: events between joins. A list already in memory (a seed's
-   * batch) gains nothing from chunks and is joined once, as a whole.
-   */
+  /** `chunkEvents`: events between joins (Infinity: one join, when finished). */
   constructor(capacity: number, chunkEvents = CHUNK_EVENTS) {
     this.collector = new TermCollector(capacity);
     this.ids = new ChunkedLines(chunkEvents);
@@ -154,13 +151,6 @@ function writeOrder(collector: TermCollector): Int32Array {
       keys[b * 2 + 1]! - keys[a * 2 + 1]!,
   );
   return Int32Array.from(order);
-}
-
-/** A list of events packed (a seed's batch, made whole). */
-export function packBatch(events: readonly NewEvent[]): PackedBatch {
-  const packer = new BatchPacker(events.length, Infinity);
-  for (const event of events) packer.add(event);
-  return packer.finish();
 }
 
 /** The buffers postMessage can move instead of copying. */

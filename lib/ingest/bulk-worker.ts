@@ -1,8 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { type PackedBatch, packBatch, transferables } from './bulk-batch';
+import { BatchPacker, type PackedBatch, transferables } from './bulk-batch';
 import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
-import { generateEventBatches } from './seed';
+import { generateNewEvents } from './seed';
 
 /**
  * The producing half of a bulk load, on its own thread: generates (seed) or
@@ -50,10 +50,22 @@ async function sendBatch(packed: PackedBatch, progress: number): Promise<void> {
 
 async function run(): Promise<void> {
   if (job.kind === 'seed') {
+    // Each event packed as it is made, as an import packs each record as it
+    // is read: no batch of 20,000 events' objects lives on to be copied by
+    // the collector.
     let produced = 0;
-    for (const batch of generateEventBatches(job.options, job.batchSize)) {
-      produced += batch.length;
-      await sendBatch(packBatch(batch), produced);
+    let packer = new BatchPacker(job.batchSize);
+    for (const event of generateNewEvents(job.options)) {
+      packer.add(event);
+      if (packer.count === job.batchSize) {
+        produced += packer.count;
+        await sendBatch(packer.finish(), produced);
+        packer = new BatchPacker(job.batchSize);
+      }
+    }
+    if (packer.count > 0) {
+      produced += packer.count;
+      await sendBatch(packer.finish(), produced);
     }
     await capacity();
     send({ type: 'done', summary: { format: 'seed', read: produced, invalid: 0, bytes: 0 } });

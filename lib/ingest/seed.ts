@@ -97,8 +97,20 @@ export function* generateEventBatches(
   batchSize = 5000,
 ): Generator<NewEvent[]> {
   let batch: NewEvent[] = [];
+  for (const event of generateNewEvents(options)) {
+    batch.push(event);
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** The events one at a time, encoded as the store takes them (a bulk load packs them as they come). */
+export function* generateNewEvents(options: SeedOptions): Generator<NewEvent> {
   for (const record of new SeedGenerator(options).records()) {
-    batch.push({
+    yield {
       id: record.fields.id!,
       created: record.created,
       eventTypeName: record.fields.eventTypeName!,
@@ -107,13 +119,8 @@ export function* generateEventBatches(
       raw: record.raw ? JSON.stringify(record.raw) : null,
       // From the fields at hand: the store would otherwise parse the document.
       fieldValues: fieldValues(record.fields),
-    });
-    if (batch.length >= batchSize) {
-      yield batch;
-      batch = [];
-    }
+    };
   }
-  if (batch.length > 0) yield batch;
 }
 
 /** The fictional organization a seed run draws from (for summaries and tests). */
