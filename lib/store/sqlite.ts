@@ -198,27 +198,26 @@ class TypeIds {
 const STATEMENT_CACHE_SIZE = 256;
 
 /**
- * Kysely's SQLite driver prepares every query anew, which costs more than
- * running our indexed reads. Handing it a database whose prepare() reuses
- * statements by SQL text removes that cost; it is safe because better-sqlite3
- * is synchronous and Kysely serializes access to its one connection.
+ * The connection's prepare(), reusing statements by SQL text (the least
+ * recently used one evicted first). Kysely's SQLite driver prepares every
+ * query anew, which costs more than running our indexed reads; a deletion's
+ * statements by key (runEachKey) come from the same cache. Sharing a
+ * statement is safe: better-sqlite3 is synchronous, and Kysely serializes
+ * access to its one connection.
  */
-function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+function cachedPrepare(sqlite: BetterSqlite3.Database): (sql: string) => BetterSqlite3.Statement {
   const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare: (sql: string) => {
-      let statement = cache.get(sql);
-      if (statement) {
-        // Refresh its place so the least recently used one is evicted first.
-        cache.delete(sql);
-      } else {
-        statement = sqlite.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sql, statement);
-      return statement;
-    },
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (statement) {
+      // Refresh its place so the least recently used one is evicted first.
+      cache.delete(sql);
+    } else {
+      statement = sqlite.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, statement);
+    return statement;
   };
 }
 
@@ -277,11 +276,12 @@ export class SqliteStore extends KyselyStore {
   private readonly insertWords: MultiRow;
   private readonly bumpTerms: MultiRow;
   private readonly typeIds: TypeIds;
-  private readonly keyStatements = new Map<string, BetterSqlite3.Statement>();
 
   private constructor(
     private readonly sqlite: BetterSqlite3.Database,
     db: Kysely<Database>,
+    /** The statements Kysely runs too, cached by text (cachedPrepare). */
+    private readonly statementFor: (sql: string) => BetterSqlite3.Statement,
   ) {
     super(db);
     this.insertRows = new MultiRow(
@@ -376,12 +376,14 @@ export class SqliteStore extends KyselyStore {
     // with synchronous = NORMAL). 4,096 and 65,536 pages measured no better
     // (a 1M-event import, alternating runs).
     sqlite.pragma('wal_autocheckpoint = 16384');
+    const prepare = cachedPrepare(sqlite);
+    const database: SqliteDatabase = { close: () => sqlite.close(), prepare };
     const db = new Kysely<Database>({
-      dialect: reportingUnavailable(new SqliteDialect({ database: withStatementCache(sqlite) })),
+      dialect: reportingUnavailable(new SqliteDialect({ database })),
     });
     // The schema must exist before the insert statements are prepared.
     await migrateSerialized(sqlite, db);
-    return new SqliteStore(sqlite, db);
+    return new SqliteStore(sqlite, db, prepare);
   }
 
   /**
@@ -542,17 +544,12 @@ export class SqliteStore extends KyselyStore {
   }
 
   /**
-   * A deletion's statements by key, prepared once per text, on this
-   * connection: inside the deletion's Kysely transaction, which runs on it
-   * too.
+   * A deletion's statements by key, on this connection: inside the
+   * deletion's Kysely transaction, which runs on it too.
    */
   protected override runEachKey(): RunEachKey {
     return (text, parameters) => {
-      let statement = this.keyStatements.get(text);
-      if (!statement) {
-        statement = this.sqlite.prepare(text);
-        this.keyStatements.set(text, statement);
-      }
+      const statement = this.statementFor(text);
       const changes = new Array<number>(parameters.length);
       for (let k = 0; k < parameters.length; k++) {
         changes[k] = statement.run(...parameters[k]!).changes;
