@@ -6,25 +6,26 @@ import { prettyJson } from '@/lib/domain/json-text';
 import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import * as admin from './cli/admin-commands';
 import { CommandError, EXIT, UsageError } from './cli/args';
-import { importFile, seed } from './cli/bulk-commands';
-import { events } from './cli/events-commands';
 import { logToStderr } from '@/lib/ops/log';
 import type { Command, CommandContext } from './cli/context';
 import { HELP } from './cli/help';
-import { imports } from './cli/imports-commands';
-import { mirror } from './cli/mirror-command';
 
-const COMMANDS: Record<string, Command> = {
-  migrate: admin.migrate,
-  orgs: admin.orgs,
-  keys: admin.keys,
-  seed,
-  import: importFile,
-  events,
-  imports,
-  mirror,
+/**
+ * Each command's module, loaded when that command runs: a process runs one
+ * command, and loading every command's dependencies (ioredis for key
+ * rotation, the mirror's HTTP client, the bulk loader...) was most of the
+ * start of each.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  migrate: async () => (await import('./cli/admin-commands')).migrate,
+  orgs: async () => (await import('./cli/admin-commands')).orgs,
+  keys: async () => (await import('./cli/admin-commands')).keys,
+  seed: async () => (await import('./cli/bulk-commands')).seed,
+  import: async () => (await import('./cli/bulk-commands')).importFile,
+  events: async () => (await import('./cli/events-commands')).events,
+  imports: async () => (await import('./cli/imports-commands')).imports,
+  mirror: async () => (await import('./cli/mirror-command')).mirror,
 };
 
 /** Pulls the global options out wherever they appear. */
@@ -89,8 +90,9 @@ async function main(argv: string[]): Promise<number> {
       else process.stdout.write(HELP);
       return name === undefined && !options.help ? EXIT.usage : EXIT.ok;
     }
-    const command = COMMANDS[name];
-    if (!command) throw new UsageError(`Unknown command '${name}'`);
+    const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!load) throw new UsageError(`Unknown command '${name}'`);
+    const command = await load();
     return await command(rest, context);
   } catch (error) {
     const usage = error instanceof UsageError;

@@ -1,6 +1,12 @@
 import { TZDate } from '@date-fns/tz';
 import { UTCDate } from '@date-fns/utc';
-import { format, formatDistanceStrict, formatISO, isValid, parseJSON } from 'date-fns';
+// Each function from its own module: the package's index loads all of
+// date-fns (hundreds of modules), a sixth of every CLI command's start.
+import { format } from 'date-fns/format';
+import { formatDistanceStrict } from 'date-fns/formatDistanceStrict';
+import { formatISO } from 'date-fns/formatISO';
+import { isValid } from 'date-fns/isValid';
+import { parseJSON } from 'date-fns/parseJSON';
 
 /**
  * Every date the dashboard shows, reads or writes goes through this module,

@@ -1,6 +1,4 @@
 import { getConfig } from '@/lib/config';
-import { PostgresStore } from './postgres';
-import { SqliteStore } from './sqlite';
 import type { EventStore } from './types';
 
 export type { EventStore, StoreHealth } from './types';
@@ -18,12 +16,20 @@ export function parseDatabaseUrl(
   return { engine: 'sqlite', filename };
 }
 
-/** Opens (and migrates) the store a DATABASE_URL names. */
+/**
+ * Opens (and migrates) the store a DATABASE_URL names. Only that engine's
+ * module and driver are loaded: each CLI command is a process of its own,
+ * and loading the other engine (pg and its COPY streams for a SQLite file,
+ * better-sqlite3 for a PostgreSQL URL) was part of every command's start.
+ */
 export async function openStore(url: string = getConfig().DATABASE_URL): Promise<EventStore> {
   const target = parseDatabaseUrl(url);
-  return target.engine === 'postgres'
-    ? PostgresStore.open(target.connectionString)
-    : SqliteStore.open(target.filename);
+  if (target.engine === 'postgres') {
+    const { PostgresStore } = await import('./postgres');
+    return PostgresStore.open(target.connectionString);
+  }
+  const { SqliteStore } = await import('./sqlite');
+  return SqliteStore.open(target.filename);
 }
 
 // One store per process, shared through globalThis so the custom server and

@@ -14,7 +14,6 @@ import {
   UsageError,
 } from './args';
 import { type Command, type CommandContext, isoTime, table } from './context';
-import { rotateKey } from './keys-rotate';
 
 // ---- migrate -----------------------------------------------------------------
 
@@ -96,7 +95,8 @@ export const keys: Command = async (args, context) => {
     case 'rehash':
       return rehashKeys(rest, context);
     case 'rotate':
-      return rotateKey(rest, context);
+      // Loaded here: it brings the shared auth state's Redis client, which no other command needs.
+      return (await import('./keys-rotate')).rotateKey(rest, context);
     default:
       throw new UsageError(
         sub

@@ -43,6 +43,12 @@ describe('admin CLI', () => {
       exitCode: 64,
     });
     assert.match(unknown.stderr, /Unknown command 'frobnicate'/);
+    // Names every object has (the command table is a plain object) are no commands either.
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const inherited = cli(db, name);
+      assert.equal(inherited.code, 64, name);
+      assert.match(inherited.stderr, new RegExp(`Unknown command '${name}'`), name);
+    }
     assert.equal(cli(db, 'orgs', 'list', '--colour').code, 64);
   });
 
