@@ -47,6 +47,31 @@ describe('eventJson', () => {
     assert.deepEqual(withRaw.raw, { _t: 'BILLING', amountCents: 1200, nested: { a: [1, 2] } });
   });
 
+  test("the self href names each event's own base, org and id, escaped as JSON.stringify escapes it", () => {
+    const hrefOf = (event: StoredEvent, at: string) =>
+      (
+        JSON.parse(eventJson(event, at, { includeRaw: false, variant: 'hosted' })) as {
+          links: { href: string }[];
+        }
+      ).links[0]!.href;
+    const other = { ...billing, orgId: '5f0000000000000000000002', id: '6a0000000000000000000002' };
+    // Bases and orgs alternating, one needing escapes; an id no ObjectId.
+    const quoted = 'https://a.example/"\\\u2028';
+    for (const [event, at] of [
+      [billing, base],
+      [other, base],
+      [billing, quoted],
+      [billing, base],
+      [{ ...billing, id: 'x"y' }, base],
+      [other, quoted],
+    ] as const) {
+      const body = eventJson(event, at, { includeRaw: false, variant: 'hosted' });
+      const href = `${at}/api/public/v1.0/orgs/${event.orgId}/events/${event.id}`;
+      assert.equal(hrefOf(event, at), href);
+      assert.ok(body.includes(`"href":${JSON.stringify(href)}`), body);
+    }
+  });
+
   test('an event without a raw document has no raw field even with includeRaw', () => {
     const event = { ...billing, raw: null };
     assert.equal(

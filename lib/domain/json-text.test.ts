@@ -65,6 +65,48 @@ describe('json-text', () => {
     }
   });
 
+  test('spliceMembers places each insertion as `<` orders keys: prefixes, non-ASCII and escaped keys, escapes before and after', () => {
+    // Keys around 'links' and 'raw' as a document may hold them, written
+    // plainly or escaped (then decoded before comparing). Each document's
+    // keys are sorted by their decoded text, as stored documents are.
+    const keys = [
+      'link',
+      'links',
+      'linksA',
+      'linkt',
+      'Links',
+      'l\\u0069nkz',
+      'ra',
+      'raw0',
+      'räw',
+      'r\\"',
+      '\\u00e9',
+    ];
+    const decode = (key: string) => JSON.parse(`"${key}"`) as string;
+    const sorted = [...keys].sort((a, b) => (decode(a) < decode(b) ? -1 : 1));
+    const insert: [string, string][] = [
+      ['links', '[]'],
+      ['raw', '{}'],
+    ];
+    for (let from = 0; from < sorted.length; from++) {
+      for (const value of ['1', '"a\\\\"', '{"x":"\\u0041"}']) {
+        const members = sorted.slice(from).filter((key) => !['links', 'raw'].includes(decode(key)));
+        const doc = `{${members.map((key) => `"${key}":${value}`).join(',')}}`;
+        const spliced = spliceMembers(doc, insert);
+        const expectedKeys = [...members.map(decode), 'links', 'raw'].sort((x, y) =>
+          x < y ? -1 : 1,
+        );
+        const parsed = JSON.parse(spliced) as Record<string, unknown>;
+        assert.deepEqual(Object.keys(parsed), expectedKeys, doc);
+        assert.deepEqual(parsed.links, []);
+        assert.deepEqual(parsed.raw, {});
+        for (const key of members) assert.deepEqual(parsed[decode(key)], JSON.parse(value));
+        // The document's own members as written (escapes and all).
+        for (const key of members) assert.ok(spliced.includes(`"${key}":${value}`), key);
+      }
+    }
+  });
+
   test('CompactJsonChecker (on texts without control characters) accepts exactly the compact texts JSON.parse accepts, on thousands of broken ones too', () => {
     let seed = 7;
     const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;

@@ -72,9 +72,12 @@ export async function exportEventsCommand(
   let bytes = 0;
   try {
     for (let chunk = await opened.body.read(); chunk !== null; chunk = await opened.body.read()) {
-      bytes += Buffer.byteLength(chunk);
+      // Encoded once: its length is the byte count (Buffer.byteLength, then
+      // the stream's own encoding, walked each chunk twice).
+      const encoded = Buffer.from(chunk);
+      bytes += encoded.length;
       // Resolves on 'drain', rejects on the stream's 'error'.
-      if (!sink.write(chunk)) await once(sink, 'drain');
+      if (!sink.write(encoded)) await once(sink, 'drain');
       const rate = opened.eventsRead() / Math.max(progress.elapsed(), 1e-3);
       progress.update(opened.eventsRead(), `${formatNumber(rate)} events/s`);
     }
