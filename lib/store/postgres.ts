@@ -1,6 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
+import { pgArray } from './pg-array';
 import { errorDetails, storeLogger } from './log';
 import {
   type ConnectionSlot,
@@ -566,11 +567,3 @@ async function copyInTransaction(
 
 /** Batches a bulk load inserts at once (see bulkInsertLanes). */
 const BULK_INSERT_LANES = 2;
-
-/**
- * A numeric array as PostgreSQL's array text, cast in SQL: pg serializes an
- * array parameter element by element in JavaScript, far slower than a join.
- */
-function pgArray(values: ArrayLike<number>): string {
-  return `{${Array.prototype.join.call(values, ',')}}`;
-}

@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, SqliteAdapter, sql } from 'kysely';
 import { DAY_MS } from '@/lib/domain/dates';
 import { countDeltas } from './kysely-store';
+import { pgArray } from './pg-array';
 import type { Database } from './schema';
 import { documentTerms, eventKey, termWords } from './terms';
 import type { DeleteOptions, EventSelection } from './types';
@@ -232,9 +233,16 @@ function inArrays(columns: KeyColumns, keys: readonly Key[]) {
   )}))`;
 }
 
-/** Column `i` of `keys` as one PostgreSQL array parameter of its type. */
+/**
+ * Column `i` of `keys` as one PostgreSQL array of its type. Integers as
+ * array text (pgArray): pg's own serialization of a batch's ~100,000 posting
+ * keys was the largest part of an undo's client time. Texts (counter and word
+ * keys, far fewer) keep pg's serialization, which quotes them.
+ */
 function typedArray(type: 'text' | 'bigint', keys: readonly Key[], i: number) {
-  return sql`${keys.map((key) => key[i])}::${sql.raw(type)}[]`;
+  return type === 'bigint'
+    ? sql`${pgArray(keys.map((key) => key[i]!))}::bigint[]`
+    : sql`${keys.map((key) => key[i])}::text[]`;
 }
 
 /** SQLite: `a = ? AND b = ? …`, one row by its whole key (the table's primary key). */
