@@ -1,4 +1,6 @@
 import { getConfig } from '@/lib/config';
+import { PostgresStore } from './postgres';
+import { SqliteStore } from './sqlite';
 import type { EventStore } from './types';
 
 export type { EventStore, StoreHealth } from './types';
@@ -17,19 +19,16 @@ export function parseDatabaseUrl(
 }
 
 /**
- * Opens (and migrates) the store a DATABASE_URL names. Only that engine's
- * module and driver are loaded: each CLI command is a process of its own,
- * and loading the other engine (pg and its COPY streams for a SQLite file,
- * better-sqlite3 for a PostgreSQL URL) was part of every command's start.
+ * Opens (and migrates) the store a DATABASE_URL names. Both engines' modules
+ * are imported statically: Playwright's TypeScript loader (the e2e suite's
+ * global setup opens stores) cannot run `import('./sqlite')` from this
+ * module, so only the CLI's commands are loaded lazily (scripts/cli.ts).
  */
 export async function openStore(url: string = getConfig().DATABASE_URL): Promise<EventStore> {
   const target = parseDatabaseUrl(url);
-  if (target.engine === 'postgres') {
-    const { PostgresStore } = await import('./postgres');
-    return PostgresStore.open(target.connectionString);
-  }
-  const { SqliteStore } = await import('./sqlite');
-  return SqliteStore.open(target.filename);
+  return target.engine === 'postgres'
+    ? PostgresStore.open(target.connectionString)
+    : SqliteStore.open(target.filename);
 }
 
 // One store per process, shared through globalThis so the custom server and
