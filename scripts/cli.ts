@@ -4,7 +4,6 @@
  */
 import { prettyJson } from '@/lib/domain/json-text';
 import { getConfig } from '@/lib/config';
-import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { CommandError, EXIT, UsageError } from './cli/args';
 import { logToStderr } from '@/lib/ops/log';
@@ -62,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
   const context: CommandContext = {
     json,
     store: async () => {
+      // Imported here: help and usage errors never load the store's engines and drivers.
+      const { openStore } = await import('@/lib/store');
       store ??= await openStore(databaseUrl ?? getConfig().DATABASE_URL);
       return store;
     },
