@@ -61,9 +61,11 @@ async function main(argv: string[]): Promise<number> {
   const context: CommandContext = {
     json,
     store: async () => {
-      // Imported here: help and usage errors never load the store's engines and drivers.
-      const { openStore } = await import('@/lib/store');
-      store ??= await openStore(databaseUrl ?? getConfig().DATABASE_URL);
+      if (!store) {
+        // Imported here: help and usage errors never load the store's engines and drivers.
+        const { openStore } = await import('@/lib/store');
+        store = await openStore(databaseUrl ?? getConfig().DATABASE_URL);
+      }
       return store;
     },
     say: (text) => {
