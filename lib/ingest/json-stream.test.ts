@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type ArrayElement, JsonArraySplitter, JsonStructureError } from './json-stream';
+import {
+  type ArrayElement,
+  JsonArraySplitter,
+  JsonStructureError,
+  LineSplitter,
+  type LineRecord,
+} from './json-stream';
 
 /** Every element of `text` fed in chunks of `size` characters. */
 function split(text: string, size: number): { elements: ArrayElement[]; path?: string } {
@@ -77,6 +83,47 @@ describe('JsonArraySplitter', () => {
           error instanceof JsonStructureError && /Unexpected '}' \(line 3\)/.test(error.message),
         `chunks of ${size}`,
       );
+    }
+  });
+});
+
+/** Every line of `text` fed in chunks of `size` characters, lines over `maxChars` only measured. */
+function lines(text: string, size: number, maxChars: number): LineRecord[] {
+  const splitter = new LineSplitter(maxChars);
+  const records: LineRecord[] = [];
+  for (let i = 0; i < text.length; i += size)
+    records.push(...splitter.push(text.slice(i, i + size)));
+  const last = splitter.end();
+  if (last) records.push(last);
+  return records;
+}
+
+describe('LineSplitter', () => {
+  const text = ['{"a":1}', '{"b":"two"}\r', '', 'x'.repeat(40), '{"c":[3]}', 'y'.repeat(25)].join(
+    '\n',
+  );
+
+  test('gives the same lines, CRLF and blank ones included, however the text is cut into chunks', () => {
+    const expected: LineRecord[] = [
+      { text: '{"a":1}', line: 1 },
+      { text: '{"b":"two"}', line: 2 },
+      { text: '', line: 3 },
+      { text: 'x'.repeat(40), line: 4 },
+      { text: '{"c":[3]}', line: 5 },
+      { text: 'y'.repeat(25), line: 6 },
+    ];
+    for (let size = 1; size <= text.length; size++) {
+      assert.deepEqual(lines(text, size, Infinity), expected, `chunks of ${size}`);
+    }
+  });
+
+  test('measures a line longer than the limit instead of holding it, wherever the chunks cut it', () => {
+    for (let size = 1; size <= text.length; size++) {
+      const records = lines(text, size, 30);
+      assert.deepEqual(records[3], { text: '', line: 4, oversize: 40 }, `chunks of ${size}`);
+      assert.deepEqual(records[4], { text: '{"c":[3]}', line: 5 }, `chunks of ${size}`);
+      assert.deepEqual(records[5], { text: 'y'.repeat(25), line: 6 }, `chunks of ${size}`);
+      assert.equal(records.length, 6);
     }
   });
 });

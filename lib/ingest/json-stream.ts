@@ -63,26 +63,33 @@ export class LineSplitter {
 
   constructor(private readonly maxChars = Infinity) {}
 
-  /** The lines a chunk completes. */
+  /**
+   * The lines a chunk completes. The chunk is searched alone, never joined
+   * to the held start of a line first: indexOf on `held + chunk` flattened
+   * that pair into a new copy of the whole chunk (a megabyte a read), a
+   * third of the page faults of an import's reading thread.
+   */
   push(chunk: string): LineRecord[] {
     const records: LineRecord[] = [];
     let start = 0;
-    const text = this.pending + chunk;
-    for (;;) {
-      const end = text.indexOf('\n', start);
-      if (end === -1) break;
+    // The first line's start, held from earlier chunks.
+    let held = this.pending;
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
       this.line++;
+      const length = held.length + end - start;
       if (this.skipped !== -1) {
-        records.push({ text: '', line: this.line, oversize: this.skipped + end - start });
+        records.push({ text: '', line: this.line, oversize: this.skipped + length });
         this.skipped = -1;
-      } else if (end - start > this.maxChars) {
-        records.push({ text: '', line: this.line, oversize: end - start });
+      } else if (length > this.maxChars) {
+        records.push({ text: '', line: this.line, oversize: length });
       } else {
-        records.push({ text: stripCr(text.slice(start, end)), line: this.line });
+        const text = chunk.slice(start, end);
+        records.push({ text: stripCr(held.length === 0 ? text : held + text), line: this.line });
       }
+      held = '';
       start = end + 1;
     }
-    this.pending = text.slice(start);
+    this.pending = held + chunk.slice(start);
     if (this.pending.length > this.maxChars) {
       this.skipped = (this.skipped === -1 ? 0 : this.skipped) + this.pending.length;
       this.pending = '';
