@@ -127,9 +127,19 @@ type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean 
 const TARGET_PATHS = ['', 'results', 'content.results'];
 
 export class JsonArraySplitter {
-  private buffer = '';
-  /** Absolute offset of buffer[0] in the document. */
+  /**
+   * The chunk being scanned. Scanning always resumes at a chunk's start;
+   * an element or key begun in earlier chunks is `held` and joined to its
+   * end only when it is cut out (textFrom). Not `held + chunk` scanned whole:
+   * scanning that pair flattened it into a copy of the whole chunk, a
+   * megabyte for every megabyte read.
+   */
+  private chunk = '';
+  /** Absolute offset of chunk[0] in the document. */
   private base = 0;
+  /** The start of the open element or key, from earlier chunks, and its absolute offset. */
+  private held = '';
+  private heldBase = 0;
   private line = 1;
   private readonly stack: Frame[] = [];
   private inString = false;
@@ -160,22 +170,26 @@ export class JsonArraySplitter {
   /** Feeds the next chunk; returns the elements it completed. */
   push(chunk: string): ArrayElement[] {
     const out: ArrayElement[] = [];
-    // Keep the unfinished element (or key) text, unless it already outgrew
+    // Hold the unfinished element (or key) text, unless it already outgrew
     // the limit (see the end of this method); drop everything before it.
     const keep = Math.min(
-      this.elementStart === -1 || this.elementOversize ? Infinity : this.elementStart - this.base,
-      this.keyStart === -1 ? Infinity : this.keyStart - this.base,
+      this.elementStart === -1 || this.elementOversize ? Infinity : this.elementStart,
+      this.keyStart === -1 ? Infinity : this.keyStart,
     );
+    const next = this.base + this.chunk.length;
     if (keep === Infinity) {
-      this.base += this.buffer.length;
-      this.buffer = chunk;
+      this.held = '';
+    } else if (keep >= this.base) {
+      this.held = this.chunk.slice(keep - this.base);
+      this.heldBase = keep;
     } else {
-      this.base += keep;
-      this.buffer = this.buffer.slice(keep) + chunk;
+      this.held = this.held.slice(keep - this.heldBase) + this.chunk;
+      this.heldBase = keep;
     }
-    const text = this.buffer;
-    // Resume scanning where the previous chunk stopped.
-    let i = this.scanFrom - this.base;
+    this.base = next;
+    this.chunk = chunk;
+    const text = chunk;
+    let i = 0;
     const length = text.length;
     while (i < length) {
       if (!this.inString && this.insideElement()) {
@@ -188,7 +202,7 @@ export class JsonArraySplitter {
         i = this.stringRest(text, i, length);
         if (this.inString) break; // the chunk ended inside the string
         if (this.keyStart !== -1) {
-          this.lastKey = JSON.parse(text.slice(this.keyStart - this.base, i)) as string;
+          this.lastKey = JSON.parse(this.textFrom(this.keyStart, i)) as string;
           this.keyStart = -1;
         }
         continue;
@@ -246,7 +260,7 @@ export class JsonArraySplitter {
             throw new JsonStructureError(`Unexpected '${String.fromCharCode(c)}'`, this.line);
           }
           if (inTarget && c === CLOSE_ARRAY) {
-            this.finishElement(text, i, out);
+            this.finishElement(i, out);
             this.targetDone = true;
           }
           this.stack.pop();
@@ -258,12 +272,12 @@ export class JsonArraySplitter {
             this.elementStart !== -1
           ) {
             // A nested element just closed: it ends here.
-            this.finishElement(text, i, out);
+            this.finishElement(i, out);
           }
           continue;
         }
         case COMMA: {
-          if (inTarget) this.finishElement(text, i, out);
+          if (inTarget) this.finishElement(i, out);
           if (top?.kind === 'object') top.expectKey = true;
           i++;
           continue;
@@ -280,7 +294,6 @@ export class JsonArraySplitter {
           i++;
       }
     }
-    this.scanFrom = this.base + i;
     // Judged on what the element holds so far, once this chunk is scanned:
     // an element this chunk completes is whole whatever the chunk's size (a
     // check of "so far + the whole new chunk" before scanning wrongly failed
@@ -297,7 +310,6 @@ export class JsonArraySplitter {
     return out;
   }
 
-  private scanFrom = 0;
   /** The brackets open inside the current element, below its own: 1 for an object, 0 for an array. */
   private readonly nested: number[] = [];
 
@@ -376,7 +388,7 @@ export class JsonArraySplitter {
       throw new JsonStructureError('The file holds no JSON document', this.line);
   }
 
-  private finishElement(text: string, end: number, out: ArrayElement[]): void {
+  private finishElement(end: number, out: ArrayElement[]): void {
     if (this.elementStart === -1) return;
     if (this.elementOversize) {
       out.push({
@@ -389,10 +401,17 @@ export class JsonArraySplitter {
       this.elementOversize = false;
       return;
     }
-    const elementText = text.slice(this.elementStart - this.base, end).trim();
+    const elementText = this.textFrom(this.elementStart, end).trim();
     this.elementStart = -1;
     if (elementText.length === 0) return;
     out.push({ text: elementText, index: this.index++, line: this.elementLine });
+  }
+
+  /** The document's text from absolute offset `start` to index `end` of the current chunk. */
+  private textFrom(start: number, end: number): string {
+    return start >= this.base
+      ? this.chunk.slice(start - this.base, end)
+      : this.held.slice(start - this.heldBase) + this.chunk.slice(0, end);
   }
 
   /** Keys matter only where the records array may still be found below. */
