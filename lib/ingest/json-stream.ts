@@ -299,7 +299,9 @@ export class JsonArraySplitter {
     // check of "so far + the whole new chunk" before scanning wrongly failed
     // the element straddling each edge of 1 MB chunks under a 1 MB limit).
     // An element still open and already too long keeps no text from here
-    // on, so memory holds at most the limit plus one chunk.
+    // on, so memory holds at most the limit and two chunks: the held start
+    // points into the whole chunk the element began in (held apart since
+    // 2026-11; joined to the new chunk before, it was the limit and one).
     if (
       this.elementStart !== -1 &&
       !this.elementOversize &&
