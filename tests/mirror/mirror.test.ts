@@ -47,8 +47,10 @@ function startMirror(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // 'close', not 'exit': the process may exit before its last output is
+  // read from the pipes (a summary then came back empty).
   const done = new Promise<Run>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, done };
 }

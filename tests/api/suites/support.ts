@@ -91,7 +91,8 @@ export function run(command: string, args: string[], input?: string): Promise<st
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('exit', (code) =>
+    // 'close', not 'exit': after the pipes are read to their end.
+    child.on('close', (code) =>
       code === 0 ? resolve(stdout) : reject(new Error(`${command} exited ${code}: ${stderr}`)),
     );
     child.stdin.end(input ?? '');
