@@ -7,6 +7,7 @@ import {
   LineSplitter,
   type LineRecord,
 } from './json-stream';
+import { Prng } from './seed-prng';
 
 /** Every element of `text` fed in chunks of `size` characters. */
 function split(text: string, size: number): { elements: ArrayElement[]; path?: string } {
@@ -21,6 +22,80 @@ function split(text: string, size: number): { elements: ArrayElement[]; path?: s
 /** The line (from 1) on which `text` has its `offset`-th character. */
 function lineAt(text: string, offset: number): number {
   return text.slice(0, offset).split('\n').length;
+}
+
+/**
+ * Random cuts of `text`: mostly a few characters to a few thousand, so an
+ * element or line may end in the chunk it began in or span many.
+ */
+function randomChunks(random: Prng, text: string): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    const size = random.chance(0.2)
+      ? random.range(1, 3)
+      : random.chance(0.5)
+        ? random.range(1, 40)
+        : random.range(1, 4000);
+    chunks.push(text.slice(i, i + size));
+    i += size;
+  }
+  return chunks;
+}
+
+/** What a character-level scan can trip on, for random strings (keys included). */
+const TRICKY = [
+  '"',
+  '\\',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ':',
+  '\n',
+  '\r',
+  '\t',
+  ' ',
+  'a',
+  'é',
+  '😀',
+  '\u2028',
+];
+const TRICKY_WORDS = [...TRICKY, 'results', 'content', '\\"', '\\\\'];
+
+function randomText(random: Prng): string {
+  let text = '';
+  for (let n = random.int(12); n > 0; n--) text += random.pick(TRICKY_WORDS);
+  return text;
+}
+
+/** A random JSON value, nested up to four levels, whose keys include `results` and `content`. */
+function randomValue(random: Prng, depth = 0): unknown {
+  const r = random.float();
+  if (depth > 3 || r < 0.3) {
+    return random.pick([
+      () => randomText(random),
+      () => random.range(-500_000, 500_000),
+      () => random.float() * 100,
+      () => null,
+      () => random.chance(0.5),
+    ])();
+  }
+  if (r < 0.65) {
+    const object: Record<string, unknown> = {};
+    for (let n = random.int(5); n > 0; n--) {
+      object[random.pick(['results', 'content', 'a', randomText(random)])] = randomValue(
+        random,
+        depth + 1,
+      );
+    }
+    return object;
+  }
+  return Array.from({ length: random.int(5) }, () => randomValue(random, depth + 1));
+}
+
+function stripCr(text: string): string {
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
 }
 
 describe('JsonArraySplitter', () => {
@@ -85,6 +160,54 @@ describe('JsonArraySplitter', () => {
       );
     }
   });
+
+  test('random documents cut at random places give the elements JSON.parse finds, as cut whole', () => {
+    const random = new Prng('json-array-splitter');
+    // Arrays named `results` elsewhere in the document are not the records.
+    const decoys = { links: [{ results: [1, 2] }], content2: { results: ['x'] } };
+    for (let k = 0; k < 1500; k++) {
+      const records = Array.from({ length: random.int(8) }, () => randomValue(random));
+      const indent = random.pick([undefined, 1, 2, '\t']);
+      const extra = random.chance(0.5) ? decoys : {};
+      const [document, path] = random.pick<() => [string, string]>([
+        () => [JSON.stringify(records, null, indent), ''],
+        () => [
+          JSON.stringify({ ...extra, results: records, totalCount: 1 }, null, indent),
+          'results',
+        ],
+        () => [
+          JSON.stringify(
+            { status: 200, ...extra, content: { a: [1], results: records } },
+            null,
+            indent,
+          ),
+          'content.results',
+        ],
+      ])();
+      // Some documents under a limit a few records outgrow.
+      const limit = random.chance(0.3) ? random.range(1, 200) : Infinity;
+      const whole = new JsonArraySplitter(limit);
+      const expected = whole.push(document);
+      whole.end();
+      const splitter = new JsonArraySplitter(limit);
+      const elements = randomChunks(random, document).flatMap((chunk) => splitter.push(chunk));
+      splitter.end();
+      const context = `document ${k}, limit ${limit}: ${document.slice(0, 200)}`;
+      assert.equal(splitter.path, path, context);
+      assert.equal(elements.length, records.length, context);
+      elements.forEach((element, i) => {
+        assert.equal(element.index, i, context);
+        assert.equal(element.line, expected[i]!.line, context);
+        if (element.oversize === undefined) {
+          assert.deepEqual(JSON.parse(element.text), records[i], context);
+        } else {
+          // Only an element longer than the limit goes unheld.
+          assert.ok(element.oversize > limit, context);
+        }
+      });
+      if (limit === Infinity) assert.deepEqual(elements, expected, context);
+    }
+  });
 });
 
 /** Every line of `text` fed in chunks of `size` characters, lines over `maxChars` only measured. */
@@ -124,6 +247,48 @@ describe('LineSplitter', () => {
       assert.deepEqual(records[4], { text: '{"c":[3]}', line: 5 }, `chunks of ${size}`);
       assert.deepEqual(records[5], { text: 'y'.repeat(25), line: 6 }, `chunks of ${size}`);
       assert.equal(records.length, 6);
+    }
+  });
+
+  test('a CRLF line is measured without its CR, wherever the chunks cut it', () => {
+    // 10 characters and a CR: exactly a limit of 10; 11 and a CR: one over.
+    const text = `${'a'.repeat(10)}\r\n${'b'.repeat(11)}\r\n${'c'.repeat(11)}\r`;
+    for (let size = 1; size <= text.length; size++) {
+      assert.deepEqual(
+        lines(text, size, 10),
+        [
+          { text: 'a'.repeat(10), line: 1 },
+          { text: '', line: 2, oversize: 11 },
+          { text: '', line: 3, oversize: 11 },
+        ],
+        `chunks of ${size}`,
+      );
+    }
+  });
+
+  test('random lines cut at random places come out as split whole, CR dropped', () => {
+    const random = new Prng('line-splitter');
+    for (let k = 0; k < 1500; k++) {
+      const written = Array.from(
+        { length: random.int(10) },
+        () => randomText(random).replaceAll('\n', '') + (random.chance(0.2) ? '\r' : ''),
+      );
+      const text = written.join('\n') + (random.chance(0.5) ? '\n' : '');
+      const expected = text === '' ? [] : text.split('\n');
+      if (text.endsWith('\n')) expected.pop();
+      const limit = random.chance(0.3) ? random.range(1, 20) : Infinity;
+      const splitter = new LineSplitter(limit);
+      const records = randomChunks(random, text).flatMap((chunk) => splitter.push(chunk));
+      const last = splitter.end();
+      if (last) records.push(last);
+      const context = `text ${k}, limit ${limit}: ${JSON.stringify(text)}`;
+      assert.equal(records.length, expected.length, context);
+      records.forEach((record, i) => {
+        const line = stripCr(expected[i]!);
+        assert.equal(record.line, i + 1, context);
+        if (record.oversize === undefined) assert.equal(record.text, line, context);
+        else assert.ok(line.length > limit && record.oversize > limit, context);
+      });
     }
   });
 });

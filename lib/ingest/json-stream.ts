@@ -45,6 +45,9 @@ export type LineRecord = {
   oversize?: number;
 };
 
+/** Carriage return: the CR of a CRLF line ending. */
+const CR = 13;
+
 /**
  * Splits text chunks into lines (LF or CRLF), numbering from 1. A line
  * longer than `maxChars` is not held: it is skipped up to its end and
@@ -60,6 +63,8 @@ export class LineSplitter {
   private line = 0;
   /** Characters of the current line already dropped (it is too long), or -1. */
   private skipped = -1;
+  /** The last character of the chunks so far (0 before the first): a line's CR may end one chunk and its LF begin the next. */
+  private lastChar = 0;
 
   constructor(private readonly maxChars = Infinity) {}
 
@@ -68,6 +73,10 @@ export class LineSplitter {
    * to the held start of a line first: indexOf on `held + chunk` flattened
    * that pair into a new copy of the whole chunk (a megabyte a read), a
    * third of the page faults of an import's reading thread.
+   *
+   * A line's length, measured against the limit, leaves out the CR of a CRLF
+   * ending, as its text does: a record of exactly the limit is not too long
+   * in a file with Windows line endings.
    */
   push(chunk: string): LineRecord[] {
     const records: LineRecord[] = [];
@@ -76,7 +85,8 @@ export class LineSplitter {
     let held = this.pending;
     for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
       this.line++;
-      const length = held.length + end - start;
+      const before = end > 0 ? chunk.charCodeAt(end - 1) : this.lastChar;
+      const length = held.length + end - start - (before === CR ? 1 : 0);
       if (this.skipped !== -1) {
         records.push({ text: '', line: this.line, oversize: this.skipped + length });
         this.skipped = -1;
@@ -89,8 +99,10 @@ export class LineSplitter {
       held = '';
       start = end + 1;
     }
+    if (chunk.length > 0) this.lastChar = chunk.charCodeAt(chunk.length - 1);
     this.pending = held + chunk.slice(start);
-    if (this.pending.length > this.maxChars) {
+    // A CR the line ends on may be the LF's (its length is then one less).
+    if (this.pending.length - (this.lastChar === CR ? 1 : 0) > this.maxChars) {
       this.skipped = (this.skipped === -1 ? 0 : this.skipped) + this.pending.length;
       this.pending = '';
     }
@@ -100,8 +112,10 @@ export class LineSplitter {
   /** The last line, when the text does not end with a newline. */
   end(): LineRecord | undefined {
     const line = this.line + 1;
-    if (this.skipped !== -1)
-      return { text: '', line, oversize: this.skipped + this.pending.length };
+    if (this.skipped !== -1) {
+      const cr = this.lastChar === CR ? 1 : 0;
+      return { text: '', line, oversize: this.skipped + this.pending.length - cr };
+    }
     if (this.pending.length > 0) return { text: stripCr(this.pending), line };
     return undefined;
   }
