@@ -199,14 +199,14 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       const page = await pending;
       const records = page.map((record) => record.value);
       if (segment.top === undefined && records.length > 0) {
-        segment.top = createdOf(records[0]!);
+        segment.top = createdOf(records[0]);
       }
       const done = records.length < itemsPerPage;
       if (!done) {
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
-        const edge = Math.floor(createdOf(records[records.length - 1]!) / 1000) * 1000 + 999;
+        const edge = Math.floor(createdOf(records[records.length - 1]) / 1000) * 1000 + 999;
         if (segment.hi !== undefined && edge >= parseDateTime(segment.hi)!) {
           segment.pageNum++; // a whole page in one second: the next page of that second
         } else {
@@ -307,9 +307,8 @@ class EdgeSecond {
   private readonly ids = new Set<string>();
 
   has(record: SourceRecord): boolean {
-    return (
-      typeof record.id === 'string' && this.ids.has(record.id) && secondOf(record) === this.second
-    );
+    const id = idOf(record);
+    return typeof id === 'string' && this.ids.has(id) && secondOf(record) === this.second;
   }
 
   /** After each page (newest first): its oldest second's ids, added to those of earlier pages of that second. */
@@ -325,14 +324,27 @@ class EdgeSecond {
     for (let i = records.length - 1; i >= 0; i--) {
       const record = records[i]!;
       if (secondOf(record) !== second) break;
-      if (typeof record.id === 'string') this.ids.add(record.id);
+      const id = idOf(record);
+      if (typeof id === 'string') this.ids.add(id);
     }
   }
 }
 
+/** A field of a served record; undefined when the record is no object (a source may serve null). */
+function fieldOf(record: SourceRecord, name: 'id' | 'created'): unknown {
+  return typeof record === 'object' && record !== null
+    ? (record as Record<string, unknown>)[name]
+    : undefined;
+}
+
+function idOf(record: SourceRecord): unknown {
+  return fieldOf(record, 'id');
+}
+
 /** A record's `created` in ms, or null when it has no valid one. */
 function createdOrNull(record: SourceRecord): number | null {
-  return typeof record.created === 'string' ? parseDateTime(record.created) : null;
+  const created = fieldOf(record, 'created');
+  return typeof created === 'string' ? parseDateTime(created) : null;
 }
 
 function secondOf(record: SourceRecord): number | undefined {

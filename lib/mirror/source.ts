@@ -55,7 +55,12 @@ export type PageRequest = {
   itemsPerPage: number;
 };
 
-export type SourceRecord = Record<string, unknown>;
+/**
+ * One element of a page's `results` as served: an event object, or anything
+ * else a faulty source may put there (null, a number), which the mirror
+ * rejects as no event rather than reading fields of.
+ */
+export type SourceRecord = unknown;
 
 /**
  * A record of a page as parsed, and its own JSON text in the source's answer:
@@ -140,7 +145,11 @@ export class SourceClient {
         `The source answered ${path} with something that is not JSON: ${BASE_URL_HINT}`,
       );
     }
-    const results = (body as { results?: unknown }).results;
+    // `null` parses too, and has no fields to read.
+    const results =
+      typeof body === 'object' && body !== null
+        ? (body as { results?: unknown }).results
+        : undefined;
     if (!Array.isArray(results)) {
       throw new MirrorError(
         'SOURCE_FAILED',
