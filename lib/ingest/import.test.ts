@@ -87,6 +87,19 @@ describe('import', () => {
       () => JSON.stringify({ status: 200, content: { totalCount: 1, results: events } }, null, 1),
       'envelope',
     ],
+    // One record a line inside an envelope: the second line alone parses,
+    // yet the file is no NDJSON.
+    [
+      'a list envelope of one record a line, commas leading',
+      () => `{"results":[\n${events.map((e) => JSON.stringify(e)).join('\n,')}\n]}`,
+      'envelope',
+    ],
+    [
+      'a list envelope of one record a line, commas trailing',
+      () =>
+        `{"status":200,"content":{"results":[\n${events.map((e) => JSON.stringify(e)).join(',\n')}\n]}}`,
+      'envelope',
+    ],
     ['a compact JSON array', () => JSON.stringify(events), 'array'],
     [
       'a pretty JSON array with a byte order mark',
@@ -200,6 +213,24 @@ describe('import', () => {
       /^eventTypeName: eventTypeName must be UPPER_SNAKE_CASE/,
     );
     await assertStored([events[0]!, events[2]!]);
+  });
+
+  test('an invalid element of an envelope is located by the path of its records array', async () => {
+    for (const [document, path] of [
+      [{ results: [events[0], { id: 'nope' }] }, 'results'],
+      [{ status: 200, content: { results: [events[0], { id: 'nope' }] } }, 'content.results'],
+    ] as const) {
+      const text = JSON.stringify(document, null, 2);
+      const report = await importEvents(store, write('located.json', text), { orgId: ORG });
+      assert.equal(report.format, 'envelope');
+      // The element opens on the line above its "id": that line's number from 1
+      // is the id line's index from 0.
+      const line = text.split('\n').findIndex((l) => l.includes('"nope"'));
+      assert.deepEqual(
+        report.issues.map((i) => i.location),
+        [`${path}[1] (line ${line})`],
+      );
+    }
   });
 
   test('rehome imports another organization’s export into this one', async () => {

@@ -360,7 +360,6 @@ export async function* readEventBatches(
       while (ready.length > 0) yield ready.shift()!;
     } else {
       const splitter = new JsonArraySplitter(maxBytes);
-      const prefix = format === 'envelope' ? 'results' : '';
       for await (const chunk of withStallMarks(detected.chunks)) {
         if (chunk === STALLED) {
           yield* handOn();
@@ -368,7 +367,8 @@ export async function* readEventBatches(
         }
         for (const element of splitter.push(chunk)) {
           const location = {
-            location: `${prefix}[${element.index}] (line ${element.line})`,
+            // The records array's path as found: '' (an array), results or content.results.
+            location: `${splitter.path ?? ''}[${element.index}] (line ${element.line})`,
             line: element.line,
             index: element.index,
           };
@@ -625,7 +625,9 @@ const DETECT_LIMIT = 16 << 20;
  * Decides the format from the first non-blank character and, for "{", the
  * first lines: a first line that is a complete JSON value means NDJSON (a
  * pretty-printed document's first line never is); so does a first line that
- * fails when the second parses (NDJSON whose first record is broken).
+ * fails when the second parses (NDJSON whose first record is broken),
+ * unless that first line opens a list envelope's records array: an
+ * envelope written one record a line.
  */
 async function detectFormat(
   chunks: AsyncGenerator<string>,
@@ -657,7 +659,12 @@ async function detectFormat(
     const complete = next.done ? lines : lines.slice(0, -1);
     const nonBlank = complete.filter((line) => line.trim() !== '');
     if (nonBlank.length >= 2 || next.done || head.length > DETECT_LIMIT) {
-      format = parses(nonBlank[0]) || parses(nonBlank[1]) ? 'ndjson' : 'envelope';
+      // A broken first record followed by a good one is NDJSON (the first
+      // is then reported); an envelope's first line opening its records
+      // array, with one record alone on the next, is not.
+      const first = nonBlank[0];
+      format =
+        parses(first) || (parses(nonBlank[1]) && !opensRecordsArray(first)) ? 'ndjson' : 'envelope';
       break;
     }
   }
@@ -668,6 +675,18 @@ async function detectFormat(
       yield* chunks;
     })(),
   };
+}
+
+/** Whether `line`, a document's start, opens a list envelope's records array (`results`, `content.results`). */
+function opensRecordsArray(line: string | undefined): boolean {
+  if (line === undefined) return false;
+  const splitter = new JsonArraySplitter();
+  try {
+    splitter.push(line);
+  } catch {
+    return false;
+  }
+  return splitter.foundTarget;
 }
 
 function parses(line: string | undefined): boolean {
