@@ -68,6 +68,26 @@ describe('BatchPacker and unpackBatch', () => {
     assert.deepEqual(terms, batchTerms(unpacked));
   });
 
+  test('an id the batch already holds is dropped and counted: the first copy read is the one packed', () => {
+    const events = sampleEvents(300);
+    // Later copies of two ids, newer than the first (write order puts newer first).
+    const repeats = [0, 7].map((i) => ({
+      ...events[i]!,
+      created: events[i]!.created + 3_600_000,
+      doc: events[(i + 1) % events.length]!.doc,
+    }));
+    const packer = new BatchPacker(events.length);
+    for (const event of [...events.slice(0, 150), repeats[0]!, ...events.slice(150), repeats[1]!]) {
+      packer.add(event);
+    }
+    assert.equal(packer.count, 300);
+    const packed = packer.finish();
+    assert.equal(packed.repeated, 2);
+    const { events: unpacked, terms } = unpackBatch(packed);
+    assert.deepEqual(unpacked, events.map(stored).sort(compareEventsForWrite));
+    assert.deepEqual(terms, batchTerms(unpacked));
+  });
+
   test('a newline inside a document or raw is refused, not split into two events', () => {
     const [first, second] = sampleEvents(2);
     for (const broken of [

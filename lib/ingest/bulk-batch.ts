@@ -1,5 +1,5 @@
 import type { NewEvent } from '@/lib/domain/event';
-import { type BatchTerms, TermCollector } from '@/lib/store/terms';
+import { type BatchTerms, ownCopy, TermCollector } from '@/lib/store/terms';
 
 /**
  * A batch of events packed into a few long strings and typed arrays for
@@ -17,6 +17,8 @@ import { type BatchTerms, TermCollector } from '@/lib/store/terms';
  */
 export type PackedBatch = {
   count: number;
+  /** Events dropped as repeats of an id the batch already held (BatchPacker.add). */
+  repeated: number;
   /** Ids, documents and raws: each a list of chunks of newline-joined texts (ChunkedLines). */
   ids: string[];
   docs: string[];
@@ -81,6 +83,9 @@ export class BatchPacker {
   private readonly ids: ChunkedLines;
   private readonly docs: ChunkedLines;
   private readonly raws: ChunkedLines;
+  /** The ids added (copies: an id may be a slice of its whole record's text). */
+  private readonly seen = new Set<string>();
+  private repeated = 0;
 
   /** `chunkEvents`: events between joins (Infinity: one join, when finished). */
   constructor(capacity: number, chunkEvents = CHUNK_EVENTS) {
@@ -94,7 +99,18 @@ export class BatchPacker {
     return this.collector.count;
   }
 
+  /**
+   * Adds an event, unless the batch already holds its id: the first copy read
+   * is the one stored, as when the copies fall in different batches (the
+   * store keeps the first it inserts, and a batch is inserted in write
+   * order, newest first, not in read order).
+   */
   add(event: NewEvent): void {
+    if (this.seen.has(event.id)) {
+      this.repeated++;
+      return;
+    }
+    this.seen.add(ownCopy(event.id));
     this.collector.add(event);
     this.ids.add(event.id);
     this.docs.add(event.doc);
@@ -117,6 +133,7 @@ export class BatchPacker {
     const terms: BatchTerms = collector.finish(position);
     return {
       count,
+      repeated: this.repeated,
       ids: this.ids.finish(),
       docs: this.docs.finish(),
       raws: this.raws.finish(),

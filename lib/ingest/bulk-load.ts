@@ -144,7 +144,8 @@ export async function runBulkLoad(
       .then(
         (result) => {
           inserted += result.inserted;
-          skipped += result.skipped;
+          // Ids repeated within the batch were dropped before it (BatchPacker.add).
+          skipped += result.skipped + batch.repeated;
           progress = Math.max(progress, batchProgress);
           helper?.afterBatch();
           worker.postMessage({ type: 'ack' } satisfies ToWorker);

@@ -233,6 +233,31 @@ describe('import', () => {
     }
   });
 
+  test('an id repeated in the file stores its first copy, whatever the batch size', async () => {
+    const first = events[0]!;
+    // Newer, so a batch holding both writes it first (write order: type, newest first).
+    const later = { ...first, created: '2099-01-01T00:00:00Z', isGlobalAdmin: true };
+    const file = write(
+      'repeated.ndjson',
+      [first, events[1], later].map((e) => JSON.stringify(e)).join('\n'),
+    );
+    for (const batchSize of [1, 2, 100]) {
+      await freshStore();
+      const report = await importEvents(store, file, { orgId: ORG, batchSize });
+      assert.deepEqual(
+        [report.read, report.inserted, report.duplicates],
+        [3, 2, 1],
+        `batches of ${batchSize}`,
+      );
+      const stored = await store.getEvent(ORG, first.id, true);
+      assert.deepEqual(
+        stored,
+        { ...encodeEvent(ORG, eventInputSchema.parse(first)), orgId: ORG },
+        `batches of ${batchSize}`,
+      );
+    }
+  });
+
   test('rehome imports another organization’s export into this one', async () => {
     const foreign = events.slice(0, 20).map((e) => ({ ...e, orgId: OTHER_ORG }));
     const file = write('foreign.json', JSON.stringify({ results: foreign }));

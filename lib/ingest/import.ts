@@ -159,7 +159,8 @@ export async function importEvents(
       const { events, terms } = unpackBatch(next.value);
       const result = await store.insertEvents(options.orgId, events, { runId: run.id, terms });
       inserted += result.inserted;
-      duplicates += result.skipped;
+      // Ids repeated within the batch were dropped before it (BatchPacker.add).
+      duplicates += result.skipped + next.value.repeated;
     }
   } catch (error) {
     await endIngestRun(store, run.id, {
