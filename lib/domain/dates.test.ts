@@ -14,6 +14,7 @@ import {
   toDateTimeInputValue,
   toUrlDateTime,
 } from './dates';
+import { formatCreated } from './event';
 
 const INSTANT = Date.UTC(2026, 0, 2, 10, 4, 5); // 2026-01-02T10:04:05Z
 
@@ -100,6 +101,18 @@ describe('lib/domain/dates', () => {
     assert.equal(parseDateTime('2026-13-01', 'UTC'), null);
     assert.equal(parseDateTime('2026-01-01T24:00', 'UTC'), null);
     assert.equal(parseDateTime('yesterday', 'UTC'), null);
+  });
+
+  it('refuses an instant outside the years 0000-9999 once its offset applies, which the served form cannot write', () => {
+    assert.equal(parseDateTime('9999-12-31T23:59:59-01:00'), null);
+    assert.equal(parseDateTime('0000-01-01T00:00:00+01:00'), null);
+    assert.equal(parseDateTime('9999-12-31T22:59:59.999-01:00'), 253_402_300_799_999);
+    for (const text of ['9999-12-31T23:59:59.999Z', '0000-01-01T00:00:00Z', '0000-01-01']) {
+      const instant = parseDateTime(text);
+      assert.notEqual(instant, null, text);
+      // Written back in the served form, and read as the same instant.
+      assert.equal(parseDateTime(formatCreated(instant!)), instant, text);
+    }
   });
 
   it('fills date inputs in the table format and zone, and round-trips them', () => {

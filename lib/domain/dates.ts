@@ -127,9 +127,21 @@ const DATE_TIME =
  * time in `zone`; when no zone is given (the API, the CLI, imports), a bare
  * date means its midnight UTC and a time without an offset is refused as
  * ambiguous. A date or time that does not exist (February 30, 24:00, a
- * 60th second) is null everywhere, never rolled over.
+ * 60th second) is null everywhere, never rolled over. So is an instant
+ * outside the years 0000-9999 once its offset is applied
+ * (`9999-12-31T23:59:59-01:00`): the served form, four digits of year,
+ * cannot write it, so a stored `created` could not be read back.
  */
 export function parseDateTime(text: string, zone?: string): number | null {
+  const instant = parseDateTimeUnbounded(text, zone);
+  return instant !== null && instant >= FIRST_INSTANT && instant <= LAST_INSTANT ? instant : null;
+}
+
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the served form's range. */
+const FIRST_INSTANT = -62_167_219_200_000;
+const LAST_INSTANT = 253_402_300_799_999;
+
+function parseDateTimeUnbounded(text: string, zone?: string): number | null {
   const served = parseServedForm(text);
   if (served !== undefined) return served;
   const match = DATE_TIME.exec(text.trim());

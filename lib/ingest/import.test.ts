@@ -233,6 +233,19 @@ describe('import', () => {
     }
   });
 
+  test('a created beyond the year 9999 (or before 0000) once its offset applies is reported, not stored unreadable', async () => {
+    const records = [
+      { ...events[0], created: '9999-12-31T23:59:59-01:00' },
+      { ...events[1], created: '0000-01-01T00:00:00+01:00' },
+      events[2],
+    ];
+    const file = write('far.ndjson', records.map((e) => JSON.stringify(e)).join('\n'));
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.deepEqual([report.read, report.inserted, report.invalid], [3, 1, 2]);
+    for (const issue of report.issues)
+      assert.match(issue.message, /^created: created must be a date/);
+  });
+
   test('an id repeated in the file stores its first copy, whatever the batch size', async () => {
     const first = events[0]!;
     // Newer, so a batch holding both writes it first (write order: type, newest first).
