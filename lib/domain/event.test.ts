@@ -20,6 +20,9 @@ const PROBES: unknown[] = [
   'text',
   '',
   '27017',
+  '65535',
+  '65536',
+  '99999',
   '1.0',
   '-2.5e3',
   'x1',
@@ -70,6 +73,26 @@ describe('isValidEventInput', () => {
       );
     }
     assert.ok(refused > 100, `${refused} probes refused`);
+  });
+
+  test('a port is 0 to 65535, as a number or as a string of digits', () => {
+    const base = events[0]!;
+    for (const [port, valid] of [
+      [0, true],
+      [65535, true],
+      [65536, false],
+      ['0', true],
+      ['27017', true],
+      ['65535', true],
+      ['65536', false],
+      ['99999', false],
+      ['-1', false],
+      ['80.0', false],
+    ] as const) {
+      const value = { ...base, port };
+      assert.equal(isValidEventInput(value), valid, JSON.stringify(port));
+      assert.equal(eventInputSchema.safeParse(value).success, valid, JSON.stringify(port));
+    }
   });
 
   test('agrees on the mutually exclusive pairs and on values that are not objects', () => {

@@ -107,6 +107,10 @@ const EXCLUSIVE_PAIRS = [
 /** A number, or the same number written as a string (the real service varies by field and version). */
 const NUMERIC_STRING = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const PORT_STRING = /^\d{1,5}$/;
+/** A port written as a string: digits naming 0 to 65535 (five digits alone allow 99999). */
+function isPortText(text: string): boolean {
+  return PORT_STRING.test(text) && Number(text) <= 65535;
+}
 
 /** Who acted on whose behalf (OAuth delegated access): nests through `onBehalfOf`. */
 export type Principal = {
@@ -136,7 +140,7 @@ const ZOD_KINDS = {
     z
       .union([
         z.number().int().min(0).max(65535),
-        z.string().regex(PORT_STRING, 'port must be an integer from 0 to 65535'),
+        z.string().refine(isPortText, 'port must be an integer from 0 to 65535'),
       ])
       .nullable()
       .optional(),
@@ -218,7 +222,7 @@ const FAST_KINDS: Record<FieldKind, (value: unknown) => boolean> = {
   port: (v) =>
     v === null ||
     (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535) ||
-    (typeof v === 'string' && PORT_STRING.test(v)),
+    (typeof v === 'string' && isPortText(v)),
   metricValue: (v) => {
     if (v === null) return true;
     if (!isPlainObject(v)) return false;
