@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { formatCreated } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { MirrorError, runMirror } from '@/lib/mirror/mirror';
+import { MirrorError } from '@/lib/mirror/mirror';
+import { groupCreatedDocument, mirrorIntoFreshStore } from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -19,15 +19,12 @@ const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
 function sourceEvent(at: number, tail: string): Record<string, unknown> {
   const id = objectIdAt(at, tail);
-  return {
-    created: formatCreated(at),
-    eventTypeName: 'GROUP_CREATED',
-    groupId: objectIdAt(BASE, 'aaaaaaaaaaaa0001'),
+  return groupCreatedDocument({
+    at,
     id,
-    isGlobalAdmin: false,
-    links: [],
     orgId: SOURCE_ORG,
-  };
+    groupId: objectIdAt(BASE, 'aaaaaaaaaaaa0001'),
+  });
 }
 
 /** A source answering every request with `body`. */
@@ -42,27 +39,17 @@ async function fixedSource(body: string) {
 
 async function mirrorFrom(body: string, onRejected?: (record: unknown, message: string) => void) {
   const source = await fixedSource(body);
-  const { store, drop } = await openSqliteTestStore();
   try {
-    await store.createOrg({ id: ORG, name: 'Mirror copy', created: BASE });
-    const summary = await runMirror({
-      store,
+    const { summary, events } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: source.baseUrl,
+      sourceOrg: SOURCE_ORG,
       orgId: ORG,
-      source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+      created: BASE,
       onRejected,
     });
-    const page = await store.listEvents({
-      orgId: ORG,
-      offset: 0,
-      limit: 100,
-      includeCount: true,
-      includeRaw: false,
-    });
-    return { summary, ids: page.events.map((e) => e.id) };
+    return { summary, ids: events.map((e) => e.id) };
   } finally {
     source.close();
-    await store.close();
-    await drop();
   }
 }
 

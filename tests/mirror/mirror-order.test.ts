@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { formatCreated } from '@/lib/domain/event';
 import { parseDateTime } from '@/lib/domain/dates';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { runMirror } from '@/lib/mirror/mirror';
+import { groupCreatedDocument, mirrorIntoFreshStore } from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -43,15 +42,12 @@ function sourceEvents(): SourceEvent[] {
       events.push({
         id,
         at,
-        doc: {
-          created: formatCreated(second),
-          eventTypeName: 'GROUP_CREATED',
-          groupId: objectIdAt(BASE, 'aaaaaaaaaaaa0001'),
+        doc: groupCreatedDocument({
+          at: second,
           id,
-          isGlobalAdmin: false,
-          links: [],
           orgId: SOURCE_ORG,
-        },
+          groupId: objectIdAt(BASE, 'aaaaaaaaaaaa0001'),
+        }),
       });
     }
   }
@@ -85,26 +81,18 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
     test('a copy made through windows that split seconds lists same-second events in the order the source listed them', async () => {
       const events = sourceEvents();
       const source = await listingSource(events);
-      const { store, drop } = await open();
       try {
-        await store.createOrg({ id: ORG, name: 'Mirror copy', created: BASE });
-        const summary = await runMirror({
-          store,
+        const { summary, events: copied } = await mirrorIntoFreshStore(open, {
+          baseUrl: source.baseUrl,
+          sourceOrg: SOURCE_ORG,
           orgId: ORG,
+          created: BASE,
           itemsPerPage: 3,
-          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
         });
         assert.equal(summary.copied, events.length);
         // Windows end with the second the last page ended in, so its events
         // are served again: recognised, not counted as already present.
         assert.equal(summary.skipped, 0);
-        const page = await store.listEvents({
-          orgId: ORG,
-          offset: 0,
-          limit: 100,
-          includeCount: true,
-          includeRaw: false,
-        });
         // Id order alone would differ: the test would not show anything otherwise.
         const second = (e: SourceEvent) => Math.floor(e.at / 1000);
         const byId = [...events].sort((a, b) => second(b) - second(a) || (a.id < b.id ? 1 : -1));
@@ -113,19 +101,17 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
           events.map((e) => e.id),
         );
         assert.deepEqual(
-          page.events.map((e) => e.id),
+          copied.map((e) => e.id),
           events.map((e) => e.id),
         );
         // The documents keep the source's second-precision `created` (links
         // are the copy's own; orgId is the local org's).
         assert.deepEqual(
-          page.events.map((e) => JSON.parse(e.doc) as unknown),
+          copied.map((e) => JSON.parse(e.doc) as unknown),
           events.map(({ doc: { links: _links, ...doc } }) => ({ ...doc, orgId: ORG })),
         );
       } finally {
         source.close();
-        await store.close();
-        await drop();
       }
     });
   });
