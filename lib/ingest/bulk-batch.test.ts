@@ -88,6 +88,18 @@ describe('BatchPacker and unpackBatch', () => {
     assert.deepEqual(terms, batchTerms(unpacked));
   });
 
+  test('ids repeated throughout a large batch are each dropped once seen, however many', () => {
+    const events = sampleEvents(3000);
+    const packer = new BatchPacker(16);
+    // Each event, then every one again (a later copy, another document).
+    for (const event of events) packer.add(event);
+    for (const event of events) packer.add({ ...event, doc: '{"later":true}' });
+    assert.equal(packer.count, 3000);
+    const packed = packer.finish();
+    assert.equal(packed.repeated, 3000);
+    assert.deepEqual(unpackBatch(packed).events, events.map(stored).sort(compareEventsForWrite));
+  });
+
   test('a newline inside a document or raw is refused, not split into two events', () => {
     const [first, second] = sampleEvents(2);
     for (const broken of [

@@ -285,7 +285,7 @@ export class TermCollector {
  * substring (a JSON value cut from a record) a view of the whole text; kept
  * in a map for a batch, such a view would keep the whole text alive.
  */
-export function ownCopy(text: string): string {
+function ownCopy(text: string): string {
   // Flattening the concatenation copies it; the slice then views the copy.
   return ` ${text}`.slice(1);
 }
