@@ -115,6 +115,14 @@ describe('lib/domain/dates', () => {
     }
   });
 
+  it('reads the years 0-99 as written in a zone too, not as 1900-1999', () => {
+    assert.equal(
+      parseDateTime('0050-06-01T10:00', 'Etc/GMT-2'),
+      parseDateTime('0050-06-01T10:00+02:00'),
+    );
+    assert.equal(parseDateTime('0099-12-31', 'Etc/GMT-2'), parseDateTime('0099-12-31T00:00+02:00'));
+  });
+
   it('fills date inputs in the table format and zone, and round-trips them', () => {
     const value = toDateTimeInputValue(INSTANT, 'Asia/Tokyo');
     assert.equal(value, '2026-01-02 19:04:05');

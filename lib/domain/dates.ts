@@ -160,6 +160,8 @@ function parseDateTimeUnbounded(text: string, zone?: string): number | null {
 
   if (!hasOffset && zone !== undefined && zone !== UTC_ZONE) {
     const wall = new TZDate(year, month - 1, day, hour, minute, second, millis, zone);
+    // As with Date, the constructor reads years 0-99 as 1900-1999.
+    if (year < 100) wall.setFullYear(year, month - 1, day);
     const instant = wall.getTime();
     return Number.isFinite(instant) ? instant : null;
   }
