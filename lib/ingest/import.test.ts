@@ -338,6 +338,23 @@ describe('import', () => {
     assert.equal(await store.countEvents({ orgId: ORG }), partial.inserted);
   });
 
+  test('a truncated file keeps its whole batches also while all it held shared one second', async () => {
+    // Until a second second shows, full batches are held back to learn the file's direction.
+    const created = '2025-03-01T10:00:00Z';
+    const text = JSON.stringify(events.slice(0, 5).map((e) => ({ ...e, created })));
+    const file = write('one-second.json', text.slice(0, text.length - 40));
+    await assert.rejects(
+      importEvents(store, file, { orgId: ORG, batchSize: 2 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        const partial = error.partial as ImportReport;
+        assert.deepEqual([partial.read, partial.inserted], [4, 4]);
+        return true;
+      },
+    );
+    assert.equal(await store.countEvents({ orgId: ORG }), 4);
+  });
+
   test('a missing file is a clear error', async () => {
     await assert.rejects(
       importEvents(store, path.join(dir, 'missing.json'), { orgId: ORG }),

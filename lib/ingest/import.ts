@@ -219,15 +219,20 @@ export async function* readEventBatches(
     if (listing === undefined) {
       undecided.push(events);
       undecidedEvents += events.count;
-      const direction = fileDirection(undecided);
-      if (direction === undefined && !last && undecidedEvents < MAX_UNDECIDED) return [];
-      const order = new ListingOrder(direction !== 'ascending');
-      listing = order;
-      const ready = undecided.filter((held) => held.count > 0);
-      undecided = [];
-      return ready.map((held) => packInOrder(held, order));
+      if (fileDirection(undecided) === undefined && !last && undecidedEvents < MAX_UNDECIDED) {
+        return [];
+      }
+      return releaseUndecided();
     }
     return events.count > 0 ? [packInOrder(events, listing)] : [];
+  };
+  /** Decides the direction (newest first unless shown otherwise) and packs the batches held back. */
+  const releaseUndecided = (): PackedBatch[] => {
+    const order = new ListingOrder(fileDirection(undecided) !== 'ascending');
+    listing = order;
+    const ready = undecided.filter((held) => held.count > 0);
+    undecided = [];
+    return ready.map((held) => packInOrder(held, order));
   };
   const reject = (location: Location, message: string) => {
     counts.read++;
@@ -386,14 +391,19 @@ export async function* readEventBatches(
       }
     }
   } catch (error) {
-    if (error instanceof ImportFatalError) throw new ImportFatalError(error.message, summary());
-    if (error instanceof JsonStructureError) {
-      throw new ImportFatalError(`The file is not valid JSON: ${error.message}`, summary());
-    }
-    if (typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string') {
-      throw new ImportFatalError(readFailure(source, error), summary());
-    }
-    throw error;
+    const fatal =
+      error instanceof ImportFatalError
+        ? error.message
+        : error instanceof JsonStructureError
+          ? `The file is not valid JSON: ${error.message}`
+          : typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string'
+            ? readFailure(source, error)
+            : undefined;
+    if (fatal === undefined) throw error;
+    // Whole batches held back (every event so far in one second) are kept
+    // as every whole batch before the break is; the one being filled is not.
+    if (listing === undefined) yield* releaseUndecided();
+    throw new ImportFatalError(fatal, summary());
   }
   yield* inListingOrder(batch, true);
   return { format, ...counts };
