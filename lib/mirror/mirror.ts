@@ -198,15 +198,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       window = next;
       const page = await pending;
       const records = page.map((record) => record.value);
-      if (segment.top === undefined && records.length > 0) {
-        segment.top = createdOf(records[0]);
-      }
+      segment.top ??= datedEnds(records)?.newest;
       const done = records.length < itemsPerPage;
       if (!done) {
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
-        const edge = Math.floor(createdOf(records[records.length - 1]) / 1000) * 1000 + 999;
+        const edge = Math.floor(oldestCreated(records) / 1000) * 1000 + 999;
         if (segment.hi !== undefined && edge >= parseDateTime(segment.hi)!) {
           segment.pageNum++; // a whole page in one second: the next page of that second
         } else {
@@ -300,30 +298,41 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
  * The ids of the last page's oldest second: the next window ends with that
  * second, so the source serves them again. Recognised, they are dropped
  * rather than counted "already present" (a first copy showed a few), and an
- * invalid one is not reported twice.
+ * invalid one is not reported twice. So are the records after them that
+ * have no valid `created` (a faulty source's): the page's oldest second is
+ * that of its last dated record, and those come again too.
  */
 class EdgeSecond {
   private second: number | undefined;
   private readonly ids = new Set<string>();
+  /** The last page's records after its last dated one, as JSON text. */
+  private undated = new Set<string>();
 
   has(record: SourceRecord): boolean {
+    const second = secondOf(record);
+    if (second === undefined) return this.undated.has(JSON.stringify(record));
     const id = idOf(record);
-    return typeof id === 'string' && this.ids.has(id) && secondOf(record) === this.second;
+    return typeof id === 'string' && this.ids.has(id) && second === this.second;
   }
 
   /** After each page (newest first): its oldest second's ids, added to those of earlier pages of that second. */
   after(records: readonly SourceRecord[]): void {
-    const last = records.at(-1);
-    if (last === undefined) return;
-    const second = secondOf(last);
+    let last = records.length - 1;
+    this.undated = new Set();
+    for (; last >= 0 && secondOf(records[last]) === undefined; last--) {
+      this.undated.add(JSON.stringify(records[last]));
+    }
+    if (last < 0) return;
+    const second = secondOf(records[last]);
     if (second !== this.second) {
       this.ids.clear();
       this.second = second;
     }
-    if (second === undefined) return;
-    for (let i = records.length - 1; i >= 0; i--) {
-      const record = records[i]!;
-      if (secondOf(record) !== second) break;
+    for (let i = last; i >= 0; i--) {
+      const record = records[i];
+      const recordSecond = secondOf(record);
+      if (recordSecond === undefined) continue;
+      if (recordSecond !== second) break;
       const id = idOf(record);
       if (typeof id === 'string') this.ids.add(id);
     }
@@ -352,15 +361,31 @@ function secondOf(record: SourceRecord): number | undefined {
   return created === null ? undefined : Math.floor(created / 1000);
 }
 
-function createdOf(record: SourceRecord): number {
-  const created = createdOrNull(record);
-  if (created === null) {
+/** The newest and oldest valid `created` of a page (ms), the first and last found; undefined when none has one. */
+function datedEnds(
+  records: readonly SourceRecord[],
+): { newest: number; oldest: number } | undefined {
+  let newest: number | undefined;
+  let oldest: number | undefined;
+  for (const record of records) {
+    const created = createdOrNull(record);
+    if (created === null) continue;
+    newest ??= created;
+    oldest = created;
+  }
+  return newest === undefined || oldest === undefined ? undefined : { newest, oldest };
+}
+
+/** The oldest valid `created` of a full page: where the next window ends. */
+function oldestCreated(records: readonly SourceRecord[]): number {
+  const ends = datedEnds(records);
+  if (ends === undefined) {
     throw new MirrorError(
       'SOURCE_FAILED',
-      `The source served an event without a valid created date: ${JSON.stringify(record).slice(0, 200)}`,
+      `The source served a full page of events none of which has a valid created date, so no later page can be asked for: ${JSON.stringify(records[0]).slice(0, 200)}`,
     );
   }
-  return created;
+  return ends.oldest;
 }
 
 export { MirrorError } from './source';

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type StoredEvent } from '@/lib/domain/event';
 import { type MirrorOptions, type MirrorSummary, runMirror } from '@/lib/mirror/mirror';
 import type { TestStore } from './test-stores';
@@ -61,4 +64,33 @@ export function groupCreatedDocument(options: {
     links: [],
     orgId: options.orgId,
   };
+}
+
+/** An event of a source: its document as served, and the time the source sorts and filters it by (ms). */
+export type SourceEvent = { id: string; at: number; doc: Record<string, unknown> };
+
+/**
+ * A source listing `events` (newest first by `at`) as the real service does:
+ * minDate/maxDate against `at`, pageNum and itemsPerPage; no Digest asked.
+ */
+export async function listingSource(events: readonly SourceEvent[]) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://source');
+    const min = url.searchParams.get('minDate');
+    const max = url.searchParams.get('maxDate');
+    const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
+    const itemsPerPage = Number(url.searchParams.get('itemsPerPage') ?? 100);
+    const within = events.filter(
+      (e) =>
+        (min === null || e.at >= parseDateTime(min)!) &&
+        (max === null || e.at <= parseDateTime(max)!),
+    );
+    const results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`, close: () => server.close() };
 }

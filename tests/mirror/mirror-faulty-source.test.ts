@@ -4,13 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { MirrorError } from '@/lib/mirror/mirror';
-import { groupCreatedDocument, mirrorIntoFreshStore } from '@/tests/helpers/mirror-copy';
+import {
+  groupCreatedDocument,
+  listingSource,
+  mirrorIntoFreshStore,
+  type SourceEvent,
+} from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
- * A source answering 200 with a body no real service sends: the mirror
- * rejects what is no event, or stops with a clear error, and never fails
- * with a TypeError (it read fields of `null`).
+ * A source serving what no real service sends (null, a number, records
+ * without a valid created): the mirror rejects what is no event, once, and
+ * pages on, or stops with a clear error where it cannot; it never fails
+ * with a TypeError (it read fields of `null`) nor stops for good at one
+ * undated record at a page's edge.
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0031');
@@ -80,5 +87,74 @@ test('a body of null, an array, a string or a null results: SOURCE_FAILED saying
         /has no "results" list/.test(error.message),
       body,
     );
+  }
+});
+
+test('records without a valid created, even at the end or start of a page, are rejected once and the paging goes on', async () => {
+  // Nine events a second apart, newest first; pages of 3 end (and the
+  // first begins) with a record whose created is missing or broken.
+  const events: SourceEvent[] = Array.from({ length: 9 }, (_, i) => {
+    const at = BASE + (9 - i) * 1000;
+    const id = objectIdAt(at, `cccccccccccc000${i}`);
+    const doc = groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG });
+    if (i === 0 || i === 2) delete doc.created;
+    if (i === 5) doc.created = 'yesterday';
+    return { id, at, doc };
+  });
+  const undated = new Set([0, 2, 5].map((i) => events[i]!.id));
+  const source = await listingSource(events);
+  const rejected: unknown[] = [];
+  try {
+    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: source.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+      onRejected: (record) => rejected.push(record),
+    });
+    assert.deepEqual([summary.copied, summary.skipped, summary.rejected], [6, 0, 3]);
+    assert.deepEqual(
+      copied.map((e) => e.id),
+      events.filter((e) => !undated.has(e.id)).map((e) => e.id),
+    );
+    assert.deepEqual(
+      rejected.map((record) => (record as { id: string }).id),
+      [0, 2, 5].map((i) => events[i]!.id),
+    );
+  } finally {
+    source.close();
+  }
+});
+
+test('a full page none of whose records has a valid created is a clear error', async () => {
+  const events: SourceEvent[] = [0, 1, 2].map((i) => {
+    const at = BASE + i * 1000;
+    const id = objectIdAt(at, `dddddddddddd000${i}`);
+    const { created: _, ...doc } = groupCreatedDocument({
+      at,
+      id,
+      orgId: SOURCE_ORG,
+      groupId: SOURCE_ORG,
+    });
+    return { id, at, doc };
+  });
+  const source = await listingSource(events);
+  try {
+    await assert.rejects(
+      mirrorIntoFreshStore(openSqliteTestStore, {
+        baseUrl: source.baseUrl,
+        sourceOrg: SOURCE_ORG,
+        orgId: ORG,
+        created: BASE,
+        itemsPerPage: 3,
+      }),
+      (error: unknown) =>
+        error instanceof MirrorError &&
+        error.code === 'SOURCE_FAILED' &&
+        /none of which has a valid created date/.test(error.message),
+    );
+  } finally {
+    source.close();
   }
 });

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { parseDateTime } from '@/lib/domain/dates';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { groupCreatedDocument, mirrorIntoFreshStore } from '@/tests/helpers/mirror-copy';
+import {
+  groupCreatedDocument,
+  listingSource,
+  mirrorIntoFreshStore,
+  type SourceEvent,
+} from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -21,8 +23,6 @@ import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0021');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0022');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
-
-type SourceEvent = { id: string; at: number; doc: Record<string, unknown> };
 
 /** 7, 4 and 2 events in three seconds, ids in an order unrelated to time. */
 function sourceEvents(): SourceEvent[] {
@@ -52,28 +52,6 @@ function sourceEvents(): SourceEvent[] {
     }
   }
   return events.sort((a, b) => b.at - a.at);
-}
-
-async function listingSource(events: SourceEvent[]) {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url!, 'http://source');
-    const min = url.searchParams.get('minDate');
-    const max = url.searchParams.get('maxDate');
-    const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
-    const itemsPerPage = Number(url.searchParams.get('itemsPerPage') ?? 100);
-    const within = events.filter(
-      (e) =>
-        (min === null || e.at >= parseDateTime(min)!) &&
-        (max === null || e.at <= parseDateTime(max)!),
-    );
-    const results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`, close: () => server.close() };
 }
 
 function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
