@@ -215,6 +215,24 @@ describe('import', () => {
     await assertStored([events[0]!, events[2]!]);
   });
 
+  test('NDJSON whose first two records are broken is still NDJSON: they are reported, the rest imported', async () => {
+    const broken = JSON.stringify(events[0]).replace('"id":', '"note":"a\ttab","id":');
+    const lines = [
+      broken,
+      broken.replace('"id":"', '"id":"x'),
+      ...events.slice(1, 4).map((e) => JSON.stringify(e)),
+    ];
+    const report = await importEvents(store, write('broken-start.ndjson', lines.join('\n')), {
+      orgId: ORG,
+    });
+    assert.equal(report.format, 'ndjson');
+    assert.deepEqual([report.read, report.inserted, report.invalid], [5, 3, 2]);
+    assert.deepEqual(
+      report.issues.map((i) => i.line),
+      [1, 2],
+    );
+  });
+
   test('an invalid element of an envelope is located by the path of its records array', async () => {
     for (const [document, path] of [
       [{ results: [events[0], { id: 'nope' }] }, 'results'],

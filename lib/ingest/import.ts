@@ -638,7 +638,8 @@ const DETECT_LIMIT = 16 << 20;
  * pretty-printed document's first line never is); so does a first line that
  * fails when the second parses (NDJSON whose first record is broken),
  * unless that first line opens a list envelope's records array: an
- * envelope written one record a line.
+ * envelope written one record a line. A first line that closes its own
+ * document, valid or not, is NDJSON too (its first records may all be broken).
  */
 async function detectFormat(
   chunks: AsyncGenerator<string>,
@@ -675,7 +676,11 @@ async function detectFormat(
       // array, with one record alone on the next, is not.
       const first = nonBlank[0];
       format =
-        parses(first) || (parses(nonBlank[1]) && !opensRecordsArray(first)) ? 'ndjson' : 'envelope';
+        parses(first) ||
+        isWholeDocument(first) ||
+        (parses(nonBlank[1]) && !opensRecordsArray(first))
+          ? 'ndjson'
+          : 'envelope';
       break;
     }
   }
@@ -686,6 +691,23 @@ async function detectFormat(
       yield* chunks;
     })(),
   };
+}
+
+/**
+ * Whether `line` holds a whole JSON document by its structure (brackets and
+ * strings), valid or not: an invalid NDJSON record (a raw tab inside a
+ * string, a bad number), never the start of a longer document.
+ */
+function isWholeDocument(line: string | undefined): boolean {
+  if (line === undefined) return false;
+  const splitter = new JsonArraySplitter();
+  try {
+    splitter.push(line);
+    splitter.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `line`, a document's start, opens a list envelope's records array (`results`, `content.results`). */
