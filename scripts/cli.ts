@@ -42,11 +42,17 @@ function globalOptions(argv: string[]): {
     const arg = argv[i]!;
     if (arg === '--json') json = true;
     else if (arg === '--help' || arg === '-h') help = true;
-    else if (arg === '--database') {
-      database = argv[++i];
+    else if (arg === '--database' || arg.startsWith('--database=')) {
+      // Given twice is a mistake, not a choice of the last: most likely the
+      // event field filter, which is --database-name.
+      if (database !== undefined) {
+        throw new UsageError(
+          "Option '--database' (the store's URL) is given twice; filter on the event's database field with --database-name",
+        );
+      }
+      database = arg === '--database' ? argv[++i] : arg.slice('--database='.length);
       if (database === undefined) throw new UsageError("Option '--database' needs a value");
-    } else if (arg.startsWith('--database=')) database = arg.slice('--database='.length);
-    else args.push(arg);
+    } else args.push(arg);
   }
   return { args, json, database, help };
 }

@@ -16,8 +16,18 @@ export const FILTER_OPTIONS = {
   'max-date': { type: 'string' },
   actor: { type: 'string', multiple: true },
   q: { type: 'string', multiple: true },
-  ...Object.fromEntries(FILTER_FIELDS.map((field) => [field, { type: 'string', multiple: true }])),
+  ...Object.fromEntries(
+    FILTER_FIELDS.map((field) => [fieldOption(field), { type: 'string', multiple: true }]),
+  ),
 } as const;
+
+/**
+ * A field filter's option: the API's name for the field, but for `database`,
+ * which every command's `--database URL` (the store) already is.
+ */
+function fieldOption(field: string): string {
+  return field === 'database' ? 'database-name' : field;
+}
 
 type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -45,7 +55,7 @@ export function filterParams(values: OptionValues): QueryParam[] {
   }
   add('actor', strings(values.actor));
   add('q', strings(values.q));
-  for (const field of FILTER_FIELDS) add(field, strings(values[field]));
+  for (const field of FILTER_FIELDS) add(field, strings(values[fieldOption(field)]));
   return params;
 }
 

@@ -101,7 +101,8 @@ any of several values):
   --type T, --exclude-type T, --min-date DATE, --max-date DATE,
   --actor A (username, userId, publicKey or apiKeyId), --q WORDS, and a field
   by the API's name: --username, --groupId, --clusterName, --hostname,
-  --remoteAddress (also a CIDR block), ... (every field filter of the API)
+  --remoteAddress (also a CIDR block), ... (every field filter of the API;
+  the event's database field is --database-name, --database being the store)
 
 Options for every command:
   --json            Print exactly one JSON document on stdout (errors too:

@@ -66,6 +66,26 @@ describe('CLI: events list, get, export and keys rotate', () => {
     assert.equal(((bad.json as Json).error as Json).code, 'usage');
   });
 
+  test("the event's database field is filtered with --database-name; a second --database is a usage error", () => {
+    const file = path.join(dir, 'all.ndjson');
+    assert.equal(cli(db, 'events', 'export', '--org', ORG, '--out', file).code, 0);
+    const byDatabase = new Map<string, number>();
+    for (const line of lines(file)) {
+      const { database } = JSON.parse(line) as { database?: string };
+      if (database) byDatabase.set(database, (byDatabase.get(database) ?? 0) + 1);
+    }
+    const [name, count] = [...byDatabase].sort((a, b) => b[1] - a[1])[0]!;
+    assert.ok(count < 3000);
+    const filtered = cli(db, 'events', 'list', '--org', ORG, '--database-name', name, '--json');
+    assert.equal(filtered.code, 0, filtered.stderr);
+    const body = filtered.json as ListBody;
+    assert.equal(body.totalCount, count);
+    assert.ok(body.results.every((e) => e.database === name));
+    const twice = cli(db, 'events', 'list', '--org', ORG, '--database', name);
+    assert.equal(twice.code, 64);
+    assert.match(twice.stderr, /'--database' .* given twice.*--database-name/);
+  });
+
   test('events get prints the event as the API returns it, raw when asked', () => {
     const list = cli(db, 'events', 'list', '--org', ORG, '--limit', '1', '--json').json as ListBody;
     const id = list.results[0]!.id as string;
