@@ -46,6 +46,16 @@ function reportLostConnections(pool: pg.Pool): void {
 
 /** PostgreSQL (or a PostgreSQL-compatible distributed engine) for when one machine is not enough. */
 export class PostgresStore extends KyselyStore {
+  /**
+   * Settled once the batch last handed to insertBatch has inserted its events
+   * (or failed). Batches written at once (a bulk load's lanes) insert their
+   * events in the order they were handed over: an earlier batch's rows are
+   * then in place, locked until it commits, before a later one reaches them,
+   * so of an id both hold the earlier batch's copy is kept (the later waits
+   * for that commit and skips it), as on SQLite, whichever is the faster.
+   */
+  private eventsTurn: Promise<void> = Promise.resolve();
+
   readonly dialect = 'postgres' as const;
   /** Event type ids known committed (see typeIdsOf). */
   private readonly typeIds = new Map<string, number>();
@@ -205,11 +215,19 @@ export class PostgresStore extends KyselyStore {
     // of deadlocking on them.
     const ordered = inWriteOrder(events);
     let learnt: Map<string, number> | undefined;
+    // This batch inserts its events once the batch handed over before it has
+    // inserted its own (eventsTurn); its counters and terms overlap still.
+    const previousTurn = this.eventsTurn;
+    let endTurn = (): void => undefined;
+    this.eventsTurn = new Promise<void>((resolve) => (endTurn = resolve));
     // READ COMMITTED, and run again if PostgreSQL breaks a deadlock with it.
-    // The slot holds the transaction's pg client, for COPY.
+    // The slot holds the transaction's pg client, for COPY. However the
+    // transaction ends, the next batch's turn comes (finally).
     const inserted = await withConnectionSlot((slot) =>
       writeTransaction(this.db, async (trx) => {
+        await previousTurn;
         const added = await insertNewEvents(trx, slot, orgId, ordered, runId);
+        endTurn();
         // Counter rows are locked in the writers' one order (write-transaction.ts),
         // as the dictionary and term counters below: two batches bumping the
         // same counters in different orders deadlocked.
@@ -248,7 +266,7 @@ export class PostgresStore extends KyselyStore {
         }
         return added.length;
       }),
-    );
+    ).finally(endTurn);
     // Committed: the type ids the batch used are known for good.
     for (const [name, id] of learnt ?? []) this.typeIds.set(name, id);
     return { inserted, skipped: events.length - inserted };

@@ -910,6 +910,42 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.equal(new Set(listed.events.map((e) => e.id)).size, total);
     });
 
+    test('batches handed over at once keep the copy of a repeated id from the batch handed first', async () => {
+      const orgF = objectIdAt(Date.UTC(2024, 0, 1), 'fafafafafafafafa');
+      await store.createOrg({ id: orgF, name: 'Org F', created: base });
+      for (let round = 0; round < 3; round++) {
+        // A large batch whose repeated id comes last in write order, and the
+        // same id alone (another document) in a small batch that would
+        // otherwise finish first.
+        const large = Array.from({ length: 3000 }, (_, i) =>
+          makeEvent(orgF, 600_000 + round * 10_000 + i, base + (3000 - i) * 1000, 'JOINED_ORG'),
+        );
+        const first = large[large.length - 1]!;
+        const later = {
+          ...first,
+          doc: first.doc.replace('"isGlobalAdmin":false', '"isGlobalAdmin":true'),
+        };
+        assert.notEqual(later.doc, first.doc);
+        const results = await Promise.all([
+          store.insertEvents(orgF, large),
+          store.insertEvents(orgF, [later]),
+        ]);
+        assert.deepEqual(
+          results.map((r) => [r.inserted, r.skipped]),
+          [
+            [3000, 0],
+            [0, 1],
+          ],
+          `round ${round}`,
+        );
+        assert.equal(
+          (await store.getEvent(orgF, first.id, false))?.doc,
+          first.doc,
+          `round ${round}`,
+        );
+      }
+    });
+
     test('large batches repeating stored ids and their own store what small batches store', async () => {
       // PostgreSQL copies a batch of 1,000 or more events (COPY), which has no
       // ON CONFLICT: one stored event fails it, and the batch goes again as
