@@ -22,11 +22,21 @@ export type CommandContext = {
 
 export type Command = (args: string[], context: CommandContext) => Promise<number>;
 
-/** The organization, or a clear error naming its id (and what to do, when `hint` says). */
+/**
+ * The organization, or a clear error naming its id (and what to do, when
+ * `hint` says). A database holding no organization at all is most likely
+ * the wrong one (a new file, opened where `--database` named something
+ * else): the error says so.
+ */
 export async function requireOrg(store: EventStore, orgId: string, hint?: string): Promise<Org> {
   const org = await store.getOrg(orgId);
-  if (!org) throw new CommandError(`No organization with id ${orgId}${hint ? `. ${hint}` : ''}`);
-  return org;
+  if (org) return org;
+  if ((await store.listOrgs()).length === 0) {
+    throw new CommandError(
+      `No organization with id ${orgId}: this database holds none. Is --database (or DATABASE_URL) the store you meant? The event's database field is filtered with --database-name`,
+    );
+  }
+  throw new CommandError(`No organization with id ${orgId}${hint ? `. ${hint}` : ''}`);
 }
 
 export function isoTime(millis: number): string {

@@ -66,7 +66,7 @@ describe('CLI: events list, get, export and keys rotate', () => {
     assert.equal(((bad.json as Json).error as Json).code, 'usage');
   });
 
-  test("the event's database field is filtered with --database-name; a second --database is a usage error", () => {
+  test("the event's database field is filtered with --database-name; a second --database is a usage error, one naming a store without organizations says it may be the wrong one", () => {
     const file = path.join(dir, 'all.ndjson');
     assert.equal(cli(db, 'events', 'export', '--org', ORG, '--out', file).code, 0);
     const byDatabase = new Map<string, number>();
@@ -84,6 +84,10 @@ describe('CLI: events list, get, export and keys rotate', () => {
     const twice = cli(db, 'events', 'list', '--org', ORG, '--database', name);
     assert.equal(twice.code, 64);
     assert.match(twice.stderr, /'--database' .* given twice.*--database-name/);
+    // --database alone names the store: one without organizations says it may be the wrong one.
+    const elsewhere = cli(path.join(dir, name), 'events', 'list', '--org', ORG);
+    assert.equal(elsewhere.code, 1);
+    assert.match(elsewhere.stderr, /this database holds none\. Is --database .*--database-name/);
   });
 
   test('events get prints the event as the API returns it, raw when asked', () => {
