@@ -68,7 +68,10 @@ function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: ProbeAns
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** SERVE=api: what Next would have served is not here. */
+/**
+ * What Next would have served is not here (SERVE=api), or the target is no
+ * path at all (`OPTIONS *`, the asterisk form): the API's 404.
+ */
 function answerNotServedHere(req: IncomingMessage, res: ServerResponse): void {
   const notHere = routeNotFound(splitTarget(req.url ?? '/').path);
   writeApiResponse(req, res, errorResponse(notHere, PLAIN_FORMAT));
@@ -160,6 +163,11 @@ async function main(): Promise<void> {
           writeAnswer(req, res, { status: 500, headers: [], body: '' });
         },
       );
+      return;
+    }
+    // Next cannot read a target that is no path (`*`) as a URL: it answered 500.
+    if (!req.url?.startsWith('/')) {
+      answerNotServedHere(req, res);
       return;
     }
     // Next's own failures are answered and logged in its thread (next-thread-worker.ts).

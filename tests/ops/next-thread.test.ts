@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { send } from '@/tests/helpers/digest-client';
 import {
@@ -61,5 +62,37 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     assert.equal(lines[0]!.status, 200);
     assert.equal(lines[0]!.path, '/sign-in');
     assert.equal(lines[0]!.route, 'dashboard');
+  });
+
+  test('a target that is no path (OPTIONS *, GET *) is a JSON 404, not a 500 from Next', async () => {
+    const base = new URL(server.baseUrl);
+    for (const method of ['OPTIONS', 'GET']) {
+      const { status, type, body } = await new Promise<{
+        status: number;
+        type: string;
+        body: string;
+      }>((resolve, reject) => {
+        const req = http.request(
+          { host: base.hostname, port: base.port, method, path: '*' },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                type: res.headers['content-type'] ?? '',
+                body: text,
+              }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(status, 404, `${method} *: ${status} ${body}`);
+      assert.match(type, /^application\/json/);
+      assert.equal((JSON.parse(body) as { errorCode: string }).errorCode, 'RESOURCE_NOT_FOUND');
+    }
   });
 });
