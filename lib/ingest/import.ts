@@ -674,13 +674,9 @@ async function detectFormat(
       // A broken first record followed by a good one is NDJSON (the first
       // is then reported); an envelope's first line opening its records
       // array, with one record alone on the next, is not.
-      const first = nonBlank[0];
+      const first = firstLineShape(nonBlank[0]);
       format =
-        parses(first) ||
-        isWholeDocument(first) ||
-        (parses(nonBlank[1]) && !opensRecordsArray(first))
-          ? 'ndjson'
-          : 'envelope';
+        first === 'whole' || (first === 'other' && parses(nonBlank[1])) ? 'ndjson' : 'envelope';
       break;
     }
   }
@@ -694,32 +690,25 @@ async function detectFormat(
 }
 
 /**
- * Whether `line` holds a whole JSON document by its structure (brackets and
- * strings), valid or not: an invalid NDJSON record (a raw tab inside a
- * string, a bad number), never the start of a longer document.
+ * What a first line shows by its structure (brackets and strings), valid
+ * JSON or not, scanned once: a whole document (any NDJSON record, valid or
+ * not: a raw tab in a string, a bad number), the start of a list envelope
+ * that opens its records array (`results`, `content.results`), or neither.
  */
-function isWholeDocument(line: string | undefined): boolean {
-  if (line === undefined) return false;
+function firstLineShape(line: string | undefined): 'whole' | 'opensRecords' | 'other' {
+  if (line === undefined) return 'other';
   const splitter = new JsonArraySplitter();
   try {
     splitter.push(line);
+  } catch {
+    return 'other';
+  }
+  try {
     splitter.end();
-    return true;
+    return 'whole';
   } catch {
-    return false;
+    return splitter.foundTarget ? 'opensRecords' : 'other';
   }
-}
-
-/** Whether `line`, a document's start, opens a list envelope's records array (`results`, `content.results`). */
-function opensRecordsArray(line: string | undefined): boolean {
-  if (line === undefined) return false;
-  const splitter = new JsonArraySplitter();
-  try {
-    splitter.push(line);
-  } catch {
-    return false;
-  }
-  return splitter.foundTarget;
 }
 
 function parses(line: string | undefined): boolean {
