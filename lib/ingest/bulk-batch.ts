@@ -1,6 +1,5 @@
 import type { NewEvent } from '@/lib/domain/event';
-import { OBJECT_ID_PATTERN } from '@/lib/domain/object-id';
-import { type BatchTerms, eventKey, TermCollector } from '@/lib/store/terms';
+import { type BatchTerms, checkedEventKey, TermCollector } from '@/lib/store/terms';
 
 /**
  * A batch of events packed into a few long strings and typed arrays for
@@ -88,10 +87,8 @@ class EventKeySet {
   private lows = new Float64Array(1024).fill(-1);
   private size = 0;
 
-  /** Adds the id; false when it was already there. An id that is no ObjectId is always added (the collector refuses it). */
-  add(id: string): boolean {
-    if (!OBJECT_ID_PATTERN.test(id)) return true;
-    const [high, low] = eventKey(id);
+  /** Adds an id by its key (checkedEventKey); false when it was already there. */
+  add([high, low]: readonly [number, number]): boolean {
     if ((this.size + 1) * 2 > this.lows.length) this.grow();
     if (!this.insert(high, low)) return false;
     this.size++;
@@ -154,11 +151,13 @@ export class BatchPacker {
    * order, newest first, not in read order).
    */
   add(event: NewEvent): void {
-    if (!this.seen.add(event.id)) {
+    // The id's key, computed (and the id checked) once for both.
+    const key = checkedEventKey(event.id);
+    if (!this.seen.add(key)) {
       this.repeated++;
       return;
     }
-    this.collector.add(event);
+    this.collector.add(event, key);
     this.ids.add(event.id);
     this.docs.add(event.doc);
     this.raws.add(event.raw ?? '');

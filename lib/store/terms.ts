@@ -53,15 +53,14 @@ export function eventKey(id: string): [number, number] {
 }
 
 /**
- * Event `e`'s key (eventKey) into `keys`, two numbers an event: what both
- * engines' postings store. An id that is no ObjectId has none (every insert
- * path validates ids; this is the store's own guard, as every batch's terms
- * are gathered by TermCollector).
+ * An event's key (eventKey): what both engines' postings store. An id that
+ * is no ObjectId has none (every insert path validates ids; this is the
+ * store's own guard, as every batch's terms are gathered by TermCollector).
  */
-function setEventKey(keys: Float64Array, e: number, id: string): void {
+export function checkedEventKey(id: string): [number, number] {
   if (!OBJECT_ID_PATTERN.test(id))
     throw new Error(`Event id ${JSON.stringify(id)} is not an ObjectId`);
-  [keys[e * 2], keys[e * 2 + 1]] = eventKey(id);
+  return eventKey(id);
 }
 
 /** The terms of one stored document (canonical JSON of the public fields). */
@@ -151,15 +150,18 @@ export class TermCollector {
     this.valuesOf = new Int32Array(size * FILTER_FIELDS.length);
   }
 
-  /** An event's terms (from its `fieldValues`, else its document), type, time and key. */
-  add(event: NewEvent): void {
-    const { created, id, eventTypeName } = event;
+  /**
+   * An event's terms (from its `fieldValues`, else its document), type, time
+   * and key (`key`: checkedEventKey of its id, when the caller has it).
+   */
+  add(event: NewEvent, key = checkedEventKey(event.id)): void {
+    const { created, eventTypeName } = event;
     const values =
       event.fieldValues ?? fieldValues(JSON.parse(event.doc) as Record<string, unknown>);
     const e = this.count++;
     if (e === this.created.length) this.grow();
     this.created[e] = created;
-    setEventKey(this.keys, e, id);
+    [this.keys[e * 2], this.keys[e * 2 + 1]] = key;
     let t = this.typeOf.get(eventTypeName);
     if (t === undefined) {
       t = this.typeNames.length;
