@@ -17,7 +17,9 @@
  * 5. the inserting thread alone (as many batches at once as a bulk load
  *    inserts), on batches generated beforehand (at most
  *    WRITER_EVENTS of them), with the field index (postings, term counters)
- *    and without it: what indexing costs the writer, side by side.
+ *    and without it: what indexing costs the writer, side by side; with the
+ *    store's upkeep on its own thread, as in a bulk load; on SQLite, with
+ *    where the inserting thread's time went, statement by statement.
  *
  * SQLite stores go to bench/data/load-*.db (removed after each stage); with
  * DATABASE_URL=postgres://... the loads go to that database instead, each
@@ -38,6 +40,7 @@ import { type BatchTerms, batchTerms } from '@/lib/store/terms';
 import { openStore, parseDatabaseUrl } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { machineInfo, machineLine, processesCpuSeconds } from './lib/machine';
+import { measureStatements, type StatementTime } from './lib/statement-time';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, 'bench', 'data');
@@ -61,6 +64,29 @@ type Figure = {
   /** The process's peak resident memory so far (MB): flat as --events grows means streaming holds. */
   peakRssMb: number;
 };
+
+/** Where the SQLite writer-alone stage's time went, by statement (bench/lib/statement-time.ts). */
+type WriterSplit = {
+  indexed: boolean;
+  events: number;
+  seconds: number;
+  statements: StatementTime[];
+};
+
+/** A split as lines under the figures: each statement's share of the stage and its microseconds an event. */
+function splitLines(split: WriterSplit): string[] {
+  const inStatements = split.statements.reduce((sum, s) => sum + s.ms, 0);
+  const line = (name: string, ms: number, calls?: number) =>
+    `  ${name.padEnd(22)} ${((ms / (split.seconds * 1000)) * 100).toFixed(0).padStart(3)}%  ${((ms * 1000) / split.events).toFixed(2).padStart(6)} us/event${calls === undefined ? '' : `  (${calls.toLocaleString('en-US')} statements)`}`;
+  return [
+    '',
+    `Writer alone, ${split.indexed ? 'with' : 'without'} the field index: where the inserting thread's time went`,
+    ...split.statements
+      .filter((s) => (s.ms * 1000) / split.events >= 0.01)
+      .map((s) => line(s.target, s.ms, s.calls)),
+    line('outside statements', split.seconds * 1000 - inStatements),
+  ];
+}
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -377,13 +403,20 @@ async function main(): Promise<void> {
     values: new Float64Array(0),
     keys: new Float64Array(0),
   };
+  const writerSplits: WriterSplit[] = [];
   for (const indexed of [true, false]) {
     const target = await freshStore(`load-${events}-writer-${indexed ? 'indexed' : 'bare'}`);
     const org = newObjectId();
     await target.store.createOrg({ id: org, name: 'Load benchmark (writer)', created: FROM });
-    // As many batches at once as a bulk load inserts (PostgreSQL: two lanes).
+    // As many batches at once as a bulk load inserts (PostgreSQL: two lanes),
+    // and the store's upkeep on its own thread as in a bulk load (SQLite: WAL
+    // checkpoints). Without it each commit that found the WAL past its size
+    // ran the checkpoint itself: a third of the writer's time in this stage
+    // until 2026-11, which an import's inserting thread never spends.
     const lanes = target.store.bulkInsertLanes();
+    const statements = engine === 'sqlite' ? measureStatements() : undefined;
     const run = await timed(async () => {
+      const helper = target.store.startBulkLoadHelper();
       let inserted = 0;
       let next = 0;
       const lane = async () => {
@@ -393,11 +426,20 @@ async function main(): Promise<void> {
           // Not `inserted += await ...`: that reads `inserted` before the await, and lanes interleave.
           const result = await target.store.insertEvents(org, batches[i]!, { terms });
           inserted += result.inserted;
+          helper?.afterBatch();
         }
       };
-      await Promise.all(Array.from({ length: lanes }, lane));
+      try {
+        await Promise.all(Array.from({ length: lanes }, lane));
+      } finally {
+        await helper?.close();
+      }
       return inserted;
     });
+    const split = statements?.stop();
+    if (split) {
+      writerSplits.push({ indexed, events: run.value, seconds: run.seconds, statements: split });
+    }
     await target.store.close();
     removeStore(target.file);
     figures.push(
@@ -419,6 +461,7 @@ async function main(): Promise<void> {
         (f) =>
           `${f.stage.padEnd(width)}  ${f.eventsPerSecond.toLocaleString('en-US').padStart(9)} events/s  ${f.cpuMicrosPerEvent.toFixed(1).padStart(5)} CPU-us/event${serverCpu(f)}  (${f.seconds.toFixed(1)} s, peak RSS ${f.peakRssMb} MB, load ${f.loadAverage.toFixed(1)})`,
       ),
+      ...writerSplits.flatMap(splitLines),
     ].join('\n'),
   );
   const resultsDir = path.join(ROOT, 'bench', 'results');
@@ -434,6 +477,7 @@ async function main(): Promise<void> {
         machine: machineInfo(),
         date: new Date().toISOString(),
         figures,
+        writerSplits,
       },
       null,
       2,
