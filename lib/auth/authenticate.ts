@@ -95,19 +95,35 @@ export async function authenticate(
   const usable = storedHa1 !== null;
   const ha1 = storedHa1 ?? '0'.repeat(field === 'md5' ? 32 : 64); // same work, no oracle
   const correct = verifyDigestResponse(credentials, request.method, ha1) && usable;
+  // Requests that arrive together all pass the check above before any of
+  // their failures is counted. Each outcome is therefore decided against the
+  // throttle again, atomically: a failure past the limit, and a correct
+  // answer once those failures have blocked the key, are answered as
+  // throttled, so concurrent guesses learn no more than sequential ones.
   if (!correct || record === null) {
-    await throttle.recordFailure(throttleKeys, now);
+    const late = await throttle.recordFailure(throttleKeys, now);
+    if (late.blocked) return { throttled: { retryAfterSeconds: late.retryAfterSeconds } };
     return challenge(usable ? 'wrong response' : 'unknown or disabled key');
   }
 
-  if (nonce.status === 'stale') return challenge('stale nonce', true);
+  if (nonce.status === 'stale') {
+    // stale=true would tell a guesser its answer was right.
+    const late = await throttle.check(throttleKeys, now);
+    if (late.blocked) return { throttled: { retryAfterSeconds: late.retryAfterSeconds } };
+    return challenge('stale nonce', true);
+  }
   const counted = await state.nonceCounts.accept(
     credentials.nonce,
     nonce.issuedAt,
     credentials.ncValue,
     config.NONCE_TTL_SECONDS,
     now,
+    throttleKeys,
   );
+  if (counted === 'blocked') {
+    const late = await throttle.check(throttleKeys, now);
+    return { throttled: { retryAfterSeconds: Math.max(1, late.retryAfterSeconds) } };
+  }
   // A replayed (nonce, nc) is refused. stale=true lets a client whose
   // concurrent requests arrived out of order retry with a fresh nonce instead
   // of prompting; a replayer gains nothing, it cannot answer a new nonce.

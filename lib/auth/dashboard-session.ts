@@ -76,10 +76,15 @@ async function checkSignIn(
 
   const { DIGEST_REALM, SESSION_TTL_SECONDS } = getConfig();
   const record = await store.getApiKeyByPublicKey(publicKey);
+  // Decided against the throttle again, as Digest does (authenticate.ts):
+  // sign-ins sent together all passed the check above.
   if (!record || record.disabled || !privateKeyMatches(record, privateKey, DIGEST_REALM)) {
-    await throttle.recordFailure(throttleKeys, now);
+    const late = await throttle.recordFailure(throttleKeys, now);
+    if (late.blocked) return { ok: false, error: signInRateLimited(late.retryAfterSeconds) };
     return { ok: false, error: invalidCredentials() };
   }
+  const late = await throttle.check(throttleKeys, now);
+  if (late.blocked) return { ok: false, error: signInRateLimited(late.retryAfterSeconds) };
   // Only the key was proven; forgiving the address would refill a guesser's budget.
   await throttle.recordSuccess([keyThrottle], now);
 

@@ -9,7 +9,12 @@ import type {
   NonceCounts,
   SharedThrottle,
 } from './shared-state';
-import { DEFAULT_THROTTLE_POLICY, type ThrottleDecision, type ThrottlePolicy } from './throttle';
+import {
+  blockedUntilDecision,
+  DEFAULT_THROTTLE_POLICY,
+  type ThrottleDecision,
+  type ThrottlePolicy,
+} from './throttle';
 
 /**
  * Authentication state in Redis, shared by every instance pointed at it.
@@ -62,9 +67,15 @@ end
 `;
 
 // GET then SET of one key inside a script: atomic, so one of two racing
-// instances sees the other's nc. KEYS: nc, since. ARGV: nc, keep ms, issuedAt.
-// Returns 1 when accepted, 0 for a replay, -1 for a nonce older than Redis's memory.
+// instances sees the other's nc. KEYS: nc, since, then throttle keys.
+// ARGV: nc, keep ms, issuedAt, now. Returns 1 when accepted, 0 for a replay,
+// -1 for a nonce older than Redis's memory, -2 while a throttle key is blocked.
 const ACCEPT_NC = `${SINCE}
+for i = 3, #KEYS do
+  if (tonumber(redis.call('HGET', KEYS[i], 'blockedUntil') or '0') or 0) > tonumber(ARGV[4]) then
+    return -2
+  end
+end
 if tonumber(ARGV[3]) < since(KEYS[2]) then return -1 end
 local current = redis.call('GET', KEYS[1])
 if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
@@ -84,9 +95,17 @@ return string.format('%d', latest)
 
 // FailureThrottle.recordFailure, step for step, on one hash per key.
 // ARGV: now, windowMs, firstBlockMs, maxBlockMs, then one limit per key.
+// Returns the latest blockedUntil (as THROTTLE_CHECK) when a key was already
+// blocked, counting nothing; else '0'.
 const THROTTLE_FAILURE = `
 local function int(x) return string.format('%d', x) end
 local now = tonumber(ARGV[1])
+local latest = 0
+for _, key in ipairs(KEYS) do
+  local blocked = tonumber(redis.call('HGET', key, 'blockedUntil') or '0') or 0
+  if blocked > latest then latest = blocked end
+end
+if latest > now then return int(latest) end
 local windowMs = tonumber(ARGV[2])
 local firstBlockMs = tonumber(ARGV[3])
 local maxBlockMs = tonumber(ARGV[4])
@@ -117,7 +136,7 @@ for i, key in ipairs(KEYS) do
   -- Kept while blocked, then for the quiet period after which strikes are forgotten.
   redis.call('PEXPIRE', key, int(math.max(blockedUntil - now, 0) + maxBlockMs + windowMs))
 end
-return 1
+return '0'
 `;
 
 // FailureThrottle.recordSuccess: forget the count, keep a block and its strikes.
@@ -293,20 +312,35 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     policy.limits[key.slice(0, key.indexOf(':'))] ?? policy.defaultLimit;
 
   const nonceCounts: NonceCounts = {
-    async accept(nonce, issuedAt, nc, ttlSeconds, now = Date.now()): Promise<NonceCountVerdict> {
+    async accept(
+      nonce,
+      issuedAt,
+      nc,
+      ttlSeconds,
+      now = Date.now(),
+      throttleKeys = [],
+    ): Promise<NonceCountVerdict> {
       const keepMs = Math.max(1, issuedAt + ttlSeconds * 1000 + CLOCK_SKEW_MS - now);
       const verdict = await run('nonce count', () =>
         client.eval(
           ACCEPT_NC,
-          2,
+          2 + throttleKeys.length,
           `${prefix}nc:${nonce}`,
           sinceKey,
+          ...throttleKeys.map((k) => `${prefix}throttle:${k}`),
           String(nc),
           String(keepMs),
           String(issuedAt),
+          String(now),
         ),
       );
-      return verdict === 1 ? 'ok' : verdict === -1 ? 'unknown' : 'replay';
+      return verdict === 1
+        ? 'ok'
+        : verdict === -1
+          ? 'unknown'
+          : verdict === -2
+            ? 'blocked'
+            : 'replay';
     },
   };
 
@@ -316,14 +350,11 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       const reply = await run('throttle', () =>
         client.eval(THROTTLE_CHECK, keys.length, ...keys.map((k) => `${prefix}throttle:${k}`)),
       );
-      const until = Number(reply);
-      return until > now
-        ? { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) }
-        : { blocked: false, retryAfterSeconds: 0 };
+      return blockedUntilDecision(Number(reply), now);
     },
-    async recordFailure(keys, now = Date.now()): Promise<void> {
-      if (keys.length === 0) return;
-      await run('throttle', () =>
+    async recordFailure(keys, now = Date.now()): Promise<ThrottleDecision> {
+      if (keys.length === 0) return blockedUntilDecision(0, now);
+      const reply = await run('throttle', () =>
         client.eval(
           THROTTLE_FAILURE,
           keys.length,
@@ -335,6 +366,7 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
           ...keys.map((k) => String(limitFor(k))),
         ),
       );
+      return blockedUntilDecision(Number(reply), now);
     },
     async recordSuccess(keys): Promise<void> {
       if (keys.length === 0) return;

@@ -14,13 +14,20 @@ import { getAuthThrottle, type ThrottleDecision } from './throttle';
  * ever accepted on a guess (fail closed).
  */
 
-/** 'ok' recorded nc; 'replay' when nc did not grow; 'unknown' when its history may be lost. */
-export type NonceCountVerdict = 'ok' | 'replay' | 'unknown';
+/**
+ * 'ok' recorded nc; 'replay' when nc did not grow; 'unknown' when its history
+ * may be lost; 'blocked' when one of the throttle keys given is blocked
+ * (nothing recorded).
+ */
+export type NonceCountVerdict = 'ok' | 'replay' | 'unknown' | 'blocked';
 
 export interface NonceCounts {
   /**
    * Accepts a (nonce, nc) at most once and only with a growing nc, atomically
-   * across every instance sharing this state.
+   * across every instance sharing this state. With `throttleKeys`, refuses
+   * ('blocked') while one of them is blocked, in the same step: a correct
+   * answer that passed the throttle's first check alongside guesses whose
+   * failures then blocked the key is not accepted (throttle.ts).
    */
   accept(
     nonce: string,
@@ -28,13 +35,14 @@ export interface NonceCounts {
     nc: number,
     ttlSeconds: number,
     now?: number,
+    throttleKeys?: string[],
   ): Promise<NonceCountVerdict>;
 }
 
 /** throttle.ts's AuthThrottle, asynchronous (see there for the policy). */
 export interface SharedThrottle {
   check(keys: string[], now?: number): Promise<ThrottleDecision>;
-  recordFailure(keys: string[], now?: number): Promise<void>;
+  recordFailure(keys: string[], now?: number): Promise<ThrottleDecision>;
   recordSuccess(keys: string[], now?: number): Promise<void>;
 }
 
@@ -152,8 +160,12 @@ export function memoryAuthState(): AuthState {
   return {
     kind: 'memory',
     nonceCounts: {
-      accept: (nonce, issuedAt, nc, ttlSeconds, now) =>
-        Promise.resolve(table.accept(nonce, issuedAt, nc, ttlSeconds, now)),
+      accept: (nonce, issuedAt, nc, ttlSeconds, now, throttleKeys = []) =>
+        Promise.resolve(
+          throttle.check(throttleKeys, now).blocked
+            ? 'blocked'
+            : table.accept(nonce, issuedAt, nc, ttlSeconds, now),
+        ),
     },
     throttle: {
       check: (keys, now) => Promise.resolve(throttle.check(keys, now)),

@@ -15,9 +15,25 @@
 
 export type ThrottleDecision = { blocked: boolean; retryAfterSeconds: number };
 
+const NOT_BLOCKED: ThrottleDecision = { blocked: false, retryAfterSeconds: 0 };
+
+/** The decision for the latest `blockedUntil` (ms) of a request's keys: blocked while it is ahead. */
+export function blockedUntilDecision(until: number, now: number): ThrottleDecision {
+  return until > now
+    ? { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) }
+    : NOT_BLOCKED;
+}
+
 export interface AuthThrottle {
   check(keys: string[], now?: number): ThrottleDecision;
-  recordFailure(keys: string[], now?: number): void;
+  /**
+   * Counts a failed attempt against every key, unless one of them is already
+   * blocked: then nothing is counted and the decision says blocked, so the
+   * caller answers as throttled. Attempts checked at once all pass `check`
+   * before any of their failures is recorded; this is where those beyond the
+   * limit are stopped from learning their outcome.
+   */
+  recordFailure(keys: string[], now?: number): ThrottleDecision;
   /**
    * Forgets the failure count (not an active block or the backoff level) of
    * keys the caller just proved, e.g. after a successful sign-in. Pass only
@@ -72,12 +88,12 @@ export class FailureThrottle implements AuthThrottle {
       const entry = this.entries.get(key);
       if (entry && entry.blockedUntil > now) until = Math.max(until, entry.blockedUntil);
     }
-    return until > now
-      ? { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) }
-      : { blocked: false, retryAfterSeconds: 0 };
+    return blockedUntilDecision(until, now);
   }
 
-  recordFailure(keys: string[], now: number = Date.now()): void {
+  recordFailure(keys: string[], now: number = Date.now()): ThrottleDecision {
+    const already = this.check(keys, now);
+    if (already.blocked) return already;
     const { windowMs, firstBlockMs, maxBlockMs } = this.policy;
     for (const key of keys) {
       let entry = this.entries.get(key);
@@ -103,6 +119,7 @@ export class FailureThrottle implements AuthThrottle {
       this.entries.set(key, entry);
     }
     this.evict(now);
+    return NOT_BLOCKED;
   }
 
   recordSuccess(keys: string[]): void {
