@@ -60,6 +60,12 @@ export type BulkCallbacks = {
 };
 
 const WORKER_FILE = path.join(__dirname, 'bulk-worker.ts');
+/**
+ * tsx's register hook, resolved from this module: the worker's eval'd code
+ * resolves bare names from the process's working directory, so a load
+ * started outside the project (`npx org-events seed` from /tmp) found no tsx.
+ */
+const TSX_API = require.resolve('tsx/cjs/api');
 
 /**
  * How many nice steps lower every other thread runs while a load inserts
@@ -82,7 +88,7 @@ export async function runBulkLoad(
   const workerInput: WorkerInput = { job, lanes };
   // The worker is TypeScript: register tsx inside it before loading it.
   const worker = new Worker(
-    `require('tsx/cjs/api').register(); require(${JSON.stringify(WORKER_FILE)});`,
+    `require(${JSON.stringify(TSX_API)}).register(); require(${JSON.stringify(WORKER_FILE)});`,
     {
       eval: true,
       workerData: workerInput,

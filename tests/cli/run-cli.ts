@@ -17,28 +17,54 @@ export function cliWithInput(
   input: string | undefined,
   ...args: string[]
 ): CliResult {
-  const result = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', CLI, ...args, '--database', database],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_ENV: 'test' },
-      timeout: 120_000,
-      input,
-    },
+  return cliWith({ input }, database, ...args);
+}
+
+export type CliOptions = {
+  input?: string;
+  /** Variables set over this process's environment (undefined removes one). */
+  env?: Record<string, string | undefined>;
+};
+
+/** The same, with stdin and environment of the test's choosing. */
+export function cliWith(options: CliOptions, database: string, ...args: string[]): CliResult {
+  return run([CLI, ...args, '--database', database], ROOT, options, args.includes('--json'));
+}
+
+/**
+ * The CLI as `npx org-events` runs it (bin/org-events.mjs), from the
+ * directory `cwd`: nothing may depend on being started from the project.
+ */
+export function cliFrom(cwd: string, database: string, ...args: string[]): CliResult {
+  return run(
+    [path.join(ROOT, 'bin/org-events.mjs'), ...args, '--database', database],
+    cwd,
+    {},
+    args.includes('--json'),
   );
-  let json: unknown;
-  if (args.includes('--json')) {
+}
+
+function run(argv: string[], cwd: string, options: CliOptions, json: boolean): CliResult {
+  // bin/org-events.mjs loads tsx itself; scripts/cli.ts needs it preloaded.
+  const preload = argv[0] === CLI ? ['--import', 'tsx'] : [];
+  const result = spawnSync(process.execPath, [...preload, ...argv], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_ENV: 'test', ...options.env },
+    timeout: 120_000,
+    input: options.input,
+  });
+  let parsed: unknown;
+  if (json) {
     try {
-      json = JSON.parse(result.stdout);
+      parsed = JSON.parse(result.stdout);
     } catch {
       throw new Error(
         `--json output is not one JSON document:\n${result.stdout}\n${result.stderr}`,
       );
     }
   }
-  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json: parsed };
 }
 
 /** Starts the CLI without waiting, for tests that interrupt it. */
