@@ -130,6 +130,17 @@ test('the views route checks its input and who asks', async ({ page, state }) =>
     parameters: ['name'],
     reason: 'Bad Request',
   });
+  // U+0000 cannot be stored by PostgreSQL (it was a 500 there); no control character belongs in a menu.
+  for (const name of ['nul\u0000name', 'two\nlines']) {
+    const controls = await page.request.post(`/api/orgs/${state.orgId}/views`, {
+      data: { name, state: { query: '' } },
+      headers: { Origin: state.baseUrl },
+    });
+    expect(controls.status()).toBe(400);
+    expect(((await controls.json()) as { detail: string }).detail).toBe(
+      'Invalid attribute name: must not contain control characters.',
+    );
+  }
   const crossSite = await page.request.post(`/api/orgs/${state.orgId}/views`, {
     data: { name: 'x', state: { query: '' } },
     headers: { Origin: 'https://evil.example' },

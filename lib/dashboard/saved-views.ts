@@ -16,6 +16,7 @@ import {
   userUnauthorized,
 } from '@/lib/domain/errors';
 import { isObjectId, newObjectId } from '@/lib/domain/object-id';
+import { hasControlCharacter } from '@/lib/domain/json-text';
 import { isSameOriginRequest, readBodyText } from '@/lib/http/request';
 import { getStore } from '@/lib/store';
 import type { EventStore, SavedView } from '@/lib/store/types';
@@ -119,6 +120,10 @@ function readName(value: unknown): string {
   const name = value.trim();
   if (name.length > SAVED_VIEW_NAME_MAX) {
     throw invalidAttribute('name', `must be at most ${SAVED_VIEW_NAME_MAX} characters`);
+  }
+  // A name is one line of a menu; U+0000 also cannot be stored by PostgreSQL.
+  if (hasControlCharacter(name)) {
+    throw invalidAttribute('name', 'must not contain control characters');
   }
   return name;
 }

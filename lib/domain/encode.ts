@@ -21,7 +21,7 @@ const {
   hasControlCharacter,
   isNullText,
 } = jsonText;
-const { FILTER_FIELDS } = filters;
+const { FILTER_FIELDS, isIndexable } = filters;
 const { checkFieldText, EXCLUSIVE_FIELDS, FIELD_KIND_OF } = event;
 
 /** One checker for every record read (they are read one at a time). */
@@ -398,9 +398,12 @@ function readMember(
   }
   if (info.field !== undefined && source.charCodeAt(start) === QUOTE && end - start > 2) {
     const value = source.slice(start + 1, end - 1);
-    facts.fieldValues[info.field] = value.includes('\\')
-      ? (JSON.parse(source.slice(start, end)) as string)
-      : value;
+    if (!value.includes('\\')) facts.fieldValues[info.field] = value;
+    else {
+      // Only an escape can make a value unindexable (`\u0000`): JSON text holds no raw U+0000.
+      const unescaped = JSON.parse(source.slice(start, end)) as string;
+      if (isIndexable(unescaped)) facts.fieldValues[info.field] = unescaped;
+    }
   }
   if (info.exclusiveBit !== 0 && !isNullText(source, start, end)) {
     facts.exclusive |= info.exclusiveBit;

@@ -44,9 +44,20 @@ export function fieldValues(fields: Record<string, unknown>): (string | undefine
   const values = new Array<string | undefined>(FILTER_FIELDS.length);
   for (let f = 0; f < FILTER_FIELDS.length; f++) {
     const value = fields[FILTER_FIELDS[f]!];
-    values[f] = typeof value === 'string' && value !== '' ? value : undefined;
+    values[f] = typeof value === 'string' && isIndexable(value) ? value : undefined;
   }
   return values;
+}
+
+/**
+ * Whether a field's string value is indexed (filterable, counted in facets):
+ * non-empty, and without U+0000, which PostgreSQL's text cannot hold (a term
+ * holding one failed the whole batch there). Such a value stays in the
+ * document and its raw; on both engines alike it is not indexed, and a
+ * filter asking for it matches nothing.
+ */
+export function isIndexable(value: string): boolean {
+  return value !== '' && !value.includes('\u0000');
 }
 
 /** `actor` matches any of these fields of an event. */

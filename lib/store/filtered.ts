@@ -6,6 +6,7 @@ import {
   type FilterField,
   hasWordPrefix,
   inCidr,
+  isIndexable,
   isCidrValue,
   parseCidr,
 } from '@/lib/domain/filters';
@@ -91,7 +92,14 @@ async function dictionary(
 }
 
 /** The dictionary rows of these terms (those the org holds). */
-async function lookup(db: Kysely<Database>, orgId: string, terms: string[]): Promise<DictRow[]> {
+async function lookup(
+  db: Kysely<Database>,
+  orgId: string,
+  candidates: string[],
+): Promise<DictRow[]> {
+  // A value no event's index holds (isIndexable), and which PostgreSQL
+  // would refuse as a parameter: it matches nothing, on both engines.
+  const terms = candidates.filter((t) => isIndexable(t));
   if (terms.length === 0) return [];
   return db
     .selectFrom('term_dict')

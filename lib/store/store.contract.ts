@@ -859,6 +859,58 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.deepEqual(page.events.map(stored), [oddType, withoutRaw, withRaw].map(stored));
     });
 
+    test('a field value holding U+0000 is kept in its document, not indexed, and asking for it matches nothing', async () => {
+      // PostgreSQL's text cannot hold U+0000: such a term failed the whole
+      // batch there (the valid events with it), and a filter or a sign-in
+      // key holding one was a 500. Both engines now treat it alike.
+      const orgN = objectIdAt(base, '7777777777777770');
+      await store.createOrg({ id: orgN, name: 'Org N', created: base });
+      const odd = encodeEvent(orgN, {
+        id: objectIdAt(base, '0000000000d00001'),
+        created: new Date(base).toISOString(),
+        eventTypeName: 'JOINED_ORG',
+        username: 'nul\u0000name',
+        hostname: 'host-with-nul\u0000',
+        isGlobalAdmin: false,
+      });
+      const plain = makeEvent(orgN, 900_101, base + 1_000, 'JOINED_ORG');
+      assert.equal((await store.insertEvents(orgN, [odd, plain])).inserted, 2);
+      const all = await store.listEvents({
+        orgId: orgN,
+        offset: 0,
+        limit: 10,
+        includeCount: true,
+        includeRaw: false,
+      });
+      assert.deepEqual(
+        all.events.map((e) => e.doc),
+        [plain.doc, odd.doc],
+      );
+      for (const filter of [
+        { fields: { username: ['nul\u0000name'] } },
+        { fields: { hostname: ['host-with-nul\u0000', 'other'] } },
+        { actor: ['nul\u0000name'] },
+      ]) {
+        const page = await store.listEvents({
+          orgId: orgN,
+          offset: 0,
+          limit: 10,
+          includeCount: true,
+          includeRaw: false,
+          ...filter,
+        });
+        assert.equal(page.totalCount, 0, JSON.stringify(filter));
+        assert.deepEqual(page.events, []);
+      }
+      const facets = await store.facets({ orgId: orgN }, ['actor', 'hostname'], 10);
+      assert.deepEqual(
+        facets.facets.actor?.map((f) => f.value),
+        [(JSON.parse(plain.doc) as { username: string }).username],
+      );
+      assert.deepEqual(facets.facets.hostname ?? [], []);
+      assert.equal(await store.getApiKeyByPublicKey('ab\u0000cd'), null);
+    });
+
     test('two writers whose batches repeat ids in opposite orders both finish without a deadlock, each id stored once', async () => {
       // Both batches hold the same ids first and last, the other's way round:
       // written in the batches' orders, each waited on a row the other had
