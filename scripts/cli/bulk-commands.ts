@@ -69,6 +69,8 @@ export const seed: Command = async (args, context) => {
   if (values.name !== undefined && !values['create-org']) {
     throw new UsageError('--name only applies with --create-org');
   }
+  // Checked before --create-org writes anything.
+  const batch = batchSize(values['batch-size']);
 
   const store = await context.store();
   let org = await store.getOrg(orgId);
@@ -89,7 +91,7 @@ export const seed: Command = async (args, context) => {
     {
       kind: 'seed',
       options: { orgId, count, seed: seedValue, ...range, variant, orgName: org.name },
-      batchSize: batchSize(values['batch-size']),
+      batchSize: batch,
     },
     {
       onBatch: ({ inserted, skipped }) => {
@@ -145,6 +147,23 @@ export const importFile: Command = async (args, context) => {
   );
   const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
   const file = positionals[0]!;
+  // Every option is checked before the run is recorded: a bad value is a
+  // usage error, not an import run in the ledger.
+  const readOptions = {
+    orgId,
+    rehome: values.rehome ?? false,
+    batchSize: batchSize(values['batch-size']),
+    ...(values['max-record-bytes'] === undefined
+      ? {}
+      : {
+          maxRecordBytes: parseCount(
+            values['max-record-bytes'],
+            '--max-record-bytes',
+            1024,
+            Number.MAX_SAFE_INTEGER,
+          ),
+        }),
+  };
   let size = 0;
   if (file !== '-') {
     const stat = fs.statSync(file, { throwIfNoEntry: false });
@@ -160,46 +179,41 @@ export const importFile: Command = async (args, context) => {
   const progress = size > 0 ? new Progress('Importing', size, 'bytes') : undefined;
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
   const run = await startIngestRun(store, { orgId, kind: 'import', source: file }, () => soFar);
-  const result = await runBulkLoad(
-    store,
-    orgId,
-    {
-      kind: 'import',
-      path: file,
-      runId: run.id,
-      options: {
-        orgId,
-        rehome: values.rehome ?? false,
-        batchSize: batchSize(values['batch-size']),
-        ...(values['max-record-bytes'] === undefined
-          ? {}
-          : {
-              maxRecordBytes: parseCount(
-                values['max-record-bytes'],
-                '--max-record-bytes',
-                1024,
-                Number.MAX_SAFE_INTEGER,
-              ),
-            }),
+  let result;
+  try {
+    result = await runBulkLoad(
+      store,
+      orgId,
+      { kind: 'import', path: file, runId: run.id, options: readOptions },
+      {
+        onIssue: (issue) => {
+          soFar.rejected++;
+          if (issues.length < LISTED_ISSUES) issues.push(issue);
+          if (!context.json && invalidShown < 50) {
+            progress?.finish();
+            context.note(`Skipped ${issue.location}: ${issue.message}`);
+            invalidShown++;
+          }
+        },
+        onBatch: ({ inserted, skipped, progress: bytes }) => {
+          soFar.inserted = inserted;
+          soFar.skipped = skipped;
+          progress?.update(bytes, `${formatNumber(inserted + skipped)} events`);
+        },
       },
-    },
-    {
-      onIssue: (issue) => {
-        soFar.rejected++;
-        if (issues.length < LISTED_ISSUES) issues.push(issue);
-        if (!context.json && invalidShown < 50) {
-          progress?.finish();
-          context.note(`Skipped ${issue.location}: ${issue.message}`);
-          invalidShown++;
-        }
-      },
-      onBatch: ({ inserted, skipped, progress: bytes }) => {
-        soFar.inserted = inserted;
-        soFar.skipped = skipped;
-        progress?.update(bytes, `${formatNumber(inserted + skipped)} events`);
-      },
-    },
-  );
+    );
+  } catch (error) {
+    // A batch the database refused, a worker that died: the run ends failed
+    // with what had committed (left running, the next reader would take it
+    // for a killed process and record it as interrupted).
+    progress?.finish();
+    await endIngestRun(store, run.id, {
+      status: 'failed',
+      ...soFar,
+      detail: error instanceof Error ? error.message : String(error),
+    }).catch(() => undefined);
+    throw error;
+  }
   progress?.finish();
 
   const { summary } = result;

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { generateEvents } from '@/lib/ingest/seed';
 import { cli, cliFrom } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
@@ -37,5 +39,61 @@ describe('CLI: seed and import', () => {
     const imported = cliFrom(elsewhere, db, 'import', '--org', other, 'all.ndjson', '--rehome');
     assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stdout, /10 read, 10 inserted/);
+  });
+
+  test('a bad option value records no import run; a load that throws ends its run as failed', () => {
+    const db = path.join(dir, 'runs.db');
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Runs', '--id', ORG).code, 0);
+    const events = [
+      ...generateEvents({
+        orgId: ORG,
+        count: 30,
+        seed: 4,
+        from: Date.UTC(2026, 0, 1),
+        to: Date.UTC(2026, 0, 2),
+      }),
+    ];
+    const file = path.join(dir, 'runs.ndjson');
+    fs.writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n'));
+    const runs = () => {
+      const listed = cli(db, 'imports', 'list', '--org', ORG, '--json');
+      assert.equal(listed.code, 0, listed.stderr);
+      return (listed.json as { runs: Json[] }).runs;
+    };
+
+    for (const bad of [
+      ['--batch-size', '0'],
+      ['--max-record-bytes', '1023'],
+    ]) {
+      const refused = cli(db, 'import', '--org', ORG, file, ...bad);
+      assert.equal(refused.code, 64, refused.stderr);
+      assert.match(refused.stderr, new RegExp(`^Error: ${bad[0]} must be a whole number`));
+    }
+    assert.deepEqual(runs(), []);
+    // Nor does seed's --create-org create anything before its options are checked.
+    const unseeded = '6b1c2d3e4f5a6b7c8d9e0b03';
+    const seedArgs = ['seed', '--org', unseeded, '--events', '10', '--create-org', '--name', 'N'];
+    assert.equal(cli(db, ...seedArgs, '--batch-size', '0').code, 64);
+    const orgs = cli(db, 'orgs', 'list', '--json').json as Json[];
+    assert.deepEqual(
+      orgs.map((org) => org.id),
+      [ORG],
+    );
+
+    // The second batch's insert fails (a trigger refuses one of its events).
+    const sqlite = new Database(db);
+    sqlite.exec(`CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.id = '${events[14]!.id}'
+      BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+    sqlite.close();
+    const failed = cli(db, 'import', '--org', ORG, file, '--batch-size', '10');
+    assert.equal(failed.code, 1, failed.stdout);
+    assert.match(failed.stderr, /refused by the test/);
+    const [run] = runs();
+    assert.deepEqual(
+      [run?.status, run?.inserted, run?.finished === null],
+      ['failed', 10, false],
+      JSON.stringify(run),
+    );
+    assert.match(String(run?.detail), /refused by the test/);
   });
 });
