@@ -282,6 +282,25 @@ describe('seed generator', () => {
     assert.ok(audit.length > 100, `${audit.length} self-hosted audit events`);
   });
 
+  test("the variants' ids differ (their events do); hosted ids are those of every earlier seed", () => {
+    const options = { ...BASE, count: 500 };
+    const hosted = [...generateEvents(options)].map((e) => e.id);
+    // Pinned: demo stores seeded before the variant took part keep their ids.
+    assert.deepEqual(hosted.slice(0, 3), [
+      '6955fdc1548cbf7022402405',
+      '69563e30548cbf7022402406',
+      '69564885548cbf7022402407',
+    ]);
+    const selfHosted = new Set(
+      [...generateEvents({ ...options, variant: 'self-hosted' })].map((e) => e.id),
+    );
+    assert.equal(selfHosted.size, 500);
+    assert.deepEqual(
+      hosted.filter((id) => selfHosted.has(id)),
+      [],
+    );
+  });
+
   test('the default range is the 90 days up to the current hour, stable within the hour', () => {
     const now = Date.UTC(2026, 4, 17, 13, 42, 10);
     const range = resolveSeedRange({}, now);

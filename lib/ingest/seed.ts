@@ -392,7 +392,14 @@ class SeedGenerator {
     this.typeTable = weightedTable(this.specs.map((s) => s.weight));
     this.metricTable = Uint8Array.from(weightedTable(METRICS.map((x) => x.weight)));
     // Like a real ObjectId: 5 bytes fixed per "process", 3 bytes of counter.
-    this.idTag = this.prng.hex(10);
+    const tag = this.prng.hex(10);
+    // The variants' events differ, so must their ids: with one tag, seeding
+    // the other variant with the same seed and range reused the ids and every
+    // repeat was skipped as already stored. The hosted tag stays as it was
+    // (stores seeded before keep theirs); only the self-hosted one is
+    // drawn from the variant too.
+    this.idTag =
+      options.variant === 'self-hosted' ? new Prng(`${this.seedText}|self-hosted`).hex(10) : tag;
     this.idCounter = this.prng.int(0x1000000);
   }
 

@@ -96,4 +96,18 @@ describe('CLI: seed and import', () => {
     );
     assert.match(String(run?.detail), /refused by the test/);
   });
+
+  test('seed: both variants with the same seed and range go into one organization side by side', () => {
+    const db = path.join(dir, 'variants.db');
+    const args = ['seed', '--org', ORG, '--events', '200', '--seed', '5'];
+    const range = ['--from', '2026-01-01', '--to', '2026-01-08', '--json'];
+    const hosted = cli(db, ...args, '--create-org', '--name', 'Both', ...range);
+    assert.equal(hosted.code, 0, hosted.stderr);
+    const selfHosted = cli(db, ...args, '--variant', 'self-hosted', ...range);
+    assert.equal(selfHosted.code, 0, selfHosted.stderr);
+    assert.deepEqual(
+      [(selfHosted.json as Json).inserted, (selfHosted.json as Json).skipped],
+      [200, 0],
+    );
+  });
 });
