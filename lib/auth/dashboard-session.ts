@@ -108,15 +108,20 @@ async function checkSignIn(
 
 export type SignOutOutcome =
   | { ok: true; cookie: string }
-  /** Sign-out everywhere without a live session to name the key, or the revocation store is down. */
-  | { ok: false; error: ApiError; cookie: string };
+  /**
+   * Sign-out everywhere without a live session to name the key (the cookie
+   * is cleared), or the revocation store is down (no cookie: see signOut).
+   */
+  | { ok: false; error: ApiError; cookie?: string };
 
 /**
  * Dashboard sign-out: the session the cookie names is revoked on every
  * instance (session.ts revokeSession) and the cookie cleared. With
  * `everywhere`, every session of the same key ends too; that needs a live
- * session to say which key (USER_UNAUTHORIZED otherwise). The cookie is
- * cleared whatever happens.
+ * session to say which key (USER_UNAUTHORIZED otherwise). When the
+ * revocation cannot be recorded (Redis down: 503), the cookie is kept: the
+ * session would still open the API on every instance, and a browser that
+ * had dropped its cookie could neither see that nor sign out again.
  */
 export async function signOut(
   store: EventStore,
@@ -134,7 +139,7 @@ export async function signOut(
     if (input.everywhere && !signedOut) return { ok: false, error: userUnauthorized(), cookie };
     return { ok: true, cookie };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error, cookie };
+    if (error instanceof ApiError) return { ok: false, error };
     throw error;
   }
 }

@@ -160,7 +160,7 @@ describe('sign-out ends sessions', () => {
       assert.ok('challenge' in replayed && replayed.challenge.reason.includes('nonce count'));
     });
 
-    test('Redis down: sessions, Digest and sign-in fail closed with 503, never accepted', async () => {
+    test('Redis down: sessions, Digest and sign-in fail closed with 503, never accepted; a sign-out that cannot be recorded keeps the cookie', async () => {
       const down = createRedisAuthState({ url: CLOSED_REDIS_URL, keyPrefix: prefix });
       const originalError = console.error;
       console.error = () => {};
@@ -213,6 +213,12 @@ describe('sign-out ends sessions', () => {
           secure: false,
         });
         assert.ok(!signedOut.ok && signedOut.error.status === 503);
+        // Not signed out anywhere: the browser keeps its cookie, to see that and sign out again.
+        assert.equal(signedOut.cookie, undefined);
+        adoptAuthState(a);
+        assert.equal((await readSession(store, cookie))?.publicKey, keys[0]!.publicKey);
+        assert.ok((await signOut(store, { sealed: cookie, everywhere: false, secure: false })).ok);
+        assert.equal(await readSession(store, cookie), null);
       } finally {
         console.error = originalError;
         await down.close();

@@ -38,6 +38,11 @@ export function leavingSession(): void {
   signingOut = true;
 }
 
+/** The sign-out failed: the session goes on, and a 401 means it expired again. */
+export function stayingInSession(): void {
+  signingOut = false;
+}
+
 /** A 401 in the browser means the session ended: sign in again and come back here. */
 function sendToSignInOnExpiredSession(error: Error): void {
   if (isServer || signingOut || !(error instanceof ApiRequestError) || error.status !== 401) {
