@@ -29,7 +29,9 @@ const EVENT_SUBCOMMANDS: Record<string, Command> = {
 
 export const events: Command = async (args, context) => {
   const [sub, ...rest] = args;
-  const command = sub === undefined ? undefined : EVENT_SUBCOMMANDS[sub];
+  // Own names only: 'constructor', 'toString'... are on every object.
+  const command =
+    sub !== undefined && Object.hasOwn(EVENT_SUBCOMMANDS, sub) ? EVENT_SUBCOMMANDS[sub] : undefined;
   if (!command) {
     const names = Object.keys(EVENT_SUBCOMMANDS).join('|');
     throw new UsageError(sub ? `Unknown command 'events ${sub}'` : `Missing 'events ${names}'`);
