@@ -60,6 +60,20 @@ export function resolveSeedRange(
   return { from, to };
 }
 
+/**
+ * The part of a range seeded events can fall in: its whole seconds, like
+ * the real service's timestamps. Null when it holds none (a range within
+ * one second that does not start on it).
+ */
+export function seedSeconds(range: { from: number; to: number }): {
+  from: number;
+  to: number;
+} | null {
+  const from = Math.ceil(range.from / 1000) * 1000;
+  const to = Math.floor(range.to / 1000) * 1000;
+  return from <= to ? { from, to } : null;
+}
+
 /** One generated event: its public fields in canonical key order, and its raw document. */
 type SeedRecord = { created: number; fields: EventFields; raw: RawDoc | null };
 
@@ -374,11 +388,10 @@ class SeedGenerator {
       throw new RangeError('count must be a non-negative integer');
     }
     this.options = options;
-    const range = resolveSeedRange(options);
-    // Whole seconds, like the real service's timestamps.
-    this.from = Math.ceil(range.from / 1000) * 1000;
-    this.to = Math.floor(range.to / 1000) * 1000;
-    if (!(this.from <= this.to)) throw new RangeError('The seed range is shorter than a second');
+    const seconds = seedSeconds(resolveSeedRange(options));
+    if (!seconds) throw new RangeError('The seed range is shorter than a second');
+    this.from = seconds.from;
+    this.to = seconds.to;
     this.seedText = `${String(options.seed ?? DEFAULT_SEED)}|${options.orgId}`;
     this.prng = new Prng(this.seedText);
     this.world = buildWorld(this.prng, {

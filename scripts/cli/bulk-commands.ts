@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
-import { DEFAULT_SEED, resolveSeedRange } from '@/lib/ingest/seed';
+import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
 import {
   CommandError,
   EXIT,
@@ -61,7 +61,20 @@ export const seed: Command = async (args, context) => {
   try {
     range = resolveSeedRange({ from, to });
   } catch {
-    throw new UsageError('--from must be before --to');
+    // Without --to, say what it was: the user gave only --from.
+    const defaultTo = resolveSeedRange({}).to;
+    throw new UsageError(
+      to === undefined
+        ? `--from (${isoTime(from!)}) must be before --to, which defaults to the start of the current UTC hour (${isoTime(defaultTo)})`
+        : '--from must be before --to',
+    );
+  }
+  // Checked here, not in the worker (which failed with a stack trace):
+  // seeded events are created on whole seconds.
+  if (!seedSeconds(range)) {
+    throw new UsageError(
+      `--from to --to (${isoTime(range.from)} to ${isoTime(range.to)}) holds no whole second: seeded events are created on whole seconds`,
+    );
   }
   if (values['create-org'] && values.name === undefined) {
     throw new UsageError('--create-org needs --name for the new organization');

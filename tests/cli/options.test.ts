@@ -33,4 +33,26 @@ describe('CLI: command lines', () => {
       }
     }
   });
+
+  test('seed: a range holding no whole second, or a --from after the default --to, is a usage error', () => {
+    const seed = ['seed', '--org', '6b1c2d3e4f5a6b7c8d9e0c01', '--events', '10'];
+    const short = cli(
+      db,
+      ...seed,
+      ...['--from', '2026-01-01T00:00:00.100Z', '--to', '2026-01-01T00:00:00.900Z', '--json'],
+    );
+    assert.equal(short.code, 64, short.stderr);
+    assert.match(
+      String((short.json as { error: Json }).error.message),
+      /^--from to --to \(2026-01-01T00:00:00.100Z to 2026-01-01T00:00:00.900Z\) holds no whole second/,
+    );
+    assert.doesNotMatch(short.stderr, /\n\s+at /);
+
+    const late = cli(db, ...seed, '--from', '2030-01-01');
+    assert.equal(late.code, 64, late.stderr);
+    assert.match(
+      late.stderr.split('\n')[0]!,
+      /--from \(2030-01-01T00:00:00.000Z\) must be before --to, which defaults to the start of the current UTC hour \(\d{4}-\d\d-\d\dT\d\d:00:00.000Z\)/,
+    );
+  });
 });
