@@ -68,6 +68,14 @@ export type { Variant } from '@/lib/domain/catalog';
 
 let cached: Config | undefined;
 
+/** The environment's configuration is invalid: what to fix is in the message. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
 export function getConfig(): Config {
   if (!cached) {
     // `NAME=` (as compose files and shells leave it) means unset, not an invalid value.
@@ -77,7 +85,7 @@ export function getConfig(): Config {
       const problems = parsed.error.issues
         .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
         .join('; ');
-      throw new Error(`Invalid configuration: ${problems}`);
+      throw new ConfigError(`Invalid configuration: ${problems}`);
     }
     cached = parsed.data;
   }

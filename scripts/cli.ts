@@ -3,7 +3,7 @@
  * `npm run cli -- help`) for commands, options and exit codes.
  */
 import { prettyJson } from '@/lib/domain/json-text';
-import { getConfig } from '@/lib/config';
+import { ConfigError, getConfig } from '@/lib/config';
 import type { EventStore } from '@/lib/store/types';
 import { CommandError, EXIT, UsageError } from './cli/args';
 import { logToStderr } from '@/lib/ops/log';
@@ -58,8 +58,6 @@ function globalOptions(argv: string[]): {
 }
 
 async function main(argv: string[]): Promise<number> {
-  // stdout carries the command's output only (`--json | jq`).
-  logToStderr();
   const json = argv.includes('--json');
   let emitted = false;
   let store: EventStore | undefined;
@@ -101,18 +99,26 @@ async function main(argv: string[]): Promise<number> {
     }
     const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!load) throw new UsageError(`Unknown command '${name}'`);
+    // Inside the try (help needs no configuration): an invalid configuration
+    // (the logger reads LOG_LEVEL) is reported as every error is, --json too.
+    getConfig();
+    // stdout carries the command's output only (`--json | jq`).
+    logToStderr();
     const command = await load();
     return await command(rest, context);
   } catch (error) {
     const usage = error instanceof UsageError;
-    const known = usage || error instanceof CommandError;
+    const config = error instanceof ConfigError;
+    const known = usage || config || error instanceof CommandError;
     const message = error instanceof Error ? error.message : String(error);
     const code = usage ? EXIT.usage : error instanceof CommandError ? error.exitCode : EXIT.failed;
     process.stderr.write(`Error: ${message}\n`);
     if (usage) process.stderr.write("Run 'npx org-events help' for usage.\n");
     else if (!known && process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
     if (json && !emitted) {
-      context.emit({ error: { code: usage ? 'usage' : 'failed', message, exitCode: code } });
+      context.emit({
+        error: { code: usage ? 'usage' : config ? 'config' : 'failed', message, exitCode: code },
+      });
     }
     return code;
   } finally {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cli } from './run-cli';
+import { cli, cliWith } from './run-cli';
 
 type Json = Record<string, unknown>;
 
@@ -54,5 +54,23 @@ describe('CLI: command lines', () => {
       late.stderr.split('\n')[0]!,
       /--from \(2030-01-01T00:00:00.000Z\) must be before --to, which defaults to the start of the current UTC hour \(\d{4}-\d\d-\d\dT\d\d:00:00.000Z\)/,
     );
+  });
+
+  test('an invalid configuration is reported like any error: one JSON document under --json, exit 1', () => {
+    for (const [name, value] of [
+      ['ORG_EVENTS_SECRET', 'short'],
+      ['LOG_LEVEL', 'bogus'],
+    ] as const) {
+      const result = cliWith({ env: { [name]: value } }, db, 'orgs', 'list', '--json');
+      assert.equal(result.code, 1, result.stderr);
+      const error = (result.json as { error: Json }).error;
+      assert.deepEqual([error.code, error.exitCode], ['config', 1], name);
+      assert.match(String(error.message), new RegExp(`^Invalid configuration: ${name}: `));
+      assert.match(result.stderr, new RegExp(`^Error: Invalid configuration: ${name}: `));
+      assert.doesNotMatch(result.stderr, /\n\s+at /);
+    }
+    // Help needs no configuration.
+    const help = cliWith({ env: { LOG_LEVEL: 'bogus' } }, db, 'help');
+    assert.equal(help.code, 0, help.stderr);
   });
 });
