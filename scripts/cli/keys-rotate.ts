@@ -3,6 +3,7 @@ import { storedHa1s } from '@/lib/auth/api-keys';
 import { signOutEverywhere } from '@/lib/auth/session';
 import { getAuthState } from '@/lib/auth/shared-state';
 import { getConfig } from '@/lib/config';
+import { ApiError } from '@/lib/domain/errors';
 import { CommandError, EXIT, parseCommand, parsePublicKey, requireOption } from './args';
 import type { CommandContext } from './context';
 
@@ -22,15 +23,28 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
   const record = await store.getApiKeyByPublicKey(publicKey);
   if (!record) throw new CommandError(`No API key with public key ${publicKey}`);
   const privateKey = randomUUID();
-  const updated = await store.setApiKeyHa1(
-    record.id,
-    storedHa1s(record.id, publicKey, record.realm, privateKey),
-  );
-  if (!updated) throw new CommandError(`No API key with public key ${publicKey}`);
   const sessionsEnded = getConfig().REDIS_URL !== undefined;
-  if (sessionsEnded) {
-    await signOutEverywhere(record.id);
-    await getAuthState().close();
+  let lateSessionsEnded = true;
+  try {
+    // Sessions end first: when Redis cannot record that, nothing has changed
+    // yet. Rotating first lost the key: the new one was never printed, as
+    // the command failed after the old one had been replaced.
+    if (sessionsEnded) await endSessions(record.id, 'the key was not rotated');
+    const updated = await store.setApiKeyHa1(
+      record.id,
+      storedHa1s(record.id, publicKey, record.realm, privateKey),
+    );
+    if (!updated) throw new CommandError(`No API key with public key ${publicKey}`);
+    // And again: a sign-in with the old key may have come in between.
+    if (sessionsEnded) {
+      lateSessionsEnded = await endSessions(record.id, '').then(
+        () => true,
+        () => false,
+      );
+    }
+  } finally {
+    // An unreachable Redis keeps reconnecting, and the process alive, until closed.
+    if (sessionsEnded) await getAuthState().close();
   }
   context.emit({ publicKey, apiKeyId: record.id, privateKey, sessionsEnded });
   context.say(
@@ -44,7 +58,25 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
       sessionsEnded
         ? 'Dashboard sessions signed in with this key have been ended.'
         : 'Dashboard sessions signed in with the old key last until they expire (set REDIS_URL to end them at once).',
+      ...(lateSessionsEnded
+        ? []
+        : [
+            'Warning: Redis stopped answering after the rotation; a dashboard sign-in with the old key made during it may last until it expires.',
+          ]),
     ].join('\n'),
   );
   return EXIT.ok;
+}
+
+/** Every dashboard session of the key ends, on every instance sharing Redis; an operator's message if not. */
+async function endSessions(apiKeyId: string, consequence: string): Promise<void> {
+  try {
+    await signOutEverywhere(apiKeyId);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'SERVICE_UNAVAILABLE') throw error;
+    // The error is the API's 503 text; an operator needs what it means here.
+    throw new CommandError(
+      `Could not end the key's dashboard sessions: Redis (REDIS_URL) did not answer${consequence ? `; ${consequence}` : ''}. Retry when Redis answers.`,
+    );
+  }
 }

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { privateKeyMatches } from '@/lib/auth/api-keys';
 import { openStore } from '@/lib/store';
 import { parseCsv } from '@/tests/helpers/csv';
-import { cli } from './run-cli';
+import { CLOSED_REDIS_URL } from '@/tests/helpers/redis';
+import { cli, cliWith } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0e01';
 const COPY = '6b1c2d3e4f5a6b7c8d9e0e02';
@@ -196,5 +197,35 @@ describe('CLI: events list, get, export and keys rotate', () => {
       await store.close();
     }
     assert.equal(cli(db, 'keys', 'rotate', '--key', 'zzzzzzzz').code, 1);
+  });
+
+  test('keys rotate with Redis unreachable: nothing rotated, a clear error, and the process ends', async () => {
+    const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
+    const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
+    const started = Date.now();
+    const rotated = cliWith(
+      { env: { REDIS_URL: CLOSED_REDIS_URL } },
+      db,
+      'keys',
+      'rotate',
+      '--key',
+      publicKey,
+      '--json',
+    );
+    assert.equal(rotated.code, 1, rotated.stderr);
+    assert.ok(Date.now() - started < 30_000, 'exits, not reconnecting forever');
+    const message = (rotated.json as { error: { message: string } }).error.message;
+    assert.match(
+      message,
+      /Could not end the key's dashboard sessions: Redis \(REDIS_URL\) did not answer/,
+    );
+    assert.match(message, /the key was not rotated/);
+    const store = await openStore(`file:${db}`);
+    try {
+      const record = (await store.getApiKeyByPublicKey(publicKey))!;
+      assert.equal(privateKeyMatches(record, privateKey, REALM), true, 'the old key still works');
+    } finally {
+      await store.close();
+    }
   });
 });
