@@ -31,7 +31,7 @@ import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
-import { routeNotFound, serviceUnavailable } from '@/lib/domain/errors';
+import { malformedPath, routeNotFound, serviceUnavailable } from '@/lib/domain/errors';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { startNextThread } from '@/lib/http/next-thread';
 import { flushLog, getLogger } from '@/lib/ops/log';
@@ -75,6 +75,16 @@ function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: ProbeAns
 function answerNotServedHere(req: IncomingMessage, res: ServerResponse): void {
   const notHere = routeNotFound(splitTarget(req.url ?? '/').path);
   writeApiResponse(req, res, errorResponse(notHere, PLAIN_FORMAT));
+}
+
+/** Whether every percent-escape of a path decodes (to UTF-8), as Next's routing requires. */
+function isDecodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Next's thread has exited or dropped the connection: the dashboard is down, not the process. */
@@ -168,6 +178,12 @@ async function main(): Promise<void> {
     // Next cannot read a target that is no path (`*`) as a URL: it answered 500.
     if (!req.url?.startsWith('/')) {
       answerNotServedHere(req, res);
+      return;
+    }
+    // Nor decode a malformed percent-escape (`/orgs/%/events`): a 500 as well.
+    const { path } = splitTarget(req.url);
+    if (!isDecodable(path)) {
+      writeApiResponse(req, res, errorResponse(malformedPath(path), PLAIN_FORMAT));
       return;
     }
     // Next's own failures are answered and logged in its thread (next-thread-worker.ts).

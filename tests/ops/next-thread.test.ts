@@ -95,4 +95,41 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       assert.equal((JSON.parse(body) as { errorCode: string }).errorCode, 'RESOURCE_NOT_FOUND');
     }
   });
+
+  test("the dashboard's API answers JSON: 404 for a path no route serves, 405 with Allow for a method", async () => {
+    for (const path of ['/api/nonexistent', '/api/orgs/5f00000000000000000000c3/other']) {
+      const res = await send(`${server.baseUrl}${path}`, { method: 'POST' });
+      assert.equal(res.status, 404, `${path}: ${res.status} ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(res.json<{ errorCode: string }>().errorCode, 'RESOURCE_NOT_FOUND');
+    }
+    for (const [method, path, allow] of [
+      ['GET', '/api/session', 'POST, DELETE'],
+      ['PUT', '/api/session', 'POST, DELETE'],
+      ['DELETE', '/api/orgs/5f00000000000000000000c3/views', 'GET, POST'],
+      ['GET', '/api/orgs/5f00000000000000000000c3/views/5f00000000000000000000c4', 'PATCH, DELETE'],
+    ] as const) {
+      const res = await send(`${server.baseUrl}${path}`, { method });
+      assert.equal(res.status, 405, `${method} ${path}: ${res.status} ${res.text}`);
+      assert.equal(res.headers.get('allow'), allow);
+      assert.equal(res.json<{ errorCode: string }>().errorCode, 'METHOD_NOT_ALLOWED');
+    }
+  });
+
+  test('a path whose percent-escape does not decode is a JSON 400, not a 500 from Next', async () => {
+    for (const [method, path] of [
+      ['GET', '/orgs/%/events'],
+      ['GET', '/api/orgs/%%/views'],
+      ['POST', '/api/orgs/5f00000000000000000000c3/views/%zz'],
+      ['DELETE', '/api/session/%C3%28'],
+    ] as const) {
+      const res = await send(`${server.baseUrl}${path}`, { method });
+      assert.equal(res.status, 400, `${method} ${path}: ${res.status} ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(
+        (JSON.parse(res.text) as { errorCode: string }).errorCode,
+        'PATH_PARAM_PARSE_ERROR',
+      );
+    }
+  });
 });
