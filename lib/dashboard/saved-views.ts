@@ -5,9 +5,7 @@ import { getConfig } from '@/lib/config';
 import type { SavedViewJson, SavedViewState } from '@/lib/client/saved-views';
 import { SAVED_VIEW_NAME_MAX } from '@/lib/client/saved-views';
 import {
-  type ApiError,
   crossSiteRequest,
-  errorJson,
   invalidAttribute,
   malformedPath,
   orgNotFound,
@@ -21,6 +19,7 @@ import { isSameOriginRequest, readBodyText } from '@/lib/http/request';
 import { getStore } from '@/lib/store';
 import type { EventStore, SavedView } from '@/lib/store/types';
 import { getLogger } from '@/lib/ops/log';
+import { errorResponse, NO_STORE } from './responses';
 
 /**
  * The dashboard's saved-views route: the session cookie names the key, and
@@ -28,7 +27,6 @@ import { getLogger } from '@/lib/ops/log';
  * Failures use the service's one error model (lib/domain/errors.ts).
  */
 
-const NO_STORE = { 'Cache-Control': 'no-store' };
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_STATE_CHARS = 8 * 1024;
 
@@ -39,12 +37,6 @@ function json(status: number, body: unknown): Response {
     status,
     headers: body === null ? NO_STORE : { 'Content-Type': 'application/json', ...NO_STORE },
   });
-}
-
-function errorResponse(error: ApiError): Response {
-  const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
-  for (const [name, value] of error.headers) headers.set(name, value);
-  return new Response(errorJson(error), { status: error.status, headers });
 }
 
 function toJson(view: SavedView, principal: Principal): SavedViewJson {

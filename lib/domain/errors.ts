@@ -152,6 +152,16 @@ export function methodNotAllowed(method: string): ApiError {
   );
 }
 
+/** A dashboard route asked with a method it does not serve (`allowed`: those it does). */
+export function methodNotAllowedHere(method: string, allowed: readonly string[]): ApiError {
+  return new ApiError(
+    'METHOD_NOT_ALLOWED',
+    `HTTP method ${method} is not allowed here; this resource answers ${allowed.join(', ')}.`,
+    [method],
+    [['Allow', allowed.join(', ')]],
+  );
+}
+
 export function rateLimited(retryAfterSeconds: number): ApiError {
   return new ApiError(
     'RATE_LIMITED',

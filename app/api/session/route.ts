@@ -8,7 +8,8 @@ import {
   safeNextPath,
 } from '@/lib/http/request';
 import { getConfig } from '@/lib/config';
-import { type ApiError, crossSiteRequest, errorJson } from '@/lib/domain/errors';
+import { crossSiteRequest } from '@/lib/domain/errors';
+import { errorResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
 import { getStore } from '@/lib/store';
 
 /**
@@ -18,8 +19,6 @@ import { getStore } from '@/lib/store';
  * and the cookie cleared. `?everywhere=true` ends every session of the same
  * key (401 USER_UNAUTHORIZED without a live session to name it).
  */
-
-const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export async function POST(request: Request): Promise<Response> {
   const { TRUST_PROXY } = getConfig();
@@ -74,13 +73,6 @@ export async function DELETE(request: Request): Promise<Response> {
   return new Response(null, { status: 204, headers });
 }
 
-function errorResponse(error: ApiError, setCookie?: string): Response {
-  const headers = new Headers({ 'Content-Type': 'application/json', ...NO_STORE });
-  for (const [name, value] of error.headers) headers.set(name, value);
-  if (setCookie) headers.append('Set-Cookie', setCookie);
-  return new Response(errorJson(error), { status: error.status, headers });
-}
-
 /** Sign-in bodies are tiny; anything large or malformed reads as empty fields (a 400). */
 const MAX_BODY_BYTES = 8 * 1024;
 
@@ -97,3 +89,7 @@ async function readFields(request: Request, isForm: boolean): Promise<Record<str
     return {};
   }
 }
+
+// GET, PUT, PATCH /api/session – a JSON 405 naming POST and DELETE
+const refused = refuseMethod(['POST', 'DELETE']);
+export { refused as GET, refused as PUT, refused as PATCH };

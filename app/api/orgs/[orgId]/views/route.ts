@@ -1,3 +1,4 @@
+import { refuseMethod } from '@/lib/dashboard/responses';
 import { createView, listViews, withViewsAccess } from '@/lib/dashboard/saved-views';
 
 type Params = { params: Promise<{ orgId: string }> };
@@ -11,3 +12,7 @@ export function GET(request: Request, { params }: Params): Promise<Response> {
 export function POST(request: Request, { params }: Params): Promise<Response> {
   return withViewsAccess(request, params, (context) => createView(context, request));
 }
+
+// PUT, PATCH, DELETE /api/orgs/{orgId}/views – a JSON 405 naming GET and POST
+const refused = refuseMethod(['GET', 'POST']);
+export { refused as PUT, refused as PATCH, refused as DELETE };

@@ -1,3 +1,4 @@
+import { refuseMethod } from '@/lib/dashboard/responses';
 import { deleteView, updateView, withViewsAccess } from '@/lib/dashboard/saved-views';
 
 type Params = { params: Promise<{ orgId: string; viewId: string }> };
@@ -13,3 +14,7 @@ export function PATCH(request: Request, { params }: Params): Promise<Response> {
 export function DELETE(request: Request, { params }: Params): Promise<Response> {
   return withViewsAccess(request, params, (context, viewId) => deleteView(context, viewId!));
 }
+
+// GET, PUT, POST /api/orgs/{orgId}/views/{viewId} – a JSON 405 naming PATCH and DELETE
+const refused = refuseMethod(['PATCH', 'DELETE']);
+export { refused as GET, refused as PUT, refused as POST };
