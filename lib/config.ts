@@ -1,12 +1,26 @@
 import { z } from 'zod';
 import { VARIANTS } from '@/lib/domain/catalog';
+import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
 
 /**
  * Runtime configuration, read once from the environment and validated.
  * Every knob the README documents lives here; nothing else reads process.env.
  */
 const configSchema = z.object({
-  DATABASE_URL: z.string().min(1).default('file:./data/org-events.db'),
+  // Checked here, so a URL of no supported form (postgress://, mysql://) is
+  // refused at start instead of opening a new SQLite file named after it.
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .superRefine((url, ctx) => {
+      try {
+        parseDatabaseUrl(url);
+      } catch (error) {
+        if (!(error instanceof DatabaseUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+      }
+    })
+    .default('file:./data/org-events.db'),
   EVENTS_VARIANT: z.enum(VARIANTS).default('hosted'),
   DIGEST_REALM: z.string().min(1).default('MMS Public API'),
   PUBLIC_BASE_URL: z

@@ -7,6 +7,7 @@ import { ConfigError, getConfig } from '@/lib/config';
 import type { EventStore } from '@/lib/store/types';
 import { CommandError, EXIT, UsageError } from './cli/args';
 import { logToStderr } from '@/lib/ops/log';
+import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
 import type { Command, CommandContext } from './cli/context';
 import { HELP } from './cli/help';
 
@@ -51,7 +52,15 @@ function globalOptions(argv: string[]): {
         );
       }
       database = arg === '--database' ? argv[++i] : arg.slice('--database='.length);
-      if (database === undefined) throw new UsageError("Option '--database' needs a value");
+      // Empty ('--database=') is no store: it fell through to a file named ''.
+      if (!database) throw new UsageError("Option '--database' needs a value");
+      try {
+        parseDatabaseUrl(database);
+      } catch (error) {
+        // A mistake on the command line (postgress://, file:x.db?mode=ro), not a file to create.
+        if (error instanceof DatabaseUrlError) throw new UsageError(`--database: ${error.message}`);
+        throw error;
+      }
     } else args.push(arg);
   }
   return { args, json, database, help };

@@ -1,4 +1,5 @@
 import { getConfig } from '@/lib/config';
+import { parseDatabaseUrl } from './database-url';
 import { PostgresStore } from './postgres';
 import { SqliteStore } from './sqlite';
 import type { EventStore } from './types';
@@ -6,17 +7,7 @@ import type { EventStore } from './types';
 export type { EventStore, StoreHealth } from './types';
 export { StoreUnavailableError, isUnavailable } from './errors';
 export { setStoreLogger, type StoreLogger } from './log';
-
-/** Which engine a DATABASE_URL names, and where. */
-export function parseDatabaseUrl(
-  url: string,
-): { engine: 'sqlite'; filename: string } | { engine: 'postgres'; connectionString: string } {
-  if (/^postgres(ql)?:\/\//i.test(url)) return { engine: 'postgres', connectionString: url };
-  if (url === ':memory:') return { engine: 'sqlite', filename: ':memory:' };
-  const filename = url.replace(/^(sqlite|file):(\/\/)?/i, '');
-  if (!filename) throw new Error(`DATABASE_URL names no SQLite file: ${url}`);
-  return { engine: 'sqlite', filename };
-}
+export { DatabaseUrlError, parseDatabaseUrl, type DatabaseTarget } from './database-url';
 
 /**
  * Opens (and migrates) the store a DATABASE_URL names. Both engines' modules

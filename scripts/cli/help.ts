@@ -108,7 +108,8 @@ Options for every command:
   --json            Print exactly one JSON document on stdout (errors too:
                     {"error": {...}}). Progress and notes still go to stderr.
   --database URL    Use this database instead of DATABASE_URL
-                    (file:./data/org-events.db, or postgres://...).
+                    (file:./data/org-events.db, a file path, or postgres://...;
+                    any other scheme://, or a file: URL with a ?query, is refused).
 
 Values:
   ROLE    ${ORG_ROLES.join(', ')}

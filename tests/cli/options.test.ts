@@ -73,4 +73,46 @@ describe('CLI: command lines', () => {
     const help = cliWith({ env: { LOG_LEVEL: 'bogus' } }, db, 'help');
     assert.equal(help.code, 0, help.stderr);
   });
+
+  test('a database URL of no supported form is refused, never taken for a file name', () => {
+    const work = fs.mkdtempSync(path.join(dir, 'urls-'));
+    const supported =
+      /\(supported: file:PATH, sqlite:PATH, a file path, :memory:, postgres:\/\/\.\.\. or postgresql:\/\/\.\.\.\)/;
+    const cases: [string, RegExp][] = [
+      ['postgress://localhost/events', /unsupported scheme 'postgress:\/\/'/],
+      ['mysql://x', /unsupported scheme 'mysql:\/\/'/],
+      [`file:${work}/q.db?mode=ro`, /no query string/],
+      [`sqlite:${work}/q.db#x`, /no query string/],
+    ];
+    for (const [url, problem] of cases) {
+      // On the command line: a usage error naming --database.
+      const given = cliWith({ cwd: work }, url, 'orgs', 'list', '--json');
+      assert.equal(given.code, 64, `${url}: ${given.stderr}`);
+      const message = String((given.json as { error: Json }).error.message);
+      assert.match(message, /^--database: /, url);
+      assert.match(message, problem, url);
+      assert.match(message, supported, url);
+      // In the environment: an invalid configuration.
+      const configured = cliWith(
+        { cwd: work, env: { DATABASE_URL: url } },
+        undefined,
+        ...['orgs', 'list', '--json'],
+      );
+      assert.equal(configured.code, 1, `${url}: ${configured.stderr}`);
+      const error = (configured.json as { error: Json }).error;
+      assert.equal(error.code, 'config', url);
+      assert.match(String(error.message), /^Invalid configuration: DATABASE_URL: /, url);
+      assert.match(String(error.message), problem, url);
+    }
+    assert.deepEqual(fs.readdirSync(work), [], 'no file was created');
+
+    for (const empty of [['--database='], ['--database', '']]) {
+      const result = cliWith({ cwd: work }, undefined, 'orgs', 'list', ...empty, '--json');
+      assert.equal(result.code, 64, result.stderr);
+      assert.equal(
+        (result.json as { error: Json }).error.message,
+        "Option '--database' needs a value",
+      );
+    }
+  });
 });

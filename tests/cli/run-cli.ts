@@ -24,47 +24,49 @@ export type CliOptions = {
   input?: string;
   /** Variables set over this process's environment (undefined removes one). */
   env?: Record<string, string | undefined>;
+  /**
+   * Run from this directory, through bin/org-events.mjs as `npx org-events`
+   * does (`node --import tsx` finds tsx from the project's directory only).
+   */
+  cwd?: string;
 };
 
-/** The same, with stdin and environment of the test's choosing. */
-export function cliWith(options: CliOptions, database: string, ...args: string[]): CliResult {
-  return run([CLI, ...args, '--database', database], ROOT, options, args.includes('--json'));
-}
-
-/**
- * The CLI as `npx org-events` runs it (bin/org-events.mjs), from the
- * directory `cwd`: nothing may depend on being started from the project.
- */
-export function cliFrom(cwd: string, database: string, ...args: string[]): CliResult {
-  return run(
-    [path.join(ROOT, 'bin/org-events.mjs'), ...args, '--database', database],
-    cwd,
-    {},
-    args.includes('--json'),
+/** The same, with stdin, environment and directory of the test's choosing; no --database if undefined. */
+export function cliWith(
+  options: CliOptions,
+  database: string | undefined,
+  ...args: string[]
+): CliResult {
+  const argv = [...args, ...(database === undefined ? [] : ['--database', database])];
+  const result = spawnSync(
+    process.execPath,
+    options.cwd === undefined
+      ? ['--import', 'tsx', CLI, ...argv]
+      : [path.join(ROOT, 'bin/org-events.mjs'), ...argv],
+    {
+      cwd: options.cwd ?? ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'test', ...options.env },
+      timeout: 120_000,
+      input: options.input,
+    },
   );
-}
-
-function run(argv: string[], cwd: string, options: CliOptions, json: boolean): CliResult {
-  // bin/org-events.mjs loads tsx itself; scripts/cli.ts needs it preloaded.
-  const preload = argv[0] === CLI ? ['--import', 'tsx'] : [];
-  const result = spawnSync(process.execPath, [...preload, ...argv], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_ENV: 'test', ...options.env },
-    timeout: 120_000,
-    input: options.input,
-  });
-  let parsed: unknown;
-  if (json) {
+  let json: unknown;
+  if (args.includes('--json')) {
     try {
-      parsed = JSON.parse(result.stdout);
+      json = JSON.parse(result.stdout);
     } catch {
       throw new Error(
         `--json output is not one JSON document:\n${result.stdout}\n${result.stderr}`,
       );
     }
   }
-  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json: parsed };
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+/** The CLI run from the directory `cwd`: nothing may depend on being started from the project. */
+export function cliFrom(cwd: string, database: string, ...args: string[]): CliResult {
+  return cliWith({ cwd }, database, ...args);
 }
 
 /** Starts the CLI without waiting, for tests that interrupt it. */
