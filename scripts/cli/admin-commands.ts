@@ -8,6 +8,7 @@ import {
   EXIT,
   parseCommand,
   parseObjectId,
+  parseOrgName,
   parsePublicKey,
   parseRole,
   requireOption,
@@ -43,8 +44,7 @@ async function createOrg(args: string[], context: CommandContext): Promise<numbe
     { name: { type: 'string' }, id: { type: 'string' } },
     { min: 0, max: 0, names: '' },
   );
-  const name = requireOption(values.name, '--name').trim();
-  if (name.length > 64) throw new UsageError('--name must be at most 64 characters');
+  const name = parseOrgName(values.name);
   const id = values.id === undefined ? newObjectId() : parseObjectId(values.id, '--id');
   const store = await context.store();
   if (await store.getOrg(id))

@@ -65,6 +65,22 @@ export function requireOption(value: string | undefined, flag: string): string {
   return value;
 }
 
+/** The longest organization name the CLI accepts. */
+export const MAX_ORG_NAME = 64;
+
+/**
+ * An organization's name, trimmed: required and at most MAX_ORG_NAME
+ * characters. One check for every command that creates an organization
+ * (orgs create, seed --create-org).
+ */
+export function parseOrgName(value: string | undefined, flag = '--name'): string {
+  const name = requireOption(value, flag).trim();
+  if (name.length > MAX_ORG_NAME) {
+    throw new UsageError(`${flag} must be at most ${MAX_ORG_NAME} characters`);
+  }
+  return name;
+}
+
 export function parseObjectId(value: string, flag: string): string {
   if (!isObjectId(value)) {
     throw new UsageError(`${flag} must be 24 lowercase hexadecimal digits, got '${value}'`);

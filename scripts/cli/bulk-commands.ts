@@ -10,6 +10,7 @@ import {
   parseCount,
   parseDate,
   parseObjectId,
+  parseOrgName,
   requireOption,
   UsageError,
 } from './args';
@@ -82,14 +83,22 @@ export const seed: Command = async (args, context) => {
   if (values.name !== undefined && !values['create-org']) {
     throw new UsageError('--name only applies with --create-org');
   }
+  // Checked as orgs create checks it, before anything is written.
+  const name = values['create-org'] ? parseOrgName(values.name) : undefined;
   // Checked before --create-org writes anything.
   const batch = batchSize(values['batch-size']);
 
   const store = await context.store();
   let org = await store.getOrg(orgId);
-  if (!org && values['create-org']) {
-    org = await store.createOrg({ id: orgId, name: values.name!.trim(), created: Date.now() });
+  if (!org && name !== undefined) {
+    org = await store.createOrg({ id: orgId, name, created: Date.now() });
     context.note(`Created organization "${org.name}" (${org.id}).`);
+  } else if (org && name !== undefined && name !== org.name) {
+    // --create-org only creates a missing organization, so a re-run of the
+    // same seed works; a name that differs is said, not silently dropped.
+    context.note(
+      `Organization ${orgId} exists as "${org.name}": --name "${name}" is not applied (seed never renames).`,
+    );
   }
   if (!org) {
     throw new CommandError(

@@ -12,7 +12,8 @@ Commands:
       Create or upgrade the database schema (every command also does this).
 
   orgs create --name NAME [--id ID]
-      Create an organization. ID: 24 lowercase hex digits (default: a new one).
+      Create an organization. NAME: 1 to 64 characters (trimmed). ID: 24
+      lowercase hex digits (default: a new one).
   orgs list
       List organizations with their event counts.
 
@@ -35,10 +36,12 @@ Commands:
   seed --org ORG_ID --events N [--seed S] [--from DATE] [--to DATE]
        [--variant hosted|self-hosted] [--batch-size N] [--create-org --name NAME]
       Generate N realistic demo events. The organization must exist, or pass
-      --create-org --name NAME to create it. Deterministic: the same --seed
-      (default 1), organization and range give the same events, so re-running
-      adds nothing. Without --from/--to the range is the 90 days up to the
-      start of the current UTC hour.
+      --create-org --name NAME to create it if missing (NAME as for orgs
+      create; an existing organization is used as it is, and a NAME that
+      differs from its name is noted on stderr, not applied). Deterministic:
+      the same --seed (default 1), variant, organization and range give the
+      same events, so re-running adds nothing. Without --from/--to the range
+      is the 90 days up to the start of the current UTC hour.
 
   import --org ORG_ID FILE [--rehome] [--batch-size N] [--max-record-bytes N]
       Import events from FILE ("-" for stdin): a list envelope as the API

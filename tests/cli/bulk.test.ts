@@ -110,4 +110,54 @@ describe('CLI: seed and import', () => {
       [200, 0],
     );
   });
+
+  test("seed --create-org checks --name as orgs create does; an existing org's other name is noted, not applied", () => {
+    const db = path.join(dir, 'names.db');
+    const seed = [
+      'seed',
+      '--org',
+      ORG,
+      '--events',
+      '10',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-02',
+    ];
+    for (const [name, message] of [
+      ['   ', /^Error: --name is required/],
+      ['x'.repeat(65), /^Error: --name must be at most 64 characters/],
+    ] as const) {
+      for (const command of [seed, ['orgs', 'create', '--id', ORG]]) {
+        const refused = cli(
+          db,
+          ...command,
+          ...(command === seed ? ['--create-org'] : []),
+          '--name',
+          name,
+        );
+        assert.equal(refused.code, 64, `${command[0]}: ${refused.stderr}`);
+        assert.match(refused.stderr, message, command[0]);
+      }
+    }
+    assert.deepEqual(cli(db, 'orgs', 'list', '--json').json, []);
+
+    const created = cli(db, ...seed, '--create-org', '--name', '  Named  ');
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stderr, /Created organization "Named"/);
+    const again = cli(db, ...seed, '--create-org', '--name', 'Named');
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stderr, /--name/);
+    const renamed = cli(db, ...seed, '--create-org', '--name', 'Other');
+    assert.equal(renamed.code, 0, renamed.stderr);
+    assert.match(
+      renamed.stderr,
+      new RegExp(`Organization ${ORG} exists as "Named": --name "Other" is not applied`),
+    );
+    const orgs = cli(db, 'orgs', 'list', '--json').json as Json[];
+    assert.deepEqual(
+      orgs.map((org) => org.name),
+      ['Named'],
+    );
+  });
 });
