@@ -6,6 +6,7 @@ import type {
   IngestRun,
   IngestRunKind,
   IngestRunPatch,
+  IngestRunStatus,
 } from '@/lib/store/types';
 
 /**
@@ -73,15 +74,34 @@ export async function startIngestRun(
   return created;
 }
 
+/**
+ * Records a run's end. A run undone meanwhile (`imports undo --force` while
+ * it went on) stays undone: overwriting that with `finished` made a ledger
+ * whose run says it holds events that are gone. Its detail then says what
+ * the run did after the undo, whose events a second undo removes. Returns
+ * the status the run ends with.
+ */
 export async function endIngestRun(
   store: EventStore,
   id: string,
   patch: IngestRunPatch & Pick<IngestRun, 'status'>,
-): Promise<void> {
+): Promise<IngestRunStatus> {
   clearInterval(heartbeats.get(id));
   heartbeats.delete(id);
   const now = Date.now();
-  await store.updateIngestRun(id, { ...patch, finished: now, heartbeat: now });
+  const ended = { ...patch, finished: now, heartbeat: now };
+  if (await store.updateIngestRun(id, ended, { unlessStatus: 'undone' })) return patch.status;
+  const run = await store.getIngestRun(id);
+  const after =
+    `it went on until ${new Date(now).toISOString()} and ended ${patch.status}` +
+    `${patch.inserted === undefined ? '' : ` (${patch.inserted} inserted in all)`}; ` +
+    `what it inserted after the undo remains: 'imports undo ${id}' again removes it`;
+  await store.updateIngestRun(id, {
+    finished: now,
+    heartbeat: now,
+    detail: run?.detail ? `${run.detail}; ${after}` : after,
+  });
+  return 'undone';
 }
 
 /** Whether a process with this id exists on this machine (EPERM: it does, another user's). */
@@ -150,7 +170,7 @@ export class UndoRefusedError extends Error {
  * Removes the events a run inserted, counters kept exact. A run that is
  * still alive is refused unless `force` (it would go on inserting); a killed
  * one is settled as interrupted first and undone like any other. An undone
- * run is refused.
+ * run is refused unless events of it remain (it went on after a forced undo).
  */
 export async function undoIngestRun(
   store: EventStore,
@@ -160,7 +180,6 @@ export async function undoIngestRun(
   const found = await store.getIngestRun(id);
   if (!found) throw new UndoRefusedError(`No import or mirror run with id ${id}`);
   const run = (await settleIngestRuns(store, [found]))[0]!;
-  if (run.status === 'undone') throw new UndoRefusedError(`Run ${id} was already undone`);
   if (run.status === 'running' && !options.force) {
     const lastSign = run.heartbeat ?? run.started;
     throw new UndoRefusedError(
@@ -169,6 +188,11 @@ export async function undoIngestRun(
     );
   }
   const deleted = await store.deleteEvents(run.orgId, { runId: id }, options);
+  // An undone run is undone again only for what it inserted after its undo
+  // (it went on: endIngestRun); with nothing of it left, that is refused.
+  if (run.status === 'undone' && deleted === 0) {
+    throw new UndoRefusedError(`Run ${id} was already undone`);
+  }
   // The mirror's checkpoint says the copy is complete through some instant;
   // with this run's events gone it no longer is: the next run starts over
   // (skipping what is still there).

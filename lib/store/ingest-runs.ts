@@ -67,7 +67,8 @@ export async function updateIngestRun(
   db: Kysely<Database>,
   id: string,
   patch: IngestRunPatch,
-): Promise<void> {
+  guard?: { unlessStatus: IngestRunStatus },
+): Promise<boolean> {
   const values: Partial<Record<keyof Database['ingest_runs'], unknown>> = {};
   if (patch.finished !== undefined) values.finished = patch.finished;
   if (patch.inserted !== undefined) values.inserted = patch.inserted;
@@ -76,12 +77,14 @@ export async function updateIngestRun(
   if (patch.status !== undefined) values.status = patch.status;
   if (patch.detail !== undefined) values.detail = patch.detail;
   if (patch.heartbeat !== undefined) values.heartbeat = patch.heartbeat;
-  if (Object.keys(values).length === 0) return;
-  await db
+  if (Object.keys(values).length === 0) return true;
+  let update = db
     .updateTable('ingest_runs')
     .set(values as never)
-    .where('id', '=', id)
-    .execute();
+    .where('id', '=', id);
+  if (guard) update = update.where('status', '<>', guard.unlessStatus);
+  const result = await update.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function getIngestRun(db: Kysely<Database>, id: string): Promise<IngestRun | null> {

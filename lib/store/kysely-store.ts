@@ -51,6 +51,7 @@ import type {
   EventSelection,
   IngestRun,
   IngestRunPatch,
+  IngestRunStatus,
   InsertOptions,
   InsertResult,
   StoreHealth,
@@ -757,8 +758,8 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.createIngestRun(this.db, run);
   }
 
-  updateIngestRun(id: string, patch: IngestRunPatch) {
-    return ingestRuns.updateIngestRun(this.db, id, patch);
+  updateIngestRun(id: string, patch: IngestRunPatch, guard?: { unlessStatus: IngestRunStatus }) {
+    return ingestRuns.updateIngestRun(this.db, id, patch, guard);
   }
 
   getIngestRun(id: string) {

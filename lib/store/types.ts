@@ -232,7 +232,15 @@ export interface EventStore {
 
   // The import ledger (lib/store/ingest-runs.ts)
   createIngestRun(run: IngestRun): Promise<IngestRun>;
-  updateIngestRun(id: string, patch: IngestRunPatch): Promise<void>;
+  /**
+   * Whether the run was updated: with `unlessStatus`, a run of that status
+   * is left as it is, in the same statement (a run undone while it went on).
+   */
+  updateIngestRun(
+    id: string,
+    patch: IngestRunPatch,
+    guard?: { unlessStatus: IngestRunStatus },
+  ): Promise<boolean>;
   getIngestRun(id: string): Promise<IngestRun | null>;
   /** Newest first. */
   listIngestRuns(orgId: string, limit?: number): Promise<IngestRun[]>;

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { openStore } from '@/lib/store';
+import type { NewEvent } from '@/lib/domain/event';
+import type { EventStore } from '@/lib/store/types';
+import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
+import { generateEventBatches } from './seed';
+
+const ORG = '6a0a1b2c3d4e5f6a7b8c9d21';
+
+describe('the import ledger: a run undone while it goes on', () => {
+  let store: EventStore;
+  const [events] = [
+    ...generateEventBatches(
+      {
+        orgId: ORG,
+        count: 30,
+        seed: 'ledger',
+        from: Date.UTC(2026, 0, 1),
+        to: Date.UTC(2026, 0, 2),
+      },
+      30,
+    ),
+  ] as [NewEvent[]];
+
+  before(async () => {
+    store = await openStore(':memory:');
+    await store.createOrg({ id: ORG, name: 'Ledger', created: Date.UTC(2025, 0, 1) });
+  });
+  after(() => store.close());
+
+  test('stays undone when it ends, says what it did after, and a second undo removes that', async () => {
+    const run = await startIngestRun(store, { orgId: ORG, kind: 'import', source: 'file.ndjson' });
+    await store.insertEvents(ORG, events.slice(0, 20), { runId: run.id });
+    const undone = await undoIngestRun(store, run.id, { force: true });
+    assert.equal(undone.deleted, 20);
+    // The import goes on (its process did not know) and ends.
+    await store.insertEvents(ORG, events.slice(20), { runId: run.id });
+    const status = await endIngestRun(store, run.id, { status: 'finished', inserted: 30 });
+    assert.equal(status, 'undone');
+    const ended = (await store.getIngestRun(run.id))!;
+    assert.equal(ended.status, 'undone', 'not overwritten by finished');
+    assert.match(ended.detail ?? '', /20 events removed; it went on until .* and ended finished/);
+    assert.match(ended.detail ?? '', new RegExp(`'imports undo ${run.id}' again removes it`));
+
+    const again = await undoIngestRun(store, run.id);
+    assert.equal(again.deleted, 10);
+    const page = await store.listEvents({
+      orgId: ORG,
+      offset: 0,
+      limit: 100,
+      includeCount: true,
+      includeRaw: false,
+    });
+    assert.equal(page.totalCount, 0);
+    await assert.rejects(undoIngestRun(store, run.id), UndoRefusedError);
+  });
+
+  test('a run that ends without being undone ends as it says', async () => {
+    const run = await startIngestRun(store, { orgId: ORG, kind: 'import', source: 'other.ndjson' });
+    assert.equal(await endIngestRun(store, run.id, { status: 'failed', detail: 'x' }), 'failed');
+    assert.equal((await store.getIngestRun(run.id))!.status, 'failed');
+  });
+});
