@@ -43,9 +43,24 @@ export function parseCommand<T extends Options>(
 ) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError(error instanceof Error ? cleanParseError(error.message) : String(error));
+  }
+  // parseArgs keeps the last of a repeated single-value option; the API keeps
+  // the first. Neither is what was meant: two different values are refused.
+  // Multi-value options (the filters) are lists, and repeat by design.
+  const given = new Map<string, string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || token.value === undefined) continue;
+    if (options[token.name]?.multiple) continue;
+    const earlier = given.get(token.name);
+    if (earlier !== undefined && earlier !== token.value) {
+      throw new UsageError(
+        `Option '--${token.name}' is given twice ('${earlier}' and '${token.value}'); give it once`,
+      );
+    }
+    given.set(token.name, token.value);
   }
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError(`Missing ${positionals.names}`);

@@ -106,6 +106,8 @@ any of several values):
   by the API's name: --username, --groupId, --clusterName, --hostname,
   --remoteAddress (also a CIDR block), ... (every field filter of the API;
   the event's database field is --database-name, --database being the store)
+Every other option takes one value: given twice with different values, it is
+a usage error.
 
 Options for every command:
   --json            Print exactly one JSON document on stdout (errors too:

@@ -115,4 +115,37 @@ describe('CLI: command lines', () => {
       );
     }
   });
+
+  test('a single-value option given twice with different values is a usage error; filters repeat', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0c02';
+    const cases: [string[], string][] = [
+      [
+        ['events', 'list', '--org', org, '--min-date', '2026-01-01', '--min-date', '2026-02-01'],
+        'min-date',
+      ],
+      [['orgs', 'create', '--name', 'X', '--id', org, '--id', '6b1c2d3e4f5a6b7c8d9e0c03'], 'id'],
+      [['orgs', 'create', '--name=X', '--name', 'Y'], 'name'],
+    ];
+    for (const [args, option] of cases) {
+      const result = cli(db, ...args, '--json');
+      assert.equal(result.code, 64, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(
+        String((result.json as { error: Json }).error.message),
+        new RegExp(`^Option '--${option}' is given twice \\('[^']+' and '[^']+'\\)`),
+      );
+    }
+    assert.deepEqual(cli(db, 'orgs', 'list', '--json').json, [], 'nothing was created');
+
+    // The same value twice is no conflict; several values of a filter are its values.
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Twice', '--id', org, '--id', org).code, 0);
+    const filtered = cli(
+      db,
+      ...['events', 'list', '--org', org, '--type', 'JOINED_ORG', '--type', 'REMOVED_FROM_ORG'],
+      ...['--username', 'a@example.com,b@example.com', '--username', 'c@example.com', '--json'],
+    );
+    assert.equal(filtered.code, 0, filtered.stderr);
+    const self = (filtered.json as { links: { rel: string; href: string }[] }).links[0]!.href;
+    assert.match(self, /eventType=JOINED_ORG&eventType=REMOVED_FROM_ORG/);
+    assert.match(self, /username=c%40example.com/);
+  });
 });
