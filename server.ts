@@ -28,6 +28,7 @@ import { errorResponse } from '@/lib/api/handler';
 import { PLAIN_FORMAT } from '@/lib/api/types';
 import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
+import { unsealedKeysWarning } from '@/lib/auth/ha1-at-rest';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
@@ -139,6 +140,8 @@ async function main(): Promise<void> {
     answeredBeforeNext: isApiTarget,
   });
   const store = await getStore(); // opens and migrates before we accept traffic
+  const unsealed = await unsealedKeysWarning(store);
+  if (unsealed) lifecycle.warn(unsealed);
   await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued
 
   if (config.SERVE === 'all') {

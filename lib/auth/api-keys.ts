@@ -1,7 +1,7 @@
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, OrgRole } from '@/lib/store/types';
-import { ha1ForStorage, recordHa1 } from './ha1-at-rest';
+import { assertSealedLikeStoredKeys, ha1ForStorage, recordHa1 } from './ha1-at-rest';
 
 export type DigestAlgorithm = 'MD5' | 'SHA-256';
 
@@ -45,12 +45,14 @@ export type IssuedApiKey = { record: ApiKeyRecord; privateKey: string };
 /**
  * Creates a key and grants it a role in an organization. The private key is
  * returned once and never stored: only its HA1 values for the realm are,
- * sealed with ORG_EVENTS_SECRET when one is configured (ha1-at-rest.ts).
+ * sealed with ORG_EVENTS_SECRET when one is configured (ha1-at-rest.ts);
+ * refused where the stored keys are sealed with another secret or none.
  */
 export async function issueApiKey(
   store: EventStore,
   options: { orgId: string; role: OrgRole; description: string; realm: string },
 ): Promise<IssuedApiKey> {
+  await assertSealedLikeStoredKeys(store);
   const privateKey = randomUUID();
   for (let attempt = 0; ; attempt++) {
     const publicKey = generatePublicKey();

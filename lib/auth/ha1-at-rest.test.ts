@@ -11,7 +11,7 @@ import { authorizationHeader, parseChallenge } from '../../tests/helpers/digest-
 import { computeHa1, issueApiKey } from './api-keys';
 import { authenticate } from './authenticate';
 import { signIn } from './dashboard-session';
-import { reencryptAllHa1 } from './ha1-at-rest';
+import { Ha1SealingError, reencryptAllHa1, unsealedKeysWarning } from './ha1-at-rest';
 
 const ORG = '5f00000000000000000000a1';
 const SECRET = 'at-rest-test-secret-0123456789abcdef0123456789';
@@ -166,5 +166,52 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
     await store.close();
     assertNotInFile([md5, sha256], 'after conversion');
     store = await openStore(`file:${file}`);
+  });
+  test('no key is issued where the stored keys are sealed with another secret or none', async () => {
+    const issue = () =>
+      issueApiKey(store, {
+        orgId: ORG,
+        role: 'ORG_MEMBER',
+        description: 'issued elsewhere',
+        realm: getConfig().DIGEST_REALM,
+      });
+    const before = (await store.listApiKeys()).length;
+    try {
+      // A CLI run missing the variable stored the key plain: a database copy granted it.
+      setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
+      await assert.rejects(issue(), Ha1SealingError);
+      setConfigForTesting({ ORG_EVENTS_SECRET: OTHER_SECRET });
+      await assert.rejects(issue(), Ha1SealingError);
+    } finally {
+      setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    }
+    assert.equal((await store.listApiKeys()).length, before, 'nothing stored');
+    const issued = await issue();
+    assert.match(issued.record.ha1Md5, /^enc1:/);
+  });
+
+  test("the server's start names keys stored unsealed while a secret is set", async () => {
+    assert.equal(await unsealedKeysWarning(store), null, 'every key sealed');
+    await store.createApiKey({
+      id: newObjectId(),
+      publicKey: 'plainkey',
+      description: 'plain',
+      created: Date.now(),
+      disabled: false,
+      realm: getConfig().DIGEST_REALM,
+      ha1Md5: '0'.repeat(32),
+      ha1Sha256: '0'.repeat(64),
+    });
+    assert.match(
+      (await unsealedKeysWarning(store)) ?? '',
+      /1 API key\(s\) are stored unsealed \(plainkey\)/,
+    );
+    setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
+    try {
+      // Without a secret nothing is sealed, and the server warns about that instead.
+      assert.equal(await unsealedKeysWarning(store), null);
+    } finally {
+      setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    }
   });
 });

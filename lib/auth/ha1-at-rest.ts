@@ -89,6 +89,64 @@ export function ha1ForStorage(apiKeyId: string, field: Ha1Field, ha1Hex: string)
   return key ? sealHa1(key, apiKeyId, field, ha1Hex) : ha1Hex;
 }
 
+/**
+ * Refuses to store a new HA1 where it would not be sealed as the stored keys
+ * are: a store holding sealed keys is served with ORG_EVENTS_SECRET, and a
+ * key issued or rotated here without it (a CLI run missing the variable)
+ * was stored plain, which a copy of the database then granted. With a
+ * secret that opens none of them, the new key would not authenticate on
+ * the servers either.
+ */
+export async function assertSealedLikeStoredKeys(
+  store: Pick<EventStore, 'listApiKeys'>,
+): Promise<void> {
+  const sealed = (await store.listApiKeys()).filter((k) => isSealedHa1(k.ha1Md5));
+  if (sealed.length === 0) return;
+  const key = ha1AtRestKey();
+  if (!key) {
+    throw new Ha1SealingError(
+      "This database's API keys are sealed with ORG_EVENTS_SECRET, which is not set here: " +
+        'a key stored without it would be unsealed, and a copy of the database would grant it. ' +
+        "Set ORG_EVENTS_SECRET to the servers' value.",
+    );
+  }
+  if (!sealed.some((k) => openHa1(key, k.id, 'md5', k.ha1Md5) !== null)) {
+    throw new Ha1SealingError(
+      "ORG_EVENTS_SECRET here opens none of this database's API keys: it is not the servers' " +
+        'secret, and a key sealed with it would not authenticate there.',
+    );
+  }
+}
+
+export class Ha1SealingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Ha1SealingError';
+  }
+}
+
+/**
+ * For the server's start: with ORG_EVENTS_SECRET set, a warning naming the
+ * keys stored plain (issued before the secret, or without it), which a copy
+ * of the database grants until they are sealed and rotated; else null.
+ */
+export async function unsealedKeysWarning(
+  store: Pick<EventStore, 'listApiKeys'>,
+): Promise<string | null> {
+  if (!ha1AtRestKey()) return null;
+  const plain = (await store.listApiKeys()).filter(
+    (k) => !k.disabled && (!isSealedHa1(k.ha1Md5) || !isSealedHa1(k.ha1Sha256)),
+  );
+  if (plain.length === 0) return null;
+  return (
+    `${plain.length} API key(s) are stored unsealed (${plain
+      .slice(0, 5)
+      .map((k) => k.publicKey)
+      .join(', ')}${plain.length > 5 ? ', ...' : ''}): a copy of the database grants them. ` +
+    "Run 'keys rehash' with ORG_EVENTS_SECRET set, then 'keys rotate' each of them."
+  );
+}
+
 /** A key record's HA1 for verification, opened with the configured secret; null when unusable. */
 export function recordHa1(
   record: Pick<ApiKeyRecord, 'id' | 'ha1Md5' | 'ha1Sha256'>,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { storedHa1s } from '@/lib/auth/api-keys';
+import { assertSealedLikeStoredKeys } from '@/lib/auth/ha1-at-rest';
 import { signOutEverywhere } from '@/lib/auth/session';
 import { getAuthState } from '@/lib/auth/shared-state';
 import { getConfig } from '@/lib/config';
@@ -22,6 +23,7 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
   const store = await context.store();
   const record = await store.getApiKeyByPublicKey(publicKey);
   if (!record) throw new CommandError(`No API key with public key ${publicKey}`);
+  await assertSealedLikeStoredKeys(store);
   const privateKey = randomUUID();
   const sessionsEnded = getConfig().REDIS_URL !== undefined;
   let lateSessionsEnded = true;
