@@ -23,6 +23,41 @@ function closed(stream: fs.WriteStream): Promise<void> {
   });
 }
 
+function statOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/**
+ * The export's file can be written, checked before a single event is read:
+ * otherwise the whole export was written first and the failure then named
+ * the internal `.partial` file (EISDIR, ENOENT), not what the user gave.
+ */
+function checkTarget(shown: string): void {
+  const target = path.resolve(shown);
+  if (statOrNull(target)?.isDirectory()) {
+    throw new UsageError(
+      `--out ${shown} is a directory: name the file to write (e.g. ${path.join(shown, 'events.ndjson')})`,
+    );
+  }
+  const parent = path.dirname(shown);
+  const directory = statOrNull(path.dirname(target));
+  if (!directory) throw new CommandError(`Cannot write ${shown}: no directory ${parent}`);
+  if (!directory.isDirectory()) {
+    throw new CommandError(`Cannot write ${shown}: ${parent} is not a directory`);
+  }
+  try {
+    fs.accessSync(path.dirname(target), fs.constants.W_OK);
+  } catch {
+    throw new CommandError(`Cannot write ${shown}: the directory ${parent} is not writable`);
+  }
+}
+
 /**
  * `events export`: the API's export of the filtered set, read from the local
  * store in one snapshot, written to a temporary file next to the target and
@@ -51,6 +86,7 @@ export async function exportEventsCommand(
   if (toStdout && context.json) {
     throw new UsageError('--out - writes the events to stdout: it cannot be combined with --json');
   }
+  if (!toStdout && values.out !== undefined) checkTarget(values.out);
   const store = await context.store();
   const org = await requireOrgOption(store, values);
   const params: QueryParam[] = [...filterParams(values), { name: 'format', value: format }];
@@ -58,6 +94,15 @@ export async function exportEventsCommand(
   const apiPath = `${API_PREFIX}/orgs/${org.id}/events/export`;
   const opened = await asCommand(() => openOrgExport(readContext(store, apiPath, params), org));
 
+  // The default name (known once the export is open) is checked as --out is.
+  if (!toStdout && values.out === undefined) {
+    try {
+      checkTarget(opened.fileName);
+    } catch (error) {
+      await opened.body.cancel();
+      throw error;
+    }
+  }
   const target = toStdout ? undefined : path.resolve(values.out ?? opened.fileName);
   const temporary =
     target && path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);

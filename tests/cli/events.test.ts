@@ -181,6 +181,28 @@ describe('CLI: events list, get, export and keys rotate', () => {
     assert.equal(bad.code, 64);
   });
 
+  test('events export checks --out before exporting: a directory, or one missing, is named as given', () => {
+    const target = fs.mkdtempSync(path.join(dir, 'out-'));
+    const intoDirectory = cli(db, 'events', 'export', '--org', ORG, '--out', target, '--json');
+    assert.equal(intoDirectory.code, 64, intoDirectory.stderr);
+    assert.equal(
+      (intoDirectory.json as { error: Json }).error.message,
+      `--out ${target} is a directory: name the file to write (e.g. ${path.join(target, 'events.ndjson')})`,
+    );
+    const missing = path.join(target, 'missing', 'events.ndjson');
+    const intoNowhere = cli(db, 'events', 'export', '--org', ORG, '--out', missing);
+    assert.equal(intoNowhere.code, 1, intoNowhere.stderr);
+    assert.match(
+      intoNowhere.stderr,
+      new RegExp(`^Error: Cannot write ${missing}: no directory ${path.dirname(missing)}\n`),
+    );
+    for (const result of [intoDirectory, intoNowhere]) {
+      // Refused before any event was read.
+      assert.doesNotMatch(result.stderr, /partial|Exporting/);
+    }
+    assert.deepEqual(fs.readdirSync(target), []);
+  });
+
   test('keys rotate: a new private key printed once, the old one refused at once', async () => {
     const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
     const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
