@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import { deleteKeys, ensureRedis, uniqueKeyPrefix } from '../../tests/helpers/redis';
+import { twoInstances } from '../../tests/helpers/redis';
 import { authorizationHeader, parseChallenge } from '../../tests/helpers/digest-client';
 import { issueApiKey } from './api-keys';
 import { authenticate, type AuthResult } from './authenticate';
 import { signIn } from './dashboard-session';
-import { createRedisAuthState, type RedisAuthState } from './redis-state';
+import type { RedisAuthState } from './redis-state';
 import { adoptAuthState, memoryAuthState, type AuthState } from './shared-state';
 import { FailureThrottle } from './throttle';
 
@@ -148,19 +148,14 @@ describe('guesses sent together get no more answers than the limit', () => {
   describe('two instances sharing Redis', () => {
     let a: RedisAuthState;
     let b: RedisAuthState;
-    let prefix: string;
+    let closeBoth: () => Promise<void>;
 
     before(async () => {
-      const url = await ensureRedis();
-      prefix = uniqueKeyPrefix('guesses');
-      a = createRedisAuthState({ url, keyPrefix: prefix });
-      b = createRedisAuthState({ url, keyPrefix: prefix });
-      await Promise.all([a.warm(), b.warm()]);
+      ({ a, b, close: closeBoth } = await twoInstances('guesses'));
     });
     after(async () => {
       adoptAuthState(undefined);
-      await deleteKeys(a.client, prefix);
-      await Promise.all([a.close(), b.close()]);
+      await closeBoth();
     });
 
     test('at most the limit answered as wrong across both, the right answer throttled', async () => {

@@ -3,13 +3,7 @@ import { getLogger } from '@/lib/ops/log';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
 import { Redis } from 'ioredis';
-import {
-  CLOSED_REDIS_URL,
-  deleteKeys,
-  ensureRedis,
-  startPrivateRedis,
-  uniqueKeyPrefix,
-} from '../../tests/helpers/redis';
+import { CLOSED_REDIS_URL, startPrivateRedis, twoInstances } from '../../tests/helpers/redis';
 import { createRedisAuthState, type RedisAuthState } from './redis-state';
 import { MemorySessionRevocations } from './shared-state';
 import { FailureThrottle } from './throttle';
@@ -39,20 +33,12 @@ describe('Redis authentication state shared by two instances', () => {
   let a: RedisAuthState;
   let b: RedisAuthState;
   let prefix: string;
+  let closeBoth: () => Promise<void>;
 
   before(async () => {
-    const url = await ensureRedis();
-    prefix = uniqueKeyPrefix('auth-state');
-    a = createRedisAuthState({ url, keyPrefix: prefix });
-    b = createRedisAuthState({ url, keyPrefix: prefix });
-    // Redis's memory of this prefix begins now; what the tests issue comes after.
-    await a.memorySince();
+    ({ a, b, prefix, close: closeBoth } = await twoInstances('auth-state'));
   });
-  after(async () => {
-    await deleteKeys(a.client, prefix);
-    await a.close();
-    await b.close();
-  });
+  after(() => closeBoth());
 
   test('a (nonce, nc) accepted on one instance is refused on the other; nc must grow', async () => {
     const now = Date.now();

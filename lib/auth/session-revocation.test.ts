@@ -3,12 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import {
-  CLOSED_REDIS_URL,
-  deleteKeys,
-  ensureRedis,
-  uniqueKeyPrefix,
-} from '../../tests/helpers/redis';
+import { CLOSED_REDIS_URL, twoInstances } from '../../tests/helpers/redis';
 import { issueApiKey } from './api-keys';
 import { authenticate } from './authenticate';
 import { signIn, signOut } from './dashboard-session';
@@ -94,21 +89,13 @@ describe('sign-out ends sessions', () => {
     let a: RedisAuthState;
     let b: RedisAuthState;
     let prefix: string;
+    let closeBoth: () => Promise<void>;
     before(async () => {
-      const url = await ensureRedis();
-      prefix = uniqueKeyPrefix('sessions');
-      a = createRedisAuthState({ url, keyPrefix: prefix });
-      b = createRedisAuthState({ url, keyPrefix: prefix });
-      // Redis's memory of this prefix begins now; what the tests issue comes after.
-      await a.memorySince();
-      // Redis's memory of this prefix begins now; what the tests issue comes after.
-      await a.memorySince();
+      ({ a, b, prefix, close: closeBoth } = await twoInstances('sessions'));
     });
     after(async () => {
       adoptAuthState(undefined);
-      await deleteKeys(a.client, prefix);
-      await a.close();
-      await b.close();
+      await closeBoth();
     });
 
     test('a session signed out on one instance is refused by the other', async () => {

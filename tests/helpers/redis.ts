@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
+import { createRedisAuthState, type RedisAuthState } from '@/lib/auth/redis-state';
 import { freePort } from './free-port';
 
 /**
@@ -47,6 +48,34 @@ export async function ensureRedis(): Promise<string> {
 /** A key prefix no other test run shares. */
 export function uniqueKeyPrefix(label: string): string {
   return `org-events-test:${label}:${randomBytes(6).toString('hex')}:`;
+}
+
+/**
+ * Two instances' authentication states in the shared Redis under one fresh
+ * key prefix, as two servers of one deployment hold them; `close` deletes
+ * the prefix's keys and disconnects both.
+ */
+export async function twoInstances(label: string): Promise<{
+  a: RedisAuthState;
+  b: RedisAuthState;
+  prefix: string;
+  close: () => Promise<void>;
+}> {
+  const url = await ensureRedis();
+  const prefix = uniqueKeyPrefix(label);
+  const a = createRedisAuthState({ url, keyPrefix: prefix });
+  const b = createRedisAuthState({ url, keyPrefix: prefix });
+  // Redis's memory of this prefix begins now; what the tests issue comes after.
+  await a.memorySince();
+  return {
+    a,
+    b,
+    prefix,
+    close: async () => {
+      await deleteKeys(a.client, prefix);
+      await Promise.all([a.close(), b.close()]);
+    },
+  };
 }
 
 /** Deletes every key under `prefix` (SCAN, never KEYS). */
