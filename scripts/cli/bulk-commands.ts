@@ -240,6 +240,11 @@ export const importFile: Command = async (args, context) => {
 
   const { summary } = result;
   const invalid = summary.invalid;
+  const failure = result.fatal
+    ? new CommandError(
+        `${result.fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
+      )
+    : undefined;
   await endIngestRun(store, run.id, {
     status: result.fatal ? 'failed' : 'finished',
     inserted: result.inserted,
@@ -260,7 +265,11 @@ export const importFile: Command = async (args, context) => {
     seconds: round(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
-    ...(result.fatal ? { error: result.fatal } : {}),
+    // The summary still (what was imported stays), its error in the shape
+    // every command's --json error has.
+    ...(failure
+      ? { error: { code: 'failed', message: failure.message, exitCode: failure.exitCode } }
+      : {}),
   });
   if (invalid > invalidShown && !context.json) {
     context.note(
@@ -276,11 +285,7 @@ export const importFile: Command = async (args, context) => {
       // As `imports list` does: an undo is offered only when there is something to undo.
       (result.inserted > 0 ? ` ('imports undo ${run.id}' removes what it added).` : '.'),
   );
-  if (result.fatal) {
-    throw new CommandError(
-      `${result.fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
-    );
-  }
+  if (failure) throw failure;
   return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
 };
 

@@ -111,7 +111,9 @@ a usage error.
 
 Options for every command:
   --json            Print exactly one JSON document on stdout (errors too:
-                    {"error": {...}}). Progress and notes still go to stderr.
+                    {"error": {"code": "usage"|"failed"|"config", "message",
+                    "exitCode"}}; an import that stops prints its summary with
+                    that "error" in it). Progress and notes still go to stderr.
   --database URL    Use this database instead of DATABASE_URL
                     (file:./data/org-events.db, a file path, or postgres://...;
                     any other scheme://, or a file: URL with a ?query, is refused).

@@ -324,7 +324,11 @@ describe('admin CLI', () => {
     fs.writeFileSync(broken, '[{"id": 1}');
     const fatal = cli(db, 'import', '--org', ORG_2, broken, '--json');
     assert.equal(fatal.code, 1);
-    assert.match((fatal.json as Json).error as string, /truncated/);
+    // The summary, its error in the shape of every command's error.
+    const fatalJson = fatal.json as Json & { error: Json };
+    assert.deepEqual([fatalJson.error.code, fatalJson.error.exitCode], ['failed', 1]);
+    assert.match(fatalJson.error.message as string, /truncated/);
+    assert.equal(typeof fatalJson.runId, 'string');
     assert.equal(cli(db, 'import', '--org', ORG_2, path.join(dir, 'nope.json')).code, 1);
     assert.equal(cli(db, 'import', '--org', 'dddddddddddddddddddddddd', good).code, 1);
   });
