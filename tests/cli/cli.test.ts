@@ -149,8 +149,11 @@ describe('admin CLI', () => {
     ]);
   });
 
-  test('keys rehash encrypts stored key hashes with ORG_EVENTS_SECRET and needs it', () => {
-    const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
+  test('keys rehash encrypts stored key hashes with ORG_EVENTS_SECRET and needs it; then keys are issued only with it', () => {
+    // A database of its own: once sealed, keys are issued there only with the secret.
+    const sealed = path.join(dir, 'sealed.db');
+    assert.equal(cli(sealed, 'orgs', 'create', '--name', 'Sealed', '--id', ORG).code, 0);
+    const created = cli(sealed, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
     assert.equal(created.code, 0, created.stderr);
     const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
     const md5 = createHash('md5').update(`${publicKey}:MMS Public API:${privateKey}`).digest('hex');
@@ -158,25 +161,34 @@ describe('admin CLI', () => {
       Buffer.concat(
         fs
           .readdirSync(dir)
-          .filter((f) => f.startsWith('cli.db'))
+          .filter((f) => f.startsWith('sealed.db'))
           .map((f) => fs.readFileSync(path.join(dir, f))),
       );
     assert.equal(dbBytes().includes(md5), true, 'without a secret the HA1 is stored as it is');
 
-    const refused = cli(db, 'keys', 'rehash', '--json');
+    const refused = cli(sealed, 'keys', 'rehash', '--json');
     assert.equal(refused.code, 64, 'no secret to encrypt with is a usage error');
 
     process.env.ORG_EVENTS_SECRET = 'a'.repeat(64);
     try {
-      const rehashed = cli(db, 'keys', 'rehash', '--json');
+      const rehashed = cli(sealed, 'keys', 'rehash', '--json');
       assert.equal(rehashed.code, 0, rehashed.stderr);
       const report = rehashed.json as { sealed: string[]; unreadable: string[] };
       assert.ok(report.sealed.includes(publicKey));
       assert.deepEqual(report.unreadable, []);
+      const withSecret = cli(sealed, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER');
+      assert.equal(withSecret.code, 0, withSecret.stderr);
     } finally {
       delete process.env.ORG_EVENTS_SECRET;
     }
     assert.equal(dbBytes().includes(md5), false, 'the plain HA1 is gone from the database files');
+    // Without the secret a key would be stored plain beside sealed ones: refused.
+    const unsealed = cli(sealed, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
+    assert.equal(unsealed.code, 1);
+    assert.match(
+      (unsealed.json as { error: { message: string } }).error.message,
+      /sealed with ORG_EVENTS_SECRET, which is not set here/,
+    );
   });
 
   test('keys grant and revoke; unknown keys and orgs fail with exit 1', () => {
