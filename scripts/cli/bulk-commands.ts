@@ -245,14 +245,21 @@ export const importFile: Command = async (args, context) => {
         `${result.fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
       )
     : undefined;
-  await endIngestRun(store, run.id, {
+  const ended = await endIngestRun(store, run.id, {
     status: result.fatal ? 'failed' : 'finished',
     inserted: result.inserted,
     skipped: result.skipped,
     rejected: invalid,
     detail: result.fatal ?? null,
   });
+  if (ended === 'undone') {
+    // `imports undo --force` ran while this import went on (ingest-runs.ts endIngestRun).
+    context.note(
+      `Run ${run.id} was undone while this import went on: what it inserted after the undo remains; 'imports undo ${run.id}' again removes it.`,
+    );
+  }
   context.emit({
+    ...(ended === 'undone' ? { undoneWhileRunning: true } : {}),
     runId: run.id,
     orgId,
     file,
