@@ -61,4 +61,22 @@ describe('the import ledger: a run undone while it goes on', () => {
     assert.equal(await endIngestRun(store, run.id, { status: 'failed', detail: 'x' }), 'failed');
     assert.equal((await store.getIngestRun(run.id))!.status, 'failed');
   });
+  test('an undo stopped midway leaves the run saying so, and running it again completes it', async () => {
+    const run = await startIngestRun(store, { orgId: ORG, kind: 'import', source: 'third.ndjson' });
+    await store.insertEvents(ORG, events, { runId: run.id });
+    await endIngestRun(store, run.id, { status: 'finished', inserted: events.length });
+    // The real store, whose deletion fails as a killed process's would.
+    const failing = new Proxy(store, {
+      get: (target, name, receiver) =>
+        name === 'deleteEvents'
+          ? () => Promise.reject(new Error('killed midway'))
+          : (Reflect.get(target, name, receiver) as unknown),
+    });
+    await assert.rejects(undoIngestRun(failing, run.id), /killed midway/);
+    const stopped = (await store.getIngestRun(run.id))!;
+    assert.equal(stopped.status, 'finished');
+    assert.match(stopped.detail ?? '', /undo started at .* and not finished/);
+    assert.equal((await undoIngestRun(store, run.id)).deleted, events.length);
+    assert.match((await store.getIngestRun(run.id))!.detail ?? '', /^undone at /);
+  });
 });

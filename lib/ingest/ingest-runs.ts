@@ -187,6 +187,13 @@ export async function undoIngestRun(
         `last heard from ${Math.round((Date.now() - lastSign) / 1000)} s ago): stop it first, or undo it anyway with --force`,
     );
   }
+  // Said before deleting: an undo stopped midway (Ctrl-C, a crash) has
+  // removed part of the run's events, which the ledger must not hide.
+  if (run.status !== 'undone') {
+    await store.updateIngestRun(id, {
+      detail: `undo started at ${new Date().toISOString()} and not finished: part of its events may be gone; 'imports undo ${id}' again completes it`,
+    });
+  }
   const deleted = await store.deleteEvents(run.orgId, { runId: id }, options);
   // An undone run is undone again only for what it inserted after its undo
   // (it went on: endIngestRun); with nothing of it left, that is refused.
