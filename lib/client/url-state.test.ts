@@ -6,6 +6,7 @@ import {
   apiExportPath,
   apiListPath,
   eventsViewHref,
+  listBounds,
   listParams,
   pageCount,
   parseEventsView,
@@ -74,6 +75,25 @@ describe('lib/client/url-state', () => {
     assert.equal(local.from, Date.UTC(2026, 0, 2, 10));
     const utc = parseEventsView({ from: '2026-01-02T11:00' }, 'Europe/Paris');
     assert.equal(utc.from, Date.UTC(2026, 0, 2, 11));
+  });
+
+  it('reads a bare date as "to" as that whole day, on days of 23 and 25 hours too', () => {
+    const utc = parseEventsView({ from: '2026-11-10', to: '2026-11-10' }, 'UTC');
+    assert.equal(utc.from, Date.UTC(2026, 10, 10));
+    assert.equal(utc.to, Date.UTC(2026, 10, 10, 23, 59, 59));
+    assert.deepEqual(listBounds(listParams(ORG, utc), 0), {
+      min: Date.UTC(2026, 10, 10),
+      max: Date.UTC(2026, 10, 10, 23, 59, 59, 999),
+    });
+    // New York: 1 November 2026 has 25 hours, 8 March 2026 23.
+    for (const [day, offsetHours] of [
+      ['2026-11-01', 5],
+      ['2026-03-08', 4],
+    ] as const) {
+      const local = parseEventsView({ to: day, tz: 'local' }, 'America/New_York');
+      const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+      assert.equal(local.to, Date.UTC(y, m - 1, d, 23 + offsetHours, 59, 59), day);
+    }
   });
 
   it('leaves defaults out of the URL and round-trips every view', () => {
