@@ -1,29 +1,25 @@
 'use client';
 
 import { type ReactNode, useState } from 'react';
+import type { JsonSource } from '@/lib/domain/json-text';
 
 /**
- * A collapsible, highlighted JSON tree built on <details>/<summary>, so every
+ * A collapsible, highlighted JSON tree of a document as written (its source
+ * tree: numbers, escapes and key order kept), built on <details>/<summary>, so every
  * node opens and closes with the keyboard and screen readers announce it
  * without extra ARIA. `expandDepth` decides how much starts open; changing
  * `generation` re-mounts the tree to apply "expand all" / "collapse all".
  */
 
-type JsonValue = unknown;
-
-function Scalar({ value }: { value: JsonValue }) {
-  if (value === null) return <span className="json-literal">null</span>;
-  switch (typeof value) {
-    case 'string':
-      return <span className="json-string">{JSON.stringify(value)}</span>;
-    case 'number':
-      return <span className="json-number">{String(value)}</span>;
-    case 'boolean':
-      return <span className="json-literal">{String(value)}</span>;
-    default:
-      // Parsed JSON holds no other scalars; anything else is shown by its type.
-      return <span className="json-meta">{typeof value}</span>;
-  }
+function Scalar({ value }: { value: JsonSource }) {
+  // As written: 9007199254740993 and 1.0 are not what JSON.parse makes of them.
+  const className =
+    value.kind === 'string'
+      ? 'json-string'
+      : value.kind === 'number'
+        ? 'json-number'
+        : 'json-literal';
+  return <span className={className}>{value.text}</span>;
 }
 
 function Key({ name }: { name: string | number | null }) {
@@ -48,13 +44,13 @@ function Node({
   last,
 }: {
   name: string | number | null;
-  value: JsonValue;
+  value: JsonSource;
   depth: number;
   expandDepth: number;
   last: boolean;
 }): ReactNode {
   const comma = last ? null : <span className="json-punct">,</span>;
-  if (value === null || typeof value !== 'object') {
+  if (value.kind !== 'object' && value.kind !== 'array') {
     return (
       <div className="json-leaf">
         <Key name={name} />
@@ -63,10 +59,12 @@ function Node({
       </div>
     );
   }
-  const isArray = Array.isArray(value);
-  const entries: [string | number, JsonValue][] = isArray
-    ? value.map((item, index) => [index, item])
-    : Object.entries(value as Record<string, JsonValue>);
+  const isArray = value.kind === 'array';
+  // In the order written, a repeated key as often as written.
+  const entries: [string | number, JsonSource][] =
+    value.kind === 'array'
+      ? value.items.map((item, index) => [index, item])
+      : value.members.map((member) => [member.key, member.value]);
   const [open, close] = isArray ? ['[', ']'] : ['{', '}'];
   if (entries.length === 0) {
     return (
@@ -91,7 +89,7 @@ function Node({
       <div className="json-children">
         {entries.map(([key, child], index) => (
           <Node
-            key={key}
+            key={index}
             name={key}
             value={child}
             depth={depth + 1}
@@ -113,7 +111,7 @@ export function JsonTree({
   label,
   actions,
 }: {
-  value: JsonValue;
+  value: JsonSource;
   label: string;
   /** Extra buttons for the toolbar (e.g. copy). */
   actions?: ReactNode;

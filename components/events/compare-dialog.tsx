@@ -2,10 +2,11 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { eventQueryOptions } from '@/lib/client/api-client';
+import { eventSourceQueryOptions } from '@/lib/client/api-client';
 import { compareDocuments } from '@/lib/client/compare';
 import { type ApiEvent, eventLabel } from '@/lib/client/present';
 import { formatTimestamp, parseApiDateTime, zoneName } from '@/lib/domain/dates';
+import type { JsonSource } from '@/lib/domain/json-text';
 
 type Props = {
   orgId: string;
@@ -14,10 +15,19 @@ type Props = {
   onClose: () => void;
 };
 
-/** The event without its links (each event's own; always different). */
-function comparable(event: ApiEvent): Record<string, unknown> {
-  const { links: _links, ...rest } = event;
-  return rest;
+/** The event as written, without its links (each event's own; always different). */
+function comparable(event: JsonSource): JsonSource {
+  if (event.kind !== 'object') return event;
+  return { ...event, members: event.members.filter((member) => member.key !== 'links') };
+}
+
+/** A source query with its document parsed (for headings: id, type, created), memoized. */
+function useParsed<Q extends { data: JsonSource | undefined }>(query: Q) {
+  const data = useMemo(
+    () => (query.data ? (JSON.parse(query.data.text) as ApiEvent) : undefined),
+    [query.data],
+  );
+  return { ...query, data };
 }
 
 function Heading({ event, zone }: { event: ApiEvent | undefined; zone: string }) {
@@ -40,8 +50,11 @@ function Heading({ event, zone }: { event: ApiEvent | undefined; zone: string })
  * or Close returns to the table.
  */
 export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
-  const left = useQuery(eventQueryOptions(orgId, ids[0], true));
-  const right = useQuery(eventQueryOptions(orgId, ids[1], true));
+  // Source trees: raw documents compared as written (compare.ts).
+  const leftSource = useQuery(eventSourceQueryOptions(orgId, ids[0]));
+  const rightSource = useQuery(eventSourceQueryOptions(orgId, ids[1]));
+  const left = useParsed(leftSource);
+  const right = useParsed(rightSource);
   const [onlyDifferences, setOnlyDifferences] = useState(false);
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
@@ -52,10 +65,10 @@ export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
 
   const rows = useMemo(
     () =>
-      left.data && right.data
-        ? compareDocuments(comparable(left.data), comparable(right.data))
+      leftSource.data && rightSource.data
+        ? compareDocuments(comparable(leftSource.data), comparable(rightSource.data))
         : [],
-    [left.data, right.data],
+    [leftSource.data, rightSource.data],
   );
   const fields = rows.filter((row) => !row.path.startsWith('raw.') && row.path !== 'raw');
   const raw = rows.filter((row) => row.path.startsWith('raw.') || row.path === 'raw');

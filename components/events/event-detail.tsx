@@ -14,7 +14,12 @@ import {
   eventLabel,
   eventSummary,
 } from '@/lib/client/present';
-import { ApiRequestError, eventQueryOptions } from '@/lib/client/api-client';
+import {
+  ApiRequestError,
+  eventQueryOptions,
+  eventSourceQueryOptions,
+} from '@/lib/client/api-client';
+import { compactJson, prettyJson, sourceMember } from '@/lib/domain/json-text';
 import { type Pivot, columnPivots, fieldPivot } from '@/lib/client/pivots';
 import {
   UTC_ZONE,
@@ -185,7 +190,7 @@ function DetailsTab({
 }
 
 function RawTab({ orgId, eventId }: { orgId: string; eventId: string }) {
-  const raw = useQuery(eventQueryOptions(orgId, eventId, true));
+  const raw = useQuery(eventSourceQueryOptions(orgId, eventId));
   if (raw.isPending) {
     return (
       <div role="status" aria-label="Loading raw document">
@@ -194,8 +199,9 @@ function RawTab({ orgId, eventId }: { orgId: string; eventId: string }) {
     );
   }
   if (raw.isError) return <LoadError error={raw.error} onRetry={() => void raw.refetch()} />;
-  const document = raw.data.raw;
-  if (document === undefined || document === null) {
+  // The source tree, not the parsed event: shown exactly as the API serves it.
+  const document = sourceMember(raw.data, 'raw');
+  if (document === undefined || document.text === 'null') {
     return <p className="muted">This event has no raw document.</p>;
   }
   return (
@@ -207,7 +213,7 @@ function RawTab({ orgId, eventId }: { orgId: string; eventId: string }) {
         value={document}
         label="Raw document"
         actions={
-          <CopyButton text={() => JSON.stringify(document, null, 2)} label="Copy raw JSON" />
+          <CopyButton text={() => prettyJson(compactJson(document.text))} label="Copy raw JSON" />
         }
       />
     </>

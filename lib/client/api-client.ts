@@ -12,6 +12,7 @@ import {
 } from './url-state';
 import type { FacetField, HistogramInterval } from '@/lib/domain/filters';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
+import { type JsonSource, parseJsonSource } from '@/lib/domain/json-text';
 
 /**
  * Every react-query definition the dashboard uses. The browser talks to the
@@ -53,6 +54,21 @@ export function parseRetryAfter(value: string | null): number | null {
 
 /** GET an API path from the browser and decode it, or throw ApiRequestError. */
 export async function fetchApi<T>(path: string, signal?: AbortSignal): Promise<T> {
+  return (await jsonBody(await fetchOk(path, signal))) as T;
+}
+
+/**
+ * GET an API path as its JSON source tree (json-text.ts parseJsonSource):
+ * every number, key order and escape as the server wrote it, which a raw
+ * document must be shown and compared by (JSON.parse turned
+ * 9007199254740993 into ...992 and 1.0 into 1).
+ */
+export async function fetchApiSource(path: string, signal?: AbortSignal): Promise<JsonSource> {
+  return parseJsonSource(await (await fetchOk(path, signal)).text());
+}
+
+/** The response to a GET of an API path from the browser, or ApiRequestError. */
+async function fetchOk(path: string, signal?: AbortSignal): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -65,7 +81,7 @@ export async function fetchApi<T>(path: string, signal?: AbortSignal): Promise<T
     throw new ApiRequestError(0, { detail: 'The server could not be reached.' });
   }
   if (!response.ok) throw await refusalOf(response);
-  return (await jsonBody(response)) as T;
+  return response;
 }
 
 /** The API's refusal in a response that is not ok: its status, error body and Retry-After. */
@@ -200,6 +216,16 @@ export function eventQueryOptions(orgId: string, eventId: string, includeRaw: bo
   return queryOptions({
     queryKey: eventQueryKey(orgId, eventId, includeRaw),
     queryFn: ({ signal }) => fetchApi<ApiEvent>(apiEventPath(orgId, eventId, includeRaw), signal),
+    // An event never changes once recorded.
+    staleTime: Infinity,
+  });
+}
+
+/** An event with its raw document, as its source tree (fetchApiSource): what the Raw tab and Compare read. */
+export function eventSourceQueryOptions(orgId: string, eventId: string) {
+  return queryOptions({
+    queryKey: ['orgs', orgId, 'events', 'one', eventId, 'source'] as const,
+    queryFn: ({ signal }) => fetchApiSource(apiEventPath(orgId, eventId, true), signal),
     // An event never changes once recorded.
     staleTime: Infinity,
   });

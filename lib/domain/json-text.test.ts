@@ -8,6 +8,9 @@ import {
   spliceMembers,
   CompactJsonChecker,
   hasControlCharacter,
+  type JsonSource,
+  parseJsonSource,
+  sourceMember,
 } from './json-text';
 
 const seeded = [
@@ -203,5 +206,64 @@ describe('json-text', () => {
     // Nesting deeper than the stack: declined, never thrown.
     const deep = '['.repeat(200_000) + ']'.repeat(200_000);
     assert.equal(new CompactJsonChecker().reset(deep).valueEnd(0), -1);
+  });
+  test('parseJsonSource keeps every literal, member order and repeated key as written', () => {
+    const text =
+      '{ "b": 9007199254740993, "2": 1.0, "1": -0.0, "e": 1e400, "s": "\\u00e9\\"", "b": [true, null, {}], "d": 0.1000000000000000055511151231257827 }';
+    const tree = parseJsonSource(text);
+    assert.equal(tree.kind, 'object');
+    assert.equal(tree.text, text.trim());
+    if (tree.kind !== 'object') return;
+    assert.deepEqual(
+      tree.members.map((m) => [m.key, m.value.text]),
+      [
+        ['b', '9007199254740993'],
+        ['2', '1.0'],
+        ['1', '-0.0'],
+        ['e', '1e400'],
+        ['s', '"\\u00e9\\""'],
+        ['b', '[true, null, {}]'],
+        ['d', '0.1000000000000000055511151231257827'],
+      ],
+    );
+    assert.equal(
+      sourceMember(tree, 'b')?.kind,
+      'array',
+      'the last of a repeated key, as JSON.parse keeps',
+    );
+    assert.throws(() => parseJsonSource('{"a":1,}'));
+    assert.throws(() => parseJsonSource('[1] 2'));
+  });
+
+  test('parseJsonSource agrees with JSON.parse on random documents, written compact and spaced', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const value = (depth: number): unknown => {
+      const r = random();
+      if (depth > 3 || r < 0.4) {
+        return [null, true, false, Math.floor(random() * 1e6) / 100, -random(), 'x"\\\u00e9', ''][
+          Math.floor(random() * 7)
+        ];
+      }
+      if (r < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`k${i}`, value(depth + 1)]),
+      );
+    };
+    /** The value a source tree stands for (each scalar through JSON.parse of its own text). */
+    const valueOf = (node: JsonSource): unknown =>
+      node.kind === 'object'
+        ? Object.fromEntries(node.members.map((m) => [m.key, valueOf(m.value)]))
+        : node.kind === 'array'
+          ? node.items.map(valueOf)
+          : JSON.parse(node.text);
+    for (let i = 0; i < 500; i++) {
+      const v = value(0);
+      for (const text of [JSON.stringify(v), JSON.stringify(v, null, i % 2 ? 2 : '\t')]) {
+        const tree = parseJsonSource(text);
+        assert.deepEqual(valueOf(tree), JSON.parse(text), text);
+        assert.equal(tree.text, text);
+      }
+    }
   });
 });

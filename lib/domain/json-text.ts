@@ -499,3 +499,82 @@ export function prettyJson(text: string): string {
   }
   return out;
 }
+
+/**
+ * A JSON value as written: every node keeps its exact text, objects their
+ * members in the order written (duplicates included) and scalars their
+ * literal (9007199254740993, 1.0, -0.0, "\u00e9"), none of which survives
+ * JSON.parse. What the dashboard shows and compares raw documents by.
+ */
+export type JsonSource =
+  | { kind: 'object'; text: string; members: { key: string; value: JsonSource }[] }
+  | { kind: 'array'; text: string; items: JsonSource[] }
+  | { kind: 'string' | 'number' | 'literal'; text: string };
+
+/** The source tree of valid JSON text (throws on text that is not). */
+export function parseJsonSource(text: string): JsonSource {
+  const start = skipSpace(text, 0);
+  const [node, end] = sourceAt(text, start);
+  if (skipSpace(text, end) !== text.length) throw new Error('Unexpected text after a JSON value');
+  return node;
+}
+
+function sourceAt(text: string, start: number): [JsonSource, number] {
+  const c = text.charCodeAt(start);
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    const object = c === OPEN_OBJECT;
+    const close = object ? CLOSE_OBJECT : CLOSE_ARRAY;
+    const members: { key: string; value: JsonSource }[] = [];
+    const items: JsonSource[] = [];
+    let i = skipSpace(text, start + 1);
+    if (text.charCodeAt(i) !== close) {
+      for (;;) {
+        let key = '';
+        if (object) {
+          if (text.charCodeAt(i) !== QUOTE) throw new Error('Expected a key in a JSON object');
+          const keyEnd = stringEnd(text, i);
+          key = JSON.parse(text.slice(i, keyEnd)) as string;
+          i = skipSpace(text, keyEnd);
+          if (text.charCodeAt(i) !== COLON) throw new Error('Expected ":" in a JSON object');
+          i = skipSpace(text, i + 1);
+        }
+        const [value, end] = sourceAt(text, i);
+        if (object) members.push({ key, value });
+        else items.push(value);
+        i = skipSpace(text, end);
+        const d = text.charCodeAt(i);
+        if (d === close) break;
+        if (d !== COMMA) throw new Error('Expected "," or a closing bracket in JSON');
+        i = skipSpace(text, i + 1);
+      }
+    }
+    const slice = text.slice(start, i + 1);
+    return [
+      object ? { kind: 'object', text: slice, members } : { kind: 'array', text: slice, items },
+      i + 1,
+    ];
+  }
+  if (c === QUOTE) {
+    const end = stringEnd(text, start);
+    if (text.charCodeAt(end - 1) !== QUOTE || end - start < 2)
+      throw new Error('Unterminated JSON string');
+    return [{ kind: 'string', text: text.slice(start, end) }, end];
+  }
+  for (const literal of ['true', 'false', 'null']) {
+    if (text.startsWith(literal, start)) {
+      return [{ kind: 'literal', text: literal }, start + literal.length];
+    }
+  }
+  const end = numberEnd(text, start);
+  if (end === -1) throw new Error(`Unexpected character in JSON at ${start}`);
+  return [{ kind: 'number', text: text.slice(start, end) }, end];
+}
+
+/** A source node's member of that key (the last of repeated ones, as JSON.parse keeps), if an object. */
+export function sourceMember(node: JsonSource, key: string): JsonSource | undefined {
+  if (node.kind !== 'object') return undefined;
+  for (let m = node.members.length - 1; m >= 0; m--) {
+    if (node.members[m]!.key === key) return node.members[m]!.value;
+  }
+  return undefined;
+}
