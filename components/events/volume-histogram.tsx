@@ -3,9 +3,24 @@
 import { type KeyboardEvent, memo, type PointerEvent, useMemo, useRef, useState } from 'react';
 import type { HistogramResponse } from '@/lib/client/api-client';
 import { bucketEnd, selectionRange } from '@/lib/client/histogram';
-import { formatTimestamp, parseApiDateTime } from '@/lib/domain/dates';
+import { formatTimestamp, parseApiDateTime, UTC_ZONE } from '@/lib/domain/dates';
 
 const NUMBER = new Intl.NumberFormat('en-US');
+
+/** "1 event", "2,345 events". */
+function events(count: number): string {
+  return `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'}`;
+}
+
+/**
+ * The bucket size as said above the bars. Days, weeks and months are the
+ * API's, UTC ones: in another zone they start at its offset from UTC (a
+ * "day" from 19:00 to 19:00 in New York), which the label says.
+ */
+function perBucket(interval: HistogramResponse['interval'], zone: string): string {
+  const utcCalendar = interval === 'day' || interval === 'week' || interval === 'month';
+  return `per ${interval}${utcCalendar && zone !== UTC_ZONE ? ' (UTC)' : ''}`;
+}
 
 type Props = {
   histogram: HistogramResponse | undefined;
@@ -106,7 +121,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
   const high = shown ? Math.max(shown.anchor, shown.current) : -1;
   const describe = (index: number) => {
     const start = starts[index]!;
-    return `${formatTimestamp(start, zone)} – ${formatTimestamp(bucketEnd(start, interval), zone)}: ${NUMBER.format(counts[index] ?? 0)} events`;
+    return `${formatTimestamp(start, zone)} – ${formatTimestamp(bucketEnd(start, interval), zone)}: ${events(counts[index] ?? 0)}`;
   };
   const selectedCount = shown ? counts.slice(low, high + 1).reduce((sum, n) => sum + n, 0) : 0;
   const firstStart = starts[0];
@@ -117,14 +132,14 @@ export const VolumeHistogram = memo(function VolumeHistogram({
       <div className="histogram-head">
         <span className="muted small">
           {histogram
-            ? `${NUMBER.format(histogram.totalCount)} events · per ${histogram.interval}`
+            ? `${events(histogram.totalCount)} · ${perBucket(histogram.interval, zone)}`
             : failed
               ? 'The volume chart could not be loaded.'
               : 'Counting…'}
         </span>
         <span className="muted small" aria-live="polite">
           {shown
-            ? `${low === high ? describe(low) : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${NUMBER.format(selectedCount)} events`}${cursor ? ' · Enter to apply' : ''}`
+            ? `${low === high ? describe(low) : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${events(selectedCount)}`}${cursor ? ' · Enter to apply' : ''}`
             : 'Drag across the bars to zoom in'}
         </span>
       </div>
