@@ -1,7 +1,48 @@
 'use client';
 
-import { type ReactNode, useId } from 'react';
+import { type ReactNode, type RefObject, useId, useLayoutEffect, useRef } from 'react';
 import type { usePopover } from './use-popover';
+
+/** The least room left between a dialog and the window's edges. */
+const EDGE = 8;
+
+/**
+ * Keeps an open dialog inside the window: lined up with its button's chosen
+ * edge where it fits, else moved along until it does. The toolbar wraps
+ * (a long "Local (Europe/Berlin)" button moves the View group to the left
+ * edge at 1280 px), so a dialog lined up with its button's right edge could
+ * open hundreds of pixels off the left of the window. Placed before paint,
+ * and again when the window's size changes.
+ */
+function useInsideWindow(
+  open: boolean,
+  align: 'left' | 'right',
+  anchorRef: RefObject<HTMLDivElement | null>,
+  dialogRef: RefObject<HTMLDivElement | null>,
+) {
+  useLayoutEffect(() => {
+    if (!open) return;
+    const place = () => {
+      const dialog = dialogRef.current;
+      const anchor = anchorRef.current;
+      if (!dialog || !anchor) return;
+      dialog.style.left = '';
+      dialog.style.right = '';
+      // On a phone the stylesheet makes it a sheet fixed along the bottom.
+      if (getComputedStyle(dialog).position !== 'absolute') return;
+      const anchorBox = anchor.getBoundingClientRect();
+      const width = dialog.offsetWidth;
+      const windowWidth = document.documentElement.clientWidth;
+      const wanted = align === 'right' ? anchorBox.right - width : anchorBox.left;
+      const left = Math.max(EDGE, Math.min(wanted, windowWidth - width - EDGE));
+      dialog.style.left = `${left - anchorBox.left}px`;
+      dialog.style.right = 'auto';
+    };
+    place();
+    window.addEventListener('resize', place);
+    return () => window.removeEventListener('resize', place);
+  }, [open, align, anchorRef, dialogRef]);
+}
 
 /**
  * A toolbar button that opens a small dialog beside it (columns, saved
@@ -24,7 +65,7 @@ export function ToolbarPopover({
   triggerLabel?: string;
   /** The dialog's accessible name. */
   label: string;
-  /** Which edge of the button the dialog lines up with. */
+  /** Which edge of the button the dialog lines up with, where the window leaves room. */
   align?: 'left' | 'right';
   /** Runs just before the dialog opens (to reset a draft). */
   onOpen?: () => void;
@@ -34,6 +75,8 @@ export function ToolbarPopover({
 }) {
   const popoverId = useId();
   const { open, setOpen, close, anchorRef, buttonRef } = popover;
+  const dialogRef = useRef<HTMLDivElement>(null);
+  useInsideWindow(open, align, anchorRef, dialogRef);
   return (
     <div className="popover-anchor" ref={anchorRef}>
       <button
@@ -56,6 +99,7 @@ export function ToolbarPopover({
       </button>
       {open ? (
         <div
+          ref={dialogRef}
           id={popoverId}
           className={align === 'right' ? 'popover popover-right' : 'popover'}
           role="dialog"
