@@ -3,8 +3,8 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import {
   DATE_INPUT_FORMAT,
-  DAY_MS,
   parseDateTime,
+  parseEndBound,
   toDateTimeInputValue,
   zoneName,
 } from '@/lib/domain/dates';
@@ -24,9 +24,6 @@ const SHORT: Record<RangePreset, string> = {
   '7d': '7 days',
   '30d': '30 days',
 };
-
-/** A bare date as a "to" bound means its whole day. */
-const BARE_DATE = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
 
 /**
  * Presets (last hour … 30 days), any time, or custom bounds typed in the
@@ -61,13 +58,12 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     const fromText = formText(form, 'from');
     const toText = formText(form, 'to');
     const fromValue = fromText ? parseDateTime(fromText, zone) : null;
-    let toValue = toText ? parseDateTime(toText, zone) : null;
+    // "to 2026-01-31" is the whole day: its last second, which covers itself.
+    const toValue = toText ? parseEndBound(toText, zone) : null;
     if ((fromText && fromValue === null) || (toText && toValue === null)) {
       setError(`Enter dates as ${DATE_INPUT_FORMAT} (${zoneLabel}), e.g. 2026-01-31 23:59:00.`);
       return;
     }
-    // "to 2026-01-31" is the whole day: its last second, which covers itself.
-    if (toValue !== null && BARE_DATE.test(toText)) toValue += DAY_MS - 1000;
     if (fromValue !== null && toValue !== null && fromValue > toValue) {
       setError('The start must be before the end.');
       return;

@@ -10,6 +10,7 @@ import {
   isKnownZone,
   parseApiDateTime,
   parseDateTime,
+  parseEndBound,
   toApiDateTime,
   toDateTimeInputValue,
   toUrlDateTime,
@@ -175,5 +176,41 @@ describe('lib/domain/dates', () => {
       assert.equal(parseDateTime(text, 'Europe/Paris'), null, text);
     }
     assert.equal(parseDateTime('2024-02-29'), Date.UTC(2024, 1, 29));
+  });
+
+  it('reads a bare "to" date as its whole calendar day in the zone, on daylight saving days too', () => {
+    const cases = [
+      // 25 hours long (clocks go back at 02:00): 24 h after midnight would be 23:00.
+      [
+        '2026-11-01',
+        'America/New_York',
+        Date.UTC(2026, 10, 2, 4, 59, 59),
+        '2026-11-01T23:59:59-05:00',
+      ],
+      // 23 hours long (clocks go forward at 02:00): 24 h after midnight would be the next day.
+      [
+        '2026-03-08',
+        'America/New_York',
+        Date.UTC(2026, 2, 9, 3, 59, 59),
+        '2026-03-08T23:59:59-04:00',
+      ],
+      [
+        '2026-03-29',
+        'Europe/Berlin',
+        Date.UTC(2026, 2, 29, 21, 59, 59),
+        '2026-03-29T23:59:59+02:00',
+      ],
+      [' 2026-01-31 ', 'UTC', Date.UTC(2026, 0, 31, 23, 59, 59), '2026-01-31T23:59:59Z'],
+    ] as const;
+    for (const [text, zone, instant, url] of cases) {
+      assert.equal(parseEndBound(text, zone), instant, `${text} ${zone}`);
+      assert.equal(toUrlDateTime(instant, zone), url);
+    }
+    // A time is read as written; a day that does not exist is still refused.
+    assert.equal(
+      parseEndBound('2026-11-01 10:00', 'America/New_York'),
+      parseDateTime('2026-11-01 10:00', 'America/New_York'),
+    );
+    assert.equal(parseEndBound('2026-02-30', 'America/New_York'), null);
   });
 });

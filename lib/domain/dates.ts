@@ -270,6 +270,18 @@ export function toUrlDateTime(millis: number, zone: string): string {
   return clock + (offset === '+00:00' ? 'Z' : offset);
 }
 
+const BARE_DATE = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
+
+/**
+ * A typed "to" bound in `zone`: a bare date means its whole calendar day
+ * there, so its last second, 23:59:59 (a day when daylight saving time
+ * starts or ends is 23 or 25 hours long: adding 24 hours to its midnight
+ * misses or overshoots an hour). Anything else as parseDateTime reads it.
+ */
+export function parseEndBound(text: string, zone: string): number | null {
+  return parseDateTime(BARE_DATE.test(text) ? `${text.trim()} 23:59:59` : text, zone);
+}
+
 /** The form date inputs show and take: the table's own ISO 24-hour format. */
 export const DATE_INPUT_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 
