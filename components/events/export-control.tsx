@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiRequestError } from '@/lib/client/api-client';
 import { previewExport, startBrowserDownload } from '@/lib/client/export-download';
+import { sendToSignInOnExpiredSession } from '@/lib/client/query-client';
 import { apiExportPath, type EventsListParams } from '@/lib/client/url-state';
 import type { ExportFormat } from '@/lib/domain/query';
 import { ToolbarPopover } from './toolbar-popover';
@@ -29,6 +30,7 @@ export function ExportControl({ params }: { params: EventsListParams }) {
   const [format, setFormat] = useState<ExportFormat>('ndjson');
   const [includeRaw, setIncludeRaw] = useState(false);
   const [count, setCount] = useState<number | null>(null);
+  const [countFailed, setCountFailed] = useState(false);
   const [state, setState] = useState<State>({ step: 'idle' });
   const checking = useRef<AbortController | null>(null);
   const { open } = popover;
@@ -38,13 +40,19 @@ export function ExportControl({ params }: { params: EventsListParams }) {
     if (!open) return;
     const abort = new AbortController();
     setCount(null);
+    setCountFailed(false);
     previewExport(
       apiExportPath(params, { format: 'ndjson', includeRaw: false }),
       'ndjson',
       abort.signal,
     ).then(
       (preview) => setCount(preview.totalCount),
-      () => undefined,
+      (error: unknown) => {
+        if (abort.signal.aborted) return;
+        // An ended session signs in again; anything else says the count is unknown.
+        sendToSignInOnExpiredSession(error);
+        setCountFailed(true);
+      },
     );
     return () => abort.abort();
   }, [open, params]);
@@ -66,6 +74,7 @@ export function ExportControl({ params }: { params: EventsListParams }) {
     } catch (error) {
       if (abort.signal.aborted) setState({ step: 'idle' });
       else {
+        sendToSignInOnExpiredSession(error);
         setState({
           step: 'failed',
           message:
@@ -82,9 +91,11 @@ export function ExportControl({ params }: { params: EventsListParams }) {
       {() => (
         <div className="popover-body export-control">
           <p data-testid="export-count">
-            {count === null
-              ? 'Counting the events under the current filters…'
-              : `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'} under the current filters.`}
+            {count !== null
+              ? `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'} under the current filters.`
+              : countFailed
+                ? 'The events under the current filters could not be counted.'
+                : 'Counting the events under the current filters…'}
           </p>
           <fieldset disabled={state.step === 'checking'}>
             <legend className="label">Format</legend>
@@ -126,7 +137,7 @@ export function ExportControl({ params }: { params: EventsListParams }) {
               </button>
             ) : (
               <button type="button" className="button primary small" onClick={() => void start()}>
-                Export {count === null ? '' : NUMBER.format(count)} events
+                {count === null ? 'Export events' : `Export ${NUMBER.format(count)} events`}
               </button>
             )}
           </div>

@@ -43,8 +43,12 @@ export function stayingInSession(): void {
   signingOut = false;
 }
 
-/** A 401 in the browser means the session ended: sign in again and come back here. */
-function sendToSignInOnExpiredSession(error: Error): void {
+/**
+ * A 401 in the browser means the session ended: sign in again and come back
+ * here. Queries get this from the cache; requests made outside a query (the
+ * export's count and download, saving a view) call it with what they caught.
+ */
+export function sendToSignInOnExpiredSession(error: unknown): void {
   if (isServer || signingOut || !(error instanceof ApiRequestError) || error.status !== 401) {
     return;
   }

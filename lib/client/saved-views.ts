@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import { ApiRequestError, type ApiErrorBody, fetchApi } from './api-client';
+import { sendToSignInOnExpiredSession } from './query-client';
 
 /**
  * Saved views as the dashboard route (`/api/orgs/{orgId}/views`) speaks them:
@@ -76,10 +77,14 @@ export async function sendSavedView<T>(
     parsed = null;
   }
   if (!response.ok) {
-    throw new ApiRequestError(
+    const error = new ApiRequestError(
       response.status,
       parsed && typeof parsed === 'object' ? (parsed as ApiErrorBody) : null,
     );
+    // An ended session signs in again and comes back, as a query's 401 does,
+    // rather than calling the user "not authorized" to save their own view.
+    sendToSignInOnExpiredSession(error);
+    throw error;
   }
   return parsed as T | null;
 }
