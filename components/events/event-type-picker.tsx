@@ -10,7 +10,9 @@ import { usePopover } from './use-popover';
 type Props = {
   orgId: string;
   selected: readonly string[];
-  onApply: (types: string[]) => void;
+  /** Types left out (the API's excludeEventType, the bar's `-type:` chips). */
+  excluded: readonly string[];
+  onApply: (choice: { types: string[]; excludeTypes: string[] }) => void;
 };
 
 const NUMBER = new Intl.NumberFormat('en-US');
@@ -62,14 +64,16 @@ function groupTypes(
 }
 
 /**
- * Multi-select of event types: grouped by category, searchable, with counts.
- * Choices are staged and applied together, so picking five types makes one
- * history entry and one request, not five.
+ * Multi-select of event types: grouped by category, searchable, with counts;
+ * a whole category can be chosen or left out. Choices are staged and applied
+ * together, so picking five types makes one history entry and one request,
+ * not five.
  */
-export function EventTypePicker({ orgId, selected, onApply }: Props) {
+export function EventTypePicker({ orgId, selected, excluded, onApply }: Props) {
   const popover = usePopover();
   const { open, close } = popover;
   const [draft, setDraft] = useState<Set<string>>(() => new Set(selected));
+  const [draftExcluded, setDraftExcluded] = useState<Set<string>>(() => new Set(excluded));
   const [search, setSearch] = useState('');
   const [includeEmpty, setIncludeEmpty] = useState(false);
   const queryClient = useQueryClient();
@@ -102,47 +106,73 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
     [draft, offered],
   );
 
-  /** Every type of the category, added to the choice. */
-  const selectCategory = (group: Group) =>
-    setDraft((current) => new Set([...current, ...group.types.map((t) => t.eventTypeName)]));
+  /** Every type of the category, added to the choice (and no longer left out). */
+  const selectCategory = (group: Group) => {
+    const types = group.types.map((t) => t.eventTypeName);
+    setDraft((current) => new Set([...current, ...types]));
+    setDraftExcluded((current) => new Set([...current].filter((t) => !types.includes(t))));
+  };
   /**
-   * Everything but the category. The org endpoint has no excludeEventType, so
-   * this is the list of every other type offered (or of the current choice).
+   * The category's types (those offered, whatever the search) left out, as
+   * the type facet's "−" does: a few `-type:` chips, where listing every
+   * other type made hundreds and left out any type that appeared later.
    */
-  const excludeCategory = (group: Group) =>
-    setDraft((current) => {
-      const inCategory = new Set(
-        offered.filter((t) => t.category === group.name).map((t) => t.eventTypeName),
-      );
-      const base = current.size ? [...current] : offered.map((t) => t.eventTypeName);
-      return new Set(base.filter((type) => !inCategory.has(type)));
-    });
+  const excludeCategory = (group: Group) => {
+    const types = offered.filter((t) => t.category === group.name).map((t) => t.eventTypeName);
+    setDraft((current) => new Set([...current].filter((t) => !types.includes(t))));
+    setDraftExcluded((current) => new Set([...current, ...types]));
+  };
 
   // Each opening starts from what is applied, with an empty search.
   const resetDraft = () => {
     setDraft(new Set(selected));
+    setDraftExcluded(new Set(excluded));
     setSearch('');
   };
 
-  const toggle = (type: string) =>
+  const toggle = (type: string) => {
     setDraft((current) => {
       const next = new Set(current);
       if (next.has(type)) next.delete(type);
       else next.add(type);
       return next;
     });
+    // A type ticked is no longer left out.
+    setDraftExcluded((current) => {
+      if (!current.has(type)) return current;
+      const next = new Set(current);
+      next.delete(type);
+      return next;
+    });
+  };
+
+  const includeAgain = (type: string) =>
+    setDraftExcluded((current) => {
+      const next = new Set(current);
+      next.delete(type);
+      return next;
+    });
 
   const apply = () => {
-    onApply([...draft].sort());
+    onApply({ types: [...draft].sort(), excludeTypes: [...draftExcluded].sort() });
     close();
   };
 
   const label =
-    selected.length === 0
-      ? 'All event types'
-      : selected.length === 1
-        ? eventTypeLabel(selected[0]!)
-        : `${selected.length} event types`;
+    selected.length === 1
+      ? eventTypeLabel(selected[0]!)
+      : selected.length > 1
+        ? `${selected.length} event types`
+        : excluded.length === 0
+          ? 'All event types'
+          : `All but ${excluded.length} event ${excluded.length === 1 ? 'type' : 'types'}`;
+  const excludedList = [...draftExcluded].sort((a, b) =>
+    eventTypeLabel(a).localeCompare(eventTypeLabel(b)),
+  );
+  const draftSummary = [
+    draft.size === 0 ? 'All types' : `${draft.size} selected`,
+    ...(draftExcluded.size ? [`${draftExcluded.size} left out`] : []),
+  ].join(', ');
 
   return (
     <ToolbarPopover
@@ -213,6 +243,23 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
                     ))}
                   </fieldset>
                 ) : null}
+                {excludedList.length ? (
+                  <fieldset className="type-group pinned" data-testid="picker-excluded">
+                    <legend>Left out ({excludedList.length})</legend>
+                    {excludedList.map((type) => (
+                      <label key={type} className="type-option">
+                        <input
+                          type="checkbox"
+                          checked
+                          onChange={() => includeAgain(type)}
+                          aria-label={`${eventTypeLabel(type)} (left out) ${type}`}
+                        />
+                        <span>{eventTypeLabel(type)}</span>
+                        <span className="type-code">{type}</span>
+                      </label>
+                    ))}
+                  </fieldset>
+                ) : null}
                 {groups.length === 0 ? (
                   <p className="muted">No event type matches “{search}”.</p>
                 ) : null}
@@ -233,7 +280,7 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
                           type="button"
                           className="button small ghost"
                           aria-label={`Exclude ${group.name}`}
-                          title="Every other type: the org endpoint has no exclude, so the others are listed"
+                          title="Leave out this category's types"
                           onClick={() => excludeCategory(group)}
                         >
                           Exclude
@@ -264,9 +311,16 @@ export function EventTypePicker({ orgId, selected, onApply }: Props) {
           </div>
           <footer>
             <span className="count" aria-live="polite">
-              {draft.size === 0 ? 'All types' : `${draft.size} selected`}
+              {draftSummary}
             </span>
-            <button type="button" className="button small" onClick={() => setDraft(new Set())}>
+            <button
+              type="button"
+              className="button small"
+              onClick={() => {
+                setDraft(new Set());
+                setDraftExcluded(new Set());
+              }}
+            >
               Clear
             </button>
             <button type="button" className="button small" onClick={() => close()}>

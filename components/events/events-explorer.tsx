@@ -494,7 +494,8 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           <EventTypePicker
             orgId={orgId}
             selected={view.types}
-            onApply={(types) => update({ types })}
+            excluded={view.excludeTypes}
+            onApply={({ types, excludeTypes }) => update({ types, excludeTypes })}
           />
         </div>
         <DateRangeFilter

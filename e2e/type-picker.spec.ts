@@ -1,0 +1,60 @@
+import { categoryOf } from '../lib/domain/catalog';
+import { eventsUrl, expect, frequentTypes, shownTotal, signIn, test } from './support/fixtures';
+
+/**
+ * "Exclude" on a category of the type picker leaves its types out with
+ * `-type:` chips (the API's excludeEventType), as the type facet's "−"
+ * does; it listed every other type instead, some 300 include chips.
+ */
+test('excluding a category in the type picker leaves its types out, and taking one back', async ({
+  page,
+  state,
+}) => {
+  const [top] = frequentTypes(state.events, 1);
+  const category = categoryOf(top!)!.name;
+  const inCategory = [
+    ...new Set(
+      state.events
+        .map((event) => event.eventTypeName)
+        .filter((type) => categoryOf(type)?.name === category),
+    ),
+  ].sort();
+  const others = state.events.filter((event) => !inCategory.includes(event.eventTypeName));
+  expect(others.length).toBeGreaterThan(0);
+
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId));
+  await page.getByRole('button', { name: /^Event types:/ }).click();
+  const picker = page.getByRole('dialog', { name: 'Filter by event type' });
+  await picker.getByRole('button', { name: `Exclude ${category}`, exact: true }).click();
+  await picker.getByRole('button', { name: 'Apply' }).click();
+  await expect(picker).toBeHidden();
+
+  await expect.poll(() => shownTotal(page)).toBe(others.length);
+  const url = new URL(page.url());
+  expect(url.searchParams.get('types')).toBeNull();
+  expect(url.searchParams.get('excludeTypes')?.split(',').sort()).toEqual(inCategory);
+  await expect(page.getByTestId('query-chip')).toHaveText(inCategory.map((t) => `-type:${t}✕`));
+  await expect(page.getByRole('button', { name: /^Event types:/ })).toHaveAccessibleName(
+    `Event types: All but ${inCategory.length} event ${inCategory.length === 1 ? 'type' : 'types'}`,
+  );
+
+  // The picker shows what is left out; ticking one takes it back in.
+  await page.getByRole('button', { name: /^Event types:/ }).click();
+  const excluded = picker.getByTestId('picker-excluded');
+  await expect(excluded).toContainText(`Left out (${inCategory.length})`);
+  await expect(excluded.getByRole('checkbox')).toHaveCount(inCategory.length);
+  // Unticked, it leaves the list (so click, not uncheck, which would wait for it unticked).
+  await excluded.getByRole('checkbox', { name: new RegExp(`\\b${top}$`) }).click();
+  await expect(excluded.getByRole('checkbox')).toHaveCount(inCategory.length - 1);
+  await picker.getByRole('button', { name: 'Apply' }).click();
+  await expect
+    .poll(() => shownTotal(page))
+    .toBe(
+      state.events.filter((e) => !inCategory.includes(e.eventTypeName) || e.eventTypeName === top)
+        .length,
+    );
+  expect(new URL(page.url()).searchParams.get('excludeTypes')?.split(',').sort()).toEqual(
+    inCategory.filter((type) => type !== top),
+  );
+});
