@@ -59,8 +59,14 @@ export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
 
+  // Focus moves into the dialog, and back to what opened it (the Compare
+  // button) when it closes, by Escape or Close: it would fall to <body>.
   useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     ref.current?.focus();
+    return () => {
+      if (opener?.isConnected) opener.focus({ preventScroll: true });
+    };
   }, []);
 
   const rows = useMemo(

@@ -40,7 +40,15 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const errorId = useId();
   const popoverId = useId();
   const anchorRef = useRef<HTMLDivElement>(null);
+  const customRef = useRef<HTMLButtonElement>(null);
   const zoneLabel = zoneName(zone);
+
+  // Closed from inside (Escape, Cancel, Apply), focus goes back to Custom…,
+  // which opened it: the form is gone, and focus would fall to <body>.
+  const closeEditor = () => {
+    setEditing(false);
+    customRef.current?.focus();
+  };
 
   useEffect(() => {
     if (!editing) return;
@@ -69,7 +77,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
       return;
     }
     setError(null);
-    setEditing(false);
+    closeEditor();
     onChange({ range: null, from: fromValue, to: toValue });
   };
 
@@ -106,6 +114,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
           </button>
         ))}
         <button
+          ref={customRef}
           type="button"
           className="button"
           aria-pressed={isCustom}
@@ -130,7 +139,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             if (event.key !== 'Escape') return;
             event.stopPropagation();
             event.nativeEvent.stopImmediatePropagation();
-            setEditing(false);
+            closeEditor();
           }}
         >
           <DateTimeField
@@ -157,7 +166,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             </span>
           ) : null}
           <div className="actions">
-            <button type="button" className="button small" onClick={() => setEditing(false)}>
+            <button type="button" className="button small" onClick={closeEditor}>
               Cancel
             </button>
             <button type="submit" className="button primary">

@@ -557,6 +557,17 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             onClick={() => setFacetSheet(false)}
           />
         ) : null}
+        {/* Past the facets' hundred buttons to the table, for the keyboard. */}
+        <a
+          className="skip-link skip-results"
+          href="#events-results"
+          onClick={(event) => {
+            event.preventDefault();
+            document.getElementById('events-results')?.focus();
+          }}
+        >
+          Skip to results
+        </a>
         <FacetSidebar
           facets={facetsQuery.data}
           filters={filters}
@@ -611,7 +622,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             </span>
           </div>
           <div className="progress" data-active={slow} aria-hidden="true" />
-          <div className="table-area">
+          <div className="table-area" id="events-results" tabIndex={-1}>
             {content}
             {newCount > 0 ? (
               <button

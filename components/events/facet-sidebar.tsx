@@ -115,6 +115,13 @@ export const FacetSidebar = memo(function FacetSidebar({
                       type="button"
                       className="facet-value"
                       aria-pressed={isChosen}
+                      // The label and the count are read as one word without it
+                      // ("Outside metric threshold629"); the look stays.
+                      aria-label={
+                        count === null
+                          ? undefined
+                          : `${label}, ${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'}`
+                      }
                       title={field === 'eventTypeName' ? `${label} (${value})` : value}
                       onClick={() => onToggle(key, value)}
                     >

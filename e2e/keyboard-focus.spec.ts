@@ -1,0 +1,90 @@
+import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
+
+/**
+ * For the keyboard and screen readers: a dialog closed from inside gives
+ * focus back to the button that opened it (it fell to <body>, so the next
+ * Tab started over from the top), facet values are read with their counts
+ * apart, and the facets' hundred buttons can be skipped.
+ */
+test.describe('keyboard and screen reader', () => {
+  test.beforeEach(async ({ page, state }) => {
+    await signIn(page, state.keys.member);
+  });
+
+  test('the custom date range gives focus back to Custom… on Escape, Cancel and Apply', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page).first()).toBeVisible();
+    const custom = page.getByRole('button', { name: 'Custom…' });
+    const range = page.getByRole('form', { name: 'Custom date range' });
+
+    await custom.click();
+    await expect(page.getByLabel('From (UTC)')).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(range).toBeHidden();
+    await expect(custom).toBeFocused();
+
+    await custom.press('Enter');
+    await range.getByRole('button', { name: 'Cancel' }).press('Enter');
+    await expect(range).toBeHidden();
+    await expect(custom).toBeFocused();
+
+    await custom.press('Enter');
+    await page.getByLabel('From (UTC)').fill('2026-01-01');
+    await range.getByRole('button', { name: 'Apply dates' }).press('Enter');
+    await expect(page).toHaveURL(/from=2026-01-01/);
+    await expect(range).toBeHidden();
+    await expect(custom).toBeFocused();
+  });
+
+  test('Escape on the compare dialog gives focus back to Compare', async ({ page, state }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await rows(page).nth(0).locator('input.pick').check();
+    await rows(page).nth(1).locator('input.pick').check();
+    const compare = page.getByTestId('compare-bar').getByRole('button', { name: 'Compare' });
+    await compare.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Compare two events' });
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    await expect(compare).toBeFocused();
+
+    await compare.press('Enter');
+    await dialog.getByRole('button', { name: 'Close comparison' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(compare).toBeFocused();
+  });
+
+  test('a facet value is read with its count apart, and the facets can be skipped', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    const facets = page.getByRole('complementary', { name: 'Facets' });
+    const first = facets.locator('.facet[data-field="eventTypeName"] .facet-value').first();
+    await expect(first.locator('.count')).not.toHaveText('');
+    const label = await first.locator('.facet-label').textContent();
+    const count = await first.locator('.count').textContent();
+    await expect(first).toHaveAccessibleName(
+      `${label}, ${count} ${count === '1' ? 'event' : 'events'}`,
+    );
+
+    // From the query bar, one Tab to the skip link, Enter, and the next Tab is on a row.
+    await expect(rows(page).first()).toBeVisible();
+    await page.getByRole('combobox', { name: /Filter events/ }).focus();
+    const skip = page.getByRole('link', { name: 'Skip to results' });
+    let tabs = 0;
+    while (!(await skip.evaluate((link) => link === document.activeElement)) && tabs < 5) {
+      await page.keyboard.press('Tab');
+      tabs += 1;
+    }
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await expect(rows(page).first()).toBeFocused();
+  });
+});
