@@ -153,3 +153,24 @@ test('the views route checks its input and who asks', async ({ page, state }) =>
   expect(below.status()).toBe(401);
   await readOnly.close();
 });
+
+test('renaming a view to blanks says it needs a name and keeps the old one', async ({
+  page,
+  state,
+}) => {
+  const name = `Blank ${Date.now().toString(36)}`;
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, 'size=25'));
+  await saveView(page, name, false);
+  const menu = await openViews(page);
+  await menu.getByRole('button', { name: `Rename view ${name}` }).click();
+  await menu.getByLabel(`New name for ${name}`).fill('   ');
+  await menu.getByRole('button', { name: 'Rename', exact: true }).click();
+  await expect(menu.getByRole('alert')).toHaveText('Give the view a name.');
+  // Still renaming, the field there to fix; the stored name unchanged.
+  await expect(menu.getByLabel(`New name for ${name}`)).toBeVisible();
+  await menu.getByRole('button', { name: 'Cancel' }).click();
+  await expect(menu.getByRole('button', { name: `Open view ${name}` })).toBeVisible();
+  await menu.getByRole('button', { name: `Delete view ${name}` }).click();
+  await expect(menu.getByRole('button', { name: `Open view ${name}` })).toHaveCount(0);
+});

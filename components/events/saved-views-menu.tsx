@@ -82,7 +82,10 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
     event.preventDefault();
     const rawName = new FormData(event.currentTarget).get('name');
     const name = typeof rawName === 'string' ? rawName.trim() : '';
-    if (!name) return;
+    if (!name) {
+      setError('Give the view a name.');
+      return;
+    }
     if (await run(() => sendSavedView('PATCH', savedViewsPath(orgId, view.id), { name }))) {
       setRenaming(null);
     }
