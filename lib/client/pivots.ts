@@ -62,6 +62,20 @@ function text(event: ApiEvent, field: string): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+/**
+ * Whether a value can be a filter: the URL and the API separate values with
+ * commas, so "comma,user@example.com" would be two values (and 0 results).
+ */
+export function isFilterableValue(value: string): boolean {
+  return !value.includes(',');
+}
+
+/** A field's value when present and filterable. */
+function filterValue(event: ApiEvent, field: string): string | null {
+  const value = text(event, field);
+  return value !== null && isFilterableValue(value) ? value : null;
+}
+
 function pivot(key: ChipKey, value: string): Pivot {
   const noun = FIELD_WORDS[key] ?? chipKeyName(key);
   return { key, value, label: `${noun} ${value}`, canExclude: key === 'eventType' };
@@ -94,12 +108,13 @@ export function columnPivots(event: ApiEvent, column: PivotColumn): Pivot[] {
   if (column === 'type') return [pivot('eventType', event.eventTypeName)];
   if (column === 'actor') {
     const actor = actorValue(event);
-    return actor ? [pivot('actor', actor)] : [];
+    return actor && isFilterableValue(actor) ? [pivot('actor', actor)] : [];
   }
   const pivots: Pivot[] = [];
   for (const choice of COLUMN_FIELDS[column]) {
     const field = (typeof choice === 'string' ? [choice] : choice).find((f) => text(event, f));
-    if (field) pivots.push(pivot(field, text(event, field)!));
+    const value = field ? filterValue(event, field) : null;
+    if (field && value) pivots.push(pivot(field, value));
   }
   if (column === 'remote' && pivots[0]) {
     const network = networkOf(pivots[0].value);
@@ -113,7 +128,7 @@ export function eventPivots(event: ApiEvent): Pivot[] {
   const pivots = PIVOT_COLUMNS.flatMap((column) => columnPivots(event, column));
   const seen = new Set(pivots.map((p) => `${p.key}:${p.value}`));
   for (const field of FILTER_FIELDS) {
-    const value = text(event, field);
+    const value = filterValue(event, field);
     if (value && !seen.has(`${field}:${value}`) && !seen.has(`actor:${value}`)) {
       pivots.push(pivot(field, value));
       seen.add(`${field}:${value}`);
@@ -124,7 +139,7 @@ export function eventPivots(event: ApiEvent): Pivot[] {
 
 /** The pivot for one detail field (by its event field name), when it is filterable. */
 export function fieldPivot(event: ApiEvent, field: string): Pivot | null {
-  const value = text(event, field);
+  const value = filterValue(event, field);
   if (!value || !(FILTER_FIELDS as readonly string[]).includes(field)) return null;
   return pivot(field as FilterField, value);
 }
