@@ -4,6 +4,7 @@ import {
   type TimeZoneMode,
   inclusiveEnd,
   parseDateTime,
+  parseEndBound,
   toApiDateTime,
   toApiDateTimeExact,
   toUrlDateTime,
@@ -154,8 +155,6 @@ export function parseFilters(input: SearchParamsInput): InvestigationFilters {
   };
 }
 
-const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** Reads a view from a URL. Never throws: each bad value becomes its default. */
 export function parseEventsView(input: SearchParamsInput, localZone: string): EventsView {
   const tz: TimeZoneMode = first(input, 'tz') === 'local' ? 'local' : 'utc';
@@ -165,12 +164,8 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
   const fromValue = first(input, 'from');
   const toValue = first(input, 'to');
   let from = fromValue ? parseDateTime(fromValue, zone) : null;
-  // A bare date as "to" means that whole day (the custom range form writes
-  // it so too): its last second, by the wall clock, so a day of 23 or 25
-  // hours in the zone ends where it does.
-  let to = toValue
-    ? parseDateTime(BARE_DATE.test(toValue.trim()) ? `${toValue.trim()}T23:59:59` : toValue, zone)
-    : null;
+  // A bare date as "to" means that whole day, as in the custom range form.
+  let to = toValue ? parseEndBound(toValue, zone) : null;
   if (from !== null && to !== null && from > to) [from, to] = [to, from];
   // Explicit bounds are the more specific request, so they win over a preset.
   if (from !== null || to !== null) range = null;
