@@ -30,6 +30,13 @@ describe('baseUrl', () => {
     assert.equal(baseUrl({ headers: forwarded }), 'http://127.0.0.1:3000');
     setConfigForTesting({ PUBLIC_BASE_URL: undefined, TRUST_PROXY: true });
     assert.equal(baseUrl({ headers: forwarded }), 'https://events.example.com');
+    // A proxy that appends keeps what the client sent on the left: its own entry is the right-most.
+    const appended = headers({
+      host: '127.0.0.1:3000',
+      'x-forwarded-host': 'attacker.example, events.example.com',
+      'x-forwarded-proto': 'http, https',
+    });
+    assert.equal(baseUrl({ headers: appended }), 'https://events.example.com');
   });
 
   test('a missing or malformed Host becomes localhost', () => {

@@ -1,14 +1,11 @@
 import { getConfig } from '@/lib/config';
+import { proxyForwarded } from '@/lib/http/request';
 import type { QueryParam } from './params';
 import { API_PREFIX, type ApiRequest } from './types';
 
 export type Link = { href: string; rel: string };
 
 const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-function firstForwarded(value: string | null): string | undefined {
-  return value?.split(',')[0]?.trim() || undefined;
-}
 
 /**
  * Where links point: PUBLIC_BASE_URL when configured (the normal case behind
@@ -24,9 +21,9 @@ export function baseUrl(request: Pick<ApiRequest, 'headers' | 'encrypted'>): str
   let proto = request.encrypted ? 'https' : 'http';
   let host = request.headers.get('host') ?? '';
   if (config.TRUST_PROXY) {
-    const forwardedProto = firstForwarded(request.headers.get('x-forwarded-proto'))?.toLowerCase();
+    const forwardedProto = proxyForwarded(request.headers.get('x-forwarded-proto'))?.toLowerCase();
     if (forwardedProto === 'https' || forwardedProto === 'http') proto = forwardedProto;
-    host = firstForwarded(request.headers.get('x-forwarded-host')) ?? host;
+    host = proxyForwarded(request.headers.get('x-forwarded-host')) ?? host;
   }
   if (!HOST.test(host)) host = 'localhost';
   return `${proto}://${host}`;

@@ -43,6 +43,13 @@ describe('lib/http/request', () => {
     });
     assert.equal(isSameOriginRequest(url, proxied, true), true);
     assert.equal(isSameOriginRequest(url, proxied, false), false);
+    // The client's own entry, left of the proxy's, names no host of ours.
+    const spoofed = headers({
+      host: 'internal:3000',
+      origin: 'https://attacker.example',
+      'x-forwarded-host': 'attacker.example, events.example',
+    });
+    assert.equal(isSameOriginRequest(url, spoofed, true), false);
   });
 
   it('marks cookies Secure over HTTPS or behind a trusted HTTPS proxy only', () => {

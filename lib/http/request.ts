@@ -30,8 +30,15 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function firstForwarded(value: string | null): string | undefined {
-  return value?.split(',')[0]?.trim() || undefined;
+/**
+ * The entry of a forwarded header (X-Forwarded-Host, -Proto) that the
+ * trusted proxy wrote: the right-most, as for X-Forwarded-For. Entries to
+ * its left arrive from the client (a proxy that appends keeps them), so the
+ * left-most let a client put its own host in links and pass the same-origin
+ * check of a sign-in posted from its site.
+ */
+export function proxyForwarded(value: string | null): string | undefined {
+  return value?.split(',').at(-1)?.trim() || undefined;
 }
 
 /** HTTPS directly, or behind a trusted proxy that says so: the cookie gets `Secure`. */
@@ -39,7 +46,7 @@ export function isSecureRequest(url: string, headers: HeaderReader, trustProxy: 
   // Next's worker thread (lib/http/next-thread.ts) is reached over loopback
   // HTTP, so its URL says http: the guard's facts say what the client used.
   if (url.startsWith('https:') || wireFactsFromHeaders(headers)?.encrypted) return true;
-  return trustProxy && firstForwarded(headers.get('x-forwarded-proto'))?.toLowerCase() === 'https';
+  return trustProxy && proxyForwarded(headers.get('x-forwarded-proto'))?.toLowerCase() === 'https';
 }
 
 /**
@@ -60,7 +67,7 @@ export function isSameOriginRequest(
   } catch {
     return false; // includes the opaque origin "null"
   }
-  const forwardedHost = trustProxy ? firstForwarded(headers.get('x-forwarded-host')) : undefined;
+  const forwardedHost = trustProxy ? proxyForwarded(headers.get('x-forwarded-host')) : undefined;
   let host = forwardedHost ?? headers.get('host') ?? undefined;
   if (!host) {
     try {
