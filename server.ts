@@ -116,7 +116,10 @@ function createServer(config: Config, listener: http.RequestListener): http.Serv
 async function main(): Promise<void> {
   // Next and React pick their production builds from NODE_ENV when loaded.
   (process.env as Record<string, string | undefined>).NODE_ENV = 'production';
-  const port = Number.parseInt(process.env.PORT ?? '3000', 10);
+  // Digits only: parseInt read PORT=3e3 as 3 and PORT=3302abc as 3302, and
+  // Number() reads 0x10 as 16: a server on a port nobody asked for.
+  const portText = process.env.PORT?.trim() || '3000';
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
   const hostname = process.env.HOSTNAME || '0.0.0.0';
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`PORT must be an integer from 0 to 65535, got ${process.env.PORT}`);
