@@ -20,3 +20,13 @@ test('database URLs: the supported forms name their engine; any other scheme is 
     assert.throws(() => parseDatabaseUrl(url), DatabaseUrlError, url);
   }
 });
+
+test('a refused URL is named without its password', () => {
+  for (const url of ['postgress://app:hunter2@db.example.com/x', 'mysql://root:hunter2@db/x']) {
+    assert.throws(
+      () => parseDatabaseUrl(url),
+      (error: Error) => !error.message.includes('hunter2') && error.message.includes('***@'),
+      url,
+    );
+  }
+});

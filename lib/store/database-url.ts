@@ -36,7 +36,11 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   // Any other scheme is a mistake (postgress://, mysql://), not a file path:
   // taken for one, it became a new SQLite file under the working directory.
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
-  if (scheme) throw new DatabaseUrlError(`unsupported scheme '${scheme[1]}://' in '${url}'`);
+  if (scheme) {
+    // The URL may carry a password (user:password@host): never printed.
+    const shown = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
+    throw new DatabaseUrlError(`unsupported scheme '${scheme[1]}://' in '${shown}'`);
+  }
   if (!url) throw new DatabaseUrlError('an empty database URL names no SQLite file');
   return { engine: 'sqlite', filename: url };
 }
