@@ -38,7 +38,7 @@ import { startNextThread } from '@/lib/http/next-thread';
 import { flushLog, getLogger } from '@/lib/ops/log';
 import { metricsAnswer } from '@/lib/ops/metrics';
 import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
-import { getStore } from '@/lib/store';
+import { getStore, setStoreLogger } from '@/lib/store';
 import { MIGRATION_NAMES } from '@/lib/store/migrations';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -142,6 +142,9 @@ async function main(): Promise<void> {
     logsItself: isApiTarget,
     answeredBeforeNext: isApiTarget,
   });
+  // What the store survives (a pool connection lost while idle) goes to the
+  // log like everything else: it went to stderr in a shape of its own, at any LOG_LEVEL.
+  setStoreLogger(log);
   const store = await getStore(); // opens and migrates before we accept traffic
   const unsealed = await unsealedKeysWarning(store);
   if (unsealed) lifecycle.warn(unsealed);

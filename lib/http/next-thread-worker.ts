@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { adoptAuthState } from '@/lib/auth/shared-state';
 import { remoteAuthState } from '@/lib/auth/thread-auth-state';
 import { getLogger } from '@/lib/ops/log';
+import { setStoreLogger } from '@/lib/store/log';
 import { trustUpstreamGuard } from './front-door';
 import type { NextThreadInput, NextThreadReady } from './next-thread';
 
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   // guard in place, and every getAuthState() of its bundles the main's.
   trustUpstreamGuard(input.token);
   adoptAuthState(remoteAuthState(input.authPort, input.authKind));
+  // This thread's stores (its bundles share globalThis) report through the log, at its level.
+  setStoreLogger(getLogger());
 
   const { default: next } = await import('next');
   const app = next({ dev: false, hostname: input.hostname, port: input.port, dir: input.dir });
