@@ -1,3 +1,5 @@
+import type { RedisAuthState } from '@/lib/auth/redis-state';
+import { getAuthState } from '@/lib/auth/shared-state';
 import { getStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { getLogger } from './log';
@@ -10,8 +12,8 @@ import { getLogger } from './log';
  * - /healthz: the process runs and answers. Always 200: restarting a
  *   process because its database is away would not bring the database back.
  * - /readyz: the store is open, migrated (opening it migrates) and answers a
- *   query within READY_TIMEOUT_MS; 503 otherwise, so a balancer sends traffic
- *   elsewhere until it is back.
+ *   query within READY_TIMEOUT_MS, and so does Redis when REDIS_URL is set;
+ *   503 otherwise, so a balancer sends traffic elsewhere until it is back.
  */
 
 export type ProbeAnswer = { status: number; headers: [string, string][]; body: string };
@@ -60,6 +62,19 @@ async function checkStore(store: EventStore): Promise<void> {
   await store.getOrg('000000000000000000000000');
 }
 
+/**
+ * With REDIS_URL, Redis answers a command: without it every authenticated
+ * request is a 503, so the instance is not ready either (it said ready while
+ * answering nothing but 503s). Where the state is another thread's (Next's
+ * thread under `npm start` calls the main thread's), that thread's probe
+ * answers for it.
+ */
+async function checkSharedState(): Promise<void> {
+  const state = getAuthState();
+  if (state.kind !== 'redis' || !('memorySince' in state)) return;
+  await (state as RedisAuthState).memorySince();
+}
+
 // Shared by server.ts and Next's bundles, like the store.
 const DRAINING_KEY = Symbol.for('org-events.draining');
 type DrainingHolder = { [DRAINING_KEY]?: boolean };
@@ -78,7 +93,7 @@ export async function readyzAnswer(): Promise<ProbeAnswer> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      (async () => checkStore(await getStore()))(),
+      Promise.all([(async () => checkStore(await getStore()))(), checkSharedState()]),
       new Promise((_, reject) => {
         timer = setTimeout(
           () => reject(new Error(`store did not answer within ${READY_TIMEOUT_MS} ms`)),
