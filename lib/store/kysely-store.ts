@@ -149,6 +149,13 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
         : error
           ? inspect(error)
           : (failed?.migrationName ?? 'unknown migration');
+    // Kysely's words for a database a newer release migrated: say that.
+    const newer = /previously executed migration (\S+) is missing/.exec(reason);
+    if (newer) {
+      throw new Error(
+        `The database was migrated by a newer release of org-events (migration ${newer[1]}, unknown to this one): run that release, or restore a backup taken before it`,
+      );
+    }
     throw new Error(`Database migration failed: ${reason}`);
   }
 }

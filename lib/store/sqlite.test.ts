@@ -245,6 +245,25 @@ describe('SQLite store when another connection holds the write lock', () => {
     }
   });
 
+  test('a database a newer release migrated is refused, saying so', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-newer-'));
+    const file = path.join(dir, 'newer.db');
+    try {
+      await (await SqliteStore.open(file)).close();
+      const other = new BetterSqlite3(file);
+      other
+        .prepare("INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_next_release', ?)")
+        .run(new Date().toISOString());
+      other.close();
+      await assert.rejects(
+        SqliteStore.open(file),
+        /migrated by a newer release of org-events \(migration 9999_next_release, unknown to this one\)/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a database missing a migration is not ready', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-health-'));
     const file = path.join(dir, 'health.db');
