@@ -64,6 +64,32 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     assert.equal(lines[0]!.route, 'dashboard');
   });
 
+  test('a refused dashboard sign-in is logged as an auth failure, never with what was typed as a private key', async () => {
+    const requestId = 'signin-refused-0001';
+    const secret = '0c3f9a52-6f0e-4c1e-9a8b-5d2e7f1a3b4c';
+    for (const publicKey of ['nosuchky', secret]) {
+      const res = await fetch(`${server.baseUrl}/api/session`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
+        body: JSON.stringify({ publicKey, privateKey: secret }),
+      });
+      assert.equal(res.status, 401);
+    }
+    let lines: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50 && lines.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      lines = server
+        .logLines()
+        .filter((line) => line.requestId === requestId && line.msg === 'auth failure');
+    }
+    assert.equal(lines.length, 2, JSON.stringify(lines));
+    assert.equal(lines[0]!.level, 'warn');
+    assert.equal(lines[0]!.route, 'signIn');
+    assert.equal(lines[0]!.publicKey, 'nosuchky');
+    assert.equal(lines[1]!.publicKey, undefined, 'a private key typed as the public one');
+    assert.ok(!server.output().includes(secret), 'the private key appears nowhere in the output');
+  });
+
   test('a target that is no path (OPTIONS *, GET *) is a JSON 404, not a 500 from Next', async () => {
     const base = new URL(server.baseUrl);
     for (const method of ['OPTIONS', 'GET']) {

@@ -11,6 +11,8 @@ import { getConfig } from '@/lib/config';
 import { crossSiteRequest } from '@/lib/domain/errors';
 import { errorResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
 import { getStore } from '@/lib/store';
+import { wireFactsFromHeaders } from '@/lib/http/front-door';
+import { getLogger } from '@/lib/ops/log';
 
 /**
  * POST /api/session – sign in to the dashboard with an API key (JSON, or a
@@ -40,6 +42,7 @@ export async function POST(request: Request): Promise<Response> {
     secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
   });
   const next = safeNextPath(fields.next);
+  if (!outcome.ok) logRefusedSignIn(request, fields.publicKey, outcome.error.code);
 
   if (isForm) {
     // Without JavaScript: back to the page asked for, or to the form with the reason.
@@ -93,3 +96,28 @@ async function readFields(request: Request, isForm: boolean): Promise<Record<str
 // GET, PUT, PATCH /api/session – a JSON 405 naming POST and DELETE
 const refused = refuseMethod(['POST', 'DELETE']);
 export { refused as GET, refused as PUT, refused as PATCH };
+
+/**
+ * A refused sign-in in the log, as the API logs refused Digest attempts
+ * (`auth failure`, `lockout`): the guard's line for this request only says
+ * 401, so a guesser at the dashboard went unseen. The key is named only when
+ * it has a public key's shape: a private key typed in the wrong field must
+ * never reach a log.
+ */
+function logRefusedSignIn(request: Request, publicKey: unknown, code: string): void {
+  if (code !== 'INVALID_CREDENTIALS' && code !== 'RATE_LIMITED') return;
+  const typed = typeof publicKey === 'string' ? publicKey.trim() : '';
+  getLogger().warn(
+    {
+      requestId: wireFactsFromHeaders(request.headers)?.requestId,
+      route: 'signIn',
+      errorCode: code,
+      ...(/^[a-z]{8}$/.test(typed) ? { publicKey: typed } : {}),
+      clientAddress: clientAddress({
+        headers: request.headers,
+        remoteAddress: lastForwardedFor(request.headers),
+      }),
+    },
+    code === 'RATE_LIMITED' ? 'lockout' : 'auth failure',
+  );
+}
