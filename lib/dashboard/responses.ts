@@ -1,4 +1,11 @@
-import { type ApiError, errorJson, methodNotAllowedHere, routeNotFound } from '@/lib/domain/errors';
+import {
+  type ApiError,
+  errorJson,
+  methodNotAllowedHere,
+  routeNotFound,
+  toApiError,
+} from '@/lib/domain/errors';
+import { getLogger } from '@/lib/ops/log';
 
 /** Dashboard answers name a session's data: never cached. */
 export const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -22,4 +29,15 @@ export function refuseMethod(allowed: readonly string[]): (request: Request) => 
 /** Any /api/ path no route serves: the JSON 404, not Next's HTML page. */
 export function unknownRoute(request: Request): Response {
   return errorResponse(routeNotFound(new URL(request.url).pathname));
+}
+
+/**
+ * A dashboard route's failure in the error model: the store or Redis away
+ * is its 503 with Retry-After (it was a 500 from Next for sign-in); anything
+ * else a 500 whose cause goes to the log, never to the client.
+ */
+export function failureResponse(error: unknown, what: string): Response {
+  const mapped = toApiError(error);
+  if (mapped.status >= 500 && mapped.status !== 503) getLogger().error({ err: error }, what);
+  return errorResponse(mapped);
 }

@@ -10,7 +10,6 @@ import {
   malformedPath,
   orgNotFound,
   savedViewNotFound,
-  toApiError,
   userUnauthorized,
 } from '@/lib/domain/errors';
 import { isObjectId, newObjectId } from '@/lib/domain/object-id';
@@ -18,8 +17,7 @@ import { hasControlCharacter } from '@/lib/domain/json-text';
 import { isSameOriginRequest, readBodyText } from '@/lib/http/request';
 import { getStore } from '@/lib/store';
 import type { EventStore, SavedView } from '@/lib/store/types';
-import { getLogger } from '@/lib/ops/log';
-import { errorResponse, NO_STORE } from './responses';
+import { errorResponse, failureResponse, NO_STORE } from './responses';
 
 /**
  * The dashboard's saved-views route: the session cookie names the key, and
@@ -84,10 +82,7 @@ export async function withViewsAccess(
     }
     return await work({ store, principal, orgId }, viewId);
   } catch (error) {
-    const mapped = toApiError(error);
-    // Not one of ours: the cause goes to the log, never to the client.
-    if (mapped.status >= 500) getLogger().error({ err: error }, 'saved views failed');
-    return errorResponse(mapped);
+    return failureResponse(error, 'saved views failed');
   }
 }
 

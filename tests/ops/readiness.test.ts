@@ -51,6 +51,15 @@ test('readyz: 503 while the database refuses connections, 200 when it is back', 
     const down = await send(`${server.baseUrl}/readyz`);
     assert.deepEqual(down.json(), { status: 'unavailable' }, 'no error text in public');
     assert.equal((await send(`${server.baseUrl}/healthz`)).status, 200);
+    // The dashboard's sign-in says the same: a 503 to retry, not a 500 from Next.
+    const signIn = await fetch(`${server.baseUrl}/api/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(server.keys.member),
+    });
+    assert.equal(signIn.status, 503);
+    assert.match(signIn.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.equal(((await signIn.json()) as { errorCode: string }).errorCode, 'SERVICE_UNAVAILABLE');
   } finally {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
   }

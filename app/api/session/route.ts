@@ -9,7 +9,7 @@ import {
 } from '@/lib/http/request';
 import { getConfig } from '@/lib/config';
 import { crossSiteRequest } from '@/lib/domain/errors';
-import { errorResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
+import { errorResponse, failureResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
 import { getStore } from '@/lib/store';
 import { wireFactsFromHeaders } from '@/lib/http/front-door';
 import { getLogger } from '@/lib/ops/log';
@@ -23,6 +23,22 @@ import { getLogger } from '@/lib/ops/log';
  */
 
 export async function POST(request: Request): Promise<Response> {
+  try {
+    return await signInRoute(request);
+  } catch (error) {
+    return failureResponse(error, 'sign-in failed');
+  }
+}
+
+export async function DELETE(request: Request): Promise<Response> {
+  try {
+    return await signOutRoute(request);
+  } catch (error) {
+    return failureResponse(error, 'sign-out failed');
+  }
+}
+
+async function signInRoute(request: Request): Promise<Response> {
   const { TRUST_PROXY } = getConfig();
   const isForm = (request.headers.get('content-type') ?? '').includes(
     'application/x-www-form-urlencoded',
@@ -63,7 +79,7 @@ export async function POST(request: Request): Promise<Response> {
   });
 }
 
-export async function DELETE(request: Request): Promise<Response> {
+async function signOutRoute(request: Request): Promise<Response> {
   const { TRUST_PROXY } = getConfig();
   const outcome = await signOut(await getStore(), {
     sealed: sessionCookieValue(request.headers.get('cookie')),
