@@ -327,3 +327,20 @@ export function readWithSession(server: Pick<TestServer, 'baseUrl' | 'orgId'>, c
     headers: { Cookie: cookie, [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE },
   });
 }
+
+/** GETs `path` until it answers `expected` or `ms` pass; the last status seen. */
+export async function statusWithin(
+  server: Pick<TestServer, 'baseUrl'>,
+  path: string,
+  expected: number,
+  ms: number,
+): Promise<number> {
+  const deadline = Date.now() + ms;
+  let status = 0;
+  while (Date.now() < deadline) {
+    status = (await fetch(`${server.baseUrl}${path}`, { redirect: 'manual' })).status;
+    if (status === expected) return status;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return status;
+}

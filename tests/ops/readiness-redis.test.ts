@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { send } from '@/tests/helpers/digest-client';
 import { startPrivateRedis, type PrivateRedis } from '@/tests/helpers/redis';
-import { startTestServer, type TestServer } from '@/tests/helpers/server';
+import { startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
 
 /**
  * /readyz follows Redis too when REDIS_URL is set: while it is away every
@@ -23,25 +23,14 @@ after(async () => {
   await redis?.close();
 });
 
-async function statusWithin(path: string, expected: number, ms: number): Promise<number> {
-  const deadline = Date.now() + ms;
-  let status = 0;
-  while (Date.now() < deadline) {
-    status = (await send(`${server.baseUrl}${path}`)).status;
-    if (status === expected) return status;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return status;
-}
-
 test('readyz: 503 while Redis is away, 200 when it is back', async () => {
   assert.equal((await send(`${server.baseUrl}/readyz`)).status, 200);
   await redis.stop();
   try {
-    assert.equal(await statusWithin('/readyz', 503, 10_000), 503);
+    assert.equal(await statusWithin(server, '/readyz', 503, 10_000), 503);
     assert.equal((await send(`${server.baseUrl}/healthz`)).status, 200);
   } finally {
     await redis.start();
   }
-  assert.equal(await statusWithin('/readyz', 200, 15_000), 200);
+  assert.equal(await statusWithin(server, '/readyz', 200, 15_000), 200);
 });

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { send } from '@/tests/helpers/digest-client';
 import { createTestDatabase, PG_ADMIN_URL } from '@/tests/helpers/postgres';
-import { startTestServer, type TestServer } from '@/tests/helpers/server';
+import { startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
 
 /**
  * /readyz follows the database: 503 while PostgreSQL refuses connections to
@@ -26,17 +26,6 @@ after(async () => {
   await database?.drop();
 });
 
-async function statusWithin(path: string, expected: number, ms: number): Promise<number> {
-  const deadline = Date.now() + ms;
-  let status = 0;
-  while (Date.now() < deadline) {
-    status = (await send(`${server.baseUrl}${path}`)).status;
-    if (status === expected) return status;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return status;
-}
-
 test('readyz: 503 while the database refuses connections, 200 when it is back', async () => {
   const name = new URL(database.url).pathname.slice(1);
   assert.equal((await send(`${server.baseUrl}/readyz`)).status, 200);
@@ -47,7 +36,7 @@ test('readyz: 503 while the database refuses connections, 200 when it is back', 
     [name],
   );
   try {
-    assert.equal(await statusWithin('/readyz', 503, 10_000), 503);
+    assert.equal(await statusWithin(server, '/readyz', 503, 10_000), 503);
     const down = await send(`${server.baseUrl}/readyz`);
     assert.deepEqual(down.json(), { status: 'unavailable' }, 'no error text in public');
     assert.equal((await send(`${server.baseUrl}/healthz`)).status, 200);
@@ -63,7 +52,7 @@ test('readyz: 503 while the database refuses connections, 200 when it is back', 
   } finally {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
   }
-  assert.equal(await statusWithin('/readyz', 200, 10_000), 200);
+  assert.equal(await statusWithin(server, '/readyz', 200, 10_000), 200);
   const notReady = server.logLines().find((line) => line.msg === 'not ready');
   assert.ok(notReady, 'the reason is logged');
   assert.equal(notReady.level, 'warn');
