@@ -33,6 +33,7 @@ import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
 import { malformedPath, routeNotFound, serviceUnavailable } from '@/lib/domain/errors';
+import { answerClientError } from '@/lib/http/client-error';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { startNextThread } from '@/lib/http/next-thread';
 import { flushLog, getLogger } from '@/lib/ops/log';
@@ -198,6 +199,7 @@ async function main(): Promise<void> {
     // Next's own failures are answered and logged in its thread (next-thread-worker.ts).
     handleNext(req, res);
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000; // outlive common proxies' idle timeouts
   server.headersTimeout = 66_000; // must exceed keepAliveTimeout
 

@@ -17,7 +17,14 @@ import type { EventStore } from '@/lib/store/types';
  */
 
 /** Routes outside the API, as they appear in logs and metrics. */
-export type OtherRoute = 'healthz' | 'readyz' | 'metrics' | 'next-static' | 'dashboard';
+export type OtherRoute =
+  | 'healthz'
+  | 'readyz'
+  | 'metrics'
+  | 'next-static'
+  | 'dashboard'
+  /** Refused by Node's HTTP parser before any handler (lib/http/client-error.ts). */
+  | 'unparsed';
 
 /** Connection pool figures, when the store has a pool (PostgreSQL). */
 export type PoolStats = { total: number; idle: number; waiting: number };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { send } from '@/tests/helpers/digest-client';
 import {
@@ -88,6 +89,36 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     assert.equal(lines[0]!.publicKey, 'nosuchky');
     assert.equal(lines[1]!.publicKey, undefined, 'a private key typed as the public one');
     assert.ok(!server.output().includes(secret), 'the private key appears nowhere in the output');
+  });
+
+  test("requests Node's parser refuses (a malformed header, headers too large) are answered and logged", async () => {
+    const base = new URL(server.baseUrl);
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(base.port), base.hostname, () => socket.end(text));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const before = server.logLines().filter((line) => line.route === 'unparsed').length;
+    assert.match(
+      await raw('GET /sign-in HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'),
+      /^HTTP\/1\.1 400 /,
+    );
+    assert.match(
+      await raw(`GET /sign-in HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`),
+      /^HTTP\/1\.1 431 /,
+    );
+    let lines: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50 && lines.length < before + 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      lines = server.logLines().filter((line) => line.route === 'unparsed');
+    }
+    assert.deepEqual(
+      lines.slice(before).map((line) => line.status),
+      [400, 431],
+    );
   });
 
   test('a target that is no path (OPTIONS *, GET *) is a JSON 404, not a 500 from Next', async () => {
