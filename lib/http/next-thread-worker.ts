@@ -4,6 +4,7 @@
  * main thread's guard token and authentication state.
  */
 import http from 'node:http';
+import { format } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { adoptAuthState } from '@/lib/auth/shared-state';
 import { remoteAuthState } from '@/lib/auth/thread-auth-state';
@@ -21,6 +22,17 @@ async function main(): Promise<void> {
   adoptAuthState(remoteAuthState(input.authPort, input.authKind));
   // This thread's stores (its bundles share globalThis) report through the log, at its level.
   setStoreLogger(getLogger());
+  // Next reports a page that failed to render with console.error: several
+  // lines, not JSON, at any LOG_LEVEL (silent included). Through the log
+  // instead, one JSON line with the error and its stack.
+  const nextLog = getLogger().child({ component: 'next' });
+  console.error = (...args: unknown[]) => {
+    const err = args.find((arg) => arg instanceof Error);
+    const rest = args.filter((arg) => arg !== err);
+    nextLog.error({ err, detail: rest.length ? format(...rest) : undefined }, 'Next.js error');
+  };
+  console.warn = (...args: unknown[]) =>
+    nextLog.warn({ detail: format(...args) }, 'Next.js warning');
 
   const { default: next } = await import('next');
   const app = next({ dev: false, hostname: input.hostname, port: input.port, dir: input.dir });

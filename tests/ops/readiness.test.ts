@@ -3,7 +3,12 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { send } from '@/tests/helpers/digest-client';
 import { createTestDatabase, PG_ADMIN_URL } from '@/tests/helpers/postgres';
-import { startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
+import {
+  signInForCookie,
+  startTestServer,
+  statusWithin,
+  type TestServer,
+} from '@/tests/helpers/server';
 
 /**
  * /readyz follows the database: 503 while PostgreSQL refuses connections to
@@ -29,6 +34,7 @@ after(async () => {
 test('readyz: 503 while the database refuses connections, 200 when it is back', async () => {
   const name = new URL(database.url).pathname.slice(1);
   assert.equal((await send(`${server.baseUrl}/readyz`)).status, 200);
+  const cookie = await signInForCookie(server, server.keys.member);
 
   await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
   await admin.query(
@@ -49,6 +55,19 @@ test('readyz: 503 while the database refuses connections, 200 when it is back', 
     assert.equal(signIn.status, 503);
     assert.match(signIn.headers.get('retry-after') ?? '', /^\d+$/);
     assert.equal(((await signIn.json()) as { errorCode: string }).errorCode, 'SERVICE_UNAVAILABLE');
+    // A dashboard page cannot render: Next's report of it is one JSON log line, not
+    // several lines of its own.
+    const page = await fetch(`${server.baseUrl}/orgs/${server.orgId}/events`, {
+      headers: { Cookie: cookie },
+    });
+    assert.ok(page.status >= 500, `page status ${page.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const unstructured = server
+      .output()
+      .split('\n')
+      .filter((line) => /⨯|StoreUnavailableError/.test(line) && !line.startsWith('{'));
+    assert.deepEqual(unstructured, [], 'every error line is JSON');
+    assert.ok(server.logLines().some((line) => line.msg === 'Next.js error'));
   } finally {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
   }
