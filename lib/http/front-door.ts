@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { nonApiRouteName, recordRequest } from '@/lib/ops/access-log';
+import { observeAuthFailure, observeLockout } from '@/lib/ops/metrics';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { clientAddress } from './client-address';
 
@@ -148,11 +149,27 @@ function headerReader(req: IncomingMessage) {
   };
 }
 
+/**
+ * A dashboard sign-in refused for its key (401, or the no-JavaScript form's
+ * 303 back with the reason) or locked out (429): counted in the auth metrics
+ * as Digest's refusals are. Next's thread answers it, and its metrics are
+ * its own; this thread serves /metrics.
+ */
+function countRefusedSignIn(req: IncomingMessage, res: ServerResponse, path: string): void {
+  if (req.method !== 'POST' || (path !== '/api/session' && path !== '/api/session/')) return;
+  const location = String(res.getHeader('location') ?? '');
+  if (res.statusCode === 429 || location.includes('error=RATE_LIMITED')) observeLockout();
+  else if (res.statusCode === 401 || location.includes('error=INVALID_CREDENTIALS')) {
+    observeAuthFailure('dashboard sign-in');
+  }
+}
+
 /** One log line (and the request metrics) for a request the guard saw through. */
 function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts, trust: boolean) {
   const started = performance.now();
   res.once('close', () => {
     const path = originForm(wire.target).split(/[?#]/, 1)[0] || '/';
+    if (res.headersSent) countRefusedSignIn(req, res, path);
     recordRequest({
       requestId: wire.requestId,
       method: (req.method ?? 'GET').slice(0, 16),

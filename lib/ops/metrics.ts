@@ -91,13 +91,13 @@ function createMetrics(): Metrics {
     }),
     authFailures: new client.Counter({
       name: 'org_events_auth_failures_total',
-      help: 'API requests answered with a Digest challenge, by reason (first legs of the handshake included as "no credentials").',
+      help: 'API requests answered with a Digest challenge, by reason (first legs of the handshake included as "no credentials"), and dashboard sign-ins refused ("dashboard sign-in").',
       labelNames: ['reason'],
       registers: [registry],
     }),
     lockouts: new client.Counter({
       name: 'org_events_auth_lockouts_total',
-      help: 'API requests refused (429) because their key or client address is locked out after failed attempts.',
+      help: 'API requests and dashboard sign-ins refused (429) because their key or client address is locked out after failed attempts.',
       registers: [registry],
     }),
   };

@@ -145,6 +145,43 @@ describe('request logs', () => {
   });
 });
 
+describe('dashboard sign-in refusals', () => {
+  test("npm start: refused and locked-out sign-ins are counted with the API's auth metrics", async () => {
+    const key = fast.keys.spare[1]!;
+    const metric = async (pattern: RegExp) => {
+      const text = (
+        await send(`${fast.baseUrl}/metrics`, {
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        })
+      ).text;
+      return Number(pattern.exec(text)?.[1] ?? 0);
+    };
+    const failures = /^org_events_auth_failures_total\{reason="dashboard sign-in"\} (\d+)/m;
+    const lockouts = /^org_events_auth_lockouts_total (\d+)/m;
+    const [failuresBefore, lockoutsBefore] = [await metric(failures), await metric(lockouts)];
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${fast.baseUrl}/api/session`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ publicKey: key.publicKey, privateKey: 'wrong' }),
+      });
+      statuses.push(res.status);
+    }
+    assert.deepEqual([...new Set(statuses)], [401, 429]);
+    // The main thread counts once the response is done: give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(
+      (await metric(failures)) - failuresBefore,
+      statuses.filter((s) => s === 401).length,
+    );
+    assert.equal(
+      (await metric(lockouts)) - lockoutsBefore,
+      statuses.filter((s) => s === 429).length,
+    );
+  });
+});
+
 describe('probes', () => {
   for (const door of ['npm start', 'next start'] as const) {
     const server = () => (door === 'npm start' ? fast : next);
