@@ -13,7 +13,7 @@ import { checkNonce, issueNonce } from './nonce';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
 import { readSession, sessionCookieValue } from './session';
-import { getAuthState } from './shared-state';
+import { type AuthState, getAuthState } from './shared-state';
 import { addressThrottleKey } from './throttle';
 
 /** What authentication needs to know about a request; the API's request shape satisfies it. */
@@ -45,6 +45,8 @@ export async function authenticate(
   request: AuthRequest,
   store: EventStore,
   now: number = Date.now(),
+  // Read when the request arrives, before any await: the state its checks use.
+  state: AuthState = getAuthState(),
 ): Promise<AuthResult> {
   const config = getConfig();
   const keys = await serverKeys(store);
@@ -78,7 +80,6 @@ export async function authenticate(
   // In memory, or in Redis shared by every instance (REDIS_URL). When Redis
   // cannot answer, these reject with SERVICE_UNAVAILABLE (503): nothing is
   // accepted that might be a replay or a throttled guess.
-  const state = getAuthState();
   const throttle = state.throttle;
   const throttleKeys = [`key:${credentials.username}`, addressThrottleKey(clientAddress(request))];
   const decision = await throttle.check(throttleKeys, now);

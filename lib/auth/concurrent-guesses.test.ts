@@ -159,7 +159,22 @@ describe('guesses sent together get no more answers than the limit', () => {
     });
 
     test('at most the limit answered as wrong across both, the right answer throttled', async () => {
-      const { wrong, throttled, right } = tally(await digestVolley([a, b], '192.0.2.73'));
+      // Each instance counts the failures it records, to show both took guesses.
+      const recorded = { a: 0, b: 0 };
+      const counting = (state: RedisAuthState, name: 'a' | 'b'): RedisAuthState => ({
+        ...state,
+        throttle: {
+          ...state.throttle,
+          recordFailure: (keys, now) => {
+            recorded[name]++;
+            return state.throttle.recordFailure(keys, now);
+          },
+        },
+      });
+      const { wrong, throttled, right } = tally(
+        await digestVolley([counting(a, 'a'), counting(b, 'b')], '192.0.2.73'),
+      );
+      assert.ok(recorded.a > 0 && recorded.b > 0, `both instances: ${JSON.stringify(recorded)}`);
       assert.equal(wrong, KEY_LIMIT);
       assert.equal(throttled, WRONG - KEY_LIMIT);
       assert.ok(

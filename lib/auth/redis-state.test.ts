@@ -223,6 +223,7 @@ describe('Redis authentication state shared by two instances', () => {
     try {
       await state.warm();
       assert.ok(await accepts(), 'noeviction (the default): in use');
+      await state.probe();
 
       // volatile-lru, the default of some hosted services: every key here expires, so any may go.
       await admin.config('SET', 'maxmemory', '100mb');
@@ -231,6 +232,8 @@ describe('Redis authentication state shared by two instances', () => {
       const now = Date.now();
       const operations: [string, () => Promise<unknown>][] = [
         ['nonce count', () => state.nonceCounts.accept('m', now, 1, 300, now)],
+        // /readyz's check: not ready while requests are refused.
+        ['readiness probe', () => state.probe()],
         ['throttle check', () => state.throttle.check(['key:x'])],
         ['revoke', () => state.revocations.revoke('s', now + 1000, now)],
         [

@@ -187,6 +187,8 @@ export type RedisAuthState = AuthState & {
   readonly keyPrefix: string;
   /** Where Redis's memory begins; nonces and sessions issued earlier are not trusted. */
   memorySince(): Promise<number>;
+  /** Resolves when Redis would serve an authenticated request now (/readyz). */
+  probe(): Promise<void>;
 };
 
 export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthState {
@@ -415,6 +417,9 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     client,
     keyPrefix: prefix,
     memorySince,
+    // What every authenticated request needs of Redis (run: the eviction
+    // check too), for /readyz: rejects with 503 when a request would.
+    probe: () => run('readiness', memorySince).then(() => undefined),
     async warm() {
       // Waits out the connection (bounded by the command timeout); a Redis
       // that is down now is reported by the client's error handler. Both

@@ -71,8 +71,8 @@ async function checkStore(store: EventStore): Promise<void> {
  */
 async function checkSharedState(): Promise<void> {
   const state = getAuthState();
-  if (state.kind !== 'redis' || !('memorySince' in state)) return;
-  await (state as RedisAuthState).memorySince();
+  if (state.kind !== 'redis' || !('probe' in state)) return;
+  await (state as RedisAuthState).probe();
 }
 
 // Shared by server.ts and Next's bundles, like the store.
@@ -96,7 +96,7 @@ export async function readyzAnswer(): Promise<ProbeAnswer> {
       Promise.all([(async () => checkStore(await getStore()))(), checkSharedState()]),
       new Promise((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`store did not answer within ${READY_TIMEOUT_MS} ms`)),
+          () => reject(new Error(`store or Redis did not answer within ${READY_TIMEOUT_MS} ms`)),
           READY_TIMEOUT_MS,
         );
       }),
