@@ -10,17 +10,23 @@ import { requestIdFor } from '@/lib/ops/request-id';
  * every other request is: without this they left no trace at all.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  // The client left: nothing to answer, nothing it asked.
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // The client left, or a response on this connection is already under way
+  // (a bad request pipelined after a good one): a status line now would land
+  // inside that response. Node's own handler closes the socket then too.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
+  // Node's choices: headers too large, a chunk extension too large, too slow, else malformed.
   const status =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? 431
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 408
-        : 400;
+      : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? 413
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
   recordRequest({
     requestId: requestIdFor(undefined),

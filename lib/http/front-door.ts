@@ -157,9 +157,12 @@ function headerReader(req: IncomingMessage) {
  */
 function countRefusedSignIn(req: IncomingMessage, res: ServerResponse, path: string): void {
   if (req.method !== 'POST' || (path !== '/api/session' && path !== '/api/session/')) return;
+  // The form's refusal goes back to the form with its reason first; a
+  // successful one goes to `next`, which may hold any query of the user's.
   const location = String(res.getHeader('location') ?? '');
-  if (res.statusCode === 429 || location.includes('error=RATE_LIMITED')) observeLockout();
-  else if (res.statusCode === 401 || location.includes('error=INVALID_CREDENTIALS')) {
+  const formError = /^\/sign-in\?error=([A-Z_]+)/.exec(location)?.[1];
+  if (res.statusCode === 429 || formError === 'RATE_LIMITED') observeLockout();
+  else if (res.statusCode === 401 || formError === 'INVALID_CREDENTIALS') {
     observeAuthFailure('dashboard sign-in');
   }
 }
