@@ -43,3 +43,11 @@ test('compares numbers as written and strings by their value', () => {
     { path: 'raw.name', left: '"é"', right: '"é"', differs: false },
   ]);
 });
+
+test('a repeated key is compared by its last value, as JSON.parse reads it', () => {
+  const rows = compareDocuments(
+    parseJsonSource('{"raw":{"a":{"x":1},"a":2}}'),
+    parseJsonSource('{"raw":{"a":2}}'),
+  );
+  assert.deepEqual(rows, [{ path: 'raw.a', left: '2', right: '2', differs: false }]);
+});

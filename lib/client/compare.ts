@@ -18,10 +18,12 @@ export type CompareRow = {
 
 function flatten(node: JsonSource, prefix: string, out: Map<string, string>): void {
   if (node.kind === 'object' || node.kind === 'array') {
+    // A repeated key counts once, its last value, as for JSON.parse: an
+    // earlier value's paths would be fields the document does not have.
     const entries =
       node.kind === 'array'
         ? node.items.map((item, index) => [String(index), item] as const)
-        : node.members.map((member) => [member.key, member.value] as const);
+        : [...new Map(node.members.map((member) => [member.key, member.value]))];
     if (entries.length === 0) {
       out.set(prefix, node.kind === 'array' ? '[]' : '{}');
       return;
