@@ -2,6 +2,7 @@
 
 import { memo, useId } from 'react';
 import type { FacetValue, FacetsResponse } from '@/lib/client/api-client';
+import { isFilterableValue } from '@/lib/client/pivots';
 import {
   type ChipKey,
   type InvestigationFilters,
@@ -122,7 +123,15 @@ export const FacetSidebar = memo(function FacetSidebar({
                           ? undefined
                           : `${label}, ${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'}`
                       }
-                      title={field === 'eventTypeName' ? `${label} (${value})` : value}
+                      title={
+                        field === 'eventTypeName'
+                          ? `${label} (${value})`
+                          : isFilterableValue(value)
+                            ? value
+                            : `${value}: a value with a comma or spaces around it cannot be a filter`
+                      }
+                      // Chosen already (from the URL), it can still be taken out.
+                      disabled={!isChosen && !isFilterableValue(value)}
                       onClick={() => onToggle(key, value)}
                     >
                       <span className="facet-check" aria-hidden="true">

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { columnPivots, eventPivots, fieldPivot } from './pivots';
+import { columnPivots, eventPivots, fieldPivot, isFilterableValue } from './pivots';
 
 describe('lib/client/pivots with a comma in a value', () => {
   // Commas separate values in the URL and the API: "Only actor comma,user@…"
@@ -28,5 +28,24 @@ describe('lib/client/pivots with a comma in a value', () => {
       eventPivots(event).map((p) => `${p.key}:${p.value}`),
       ['eventType:JOINED_ORG', 'groupId:65a000000000000000000001'],
     );
+  });
+});
+
+describe('lib/client/pivots with spaces around a value', () => {
+  it('offers no filter on a value the URL would trim into another one, or into none', () => {
+    const event = {
+      id: '6a793fbd2c88faeba59bd3b5',
+      created: '2026-01-01T00:00:00Z',
+      eventTypeName: 'JOINED_ORG',
+      username: 'alice ',
+      hostname: '  ',
+    };
+    assert.equal(fieldPivot(event, 'username'), null);
+    assert.equal(fieldPivot(event, 'hostname'), null);
+    assert.deepEqual(
+      eventPivots(event).map((p) => `${p.key}:${p.value}`),
+      ['eventType:JOINED_ORG'],
+    );
+    assert.equal(isFilterableValue('alice'), true);
   });
 });

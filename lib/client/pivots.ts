@@ -64,10 +64,11 @@ function text(event: ApiEvent, field: string): string | null {
 
 /**
  * Whether a value can be a filter: the URL and the API separate values with
- * commas, so "comma,user@example.com" would be two values (and 0 results).
+ * commas and trim each, so "comma,user@example.com" would be two values,
+ * "alice " would be "alice" and "  " none (0 results, or the filter gone).
  */
 export function isFilterableValue(value: string): boolean {
-  return !value.includes(',');
+  return value !== '' && value.trim() === value && !value.includes(',');
 }
 
 /** A field's value when present and filterable. */
