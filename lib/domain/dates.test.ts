@@ -201,6 +201,20 @@ describe('lib/domain/dates', () => {
         '2026-03-29T23:59:59+02:00',
       ],
       [' 2026-01-31 ', 'UTC', Date.UTC(2026, 0, 31, 23, 59, 59), '2026-01-31T23:59:59Z'],
+      // Santiago: clocks go back at midnight (23:59:59 happens twice: the day ends at the second)...
+      [
+        '2026-04-04',
+        'America/Santiago',
+        Date.UTC(2026, 3, 5, 3, 59, 59),
+        '2026-04-04T23:59:59-04:00',
+      ],
+      // ...and forward at midnight (the next day starts at 01:00).
+      [
+        '2026-09-05',
+        'America/Santiago',
+        Date.UTC(2026, 8, 6, 3, 59, 59),
+        '2026-09-05T23:59:59-04:00',
+      ],
     ] as const;
     for (const [text, zone, instant, url] of cases) {
       assert.equal(parseEndBound(text, zone), instant, `${text} ${zone}`);

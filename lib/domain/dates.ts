@@ -274,12 +274,20 @@ const BARE_DATE = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
 
 /**
  * A typed "to" bound in `zone`: a bare date means its whole calendar day
- * there, so its last second, 23:59:59 (a day when daylight saving time
- * starts or ends is 23 or 25 hours long: adding 24 hours to its midnight
- * misses or overshoots an hour). Anything else as parseDateTime reads it.
+ * there, so the second before the next day starts (a day when daylight
+ * saving time starts or ends is 23 or 25 hours long: adding 24 hours to its
+ * midnight misses or overshoots an hour; and where clocks go back at
+ * midnight, 23:59:59 happens twice, the day ending at the second).
+ * Anything else as parseDateTime reads it.
  */
 export function parseEndBound(text: string, zone: string): number | null {
-  return parseDateTime(BARE_DATE.test(text) ? `${text.trim()} 23:59:59` : text, zone);
+  if (!BARE_DATE.test(text)) return parseDateTime(text, zone);
+  const day = text.trim();
+  if (parseDateTime(`${day} 00:00:00`, zone) === null) return null; // no such day
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const next = new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+  const nextStart = parseDateTime(`${next} 00:00:00`, zone);
+  return nextStart === null ? null : nextStart - 1000;
 }
 
 /** The form date inputs show and take: the table's own ISO 24-hour format. */
