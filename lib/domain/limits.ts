@@ -18,6 +18,9 @@ export const DEFAULT_ITEMS_PER_PAGE = 100;
 /** 24 lowercase hex digits, the id shape of orgs, events, keys and projects. */
 export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
 
+/** A public key: eight lowercase letters, as the real service's (lib/auth/api-keys.ts makes them). */
+export const PUBLIC_KEY_PATTERN = /^[a-z]{8}$/;
+
 /** Event type names are upper snake case, at most 128 characters; anything else is a syntax error. */
 export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
 

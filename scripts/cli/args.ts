@@ -1,5 +1,6 @@
 import { DATE_TIME_FORMS, parseDateTime } from '@/lib/domain/dates';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
 import { isObjectId } from '@/lib/domain/object-id';
 import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
 
@@ -112,7 +113,7 @@ export function parseRole(value: string): OrgRole {
 }
 
 export function parsePublicKey(value: string): string {
-  if (!/^[a-z]{8}$/.test(value)) {
+  if (!PUBLIC_KEY_PATTERN.test(value)) {
     throw new UsageError(`--key must be a public key (8 lowercase letters), got '${value}'`);
   }
   return value;

@@ -8,6 +8,7 @@ import {
   safeNextPath,
 } from '@/lib/http/request';
 import { getConfig } from '@/lib/config';
+import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
 import { crossSiteRequest } from '@/lib/domain/errors';
 import { errorResponse, failureResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
 import { getStore } from '@/lib/store';
@@ -48,17 +49,18 @@ async function signInRoute(request: Request): Promise<Response> {
   }
 
   const fields = await readFields(request, isForm);
+  const remoteAddress = clientAddress({
+    headers: request.headers,
+    remoteAddress: lastForwardedFor(request.headers),
+  });
   const outcome = await signIn(await getStore(), {
     publicKey: fields.publicKey,
     privateKey: fields.privateKey,
-    remoteAddress: clientAddress({
-      headers: request.headers,
-      remoteAddress: lastForwardedFor(request.headers),
-    }),
+    remoteAddress,
     secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
   });
   const next = safeNextPath(fields.next);
-  if (!outcome.ok) logRefusedSignIn(request, fields.publicKey, outcome.error.code);
+  if (!outcome.ok) logRefusedSignIn(request, fields.publicKey, remoteAddress, outcome.error.code);
 
   if (isForm) {
     // Without JavaScript: back to the page asked for, or to the form with the reason.
@@ -120,7 +122,12 @@ export { refused as GET, refused as PUT, refused as PATCH };
  * it has a public key's shape: a private key typed in the wrong field must
  * never reach a log.
  */
-function logRefusedSignIn(request: Request, publicKey: unknown, code: string): void {
+function logRefusedSignIn(
+  request: Request,
+  publicKey: unknown,
+  address: string | undefined,
+  code: string,
+): void {
   if (code !== 'INVALID_CREDENTIALS' && code !== 'RATE_LIMITED') return;
   const typed = typeof publicKey === 'string' ? publicKey.trim() : '';
   getLogger().warn(
@@ -128,11 +135,8 @@ function logRefusedSignIn(request: Request, publicKey: unknown, code: string): v
       requestId: wireFactsFromHeaders(request.headers)?.requestId,
       route: 'signIn',
       errorCode: code,
-      ...(/^[a-z]{8}$/.test(typed) ? { publicKey: typed } : {}),
-      clientAddress: clientAddress({
-        headers: request.headers,
-        remoteAddress: lastForwardedFor(request.headers),
-      }),
+      ...(PUBLIC_KEY_PATTERN.test(typed) ? { publicKey: typed } : {}),
+      clientAddress: address,
     },
     code === 'RATE_LIMITED' ? 'lockout' : 'auth failure',
   );
