@@ -33,6 +33,7 @@ import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
 import { malformedPath, routeNotFound, serviceUnavailable } from '@/lib/domain/errors';
+import { isPortText } from '@/lib/domain/limits';
 import { answerClientError } from '@/lib/http/client-error';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { startNextThread } from '@/lib/http/next-thread';
@@ -117,14 +118,14 @@ function createServer(config: Config, listener: http.RequestListener): http.Serv
 async function main(): Promise<void> {
   // Next and React pick their production builds from NODE_ENV when loaded.
   (process.env as Record<string, string | undefined>).NODE_ENV = 'production';
-  // Digits only: parseInt read PORT=3e3 as 3 and PORT=3302abc as 3302, and
-  // Number() reads 0x10 as 16: a server on a port nobody asked for.
+  // Digits only: parseInt read PORT=3e3 as 3 and PORT=3302abc as 3302: a
+  // server on a port nobody asked for.
   const portText = process.env.PORT?.trim() || '3000';
-  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
-  const hostname = process.env.HOSTNAME || '0.0.0.0';
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  if (!isPortText(portText)) {
     throw new Error(`PORT must be an integer from 0 to 65535, got ${process.env.PORT}`);
   }
+  const port = Number(portText);
+  const hostname = process.env.HOSTNAME || '0.0.0.0';
 
   const config = getConfig(); // fail fast on bad configuration
   const log = getLogger();

@@ -3,6 +3,7 @@ import { DATE_TIME_FORMS, parseDateTime } from './dates';
 import { EVENT_TYPE_PATTERN } from './catalog';
 import * as jsonText from './json-text';
 import { OBJECT_ID_PATTERN } from './object-id';
+import { isPortText } from './limits';
 
 // Module-level copies for checkFieldText, run per member of every imported
 // record (under tsx an imported binding is a getter call; see encode.ts).
@@ -106,11 +107,6 @@ const EXCLUSIVE_PAIRS = [
 
 /** A number, or the same number written as a string (the real service varies by field and version). */
 const NUMERIC_STRING = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const PORT_STRING = /^\d{1,5}$/;
-/** A port written as a string: digits naming 0 to 65535 (five digits alone allow 99999). */
-function isPortText(text: string): boolean {
-  return PORT_STRING.test(text) && Number(text) <= 65535;
-}
 
 /** Who acted on whose behalf (OAuth delegated access): nests through `onBehalfOf`. */
 export type Principal = {

@@ -21,6 +21,15 @@ export const OBJECT_ID_PATTERN = /^[0-9a-f]{24}$/;
 /** A public key: eight lowercase letters, as the real service's (lib/auth/api-keys.ts makes them). */
 export const PUBLIC_KEY_PATTERN = /^[a-z]{8}$/;
 
+/**
+ * A port written as text: digits naming 0 to 65535 (five digits alone allow
+ * 99999; parseInt would read 3e3 as 3, Number 0x10 as 16). An event's `port`
+ * field and the server's PORT both.
+ */
+export function isPortText(text: string): boolean {
+  return /^\d{1,5}$/.test(text) && Number(text) <= 65_535;
+}
+
 /** Event type names are upper snake case, at most 128 characters; anything else is a syntax error. */
 export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
 
