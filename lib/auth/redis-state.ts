@@ -66,16 +66,25 @@ local function since(key)
 end
 `;
 
+// The largest blockedUntil (ms, 0 when none) of the throttle hashes KEYS[from..]:
+// what the check, the failure and the nonce count all decide a block by.
+const LATEST_BLOCK = `
+local function latestBlock(from)
+  local latest = 0
+  for i = from, #KEYS do
+    local blocked = tonumber(redis.call('HGET', KEYS[i], 'blockedUntil') or '0') or 0
+    if blocked > latest then latest = blocked end
+  end
+  return latest
+end
+`;
+
 // GET then SET of one key inside a script: atomic, so one of two racing
 // instances sees the other's nc. KEYS: nc, since, then throttle keys.
 // ARGV: nc, keep ms, issuedAt, now. Returns 1 when accepted, 0 for a replay,
 // -1 for a nonce older than Redis's memory, -2 while a throttle key is blocked.
-const ACCEPT_NC = `${SINCE}
-for i = 3, #KEYS do
-  if (tonumber(redis.call('HGET', KEYS[i], 'blockedUntil') or '0') or 0) > tonumber(ARGV[4]) then
-    return -2
-  end
-end
+const ACCEPT_NC = `${SINCE}${LATEST_BLOCK}
+if latestBlock(3) > tonumber(ARGV[4]) then return -2 end
 if tonumber(ARGV[3]) < since(KEYS[2]) then return -1 end
 local current = redis.call('GET', KEYS[1])
 if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end
@@ -84,27 +93,18 @@ return 1
 `;
 
 // The largest blockedUntil of the keys, as a decimal string ('0' when none).
-const THROTTLE_CHECK = `
-local latest = 0
-for _, key in ipairs(KEYS) do
-  local blocked = tonumber(redis.call('HGET', key, 'blockedUntil') or '0') or 0
-  if blocked > latest then latest = blocked end
-end
-return string.format('%d', latest)
+const THROTTLE_CHECK = `${LATEST_BLOCK}
+return string.format('%d', latestBlock(1))
 `;
 
 // FailureThrottle.recordFailure, step for step, on one hash per key.
 // ARGV: now, windowMs, firstBlockMs, maxBlockMs, then one limit per key.
 // Returns the latest blockedUntil (as THROTTLE_CHECK) when a key was already
 // blocked, counting nothing; else '0'.
-const THROTTLE_FAILURE = `
+const THROTTLE_FAILURE = `${LATEST_BLOCK}
 local function int(x) return string.format('%d', x) end
 local now = tonumber(ARGV[1])
-local latest = 0
-for _, key in ipairs(KEYS) do
-  local blocked = tonumber(redis.call('HGET', key, 'blockedUntil') or '0') or 0
-  if blocked > latest then latest = blocked end
-end
+local latest = latestBlock(1)
 if latest > now then return int(latest) end
 local windowMs = tonumber(ARGV[2])
 local firstBlockMs = tonumber(ARGV[3])
