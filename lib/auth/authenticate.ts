@@ -14,7 +14,7 @@ import { serverKeys } from './keys';
 import type { Principal } from './principal';
 import { readSession, sessionCookieValue } from './session';
 import { type AuthState, getAuthState } from './shared-state';
-import { addressThrottleKey } from './throttle';
+import { addressThrottleKey, type ThrottleDecision } from './throttle';
 
 /** What authentication needs to know about a request; the API's request shape satisfies it. */
 export type AuthRequest = {
@@ -31,6 +31,11 @@ export type AuthResult =
   /** Answer 401 with this WWW-Authenticate value. `reason` is for logs and tests only. */
   | { challenge: { wwwAuthenticate: string; stale: boolean; reason: string } }
   | { throttled: { retryAfterSeconds: number } };
+
+/** Answer 429 with Retry-After from the block's decision (at least a second). */
+function throttled(decision: ThrottleDecision): AuthResult {
+  return { throttled: { retryAfterSeconds: Math.max(1, decision.retryAfterSeconds) } };
+}
 
 /**
  * Who is calling: the dashboard session cookie first, then HTTP Digest.
@@ -83,7 +88,7 @@ export async function authenticate(
   const throttle = state.throttle;
   const throttleKeys = [`key:${credentials.username}`, addressThrottleKey(clientAddress(request))];
   const decision = await throttle.check(throttleKeys, now);
-  if (decision.blocked) return { throttled: { retryAfterSeconds: decision.retryAfterSeconds } };
+  if (decision.blocked) return throttled(decision);
 
   const record = await store.getApiKeyByPublicKey(credentials.username);
   const field = credentials.algorithm.startsWith('MD5') ? 'md5' : 'sha256';
@@ -103,14 +108,14 @@ export async function authenticate(
   // throttled, so concurrent guesses learn no more than sequential ones.
   if (!correct || record === null) {
     const late = await throttle.recordFailure(throttleKeys, now);
-    if (late.blocked) return { throttled: { retryAfterSeconds: late.retryAfterSeconds } };
+    if (late.blocked) return throttled(late);
     return challenge(usable ? 'wrong response' : 'unknown or disabled key');
   }
 
   if (nonce.status === 'stale') {
     // stale=true would tell a guesser its answer was right.
     const late = await throttle.check(throttleKeys, now);
-    if (late.blocked) return { throttled: { retryAfterSeconds: late.retryAfterSeconds } };
+    if (late.blocked) return throttled(late);
     return challenge('stale nonce', true);
   }
   const counted = await state.nonceCounts.accept(
@@ -122,8 +127,8 @@ export async function authenticate(
     throttleKeys,
   );
   if (counted === 'blocked') {
-    const late = await throttle.check(throttleKeys, now);
-    return { throttled: { retryAfterSeconds: Math.max(1, late.retryAfterSeconds) } };
+    // The block seen by the nonce step may have ended since: still a 429, retry in a second.
+    return throttled(await throttle.check(throttleKeys, now));
   }
   // A replayed (nonce, nc) is refused. stale=true lets a client whose
   // concurrent requests arrived out of order retry with a fresh nonce instead
