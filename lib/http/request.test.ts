@@ -65,5 +65,11 @@ describe('lib/http/request', () => {
     assert.equal(safeNextPath('https://evil.example'), '/');
     assert.equal(safeNextPath('/\\evil.example'), '/');
     assert.equal(safeNextPath(undefined), '/');
+    // Location headers carry ASCII only: the path comes back percent-encoded.
+    assert.equal(
+      safeNextPath('/orgs/x/events?q=日本#é'),
+      '/orgs/x/events?q=%E6%97%A5%E6%9C%AC#%C3%A9',
+    );
+    assert.equal(safeNextPath('/orgs/x/events?q=%E6%97%A5'), '/orgs/x/events?q=%E6%97%A5');
   });
 });

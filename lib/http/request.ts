@@ -84,5 +84,13 @@ export function safeNextPath(value: unknown): string {
   if (typeof value !== 'string') return '/';
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
   if (value.length > 2048 || [...value].some((char) => char.charCodeAt(0) < 0x20)) return '/';
-  return value;
+  // As the URL parser serializes it: percent-encoded ASCII. The raw text
+  // goes into a Location header, where a character above U+00FF threw (a
+  // 500 to a sign-in with ?q=日本 in its link) and one above U+007F went out
+  // as a byte no browser reads as the user's text.
+  const url = new URL(value, NEXT_PATH_BASE);
+  if (url.origin !== NEXT_PATH_BASE) return '/';
+  return url.pathname + url.search + url.hash;
 }
+
+const NEXT_PATH_BASE = 'http://next.invalid';

@@ -125,6 +125,17 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
     assert.equal(ok.status, 303);
     assert.equal(ok.headers.get('location'), `/orgs/${server.orgId}/events?page=2`);
     sessionCookie(ok);
+    // A link's own text (here Japanese) goes back percent-encoded: a raw
+    // character above U+00FF in Location was a 500.
+    const unicode = await form({
+      ...server.keys.member,
+      next: `/orgs/${server.orgId}/events?q=日本`,
+    });
+    assert.equal(unicode.status, 303);
+    assert.equal(
+      unicode.headers.get('location'),
+      `/orgs/${server.orgId}/events?q=%E6%97%A5%E6%9C%AC`,
+    );
     const offSite = await form({ ...server.keys.member, next: '//attacker.example/x' });
     assert.equal(offSite.headers.get('location'), '/');
     const bad = await form({ publicKey: server.keys.member.publicKey, privateKey: 'nope' });
@@ -213,6 +224,16 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
     const cookie = cookiePair(sessionCookie(await signIn(server.keys.member)));
     const home = await fetch(url('/'), { headers: { Cookie: cookie }, redirect: 'manual' });
     assert.equal(home.headers.get('location'), `/orgs/${server.orgId}/events`);
+    // Signed in already, a sign-in link sends the browser on, its text encoded.
+    const onward = await fetch(
+      url(`/sign-in?next=${encodeURIComponent(`/orgs/${server.orgId}/events?q=日本`)}`),
+      { headers: { Cookie: cookie }, redirect: 'manual' },
+    );
+    assert.equal(onward.status, 307);
+    assert.equal(
+      onward.headers.get('location'),
+      `/orgs/${server.orgId}/events?q=%E6%97%A5%E6%9C%AC`,
+    );
 
     // The first page is in the server-rendered HTML.
     const page = await fetch(url(`/orgs/${server.orgId}/events`), { headers: { Cookie: cookie } });
