@@ -32,7 +32,12 @@ import { unsealedKeysWarning } from '@/lib/auth/ha1-at-rest';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
-import { malformedPath, routeNotFound, serviceUnavailable } from '@/lib/domain/errors';
+import {
+  malformedPath,
+  methodNeverServed,
+  routeNotFound,
+  serviceUnavailable,
+} from '@/lib/domain/errors';
 import { isPortText } from '@/lib/domain/limits';
 import { answerClientError } from '@/lib/http/client-error';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
@@ -189,6 +194,13 @@ async function main(): Promise<void> {
     // Next cannot read a target that is no path (`*`) as a URL: it answered 500.
     if (!req.url?.startsWith('/')) {
       answerNotServedHere(req, res);
+      return;
+    }
+    // Nor build a request (undici's) with TRACE, which the Fetch standard
+    // forbids: a 500 too. (Node's parser refuses TRACK itself, and CONNECT
+    // never reaches this listener.)
+    if (req.method === 'TRACE') {
+      writeApiResponse(req, res, errorResponse(methodNeverServed(req.method), PLAIN_FORMAT));
       return;
     }
     // Nor decode a malformed percent-escape (`/orgs/%/events`): a 500 as well.

@@ -162,6 +162,20 @@ export function methodNotAllowedHere(method: string, allowed: readonly string[])
   );
 }
 
+/**
+ * A method no route of this server serves on any path (TRACE): refused
+ * before routing. Allow names what some route here serves;
+ * an OPTIONS request to the path says which of them that path does.
+ */
+export function methodNeverServed(method: string): ApiError {
+  return new ApiError(
+    'METHOD_NOT_ALLOWED',
+    `HTTP method ${method} is not served by this server.`,
+    [method],
+    [['Allow', 'GET, HEAD, POST, PATCH, DELETE']],
+  );
+}
+
 export function rateLimited(retryAfterSeconds: number): ApiError {
   return new ApiError(
     'RATE_LIMITED',

@@ -122,43 +122,40 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
   });
 
   test('a target that is no path (OPTIONS *, GET *) is a JSON 404, not a 500 from Next', async () => {
-    const base = new URL(server.baseUrl);
     for (const method of ['OPTIONS', 'GET']) {
-      const { status, type, body } = await new Promise<{
-        status: number;
-        type: string;
-        body: string;
-      }>((resolve, reject) => {
-        const req = http.request(
-          { host: base.hostname, port: base.port, method, path: '*' },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                type: res.headers['content-type'] ?? '',
-                body: text,
-              }),
-            );
-          },
-        );
-        req.on('error', reject);
-        req.end();
-      });
+      const { status, type, body } = await rawRequest(method, '*');
       assert.equal(status, 404, `${method} *: ${status} ${body}`);
       assert.match(type, /^application\/json/);
       assert.equal((JSON.parse(body) as { errorCode: string }).errorCode, 'RESOURCE_NOT_FOUND');
     }
   });
 
+  test('TRACE, which Next cannot be asked with, is a JSON 405 on every path, not a 500', async () => {
+    for (const path of [
+      '/api/session',
+      '/api/nonexistent',
+      '/sign-in',
+      '/orgs/5f00000000000000000000c3/events',
+    ]) {
+      const { status, type, body, allow } = await rawRequest('TRACE', path);
+      assert.equal(status, 405, `TRACE ${path}: ${status} ${body}`);
+      assert.match(type, /^application\/json/);
+      assert.equal(allow, 'GET, HEAD, POST, PATCH, DELETE');
+      assert.equal((JSON.parse(body) as { errorCode: string }).errorCode, 'METHOD_NOT_ALLOWED');
+    }
+  });
+
   test("the dashboard's API answers JSON: 404 for a path no route serves, 405 with Allow for a method", async () => {
-    for (const path of ['/api/nonexistent', '/api/orgs/5f00000000000000000000c3/other']) {
-      const res = await send(`${server.baseUrl}${path}`, { method: 'POST' });
+    for (const [method, path] of [
+      ['POST', '/api/nonexistent'],
+      ['POST', '/api/orgs/5f00000000000000000000c3/other'],
+      ['GET', '/api'],
+    ] as const) {
+      const res = await send(`${server.baseUrl}${path}`, { method });
       assert.equal(res.status, 404, `${path}: ${res.status} ${res.text}`);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(res.json<{ errorCode: string }>().errorCode, 'RESOURCE_NOT_FOUND');
+      assert.equal(res.headers.get('x-error-code'), 'RESOURCE_NOT_FOUND');
     }
     for (const [method, path, allow] of [
       ['GET', '/api/session', 'POST, DELETE'],
@@ -170,6 +167,7 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       assert.equal(res.status, 405, `${method} ${path}: ${res.status} ${res.text}`);
       assert.equal(res.headers.get('allow'), allow);
       assert.equal(res.json<{ errorCode: string }>().errorCode, 'METHOD_NOT_ALLOWED');
+      assert.equal(res.headers.get('x-error-code'), 'METHOD_NOT_ALLOWED');
     }
   });
 
@@ -190,3 +188,28 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     }
   });
 });
+
+/** A request fetch cannot send (a forbidden method, a target that is no path). */
+function rawRequest(
+  method: string,
+  path: string,
+): Promise<{ status: number; type: string; allow: string; body: string }> {
+  const base = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: base.hostname, port: base.port, method, path }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'] ?? '',
+          allow: String(res.headers.allow ?? ''),
+          body: text,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
