@@ -123,6 +123,7 @@ test('the views route checks its input and who asks', async ({ page, state }) =>
     headers: { Origin: state.baseUrl },
   });
   expect(bad.status()).toBe(400);
+  expect(bad.headers()['x-error-code']).toBe('INVALID_ATTRIBUTE');
   expect(await bad.json()).toEqual({
     detail: 'Invalid attribute name: must be a non-empty string.',
     error: 400,
@@ -141,6 +142,15 @@ test('the views route checks its input and who asks', async ({ page, state }) =>
       'Invalid attribute name: must not contain control characters.',
     );
   }
+  // Half a surrogate pair (sent as the JSON escape \ud800) was stored and read back as U+FFFD.
+  const lone = await page.request.post(`/api/orgs/${state.orgId}/views`, {
+    data: { name: '\ud800x', state: { query: '' } },
+    headers: { Origin: state.baseUrl },
+  });
+  expect(lone.status()).toBe(400);
+  expect(((await lone.json()) as { detail: string }).detail).toBe(
+    'Invalid attribute name: must be valid Unicode text (a lone surrogate is not).',
+  );
   const crossSite = await page.request.post(`/api/orgs/${state.orgId}/views`, {
     data: { name: 'x', state: { query: '' } },
     headers: { Origin: 'https://evil.example' },
