@@ -112,6 +112,10 @@ function readName(value: unknown): string {
   if (hasControlCharacter(name)) {
     throw invalidAttribute('name', 'must not contain control characters');
   }
+  // Half a UTF-16 pair is no character: stored, it read back as U+FFFD.
+  if (/\p{Cs}/u.test(name)) {
+    throw invalidAttribute('name', 'must be valid Unicode text (a lone surrogate is not)');
+  }
   return name;
 }
 
