@@ -36,6 +36,9 @@ describe('lib/domain/dates', () => {
     assert.equal(toApiDateTime(INSTANT), '2026-01-02T10:04:05Z');
     assert.equal(parseApiDateTime('2026-01-02T10:04:05Z'), INSTANT);
     assert.equal(parseApiDateTime('not a date'), null);
+    // The first century is itself (date-fns's parseJSON read 0099 as 1999).
+    assert.equal(parseApiDateTime('0099-01-01T00:00:00Z'), -59042995200000);
+    assert.equal(toApiDateTime(-59042995200000), '0099-01-01T00:00:00Z');
   });
 
   it('reads the served form (Z, optional milliseconds) as the general reader reads the same text with +00:00, and as the Date calendar places it', () => {

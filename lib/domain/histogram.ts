@@ -17,6 +17,17 @@ function floorBy(millis: number, width: number, offset = 0): number {
   return Math.floor((millis - offset) / width) * width + offset;
 }
 
+/**
+ * 00:00 UTC on the first of a month (`month` may run past 11 into the next
+ * year). Not Date.UTC, which reads years 0-99 as 1900-1999: a histogram of
+ * the first century had no buckets and a null total.
+ */
+function monthStart(year: number, month: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 1);
+  return date.getTime();
+}
+
 /** The start of the bucket holding `millis`. */
 export function bucketStart(millis: number, interval: HistogramInterval): number {
   switch (interval) {
@@ -30,7 +41,7 @@ export function bucketStart(millis: number, interval: HistogramInterval): number
       return floorBy(millis, WEEK_MS, MONDAY_OFFSET);
     case 'month': {
       const date = new Date(millis);
-      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+      return monthStart(date.getUTCFullYear(), date.getUTCMonth());
     }
   }
 }
@@ -48,7 +59,7 @@ export function nextBucketStart(start: number, interval: HistogramInterval): num
       return start + WEEK_MS;
     case 'month': {
       const date = new Date(start);
-      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+      return monthStart(date.getUTCFullYear(), date.getUTCMonth() + 1);
     }
   }
 }

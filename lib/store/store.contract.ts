@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { HOUR_MS } from '@/lib/domain/dates';
+import { DAY_MS, HOUR_MS, parseApiDateTime } from '@/lib/domain/dates';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import type { ConcurrentWriter } from './testing/sqlite-writer';
-import { DAY_MS } from '@/lib/domain/dates';
 import { FACET_FIELDS, FILTER_FIELDS, HISTOGRAM_INTERVALS, words } from '@/lib/domain/filters';
 import { generateEventBatches } from '@/lib/ingest/seed';
 import {
@@ -793,6 +792,37 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
           }
         }
       });
+    });
+
+    test('month buckets in the first century (years 0-99): every month, zero events, a total of 0', async () => {
+      // Date.UTC reads years 0-99 as 19xx: these ranges had no buckets and a null total.
+      const at = (text: string) => parseApiDateTime(text)!;
+      const century = await store.histogram({
+        orgId: orgA,
+        minCreated: at('0099-01-01T00:00:00Z'),
+        maxCreated: at('0100-01-01T00:00:00Z'),
+        buckets: 60,
+        interval: 'month',
+      });
+      assert.equal(century.totalCount, 0);
+      assert.equal(century.buckets.length, 13);
+      assert.equal(century.buckets[0]!.start, at('0099-01-01T00:00:00Z'));
+      assert.equal(century.buckets[12]!.start, at('0100-01-01T00:00:00Z'));
+      assert.ok(century.buckets.every((bucket) => bucket.count === 0));
+      const chosen = await store.histogram({
+        orgId: orgA,
+        minCreated: at('0050-01-01T00:00:00Z'),
+        maxCreated: at('0050-06-01T00:00:00Z'),
+        buckets: 3,
+      });
+      assert.equal(chosen.interval, 'month');
+      assert.deepEqual(
+        chosen.buckets.map((bucket) => bucket.start),
+        ['0050-01', '0050-02', '0050-03', '0050-04', '0050-05', '0050-06'].map((month) =>
+          at(`${month}-01T00:00:00Z`),
+        ),
+      );
+      assert.equal(chosen.totalCount, 0);
     });
 
     test('two writers whose batches share counter rows, listed in opposite orders, both finish with exact counts', async () => {
