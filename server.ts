@@ -28,7 +28,7 @@ import { errorResponse } from '@/lib/api/handler';
 import { PLAIN_FORMAT } from '@/lib/api/types';
 import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget, splitTarget } from '@/lib/api/routes';
-import { unsealedKeysWarning } from '@/lib/auth/ha1-at-rest';
+import { assertServesSealedKeys, unsealedKeysWarning } from '@/lib/auth/ha1-at-rest';
 import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
@@ -153,6 +153,7 @@ async function main(): Promise<void> {
   // log like everything else: it went to stderr in a shape of its own, at any LOG_LEVEL.
   setStoreLogger(log);
   const store = await getStore(); // opens and migrates before we accept traffic
+  await assertServesSealedKeys(store); // a replica with another secret locked keys out everywhere
   const unsealed = await unsealedKeysWarning(store);
   if (unsealed) lifecycle.warn(unsealed);
   await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued

@@ -90,6 +90,21 @@ export function ha1ForStorage(apiKeyId: string, field: Ha1Field, ha1Hex: string)
 }
 
 /**
+ * Whether this process's ORG_EVENTS_SECRET can open the store's sealed keys:
+ * 'no secret' when some are sealed and none is set, 'wrong secret' when it
+ * opens none of them, null when it opens one (or none are sealed).
+ */
+export async function sealedKeysProblem(
+  store: Pick<EventStore, 'listApiKeys'>,
+): Promise<'no secret' | 'wrong secret' | null> {
+  const sealed = (await store.listApiKeys()).filter((k) => isSealedHa1(k.ha1Md5));
+  if (sealed.length === 0) return null;
+  const key = ha1AtRestKey();
+  if (!key) return 'no secret';
+  return sealed.some((k) => openHa1(key, k.id, 'md5', k.ha1Md5) !== null) ? null : 'wrong secret';
+}
+
+/**
  * Refuses to store a new HA1 where it would not be sealed as the stored keys
  * are: a store holding sealed keys is served with ORG_EVENTS_SECRET, and a
  * key issued or rotated here without it (a CLI run missing the variable)
@@ -100,22 +115,41 @@ export function ha1ForStorage(apiKeyId: string, field: Ha1Field, ha1Hex: string)
 export async function assertSealedLikeStoredKeys(
   store: Pick<EventStore, 'listApiKeys'>,
 ): Promise<void> {
-  const sealed = (await store.listApiKeys()).filter((k) => isSealedHa1(k.ha1Md5));
-  if (sealed.length === 0) return;
-  const key = ha1AtRestKey();
-  if (!key) {
+  const problem = await sealedKeysProblem(store);
+  if (problem === 'no secret') {
     throw new Ha1SealingError(
       "This database's API keys are sealed with ORG_EVENTS_SECRET, which is not set here: " +
         'a key stored without it would be unsealed, and a copy of the database would grant it. ' +
         "Set ORG_EVENTS_SECRET to the servers' value.",
     );
   }
-  if (!sealed.some((k) => openHa1(key, k.id, 'md5', k.ha1Md5) !== null)) {
+  if (problem === 'wrong secret') {
     throw new Ha1SealingError(
       "ORG_EVENTS_SECRET here opens none of this database's API keys: it is not the servers' " +
         'secret, and a key sealed with it would not authenticate there.',
     );
   }
+}
+
+/**
+ * For the server's start: refuses a secret that opens none of the sealed
+ * keys (a replica deployed with another value, or none). Serving, it would
+ * refuse every client and count each refusal in the shared throttle, so the
+ * right keys were locked out on the healthy instances too.
+ */
+export async function assertServesSealedKeys(
+  store: Pick<EventStore, 'listApiKeys'>,
+): Promise<void> {
+  const problem = await sealedKeysProblem(store);
+  if (problem === null) return;
+  throw new Ha1SealingError(
+    problem === 'no secret'
+      ? "This database's API keys are sealed with ORG_EVENTS_SECRET, which is not set: " +
+          'no key could authenticate. Set it to the value the keys were sealed with.'
+      : "ORG_EVENTS_SECRET opens none of this database's sealed API keys: no key could " +
+          "authenticate. Set it to the value the keys were sealed with (the other instances' " +
+          "value), or run 'keys rehash' with ORG_EVENTS_PREVIOUS_SECRET after a rotation.",
+  );
 }
 
 export class Ha1SealingError extends Error {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { cliWith } from '@/tests/cli/run-cli';
 import { ROOT } from '@/tests/helpers/server';
 
 /** The server refuses a PORT it would misread, before it listens anywhere. */
@@ -18,5 +22,51 @@ test('PORT other than plain digits 0-65535 is refused at start, not read as anot
       started.stdout + started.stderr,
       new RegExp(`PORT must be an integer from 0 to 65535, got ${port.replace('.', '\\.')}`),
     );
+  }
+});
+
+/**
+ * A replica deployed with another ORG_EVENTS_SECRET (or none) opens none of
+ * the sealed keys: it refused every client and counted each refusal in the
+ * shared throttle, locking the right keys out everywhere. It refuses to start.
+ */
+test('a server whose ORG_EVENTS_SECRET opens none of the sealed keys refuses to start, naming why', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-sealed-'));
+  try {
+    const database = path.join(dir, 'sealed.db');
+    const sealedWith = { ORG_EVENTS_SECRET: 'the-servers-secret-of-at-least-32-chars' };
+    assert.equal(cliWith({ env: sealedWith }, database, 'orgs', 'create', '--name', 'S').code, 0);
+    const orgId = (
+      cliWith({ env: sealedWith }, database, 'orgs', 'list', '--json').json as {
+        id: string;
+      }[]
+    )[0]!.id;
+    const key = cliWith(
+      { env: sealedWith },
+      database,
+      ...['keys', 'create', '--org', orgId, '--role', 'ORG_MEMBER'],
+    );
+    assert.equal(key.code, 0, key.stderr);
+    for (const [secret, reason] of [
+      ['another-secret-of-at-least-thirty-two-chars', /ORG_EVENTS_SECRET opens none of/],
+      [undefined, /sealed with ORG_EVENTS_SECRET, which is not set/],
+    ] as const) {
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', SERVE: 'api', PORT: '0' };
+      env.DATABASE_URL = `file:${database}`;
+      env.REDIS_URL = '';
+      if (secret) env.ORG_EVENTS_SECRET = secret;
+      else delete env.ORG_EVENTS_SECRET;
+      const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(started.status, 1, `${secret}: ${started.stdout}${started.stderr}`);
+      assert.match(started.stderr, reason);
+      assert.doesNotMatch(started.stdout, /ready on/);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
