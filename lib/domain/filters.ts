@@ -51,13 +51,17 @@ export function fieldValues(fields: Record<string, unknown>): (string | undefine
 
 /**
  * Whether a field's string value is indexed (filterable, counted in facets):
- * non-empty, and without U+0000, which PostgreSQL's text cannot hold (a term
- * holding one failed the whole batch there). Such a value stays in the
- * document and its raw; on both engines alike it is not indexed, and a
- * filter asking for it matches nothing.
+ * non-empty, without U+0000, which PostgreSQL's text cannot hold (a term
+ * holding one failed the whole batch there), and well-formed UTF-16: half a
+ * surrogate pair (`"\udc00"` in JSON) is stored by SQLite as bytes that read
+ * back otherwise and by PostgreSQL as U+FFFD, so its term was never found
+ * again: undo and prune left it counted, and importing the event again
+ * failed on the postings' key. Such a value stays in the document and its
+ * raw; on both engines alike it is not indexed, and a filter asking for it
+ * matches nothing.
  */
 export function isIndexable(value: string): boolean {
-  return value !== '' && !value.includes('\u0000');
+  return value !== '' && !value.includes('\u0000') && value.isWellFormed();
 }
 
 /** `actor` matches any of these fields of an event. */
