@@ -12,6 +12,7 @@ import {
   ImportFatalError,
   type ImportReport,
   importEvents,
+  innerRecords,
   readEventBatches,
   toNewEvent,
 } from './import';
@@ -558,6 +559,23 @@ describe('import', () => {
     assert.equal(doc.eventTypeName, kept.eventTypeName);
   });
 
+  test('an event with a field of its own named results is imported as the event, not read as a page', async () => {
+    // It was read as an empty page (or as a page of its field's elements) and
+    // the event dropped without a word.
+    const [empty, full] = [events[7]!, events[8]!];
+    const lines = [
+      JSON.stringify({ ...empty, results: [] }),
+      JSON.stringify({ ...full, results: [{ x: 1 }], content: { results: [] } }),
+    ].join('\n');
+    const report = await importEvents(store, write('results-field.ndjson', lines), { orgId: ORG });
+    assert.deepEqual(report.issues, []);
+    assert.equal(report.read, 2);
+    assert.equal(report.inserted, 2);
+    const stored = await store.getEvent(ORG, full.id, false);
+    assert.deepEqual((JSON.parse(stored!.doc) as { results: unknown }).results, [{ x: 1 }]);
+    assert.ok(await store.getEvent(ORG, empty.id, false));
+  });
+
   test('stores the source text of each record: raw and every value verbatim, keys sorted at the top level only', async () => {
     const id = events[0]!.id;
     const line = `{"raw":{"z":9007199254740993,"a":1.0,"10":[]},"id":"${id}","eventTypeName":"JOINED_ORG","created":"2026-02-01T00:00:00Z","extra":{"b":1.50,"a":null},"username":"u@example.com"}`;
@@ -580,9 +598,8 @@ describe('encodeRecordText (records read from their text, unparsed)', () => {
     } catch {
       return 'not JSON';
     }
-    // A line holding a saved page is read as its records (import.ts, innerRecords).
-    const page = value as { results?: unknown; content?: { results?: unknown } } | null;
-    if (Array.isArray(page?.results) || Array.isArray(page?.content?.results)) return 'a page';
+    // A line holding a saved page is read as its records.
+    if (innerRecords(value)) return 'a page';
     return toNewEvent(value, ORG, rehome, text);
   }
 

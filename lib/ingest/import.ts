@@ -526,9 +526,16 @@ function at(line: number): Location {
   return { location: `line ${line}`, line };
 }
 
-function innerRecords(value: unknown): { list: unknown[]; prefix: string } | null {
+/**
+ * The records of a line holding a page (a list envelope, `{status, content}`
+ * around one, or an array); null for a single record. An object with an
+ * event's `id` or `eventTypeName` is an event whatever else it holds: one
+ * with a field of its own named `results` was read as an empty page and
+ * dropped without a word.
+ */
+export function innerRecords(value: unknown): { list: unknown[]; prefix: string } | null {
   if (Array.isArray(value)) return { list: value, prefix: '' };
-  if (value && typeof value === 'object') {
+  if (value && typeof value === 'object' && !('id' in value) && !('eventTypeName' in value)) {
     const object = value as { results?: unknown; content?: { results?: unknown } };
     if (Array.isArray(object.results)) return { list: object.results, prefix: 'results' };
     if (Array.isArray(object.content?.results)) {
