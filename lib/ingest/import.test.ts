@@ -340,6 +340,40 @@ describe('import', () => {
     });
   }
 
+  test('bytes that are no UTF-8 stop the import, naming where, instead of becoming U+FFFD', async () => {
+    // Latin-1 "é" (0xE9) and a lone 0xFF inside a username, after two good lines.
+    const target = events.find((event) => typeof event.username === 'string')!;
+    const good = events
+      .filter((event) => event !== target)
+      .slice(0, 2)
+      .map((event) => JSON.stringify(event));
+    const bad = Buffer.from(JSON.stringify({ ...target, username: 'caf#' }), 'utf8');
+    const at = bad.indexOf('#');
+    const file = path.join(dir, 'latin1.ndjson');
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(`${good.join('\n')}\n`, 'utf8'),
+        bad.subarray(0, at),
+        Buffer.from([0xe9, 0xff]),
+        bad.subarray(at + 1),
+        Buffer.from('\n'),
+      ]),
+    );
+    await assert.rejects(
+      importEvents(store, file, { orgId: ORG }),
+      /The file is not valid UTF-8: a byte sequence in bytes 1 to \d+ is no UTF-8 character/,
+    );
+    assert.equal(await store.getEvent(ORG, target.id, false), null);
+    // The same text in UTF-8 is imported as written.
+    fs.writeFileSync(file, `${JSON.stringify({ ...target, username: 'café' })}\n`);
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.deepEqual(report.issues, []);
+    assert.equal(report.inserted, 1);
+    const stored = await store.getEvent(ORG, target.id, false);
+    assert.equal((JSON.parse(stored!.doc) as { username: string }).username, 'café');
+  });
+
   test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {
     const text = JSON.stringify(events.slice(0, 100), null, 2);
     const file = write('truncated.json', text.slice(0, Math.floor(text.length * 0.8)));

@@ -1,6 +1,5 @@
 import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { getConfig } from '@/lib/config';
 import { encodeEvent, encodeRecordText, RepeatedKeyError } from '@/lib/domain/encode';
 import {
@@ -607,7 +606,21 @@ async function* decode(
       : source === '-'
         ? process.stdin
         : fs.createReadStream(source, { highWaterMark: 1 << 20 });
-  const decoder = new StringDecoder('utf8');
+  // Fatal: a byte sequence that is not UTF-8 stops the import, naming where.
+  // Replaced with U+FFFD, as it was, the stored event differed from its
+  // source and nothing said so.
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const utf8 = (buffer?: Buffer): string => {
+    try {
+      return buffer ? decoder.decode(buffer, { stream: true }) : decoder.decode();
+    } catch {
+      throw new ImportFatalError(
+        `The file is not valid UTF-8: a byte sequence ${
+          buffer ? `in bytes ${bytes - buffer.length + 1} to ${bytes}` : 'at its end'
+        } is no UTF-8 character (a file in another encoding converts with iconv -t UTF-8)`,
+      );
+    }
+  };
   /** Whether the decoder holds no part of a character (its last input ended in an ASCII byte). */
   let decoderEmpty = true;
   let bytes = 0;
@@ -622,7 +635,7 @@ async function* decode(
     if (decoderEmpty && isAscii(buffer)) {
       text = buffer.toString('latin1');
     } else {
-      text = decoder.write(buffer);
+      text = utf8(buffer);
       decoderEmpty = buffer.length === 0 ? decoderEmpty : buffer[buffer.length - 1]! < 0x80;
     }
     if (first && text.length > 0) {
@@ -632,7 +645,7 @@ async function* decode(
     onBytes(bytes);
     if (text.length > 0) yield text;
   }
-  const rest = decoder.end();
+  const rest = utf8();
   if (rest.length > 0) yield rest;
 }
 
