@@ -9,7 +9,12 @@ import {
   wireFactsOf,
 } from './front-door';
 
-type Seen = { fromMessage: unknown; fromHeaders: unknown; forwardedFor: unknown };
+type Seen = {
+  fromMessage: unknown;
+  fromHeaders: unknown;
+  forwardedFor: unknown;
+  cookie: unknown;
+};
 
 let server: http.Server;
 let port: number;
@@ -28,6 +33,7 @@ before(async () => {
       fromMessage: wireFactsOf(req) ?? null,
       fromHeaders: wireFactsFromHeaders(headers) ?? null,
       forwardedFor: req.headers['x-forwarded-for'],
+      cookie: req.headers.cookie ?? null,
     };
     res.end(JSON.stringify(seen));
   });
@@ -72,6 +78,16 @@ test('targets answered before Next carry their facts on the message only, and a 
   const seen = await get('/fast/x', { [WIRE_FACTS_HEADER]: 'forged 10.9.9.9 1 evil /x' });
   assert.equal((seen.fromMessage as { target: string }).target, '/fast/x');
   assert.equal(seen.fromHeaders, null);
+});
+
+test("a request bound for Next keeps only this service's cookies (Next's handlers were quadratic in their number)", async () => {
+  const foreign = Array.from({ length: 1000 }, (_, i) => `c${i}=v`).join('; ');
+  const own = 'org_events_session=sealed; org_events_tz=Europe%2FParis';
+  assert.equal((await get('/page', { Cookie: `${foreign}; ${own}; other=1` })).cookie, own);
+  assert.equal((await get('/page', { Cookie: foreign })).cookie, null);
+  assert.equal((await get('/page', { Cookie: 'only=one' })).cookie, 'only=one');
+  // The API, answered before Next, reads what it was sent.
+  assert.equal((await get('/fast/x', { Cookie: `a=1; ${own}` })).cookie, `a=1; ${own}`);
 });
 
 test('a facts header without this process token is not the guard’s', () => {

@@ -202,6 +202,27 @@ function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts,
  * Installed by server.ts before it listens and by instrumentation.ts's
  * register() (a no-op when server.ts already did).
  */
+/** Every cookie this service sets is named so (the session, the dashboard's time zone). */
+const OWN_COOKIE_PREFIX = 'org_events_';
+
+/**
+ * Drops the cookies that are not this service's from a request bound for
+ * Next, whose route handlers spend time quadratic in the number of cookies
+ * (each is set again into a jar that rewrites all the others): 3,000 cookies,
+ * 26 KB of header, held the dashboard's thread for 13 s. Others' cookies
+ * (a shared domain) mean nothing here.
+ */
+function keepOwnCookies(req: IncomingMessage): void {
+  const header = req.headers.cookie;
+  if (header === undefined || !header.includes(';')) return;
+  const own = header
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.startsWith(OWN_COOKIE_PREFIX));
+  if (own.length > 0) req.headers.cookie = own.join('; ');
+  else delete req.headers.cookie;
+}
+
 export function installFrontDoorGuard(options: FrontDoorOptions): void {
   const holder = globalThis as Holder;
   if (holder[INSTALLED_KEY]) return;
@@ -228,6 +249,7 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
       // Judged on the routed target, as server.ts's listener judges it.
       if (!options.answeredBeforeNext?.(req.url)) {
         req.headers[WIRE_FACTS_HEADER] = wireFactsHeader(wire);
+        keepOwnCookies(req);
       }
       if (!options.logsItself?.(target)) {
         res.setHeader(REQUEST_ID_HEADER, wire.requestId);
