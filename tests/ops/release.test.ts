@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,23 @@ describe('release: staged build with production dependencies only', () => {
     for (const name of [...Object.keys(pkg.dependencies), 'tsx']) assert.ok(installed(name), name);
     assert.ok(!fs.existsSync(path.join(appDir, 'tests')), 'tests are not staged');
     assert.ok(!fs.existsSync(path.join(appDir, '.next', 'cache')), 'no build cache');
+  });
+
+  test('the admin CLI runs from the staged build (npx org-events), so a container can create orgs and keys', () => {
+    const database = `file:${path.join(dir, 'cli.db')}`;
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(appDir, 'bin', 'org-events.mjs'), ...args], {
+        cwd: appDir,
+        env: { ...process.env, DATABASE_URL: database },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const created = run('orgs', 'create', '--name', 'Staged', '--json');
+    assert.equal(created.status, 0, created.stderr);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const key = run('keys', 'create', '--org', id, '--role', 'ORG_OWNER', '--json');
+    assert.equal(key.status, 0, key.stderr);
+    assert.match((JSON.parse(key.stdout) as { publicKey: string }).publicKey, /^[a-z]{8}$/);
   });
 
   test('`release.sh start` serves /readyz, /healthz and the API, and stops on SIGTERM', async () => {
