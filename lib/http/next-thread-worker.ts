@@ -4,7 +4,7 @@
  * main thread's guard token and authentication state.
  */
 import http from 'node:http';
-import { format } from 'node:util';
+import { format, stripVTControlCharacters } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { adoptAuthState } from '@/lib/auth/shared-state';
 import { remoteAuthState } from '@/lib/auth/thread-auth-state';
@@ -33,6 +33,10 @@ async function main(): Promise<void> {
   };
   console.warn = (...args: unknown[]) =>
     nextLog.warn({ detail: format(...args) }, 'Next.js warning');
+  // Its notices too ("✓ Running next.config.js took 119ms" at every start):
+  // a line on stdout that was not JSON.
+  console.log = console.info = (...args: unknown[]) =>
+    nextLog.info({ detail: stripVTControlCharacters(format(...args)).trim() }, 'Next.js');
 
   const { default: next } = await import('next');
   const app = next({ dev: false, hostname: input.hostname, port: input.port, dir: input.dir });

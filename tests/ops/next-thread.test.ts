@@ -121,6 +121,16 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     );
   });
 
+  test("every line the server writes is JSON, Next's own notices included", () => {
+    // Next printed "✓ Running next.config.js took 119ms" at every start.
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    assert.ok(lines.length > 0);
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line) as unknown, line);
+  });
+
   test('a target that is no path (OPTIONS *, GET *) is a JSON 404, not a 500 from Next', async () => {
     for (const method of ['OPTIONS', 'GET']) {
       const { status, type, body } = await rawRequest(method, '*');
