@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
-import { eventsUrl, expect, rowIds, rows, signIn, test } from './support/fixtures';
+import { eventsUrl, expect, rowIds, rows, shownTotal, signIn, test } from './support/fixtures';
 import type { E2eState } from './support/state';
 
 /**
@@ -72,12 +72,47 @@ test('new events: a pill with the right count, rows stay put, one click shows th
   await expect(page).toHaveTitle(title);
 
   // Live on, at the top: new events come in by themselves.
-  await page.getByRole('button', { name: 'Live' }).click();
-  await expect(page.getByRole('button', { name: 'Live' })).toHaveAttribute('aria-pressed', 'true');
+  await page.getByRole('button', { name: 'Live', exact: true }).click();
+  await expect(page.getByRole('button', { name: 'Live', exact: true })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
   await expect.poll(() => rowIds(page)).toEqual([...more, ...added, ...before].slice(0, 25));
   const last = await importEvents(state, await newestShown(page), 2, 'c3');
   await expect
     .poll(() => rowIds(page), { timeout: 15_000 })
     .toEqual([...last, ...more, ...added, ...before].slice(0, 25));
   await expect(pill).toBeHidden();
+});
+
+/** The total in the histogram's header ("1,234 events · per hour"). */
+async function histogramTotal(page: Page): Promise<number> {
+  const text = await page.locator('section.histogram .histogram-head span').first().textContent();
+  const match = /^([\d,]+) events?/.exec(text ?? '');
+  return match ? Number(match[1]!.replace(/,/g, '')) : NaN;
+}
+
+test('new events brought in: the histogram and the facets count them too', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.otherOrg);
+  // Filtered to one type, so its facet row is always listed.
+  await importEvents(state, Date.now(), 1, 'd4');
+  await page.goto(eventsUrl(state.otherOrgId, 'types=JOINED_ORG'));
+  await expect(rows(page).first()).toBeVisible();
+  const total = await shownTotal(page);
+  await expect.poll(() => histogramTotal(page)).toBe(total);
+  const facet = page.locator(
+    '.facet[data-field="eventTypeName"] .facet-value[aria-pressed="true"]',
+  );
+  await expect(facet.locator('.count')).toHaveText(total.toLocaleString('en-US'));
+
+  await importEvents(state, await newestShown(page), 3, 'e5');
+  const pill = page.getByTestId('new-events');
+  await expect(pill).toHaveText('↑ 3 new events', { timeout: 15_000 });
+  await pill.click();
+  await expect.poll(() => shownTotal(page)).toBe(total + 3);
+  await expect.poll(() => histogramTotal(page)).toBe(total + 3);
+  await expect(facet.locator('.count')).toHaveText((total + 3).toLocaleString('en-US'));
 });

@@ -14,6 +14,7 @@ import {
 } from 'react';
 import { eventTypeLabel } from '@/lib/domain/catalog';
 import {
+  countsOrgEvents,
   eventTypesQueryOptions,
   eventsListQueryOptions,
   facetsQueryOptions,
@@ -389,8 +390,11 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   const liveEnabled = view.page === 1 && query.isSuccess && !query.isPlaceholderData;
   const newCount = useNewerCount(params, events, liveEnabled);
   const bringIn = useCallback(() => {
-    // Every cached page has shifted; the one on screen refetches now.
-    void queryClient.invalidateQueries({ queryKey: ['orgs', orgId, 'events', 'list'] });
+    // Every cached page has shifted and every count grew (the histogram's
+    // total is the table's); what is on screen refetches now.
+    void queryClient.invalidateQueries({
+      predicate: (cached) => countsOrgEvents(orgId, cached.queryKey),
+    });
   }, [queryClient, orgId]);
   // With Live on, new events scroll in by themselves when the reader is at the top.
   useEffect(() => {

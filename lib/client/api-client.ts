@@ -1,4 +1,4 @@
-import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { type QueryKey, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { ApiEvent, ApiLink, ApiList } from './present';
 import {
   API_ORGS_PATH,
@@ -229,6 +229,18 @@ export function eventSourceQueryOptions(orgId: string, eventId: string) {
     // An event never changes once recorded.
     staleTime: Infinity,
   });
+}
+
+/**
+ * Whether a cached query counts the org's events, so that newer events change
+ * its answer: its list pages, facets, histograms and event type counts. A
+ * single event's entries are left alone (an event never changes once recorded).
+ */
+export function countsOrgEvents(orgId: string, queryKey: QueryKey): boolean {
+  const [root, id, kind, part] = queryKey;
+  if (root !== 'orgs' || id !== orgId) return false;
+  if (kind === 'eventTypes') return true;
+  return kind === 'events' && (part === 'list' || part === 'facets' || part === 'histogram');
 }
 
 export function eventTypesQueryOptions(orgId: string) {

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  countsOrgEvents,
+  eventQueryKey,
+  eventSourceQueryOptions,
+  eventTypesQueryOptions,
+  eventsListQueryKey,
+  facetsQueryKey,
+  histogramQueryKey,
+} from './api-client';
+import { DEFAULT_VIEW, listParams } from './url-state';
+
+test('new events make every count of the org stale, never a single event', () => {
+  const params = listParams('org1', DEFAULT_VIEW);
+  const { page: _page, size: _size, ...filters } = params;
+  assert.ok(countsOrgEvents('org1', eventsListQueryKey(params)));
+  assert.ok(countsOrgEvents('org1', facetsQueryKey(filters, ['eventTypeName'])));
+  assert.ok(countsOrgEvents('org1', histogramQueryKey(filters)));
+  assert.ok(countsOrgEvents('org1', eventTypesQueryOptions('org1').queryKey));
+  assert.ok(!countsOrgEvents('org1', eventQueryKey('org1', 'a'.repeat(24), true)));
+  assert.ok(!countsOrgEvents('org1', eventSourceQueryOptions('org1', 'a'.repeat(24)).queryKey));
+  assert.ok(!countsOrgEvents('org1', ['orgs', 'org1', 'views']));
+  assert.ok(!countsOrgEvents('org2', histogramQueryKey(filters)));
+});
