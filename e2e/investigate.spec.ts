@@ -262,3 +262,37 @@ test.describe('investigating from the whole org to one actor, cluster and day', 
     expect(await pageScrollsSideways(page)).toBe(false);
   });
 });
+
+test('an unknown event type in a link is named as not applied and left out; the rest applies', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.member);
+  const mine = state.events.filter(byActor);
+  const type = mostFrequent(mine.map((event) => event.eventTypeName));
+  const expected = mine.filter((event) => event.eventTypeName === type);
+  await page.goto(eventsUrl(state.orgId, `types=${type},NOT_A_TYPE&actor=${ACTOR}`));
+  await expect(page.getByTestId('not-applied')).toContainText('NOT_A_TYPE');
+  await expectRows(page, expected);
+  await expect(page.getByText('Events could not be loaded')).toHaveCount(0);
+  await expect(page.locator('section.histogram .histogram-head')).toContainText(
+    `${expected.length.toLocaleString('en-US')} event`,
+  );
+  // The chips are what applies: the known type and the actor.
+  await expect(page.getByTestId('query-chip')).toHaveCount(2);
+});
+
+test('malformed values in a link are named as not applied, not dropped silently', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.member);
+  await page.goto(
+    eventsUrl(state.orgId, `remoteAddress=10.0.0.0/99&actor=${ACTOR}&from=garbage&size=100000`),
+  );
+  const notice = page.getByTestId('not-applied');
+  await expect(notice).toContainText('10.0.0.0/99');
+  await expect(notice).toContainText('from=garbage');
+  await expect(notice).toContainText('size=100000');
+  await expectRows(page, state.events.filter(byActor));
+});

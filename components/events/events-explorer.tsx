@@ -45,9 +45,11 @@ import {
   eventPath,
   eventsViewHref,
   listParams,
+  notAppliedInUrl,
   pageCount,
   parseEventsView,
   serializeEventsView,
+  withoutUnknownTypes,
 } from '@/lib/client/url-state';
 import { useNow } from '@/components/use-now';
 import { ColumnMenu } from './column-menu';
@@ -107,8 +109,31 @@ function subscribeNarrow(listener: () => void): () => void {
  */
 export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSearch }: Props) {
   const localZone = useLocalZone(serverZone);
-  const { view, zone, navigate } = useEventsView(orgId, localZone, serverSearch);
+  const { view: urlView, search, zone, navigate } = useEventsView(orgId, localZone, serverSearch);
   const queryClient = useQueryClient();
+  // Event types the org's catalogue lacks are left out of every request (the
+  // API refuses them) and named in the not-applied notice, as are the values
+  // of the URL that could not be read; the next change writes a URL without them.
+  const typesQuery = useQuery(eventTypesQueryOptions(orgId));
+  const catalogue = useMemo(
+    () => typesQuery.data?.results.map((entry) => entry.eventTypeName) ?? null,
+    [typesQuery.data],
+  );
+  const { view, unknown: unknownTypes } = useMemo(
+    () => withoutUnknownTypes(urlView, catalogue),
+    [urlView, catalogue],
+  );
+  const notApplied = useMemo(
+    () => [
+      ...notAppliedInUrl(new URLSearchParams(search), localZone),
+      ...unknownTypes.map((type) => `no event type ${type} in this organization's catalogue`),
+    ],
+    [search, localZone, unknownTypes],
+  );
+  // With types in the URL, requests wait for the catalogue (unless it fails:
+  // then the API's answer says what is wrong).
+  const typesSettled =
+    !typesQuery.isPending || (urlView.types.length === 0 && urlView.excludeTypes.length === 0);
   const titleId = useId();
   const tableRef = useRef<EventsTableHandle>(null);
 
@@ -142,7 +167,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   // The page, its facets and its histogram: three requests in parallel, keyed
   // by the same filters, each keeping its previous answer on screen until the
   // next one arrives.
-  const query = useQuery(eventsListQueryOptions(params));
+  const query = useQuery({ ...eventsListQueryOptions(params), enabled: typesSettled });
   // Facets are counted only for what is on screen: the sidebar's open
   // sections while it shows, every field once the query box wants suggestions.
   const narrow = useSyncExternalStore(subscribeNarrow, isNarrow, () => false);
@@ -156,15 +181,11 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   );
   const facetsQuery = useQuery({
     ...facetsQueryOptions(params, facetFields),
-    enabled: facetFields.length > 0 && (sidebarShown || suggestionsWanted),
+    enabled: typesSettled && facetFields.length > 0 && (sidebarShown || suggestionsWanted),
   });
   const wantSuggestions = useCallback(() => setSuggestionsWanted(true), []);
-  const histogramQuery = useQuery(histogramQueryOptions(params));
-  const typesQuery = useQuery(eventTypesQueryOptions(orgId));
-  const knownTypes = useMemo(
-    () => typesQuery.data?.results.map((entry) => entry.eventTypeName) ?? [],
-    [typesQuery.data],
-  );
+  const histogramQuery = useQuery({ ...histogramQueryOptions(params), enabled: typesSettled });
+  const knownTypes = useMemo(() => catalogue ?? [], [catalogue]);
   const events = useMemo(() => query.data?.results ?? [], [query.data]);
   const totalCount = query.data?.totalCount ?? 0;
   const lastPage = pageCount(totalCount, view.size);
@@ -549,6 +570,11 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         source={completionSource}
         typeLabel={eventTypeLabel}
       />
+      {notApplied.length ? (
+        <p className="query-problems" role="status" data-testid="not-applied">
+          Not applied from the link: {notApplied.join('; ')}
+        </p>
+      ) : null}
       <div
         className="investigate"
         data-facets={prefs.facetsOpen || undefined}

@@ -81,5 +81,5 @@ export function useEventsView(orgId: string, localZone: string, serverSearch: st
     [orgId, localZone],
   );
 
-  return { view, zone, navigate };
+  return { view, search, zone, navigate };
 }

@@ -8,10 +8,12 @@ import {
   eventsViewHref,
   listBounds,
   listParams,
+  notAppliedInUrl,
   pageCount,
   parseEventsView,
   presetStart,
   serializeEventsView,
+  withoutUnknownTypes,
 } from './url-state';
 import { MAX_ITEMS_PER_PAGE, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
 
@@ -184,5 +186,57 @@ describe('lib/client/url-state', () => {
     assert.equal(parseEventsView({ event: EVENT.toUpperCase() }, 'UTC').event, EVENT);
     assert.equal(parseEventsView({ event: `${EVENT}0` }, 'UTC').event, null);
     assert.ok(OBJECT_ID_PATTERN.test(EVENT));
+  });
+});
+
+describe('values a URL asks for that the view leaves out', () => {
+  it('names each malformed value, and nothing for a clean URL', () => {
+    const problems = notAppliedInUrl(
+      new URLSearchParams(
+        'remoteAddress=10.0.0.0/99,10.0.0.1&actor=x&from=garbage&size=100000&page=0&range=5y&types=lower',
+      ),
+      'UTC',
+    );
+    assert.equal(problems.length, 6);
+    for (const part of [
+      '10.0.0.0/99',
+      'from=garbage',
+      'size=100000',
+      'page=0',
+      'range=5y',
+      'lower',
+    ]) {
+      assert.ok(
+        problems.some((problem) => problem.includes(part)),
+        part,
+      );
+    }
+    assert.ok(!problems.some((problem) => problem.includes('10.0.0.1')));
+    assert.deepEqual(
+      notAppliedInUrl(
+        new URLSearchParams(
+          `types=JOINED_ORG&remoteAddress=10.0.0.0/8&from=2026-01-02&to=2026-01-03&size=25&page=2&tz=local&event=${EVENT}`,
+        ),
+        'Europe/Paris',
+      ),
+      [],
+    );
+  });
+
+  it('leaves out the event types the catalogue lacks, and keeps the view as is otherwise', () => {
+    const view = {
+      ...DEFAULT_VIEW,
+      types: ['JOINED_ORG', 'NOT_A_TYPE'],
+      excludeTypes: ['OLD_TYPE'],
+      actor: ['x'],
+    };
+    const catalogue = ['JOINED_ORG', 'API_KEY_CREATED'];
+    assert.deepEqual(withoutUnknownTypes(view, catalogue), {
+      view: { ...view, types: ['JOINED_ORG'], excludeTypes: [] },
+      unknown: ['NOT_A_TYPE', 'OLD_TYPE'],
+    });
+    assert.equal(withoutUnknownTypes(view, null).view, view);
+    const known = { ...view, types: ['JOINED_ORG'], excludeTypes: [] };
+    assert.equal(withoutUnknownTypes(known, catalogue).view, known);
   });
 });

@@ -184,6 +184,93 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
   };
 }
 
+/** The items of a comma list, trimmed, empty ones apart. */
+function listItems(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/**
+ * What a URL asks for that parseEventsView leaves out, one phrase per value
+ * (the view falls back to its default there), so the page can say so: a
+ * shared link must not silently show more events than it meant.
+ */
+export function notAppliedInUrl(input: SearchParamsInput, localZone: string): string[] {
+  const problems: string[] = [];
+  const tzValue = first(input, 'tz');
+  if (tzValue !== undefined && tzValue !== 'local' && tzValue !== 'utc') {
+    problems.push(`tz=${tzValue} is not utc or local`);
+  }
+  const zone = zoneFor(tzValue === 'local' ? 'local' : 'utc', localZone);
+  for (const name of ['types', 'excludeTypes'] as const) {
+    const items = listItems(first(input, name));
+    for (const type of items.filter((item) => !EVENT_TYPE_PATTERN.test(item))) {
+      problems.push(`${name}: ${type} is not an event type name`);
+    }
+    if (new Set(items).size > MAX_TYPES) problems.push(`${name}: more than ${MAX_TYPES} types`);
+  }
+  for (const field of [...FILTER_FIELDS, 'actor'] as const) {
+    const items = listItems(first(input, field));
+    if (field === 'remoteAddress') {
+      for (const item of items.filter(isMalformedCidr)) {
+        problems.push(`remoteAddress: ${item} is not a CIDR block such as 10.0.0.0/8`);
+      }
+    }
+    if (new Set(items).size > MAX_FILTER_VALUES) {
+      problems.push(`${field}: more than ${MAX_FILTER_VALUES} values`);
+    }
+  }
+  const q = first(input, 'q')?.trim() ?? '';
+  if (q.length > MAX_Q_LENGTH) problems.push(`q: cut to ${MAX_Q_LENGTH} characters`);
+  const range = first(input, 'range');
+  if (range && !RANGE_PRESETS.some((preset) => preset === range)) {
+    problems.push(`range=${range} is not one of ${RANGE_PRESETS.join(', ')}`);
+  }
+  const from = first(input, 'from');
+  if (from && parseDateTime(from, zone) === null) problems.push(`from=${from} is not a date`);
+  const to = first(input, 'to');
+  if (to && parseEndBound(to, zone) === null) problems.push(`to=${to} is not a date`);
+  const size = first(input, 'size');
+  if (size !== undefined && parseIntInRange(size, 1, MAX_PAGE_SIZE) === null) {
+    problems.push(`size=${size} is not a page size from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  const page = first(input, 'page');
+  if (page !== undefined && parseIntInRange(page, 1, MAX_PAGE) === null) {
+    problems.push(`page=${page} is not a page number`);
+  }
+  const event = first(input, 'event');
+  if (event && !OBJECT_ID_PATTERN.test(event.trim().toLowerCase())) {
+    problems.push(`event=${event} is not an event id`);
+  }
+  return problems;
+}
+
+/**
+ * A view without the event types missing from the org's catalogue (the
+ * /eventTypes answer, or null while it loads): the API refuses a type it does
+ * not know, and type names change over time, so an old link or saved view
+ * may hold one. The same view when nothing is left out.
+ */
+export function withoutUnknownTypes(
+  view: EventsView,
+  catalogue: readonly string[] | null,
+): { view: EventsView; unknown: string[] } {
+  if (catalogue === null) return { view, unknown: [] };
+  const known = new Set(catalogue);
+  const unknown = [...view.types, ...view.excludeTypes].filter((type) => !known.has(type));
+  if (unknown.length === 0) return { view, unknown };
+  return {
+    view: {
+      ...view,
+      types: view.types.filter((type) => known.has(type)),
+      excludeTypes: view.excludeTypes.filter((type) => known.has(type)),
+    },
+    unknown,
+  };
+}
+
 // Query values stay readable in the address bar: ':' and ',' are legal there.
 function encodeValue(value: string): string {
   return encodeURIComponent(value).replace(/%3A/gi, ':').replace(/%2C/gi, ',');
