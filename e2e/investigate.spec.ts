@@ -296,3 +296,24 @@ test('malformed values in a link are named as not applied, not dropped silently'
   await expect(notice).toContainText('size=100000');
   await expectRows(page, state.events.filter(byActor));
 });
+
+test('the query box keeps the chips it refused, to be fixed, and applies the rest', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId));
+  const box = page.getByRole('combobox', { name: /Filter events/ });
+  await box.fill(`actor:${ACTOR} ip:10.0.0.0/99 team`);
+  await box.press('Enter');
+  await expect(page.locator('.query-bar-wrap [role="alert"]')).toContainText(
+    '10.0.0.0/99 is not a CIDR block',
+  );
+  await expect(box).toHaveValue('ip:10.0.0.0/99');
+  await expect(page.getByTestId('query-chip')).toHaveText([`actor:${ACTOR}✕`, '"team"✕']);
+  // Fixed in place, it applies.
+  await box.fill('ip:10.0.0.0/8');
+  await box.press('Enter');
+  await expect(box).toHaveValue('');
+  await expect(page.getByTestId('query-chip')).toHaveCount(3);
+});

@@ -68,7 +68,8 @@ export const QueryBar = memo(function QueryBar({
     if (!text.trim()) return;
     const result = applyQuery(filters, text, knownTypes);
     setProblems(result.problems);
-    setInput('');
+    // What was refused stays in the box, to be fixed; the rest became chips.
+    setInput(result.refused);
     setOpen(false);
     if (result.filters !== filters) onChange(result.filters);
   };

@@ -77,7 +77,7 @@ describe('lib/client/query-syntax', () => {
     assert.deepEqual(tokenize('http://x.io deleted host:"a b"'), [
       { kind: 'text', text: 'http://x.io' },
       { kind: 'text', text: 'deleted' },
-      { kind: 'field', name: 'host', value: 'a b', negate: false },
+      { kind: 'field', name: 'host', value: 'a b', negate: false, source: 'host:"a b"' },
     ]);
     const { filters } = applyQuery(NO_FILTERS, 'clu del host:a,b', CATALOGUE);
     assert.equal(filters.q, 'clu del');
@@ -96,6 +96,20 @@ describe('lib/client/query-syntax', () => {
     assert.match(problems[0]!, /no event type matches NOPE_\*/);
     assert.match(problems[1]!, /only event types can be left out/);
     assert.match(problems[2]!, /CIDR/);
+  });
+
+  it('hands back the refused chips as typed, to be fixed in the box', () => {
+    const { filters, problems, refused } = applyQuery(
+      NO_FILTERS,
+      'actor:x ip:10.0.0.0/99 team -type:JOINED_ORG -cluster:"a b" type:NOPE',
+      CATALOGUE,
+    );
+    assert.equal(problems.length, 3);
+    assert.equal(refused, 'ip:10.0.0.0/99 -cluster:"a b" type:NOPE');
+    assert.deepEqual(filters.actor, ['x']);
+    assert.deepEqual(filters.excludeTypes, ['JOINED_ORG']);
+    assert.equal(filters.q, 'team');
+    assert.equal(applyQuery(NO_FILTERS, 'actor:x team', CATALOGUE).refused, '');
   });
 
   it('including a type takes it out of the excluded ones and back', () => {

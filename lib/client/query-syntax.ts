@@ -116,7 +116,7 @@ export function chipKeyOfFacet(field: FacetField): ChipKey {
 // ---- tokens -----------------------------------------------------------------
 
 export type Token =
-  | { kind: 'field'; name: string; value: string; negate: boolean }
+  | { kind: 'field'; name: string; value: string; negate: boolean; source: string }
   | { kind: 'text'; text: string };
 
 /**
@@ -135,6 +135,7 @@ export function tokenize(input: string): Token[] {
         name,
         value: (quotedValue ?? bareValue ?? '').trim(),
         negate: dash === '-',
+        source: whole.trim(),
       });
     } else if (quotedText !== undefined) {
       if (quotedText.trim()) tokens.push({ kind: 'text', text: quotedText.trim() });
@@ -250,14 +251,19 @@ export function applyText(filters: InvestigationFilters, text: string): Investig
   return { ...filters, q: [filters.q, ...added].filter(Boolean).join(' ') };
 }
 
-/** Applies everything typed in the box: chips and free text. */
+/**
+ * Applies everything typed in the box: chips and free text. `refused` is the
+ * text of the chips with a problem, as typed, for the box to keep so a typo
+ * can be fixed (their acceptable values, if any, are applied already).
+ */
 export function applyQuery(
   filters: InvestigationFilters,
   input: string,
   knownTypes: readonly string[],
-): ApplyResult {
+): ApplyResult & { refused: string } {
   let next = filters;
   const problems: string[] = [];
+  const refused: string[] = [];
   for (const token of tokenize(input)) {
     if (token.kind === 'text') {
       next = applyText(next, token.text);
@@ -267,8 +273,9 @@ export function applyQuery(
     const result = applyChip(next, key, token.value.split(','), token.negate, knownTypes);
     next = result.filters;
     problems.push(...result.problems);
+    if (result.problems.length) refused.push(token.source);
   }
-  return { filters: next, problems };
+  return { filters: next, problems, refused: refused.join(' ') };
 }
 
 // ---- chips ------------------------------------------------------------------
