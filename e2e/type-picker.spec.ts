@@ -58,3 +58,27 @@ test('excluding a category in the type picker leaves its types out, and taking o
     inCategory.filter((type) => type !== top),
   );
 });
+
+/**
+ * The picker's counts are those of the page's filters (its types apart), as
+ * the facets beside it are; they were all-time counts.
+ */
+test("the type picker counts the page's filters", async ({ page, state }) => {
+  const actor = 'ada@example.com';
+  const mine = state.events.filter((event) =>
+    ['username', 'userId', 'publicKey', 'apiKeyId'].some((field) => event.fields[field] === actor),
+  );
+  const [top] = frequentTypes(mine, 1);
+  const count = (events: typeof state.events) =>
+    events.filter((event) => event.eventTypeName === top).length;
+  expect(count(mine)).toBeLessThan(count(state.events));
+
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, `actor=${actor}`));
+  await page.getByRole('button', { name: /^Event types:/ }).click();
+  const picker = page.getByRole('dialog', { name: 'Filter by event type' });
+  const option = picker.locator('label.type-option', {
+    has: page.locator('.type-code', { hasText: new RegExp(`^${top}$`) }),
+  });
+  await expect(option.locator('.type-count')).toHaveText(count(mine).toLocaleString('en-US'));
+});

@@ -4,11 +4,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { categoryOf, eventTypeLabel } from '@/lib/domain/catalog';
 import { type EventTypeSummary, eventTypesQueryOptions } from '@/lib/client/api-client';
+import type { EventsFilterParams } from '@/lib/client/url-state';
 import { PopoverLoadState, ToolbarPopover } from './toolbar-popover';
 import { usePopover } from './use-popover';
 
 type Props = {
   orgId: string;
+  /** The filters and dates the counts are under (their types apart). */
+  params: EventsFilterParams;
   selected: readonly string[];
   /** Types left out (the API's excludeEventType, the bar's `-type:` chips). */
   excluded: readonly string[];
@@ -69,7 +72,7 @@ function groupTypes(
  * together, so picking five types makes one history entry and one request,
  * not five.
  */
-export function EventTypePicker({ orgId, selected, excluded, onApply }: Props) {
+export function EventTypePicker({ orgId, params, selected, excluded, onApply }: Props) {
   const popover = usePopover();
   const { open, close } = popover;
   const [draft, setDraft] = useState<Set<string>>(() => new Set(selected));
@@ -77,7 +80,7 @@ export function EventTypePicker({ orgId, selected, excluded, onApply }: Props) {
   const [search, setSearch] = useState('');
   const [includeEmpty, setIncludeEmpty] = useState(false);
   const queryClient = useQueryClient();
-  const types = useQuery({ ...eventTypesQueryOptions(orgId), enabled: open });
+  const types = useQuery({ ...eventTypesQueryOptions(orgId, params), enabled: open });
   const searchId = useId();
 
   const groups = useMemo(
@@ -182,7 +185,7 @@ export function EventTypePicker({ orgId, selected, excluded, onApply }: Props) {
       label="Filter by event type"
       align="left"
       onOpen={resetDraft}
-      onInterest={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId))}
+      onInterest={() => void queryClient.prefetchQuery(eventTypesQueryOptions(orgId, params))}
     >
       {(popoverId) => (
         <>

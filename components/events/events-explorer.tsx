@@ -518,6 +518,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           <span className="label">Event types</span>
           <EventTypePicker
             orgId={orgId}
+            params={params}
             selected={view.types}
             excluded={view.excludeTypes}
             onApply={({ types, excludeTypes }) => update({ types, excludeTypes })}

@@ -243,11 +243,19 @@ export function countsOrgEvents(orgId: string, queryKey: QueryKey): boolean {
   return kind === 'events' && (part === 'list' || part === 'facets' || part === 'histogram');
 }
 
-export function eventTypesQueryOptions(orgId: string) {
+/**
+ * The org's type catalogue; with `params`, its counts are those of the
+ * params' dates and filters (types apart), keyed by them, as the picker shows
+ * beside the facets. Without, all-time counts: the catalogue's names.
+ */
+export function eventTypesQueryOptions(orgId: string, params?: EventsFilterParams) {
+  const filters = params ? filtersKey({ ...params, types: [], excludeTypes: [] }) : 'all';
   return queryOptions({
-    queryKey: ['orgs', orgId, 'eventTypes'] as const,
-    queryFn: ({ signal }) => fetchApi<EventTypesResponse>(apiEventTypesPath(orgId), signal),
-    staleTime: 5 * 60_000,
+    queryKey: ['orgs', orgId, 'eventTypes', filters] as const,
+    queryFn: ({ signal }) => fetchApi<EventTypesResponse>(apiEventTypesPath(orgId, params), signal),
+    // The catalogue alone changes rarely; counts under filters, as facets do.
+    ...(params ? {} : { staleTime: 5 * 60_000 }),
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_VIEW,
+  apiEventTypesPath,
   apiExportPath,
   apiListPath,
   eventsViewHref,
@@ -238,5 +239,24 @@ describe('values a URL asks for that the view leaves out', () => {
     assert.equal(withoutUnknownTypes(view, null).view, view);
     const known = { ...view, types: ['JOINED_ORG'], excludeTypes: [] };
     assert.equal(withoutUnknownTypes(known, catalogue).view, known);
+  });
+});
+
+describe('the type picker counts', () => {
+  it('are asked under the dates and filters, never the types', () => {
+    const view = {
+      ...DEFAULT_VIEW,
+      types: ['JOINED_ORG'],
+      excludeTypes: ['API_KEY_CREATED'],
+      actor: ['x'],
+      from: Date.UTC(2026, 0, 2),
+    };
+    const path = apiEventTypesPath(ORG, listParams(ORG, view));
+    const query = new URL(path, 'http://h').searchParams;
+    assert.deepEqual(query.getAll('actor'), ['x']);
+    assert.equal(query.get('minDate'), '2026-01-02T00:00:00Z');
+    assert.equal(query.get('eventType'), null);
+    assert.equal(query.get('excludeEventType'), null);
+    assert.ok(!apiEventTypesPath(ORG).includes('?'));
   });
 });

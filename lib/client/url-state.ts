@@ -490,8 +490,20 @@ export function apiEventPath(orgId: string, eventId: string, includeRaw: boolean
   return includeRaw ? `${base}?${apiQuery([['includeRaw', 'true']])}` : base;
 }
 
-export function apiEventTypesPath(orgId: string): string {
-  return `${apiOrgPath(orgId)}/eventTypes`;
+/**
+ * The type catalogue with per-type counts; with `params`, counted under their
+ * dates and filters but not their types (the picker's own choice, which the
+ * API ignores there), as the type facet is.
+ */
+export function apiEventTypesPath(
+  orgId: string,
+  params?: EventsFilterParams,
+  now: number = Date.now(),
+): string {
+  const base = `${apiOrgPath(orgId)}/eventTypes`;
+  if (!params) return base;
+  const pairs = filterAndDatePairs({ ...params, types: [], excludeTypes: [] }, now);
+  return pairs.length ? `${base}?${apiQuery(pairs)}` : base;
 }
 
 /** Every organization the key can read, in one page (the API's maximum). */
