@@ -10,10 +10,10 @@ import {
   eventResourceLines,
   eventSummary,
   eventTarget,
+  longAgo,
+  shortAgo,
 } from '@/lib/client/present';
 import {
-  formatRelative,
-  formatShortRelative,
   formatTimestamp,
   formatZoneOffset,
   parseApiDateTime,
@@ -50,7 +50,7 @@ function describeMoment(target: HTMLElement, millis: number, zone: string, local
   const other = zone === UTC_ZONE ? localZone : UTC_ZONE;
   const otherText =
     other === zone ? '' : `\n${formatTimestamp(millis, other)} ${formatZoneOffset(millis, other)}`;
-  target.title = `${formatRelative(millis, Date.now())}${otherText}`;
+  target.title = `${longAgo(millis, Date.now())}${otherText}`;
 }
 
 /**
@@ -112,7 +112,7 @@ function TimeCell(context: CellContext<ApiEvent, string>) {
         {millis === null ? iso : formatTimestamp(millis, zone)}
       </time>
       <span className="sub relative">
-        {millis === null || now === null ? '' : `· ${formatShortRelative(millis, now)}`}
+        {millis === null || now === null ? '' : `· ${shortAgo(millis, now)}`}
       </span>
     </>
   );

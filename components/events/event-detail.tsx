@@ -13,6 +13,7 @@ import {
   eventDetailSections,
   eventLabel,
   eventSummary,
+  longAgo,
 } from '@/lib/client/present';
 import {
   ApiRequestError,
@@ -21,12 +22,7 @@ import {
 } from '@/lib/client/api-client';
 import { compactJson, prettyJson, sourceMember } from '@/lib/domain/json-text';
 import { type Pivot, columnPivots, fieldPivot } from '@/lib/client/pivots';
-import {
-  UTC_ZONE,
-  formatLongTimestamp,
-  formatRelative,
-  parseApiDateTime,
-} from '@/lib/domain/dates';
+import { UTC_ZONE, formatLongTimestamp, parseApiDateTime } from '@/lib/domain/dates';
 import { FilterIcon } from '@/components/filter-icon';
 
 type Props = {
@@ -107,7 +103,7 @@ function Moment({ iso, zone, localZone }: { iso: string; zone: string; localZone
       <time dateTime={iso}>{formatLongTimestamp(millis, zone)}</time>
       <span className="hint">
         {' '}
-        {now !== null ? `· ${formatRelative(millis, now)}` : ''}
+        {now !== null ? `· ${longAgo(millis, now)}` : ''}
         {other !== zone ? ` · ${formatLongTimestamp(millis, other)}` : ''}
       </span>
     </>

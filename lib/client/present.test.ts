@@ -9,6 +9,8 @@ import {
   eventSummary,
   eventTarget,
   formatMetricValue,
+  longAgo,
+  shortAgo,
 } from './present';
 
 const base = { id: '6a793fbd2c88faeba59bd3b5', created: '2026-08-10T03:04:29Z' };
@@ -107,5 +109,20 @@ describe('lib/client/present', () => {
       'Metric/Current value=3 s (SECONDS)',
       'Other fields/someNewField=kept',
     ]);
+  });
+});
+
+describe('relative times', () => {
+  const now = Date.UTC(2026, 0, 2, 10);
+  it('read "just now" within a minute either way, as the page clock lags', () => {
+    for (const offset of [-59_000, -13_000, 0, 13_000, 45_000, 59_000]) {
+      assert.equal(shortAgo(now + offset, now), 'just now', String(offset));
+      assert.equal(longAgo(now + offset, now), 'just now', String(offset));
+    }
+  });
+  it('are the usual ones beyond', () => {
+    assert.equal(shortAgo(now - 3 * 60_000, now), '3 min ago');
+    assert.equal(longAgo(now - 3 * 60_000, now), '3 minutes ago');
+    assert.equal(shortAgo(now + 2 * 60_000, now), 'in 2 min');
   });
 });

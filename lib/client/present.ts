@@ -1,4 +1,5 @@
 import { eventTypeLabel } from '@/lib/domain/catalog';
+import { formatRelative, formatShortRelative } from '@/lib/domain/dates';
 
 /**
  * Turns an event as the API returns it into the short strings the table and
@@ -272,4 +273,21 @@ export function eventDetailSections(event: ApiEvent): DetailSection[] {
     .map((field) => ({ field, label: field, value: readable(field, event[field]) }));
   if (others.length) sections.push({ title: 'Other fields', fields: others });
   return sections;
+}
+
+/**
+ * Within a minute either way, an event is "just now": the page's clock ticks
+ * every 30 s (components/use-now.ts), so a row that just arrived is ahead of
+ * it by up to that much and read "in 13 s".
+ */
+const JUST_NOW_MS = 60_000;
+
+/** The table's relative time: "just now", "3 min ago", "2 d ago". */
+export function shortAgo(millis: number, now: number): string {
+  return Math.abs(now - millis) < JUST_NOW_MS ? 'just now' : formatShortRelative(millis, now);
+}
+
+/** The detail's relative time: "just now", "3 minutes ago". */
+export function longAgo(millis: number, now: number): string {
+  return Math.abs(now - millis) < JUST_NOW_MS ? 'just now' : formatRelative(millis, now);
 }
