@@ -13,9 +13,10 @@ import { MirrorError, SourceClient, type SourceOptions, type SourceRecord } from
  *
  * The walk never asks for a deep page (whose counts time out at the real
  * service): it reads time windows newest first with `includeCount=false`,
- * and after each full page moves the window's upper bound (`maxDate`,
+ * and after each page moves the window's upper bound (`maxDate`,
  * inclusive) down to the oldest `created` on that page, so the next request
- * is page 1 again. The events sharing that second are read twice (skipped as
+ * is page 1 again (a page shorter than asked too: only an empty page ends a
+ * window, as the source may clamp itemsPerPage). The events sharing that second are read twice (skipped as
  * already present: inserts are idempotent by event id), which is the overlap
  * that keeps events sharing a second from being missed. Only when a whole
  * page shares one second does the walk step to page 2, 3… of that second.
@@ -199,8 +200,14 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       const page = await pending;
       const records = page.map((record) => record.value);
       segment.top ??= datedEnds(records)?.newest;
-      const done = records.length < itemsPerPage;
+      // Only an empty page ends a window: a shorter page than asked is no
+      // proof (the source may clamp itemsPerPage, or cut a list short, and
+      // with includeCount=false no `next` link tells). A short page moves
+      // the window down as a full one does, and the next request re-reads
+      // its oldest second; the page after the window's last is empty.
+      const done = records.length === 0;
       if (!done) {
+        tooNew(records, segment.hi);
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
@@ -376,13 +383,30 @@ function datedEnds(
   return newest === undefined || oldest === undefined ? undefined : { newest, oldest };
 }
 
-/** The oldest valid `created` of a full page: where the next window ends. */
+/**
+ * A record newer than the window's upper bound: the source ignores maxDate
+ * (or serves one fixed answer), and the walk, which ends only at an empty
+ * page, would never end.
+ */
+function tooNew(records: readonly SourceRecord[], hi: string | undefined): void {
+  if (hi === undefined) return;
+  const bound = parseDateTime(hi)!;
+  const newest = datedEnds(records)?.newest;
+  if (newest !== undefined && newest > bound) {
+    throw new MirrorError(
+      'SOURCE_FAILED',
+      `The source served an event created ${formatCreated(newest)} for a window ending ${hi}: it does not filter by maxDate`,
+    );
+  }
+}
+
+/** The oldest valid `created` of a non-empty page: where the next window ends. */
 function oldestCreated(records: readonly SourceRecord[]): number {
   const ends = datedEnds(records);
   if (ends === undefined) {
     throw new MirrorError(
       'SOURCE_FAILED',
-      `The source served a full page of events none of which has a valid created date, so no later page can be asked for: ${JSON.stringify(records[0]).slice(0, 200)}`,
+      `The source served a page of events none of which has a valid created date, so no later page can be asked for: ${JSON.stringify(records[0]).slice(0, 200)}`,
     );
   }
   return ends.oldest;

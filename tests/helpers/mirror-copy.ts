@@ -73,24 +73,42 @@ export type SourceEvent = { id: string; at: number; doc: Record<string, unknown>
  * A source listing `events` (newest first by `at`) as the real service does:
  * minDate/maxDate against `at`, pageNum and itemsPerPage; no Digest asked.
  */
-export async function listingSource(events: readonly SourceEvent[]) {
+export async function listingSource(
+  events: readonly SourceEvent[],
+  faults: {
+    /** Serves at most this many events a page, whatever was asked (as a service may clamp). */
+    clamp?: number;
+    /** Cuts the results of the n-th request (1-based) to their first `to`. */
+    truncate?: { request: number; to: number };
+  } = {},
+) {
+  let requests = 0;
   const server = http.createServer((req, res) => {
+    requests++;
     const url = new URL(req.url!, 'http://source');
     const min = url.searchParams.get('minDate');
     const max = url.searchParams.get('maxDate');
     const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
-    const itemsPerPage = Number(url.searchParams.get('itemsPerPage') ?? 100);
+    const itemsPerPage = Math.min(
+      Number(url.searchParams.get('itemsPerPage') ?? 100),
+      faults.clamp ?? Infinity,
+    );
     const within = events.filter(
       (e) =>
         (min === null || e.at >= parseDateTime(min)!) &&
         (max === null || e.at <= parseDateTime(max)!),
     );
-    const results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
+    let results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
+    if (faults.truncate?.request === requests) results = results.slice(0, faults.truncate.to);
     res
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`, close: () => server.close() };
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`,
+    close: () => server.close(),
+    requests: () => requests,
+  };
 }

@@ -34,10 +34,13 @@ function sourceEvent(at: number, tail: string): Record<string, unknown> {
   });
 }
 
-/** A source answering every request with `body`. */
+/** A source answering `body` to the first window (no maxDate) and nothing older. */
 async function fixedSource(body: string) {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  const server = http.createServer((req, res) => {
+    const older = new URL(req.url!, 'http://source').searchParams.has('maxDate');
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(older ? '{"links":[],"results":[]}' : body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -156,5 +159,73 @@ test('a full page none of whose records has a valid created is a clear error', a
     );
   } finally {
     source.close();
+  }
+});
+
+/** Forty events a second apart, newest first. */
+function fortyEvents(): SourceEvent[] {
+  return Array.from({ length: 40 }, (_, i) => {
+    const at = BASE + (40 - i) * 1000;
+    const id = objectIdAt(at, `eeeeeeeeee${String(i).padStart(6, '0')}`);
+    return {
+      id,
+      at,
+      doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
+    };
+  });
+}
+
+for (const [name, faults] of [
+  ['one answer cut short (3 of 10) mid-window', { truncate: { request: 2, to: 3 } }],
+  ['a source serving at most 7 of the 10 asked every page', { clamp: 7 }],
+] as const) {
+  test(`a page shorter than asked does not end the window: ${name}, the copy is complete`, async () => {
+    const events = fortyEvents();
+    const source = await listingSource(events, faults);
+    try {
+      const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
+        baseUrl: source.baseUrl,
+        sourceOrg: SOURCE_ORG,
+        orgId: ORG,
+        created: BASE,
+        itemsPerPage: 10,
+      });
+      assert.deepEqual(
+        copied.map((e) => e.id),
+        events.map((e) => e.id),
+      );
+      assert.deepEqual([summary.copied, summary.rejected], [40, 0]);
+      // The pages, one re-read of the last page's oldest second, one empty page.
+      assert.ok(source.requests() <= Math.ceil(40 / 7) * 2 + 2, String(source.requests()));
+    } finally {
+      source.close();
+    }
+  });
+}
+
+test('a source that ignores maxDate is a clear error, not an endless walk', async () => {
+  const events = fortyEvents();
+  const body = JSON.stringify({ links: [], results: events.slice(0, 10).map((e) => e.doc) });
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    await assert.rejects(
+      mirrorIntoFreshStore(openSqliteTestStore, {
+        baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`,
+        sourceOrg: SOURCE_ORG,
+        orgId: ORG,
+        created: BASE,
+        itemsPerPage: 10,
+      }),
+      (error: unknown) =>
+        error instanceof MirrorError &&
+        error.code === 'SOURCE_FAILED' &&
+        /does not filter by maxDate/.test(error.message),
+    );
+  } finally {
+    server.close();
   }
 });
