@@ -112,9 +112,32 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     options.pause ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const key = checkpointKey(options.source);
 
-  const saved = await store.getMirrorCheckpoint(orgId, key);
-  let checkpoint: Checkpoint = saved ? (JSON.parse(saved) as Checkpoint) : { version: 1 };
-  const save = () => store.setMirrorCheckpoint(orgId, key, JSON.stringify(checkpoint));
+  /** The checkpoint as stored, as far as this mirror knows (it alone writes it while it runs). */
+  let stored = await store.getMirrorCheckpoint(orgId, key);
+  const parse = (text: string | null): Checkpoint =>
+    text ? (JSON.parse(text) as Checkpoint) : { version: 1 };
+  let checkpoint = parse(stored);
+  /**
+   * Saved only over what this mirror read or wrote last: an undo (of any run
+   * of the org) drops the checkpoint while a `--follow` mirror runs, and
+   * writing back the position held in memory would make every later run
+   * skip what the undo removed. Then the walk starts over (CheckpointMoved).
+   */
+  const save = async () => {
+    const text = JSON.stringify(checkpoint);
+    if (!(await store.setMirrorCheckpoint(orgId, key, text, stored))) {
+      throw new CheckpointMoved();
+    }
+    stored = text;
+  };
+  /** Takes the stored checkpoint for the walk's own when it changed under it; true if it had. */
+  const reread = async () => {
+    const now = await store.getMirrorCheckpoint(orgId, key);
+    if (now === stored) return false;
+    stored = now;
+    checkpoint = parse(now);
+    return true;
+  };
 
   // A mirror of the same source that was killed left its run `running`:
   // settled as interrupted here (this run resumes from its checkpoint). One
@@ -181,7 +204,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   };
 
   /** The source's order within a second, kept in the copy's sort keys. */
-  const listing = new ListingOrder();
+  let listing = new ListingOrder();
 
   /**
    * Walks one segment to its end; false when stopped on the way. The next
@@ -269,15 +292,29 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     checkpoint.through === undefined ? null : formatCreated(checkpoint.through);
   let stopped = false;
   try {
-    if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
-    while (!stopped) {
-      const lo = checkpoint.through !== undefined ? checkpoint.through - overlapMs : options.since;
-      stopped = !(await walk({ lo, pageNum: 1 }));
-      if (stopped || !options.follow) break;
-      const nextCheckSeconds = options.intervalSeconds ?? 60;
-      options.onCaughtUp?.({ ...progress(), through: throughText(), nextCheckSeconds });
-      await pause(nextCheckSeconds * 1000);
-      stopped = shouldStop();
+    for (;;) {
+      try {
+        if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
+        while (!stopped) {
+          const lo =
+            checkpoint.through !== undefined ? checkpoint.through - overlapMs : options.since;
+          stopped = !(await walk({ lo, pageNum: 1 }));
+          if (stopped || !options.follow) break;
+          const nextCheckSeconds = options.intervalSeconds ?? 60;
+          options.onCaughtUp?.({ ...progress(), through: throughText(), nextCheckSeconds });
+          await pause(nextCheckSeconds * 1000);
+          stopped = shouldStop();
+          // Dropped meanwhile (an undo): the next catch-up starts from the stored one.
+          if (!stopped && (await reread()) && checkpoint.segment) throw new CheckpointMoved();
+        }
+        break;
+      } catch (error) {
+        if (!(error instanceof CheckpointMoved)) throw error;
+        // Changed under this walk (an undo dropped it): it starts over
+        // from the stored checkpoint (none: everything, as a first run).
+        await reread();
+        listing = new ListingOrder();
+      }
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -410,6 +447,13 @@ function oldestCreated(records: readonly SourceRecord[]): number {
     );
   }
   return ends.oldest;
+}
+
+/** The stored checkpoint is no longer what this mirror last read or wrote (an undo dropped it). */
+class CheckpointMoved extends Error {
+  constructor() {
+    super('the mirror checkpoint changed under the running mirror');
+  }
 }
 
 export { MirrorError } from './source';

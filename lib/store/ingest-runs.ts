@@ -126,24 +126,57 @@ export async function getMirrorCheckpoint(
   return row?.state ?? null;
 }
 
+/**
+ * Saves (or with null drops) a mirror's checkpoint. With `expected`, only if
+ * the stored one is still that (null: none), as one statement: a mirror that
+ * runs while an undo drops its checkpoint must not write back the position
+ * it held in memory. Returns whether it was written.
+ */
 export async function setMirrorCheckpoint(
   db: Kysely<Database>,
   orgId: string,
   source: string,
   state: string | null,
-): Promise<void> {
-  if (state === null) {
-    await db
-      .deleteFrom('mirror_checkpoints')
-      .where('org_id', '=', orgId)
-      .where('source', '=', source)
-      .execute();
-    return;
-  }
+  expected?: string | null,
+): Promise<boolean> {
   const updated = Date.now();
-  await db
-    .insertInto('mirror_checkpoints')
-    .values({ org_id: orgId, source, state, updated })
-    .onConflict((oc) => oc.columns(['org_id', 'source']).doUpdateSet({ state, updated }))
-    .execute();
+  if (expected === undefined || expected === null) {
+    if (state === null) {
+      if (expected === null) return true; // none expected, none wanted
+      await db
+        .deleteFrom('mirror_checkpoints')
+        .where('org_id', '=', orgId)
+        .where('source', '=', source)
+        .execute();
+      return true;
+    }
+    const inserted = await db
+      .insertInto('mirror_checkpoints')
+      .values({ org_id: orgId, source, state, updated })
+      .onConflict((oc) =>
+        expected === null
+          ? oc.columns(['org_id', 'source']).doNothing()
+          : oc.columns(['org_id', 'source']).doUpdateSet({ state, updated }),
+      )
+      .executeTakeFirst();
+    return expected === undefined || Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+  const changed =
+    state === null
+      ? await db
+          .deleteFrom('mirror_checkpoints')
+          .where('org_id', '=', orgId)
+          .where('source', '=', source)
+          .where('state', '=', expected)
+          .executeTakeFirst()
+          .then((r) => r.numDeletedRows)
+      : await db
+          .updateTable('mirror_checkpoints')
+          .set({ state, updated })
+          .where('org_id', '=', orgId)
+          .where('source', '=', source)
+          .where('state', '=', expected)
+          .executeTakeFirst()
+          .then((r) => r.numUpdatedRows);
+  return Number(changed) > 0;
 }

@@ -781,8 +781,13 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.getMirrorCheckpoint(this.db, orgId, source);
   }
 
-  setMirrorCheckpoint(orgId: string, source: string, state: string | null) {
-    return ingestRuns.setMirrorCheckpoint(this.db, orgId, source, state);
+  setMirrorCheckpoint(
+    orgId: string,
+    source: string,
+    state: string | null,
+    expected?: string | null,
+  ) {
+    return ingestRuns.setMirrorCheckpoint(this.db, orgId, source, state, expected);
   }
 
   /**

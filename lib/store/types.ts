@@ -246,7 +246,16 @@ export interface EventStore {
   listIngestRuns(orgId: string, limit?: number): Promise<IngestRun[]>;
   /** A mirror's saved position for one source (opaque JSON text), or null. */
   getMirrorCheckpoint(orgId: string, source: string): Promise<string | null>;
-  setMirrorCheckpoint(orgId: string, source: string, state: string | null): Promise<void>;
+  /**
+   * Saves (null: drops) a checkpoint; with `expected`, only if the stored one
+   * is still that (null: none), atomically. Returns whether it was written.
+   */
+  setMirrorCheckpoint(
+    orgId: string,
+    source: string,
+    state: string | null,
+    expected?: string | null,
+  ): Promise<boolean>;
 
   /**
    * Brings planner statistics and counter storage up to date after a bulk

@@ -80,11 +80,12 @@ export async function listingSource(
     clamp?: number;
     /** Cuts the results of the n-th request (1-based) to their first `to`. */
     truncate?: { request: number; to: number };
+    /** Awaited before answering the n-th request (1-based). */
+    before?: (request: number) => Promise<void>;
   } = {},
 ) {
   let requests = 0;
-  const server = http.createServer((req, res) => {
-    requests++;
+  const answer = (n: number, req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url!, 'http://source');
     const min = url.searchParams.get('minDate');
     const max = url.searchParams.get('maxDate');
@@ -99,10 +100,18 @@ export async function listingSource(
         (max === null || e.at <= parseDateTime(max)!),
     );
     let results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
-    if (faults.truncate?.request === requests) results = results.slice(0, faults.truncate.to);
+    if (faults.truncate?.request === n) results = results.slice(0, faults.truncate.to);
     res
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));
+  };
+  const server = http.createServer((req, res) => {
+    requests++;
+    const n = requests;
+    void (async () => {
+      await faults.before?.(n);
+      answer(n, req, res);
+    })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
+import type { EventStore } from '@/lib/store/types';
+import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import { TEST_ENGINES } from '@/tests/helpers/test-stores';
+
+/**
+ * An undo leaves no silent gap in a mirror's copy: undoing a mirror run
+ * while a `--follow` mirror of the same source runs does not let the latter
+ * write its old checkpoint back: the mirror starts over.
+ */
+
+const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0041');
+const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0042');
+const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+function twentyEvents(): SourceEvent[] {
+  return Array.from({ length: 20 }, (_, i) => {
+    const at = BASE + (20 - i) * 1000;
+    const id = objectIdAt(at, `abababab${String(i).padStart(8, '0')}`);
+    return {
+      id,
+      at,
+      doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
+    };
+  });
+}
+
+async function copyIds(store: EventStore): Promise<string[]> {
+  const page = await store.listEvents({
+    orgId: ORG,
+    offset: 0,
+    limit: 100,
+    includeCount: false,
+    includeRaw: false,
+  });
+  return page.events.map((e) => e.id);
+}
+
+function options(
+  store: EventStore,
+  baseUrl: string,
+  more: Partial<MirrorOptions> = {},
+): MirrorOptions {
+  return {
+    store,
+    orgId: ORG,
+    itemsPerPage: 5,
+    eventsPerWrite: 5,
+    // Catch-ups start where the copy is complete, not a minute before it (all 20 events lie within 20 s).
+    overlapMs: 0,
+    source: { baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+    ...more,
+  };
+}
+
+for (const [engine, open] of TEST_ENGINES) {
+  describe(`undo and the mirror's checkpoint (${engine})`, () => {
+    test('undoing a mirror run while a --follow mirror of that source waits between catch-ups: the next catch-up copies everything again', async () => {
+      const events = twentyEvents();
+      const source = await listingSource(events);
+      const { store, drop } = await open();
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+        const first = await runMirror(options(store, source.baseUrl));
+        assert.equal(first.copied, 20);
+        let catchUps = 0;
+        const follow = await runMirror(
+          options(store, source.baseUrl, {
+            follow: true,
+            intervalSeconds: 0,
+            shouldStop: () => catchUps >= 2,
+            pause: async () => {
+              if (catchUps === 0) await undoIngestRun(store, first.runId);
+              catchUps++;
+            },
+          }),
+        );
+        assert.equal(follow.copied, 20);
+        assert.deepEqual(
+          await copyIds(store),
+          events.map((e) => e.id),
+        );
+        // And a later run resumes from a checkpoint that is true.
+        const later = await runMirror(options(store, source.baseUrl));
+        assert.equal(later.copied, 0);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
+
+    test('undoing a mirror run while a mirror of that source is mid-walk: it starts over and the copy is complete', async () => {
+      const events = twentyEvents();
+      let undo: (() => Promise<unknown>) | undefined;
+      // The second mirror's third request waits for the undo of the first.
+      const source = await listingSource(events, {
+        before: async () => {
+          const now = undo;
+          undo = undefined;
+          await now?.();
+        },
+      });
+      const { store, drop } = await open();
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+        const first = await runMirror(options(store, source.baseUrl));
+        assert.equal(first.copied, 20);
+        // A catch-up reaching back over everything (pages of 5): two pages in, the first run is undone.
+        let requests = 0;
+        const second = await runMirror(
+          options(store, source.baseUrl, {
+            overlapMs: 3_600_000,
+            onProgress: () => {
+              if (++requests === 2) undo = () => undoIngestRun(store, first.runId);
+            },
+          }),
+        );
+        assert.equal(second.copied, 20);
+        assert.deepEqual(
+          await copyIds(store),
+          events.map((e) => e.id),
+        );
+        const later = await runMirror(options(store, source.baseUrl));
+        assert.equal(later.copied, 0);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
+  });
+}
