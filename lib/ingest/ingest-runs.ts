@@ -200,10 +200,12 @@ export async function undoIngestRun(
   if (run.status === 'undone' && deleted === 0) {
     throw new UndoRefusedError(`Run ${id} was already undone`);
   }
-  // The mirror's checkpoint says the copy is complete through some instant;
-  // with this run's events gone it no longer is: the next run starts over
-  // (skipping what is still there).
-  if (run.kind === 'mirror') await store.setMirrorCheckpoint(run.orgId, run.source, null);
+  // A mirror's checkpoint says the copy is complete through some instant;
+  // with this run's events gone it no longer is, whichever run it was (a
+  // mirror skipped as already present what an import had added): every
+  // mirror of the org starts over at its next run or catch-up (skipping
+  // what is still there), a running one too (its save finds it gone).
+  if (run.kind === 'mirror' || deleted > 0) await store.dropMirrorCheckpoints(run.orgId);
   const detail = `undone at ${new Date().toISOString()}: ${deleted} events removed`;
   await store.updateIngestRun(id, { status: 'undone', detail });
   return { run: { ...run, status: 'undone', detail }, deleted };

@@ -180,3 +180,12 @@ export async function setMirrorCheckpoint(
           .then((r) => r.numUpdatedRows);
   return Number(changed) > 0;
 }
+
+/** Drops every mirror checkpoint of an org (its copy is no longer complete anywhere); returns how many. */
+export async function dropMirrorCheckpoints(db: Kysely<Database>, orgId: string): Promise<number> {
+  const result = await db
+    .deleteFrom('mirror_checkpoints')
+    .where('org_id', '=', orgId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -790,6 +790,10 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.setMirrorCheckpoint(this.db, orgId, source, state, expected);
   }
 
+  dropMirrorCheckpoints(orgId: string) {
+    return ingestRuns.dropMirrorCheckpoints(this.db, orgId);
+  }
+
   /**
    * The exact size of the filtered set. Whole buckets come from the counters
    * (one SUM); a bucket cut by minCreated/maxCreated is counted exactly over a

@@ -256,6 +256,8 @@ export interface EventStore {
     state: string | null,
     expected?: string | null,
   ): Promise<boolean>;
+  /** Drops every mirror checkpoint of the org; returns how many there were. */
+  dropMirrorCheckpoints(orgId: string): Promise<number>;
 
   /**
    * Brings planner statistics and counter storage up to date after a bulk

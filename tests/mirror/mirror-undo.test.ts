@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { toNewEvent } from '@/lib/ingest/import';
+import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
 import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
@@ -10,7 +11,8 @@ import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 /**
  * An undo leaves no silent gap in a mirror's copy: undoing a mirror run
  * while a `--follow` mirror of the same source runs does not let the latter
- * write its old checkpoint back: the mirror starts over.
+ * write its old checkpoint back, and undoing an import whose events a
+ * mirror skipped as already present makes the next mirror fetch them.
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0041');
@@ -127,6 +129,41 @@ for (const [engine, open] of TEST_ENGINES) {
         );
         const later = await runMirror(options(store, source.baseUrl));
         assert.equal(later.copied, 0);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
+
+    test('undoing an import whose events a mirror skipped as already present: the next mirror run copies them', async () => {
+      const events = twentyEvents();
+      const source = await listingSource(events);
+      const { store, drop } = await open();
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+        const imported = await startIngestRun(store, {
+          orgId: ORG,
+          kind: 'import',
+          source: 'file.ndjson',
+        });
+        const some = events.slice(5, 12).map((e) => {
+          const event = toNewEvent(e.doc, ORG, true, JSON.stringify(e.doc));
+          assert.notEqual(typeof event, 'string');
+          return event as Exclude<typeof event, string>;
+        });
+        await store.insertEvents(ORG, some, { runId: imported.id });
+        await endIngestRun(store, imported.id, { status: 'finished', inserted: 7 });
+        const mirrored = await runMirror(options(store, source.baseUrl));
+        assert.deepEqual([mirrored.copied, mirrored.skipped], [13, 7]);
+        await undoIngestRun(store, imported.id);
+        assert.equal((await copyIds(store)).length, 13);
+        const again = await runMirror(options(store, source.baseUrl));
+        assert.equal(again.copied, 7);
+        assert.deepEqual(
+          await copyIds(store),
+          events.map((e) => e.id),
+        );
       } finally {
         source.close();
         await store.close();
