@@ -43,6 +43,9 @@ export class DigestHttpClient {
   private challenge: Challenge | undefined;
   private nc = 0;
   private readonly agent: http.Agent;
+  /** The requests under way, each with how to fail it. */
+  private readonly inFlight = new Set<(reason: Error) => void>();
+  private aborted: Error | undefined;
 
   constructor(
     private readonly origin: URL,
@@ -86,6 +89,12 @@ export class DigestHttpClient {
     this.agent.destroy();
   }
 
+  /** Fails the request under way and every later one with `reason` (a stop request). */
+  abort(reason: Error): void {
+    this.aborted ??= reason;
+    for (const fail of this.inFlight) fail(reason);
+  }
+
   private authorization(uri: string): string {
     const c = this.challenge!;
     this.nc += 1;
@@ -125,6 +134,26 @@ export class DigestHttpClient {
   private send(pathAndQuery: string, authorization?: string): Promise<HttpAnswer> {
     const transport = this.origin.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
+      if (this.aborted) {
+        reject(this.aborted);
+        return;
+      }
+      // The socket's idle timeout below never fires for a source sending a
+      // byte now and then: the whole answer has a deadline too.
+      const fail = (reason: Error) => {
+        settle();
+        reject(reason);
+        request.destroy(reason);
+      };
+      const deadline = setTimeout(
+        () => fail(new Error(`no complete answer within ${this.timeoutMs / 1000} s`)),
+        this.timeoutMs,
+      );
+      const settle = () => {
+        clearTimeout(deadline);
+        this.inFlight.delete(fail);
+      };
+      this.inFlight.add(fail);
       const request = transport.request(
         {
           protocol: this.origin.protocol,
@@ -143,21 +172,31 @@ export class DigestHttpClient {
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
+          response.on('end', () => {
+            settle();
             resolve({
               status: response.statusCode ?? 0,
               headers: response.headers,
               body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-          response.on('error', reject);
-          response.on('aborted', () => reject(new Error('the connection closed mid-response')));
+            });
+          });
+          response.on('error', (error) => {
+            settle();
+            reject(error);
+          });
+          response.on('aborted', () => {
+            settle();
+            reject(new Error('the connection closed mid-response'));
+          });
         },
       );
       request.on('timeout', () =>
         request.destroy(new Error(`no answer within ${this.timeoutMs / 1000} s`)),
       );
-      request.on('error', reject);
+      request.on('error', (error) => {
+        settle();
+        reject(error);
+      });
       request.end();
     });
   }

@@ -6,7 +6,14 @@ import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ing
 import { ListingOrder } from '@/lib/ingest/listing-order';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
 import type { EventStore, IngestRun } from '@/lib/store/types';
-import { MirrorError, SourceClient, type SourceOptions, type SourceRecord } from './source';
+import {
+  MirrorError,
+  SourceClient,
+  type SourceOptions,
+  type SourcePageRecord,
+  type SourceRecord,
+  SourceStopped,
+} from './source';
 
 /**
  * Mirrors a live organization through its own public API into a local one.
@@ -218,9 +225,33 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     let pending = fetchPage(next);
     let batch: NewEvent[] = [];
     const edge = new EdgeSecond();
+    /** Stores the gathered pages and moves the checkpoint to where they end. */
+    const flush = async (done: boolean) => {
+      const result = await store.insertEvents(orgId, batch, { runId: run.id });
+      batch = [];
+      counts.copied += result.inserted;
+      counts.skipped += result.skipped;
+      if (!done) {
+        checkpoint = { ...checkpoint, segment: { ...segment } };
+      } else {
+        const through = Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity);
+        checkpoint = { version: 1, ...(Number.isFinite(through) ? { through } : {}) };
+      }
+      await save();
+      await ledger('running');
+    };
     for (;;) {
       window = next;
-      const page = await pending;
+      let page: SourcePageRecord[];
+      try {
+        page = await pending;
+      } catch (error) {
+        // A stop cut the request (or its retry's wait) short: the pages
+        // gathered are stored, and the next run asks for this one again.
+        if (!(error instanceof SourceStopped)) throw error;
+        await flush(false);
+        return false;
+      }
       const records = page.map((record) => record.value);
       segment.top ??= datedEnds(records)?.newest;
       // Only an empty page ends a window: a shorter page than asked is no
@@ -268,26 +299,19 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       edge.after(records);
       // Read once: a stop must never leave gathered pages unstored.
       const stop = shouldStop();
-      if (done || stop || batch.length >= eventsPerWrite) {
-        const result = await store.insertEvents(orgId, batch, { runId: run.id });
-        batch = [];
-        counts.copied += result.inserted;
-        counts.skipped += result.skipped;
-        if (!done) {
-          checkpoint = { ...checkpoint, segment: { ...segment } };
-        } else {
-          const through = Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity);
-          checkpoint = { version: 1, ...(Number.isFinite(through) ? { through } : {}) };
-        }
-        await save();
-        await ledger('running');
-      }
+      if (done || stop || batch.length >= eventsPerWrite) await flush(done);
       options.onProgress?.(progress());
       if (done) return true;
       if (stop) return false;
     }
   };
 
+  // A stop request does not wait for a request that hangs (a source
+  // dripping its answer) or a long Retry-After: both are cut short.
+  const watcher = setInterval(() => {
+    if (shouldStop()) client.stop();
+  }, 200);
+  watcher.unref();
   const throughText = () =>
     checkpoint.through === undefined ? null : formatCreated(checkpoint.through);
   let stopped = false;
@@ -321,6 +345,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     await ledger('failed', message).catch(() => undefined);
     throw error;
   } finally {
+    clearInterval(watcher);
     client.close();
   }
   await ledger('finished', stopped ? 'stopped on request; the next run resumes' : null);

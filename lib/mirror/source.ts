@@ -22,7 +22,7 @@ export type SourceOptions = {
   maxRetries?: number;
   /** First back-off, doubled per attempt up to 30 s (default 500 ms). */
   backoffMs?: number;
-  /** Per-request timeout (default 60 s). */
+  /** Per-request deadline for the whole answer, retried like a dropped connection (default 60 s). */
   timeoutMs?: number;
 };
 
@@ -36,6 +36,14 @@ export type MirrorErrorCode =
   | 'SOURCE_FAILED'
   | 'UNTRUSTED_CERTIFICATE'
   | 'ALREADY_RUNNING';
+
+/** Thrown by a SourceClient's request or wait cut short by `stop()`. */
+export class SourceStopped extends Error {
+  constructor() {
+    super('stopped on request');
+    this.name = 'SourceStopped';
+  }
+}
 
 /** A failure retrying cannot fix, with a message for the person running the mirror. */
 export class MirrorError extends Error {
@@ -106,11 +114,14 @@ export class SourceClient {
   private readonly budget: number;
   private readonly maxRetries: number;
   private readonly backoffMs: number;
+  private stopped = false;
+  /** Wakes the waits under way (back-off, Retry-After, the request budget) when stopped. */
+  private readonly waking = new Set<() => void>();
 
   constructor(
     readonly options: SourceOptions,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) =>
-      new Promise((resolve) => setTimeout(resolve, ms)),
+    /** How waits are spent (tests); by default a timer, cleared by a stop. */
+    private readonly sleep?: (ms: number) => Promise<void>,
   ) {
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
     this.http = new DigestHttpClient(
@@ -168,6 +179,38 @@ export class SourceClient {
     this.http.close();
   }
 
+  /**
+   * A stop request: the request under way and any wait (a back-off, a long
+   * Retry-After) end now with SourceStopped, as does every later request.
+   */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.http.abort(new SourceStopped());
+    for (const wake of this.waking) wake();
+  }
+
+  /** `sleep`, cut short by a stop (SourceStopped). */
+  private async wait(ms: number): Promise<void> {
+    if (this.stopped) throw new SourceStopped();
+    let wake: (() => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.waking.add(resolve);
+    });
+    const slept = this.sleep
+      ? this.sleep(ms)
+      : new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    try {
+      await Promise.race([slept, woken]);
+    } finally {
+      clearTimeout(timer);
+      this.waking.delete(wake!);
+    }
+    if (this.stopped) throw new SourceStopped();
+  }
+
   private async getWithRetries(path: string): Promise<HttpAnswer> {
     let failures = 0;
     let throttled = 0;
@@ -178,6 +221,7 @@ export class SourceClient {
       try {
         answer = await this.http.get(path);
       } catch (error) {
+        if (error instanceof SourceStopped) throw error;
         const code = (error as NodeJS.ErrnoException).code;
         const reason = error instanceof Error ? error.message : String(error);
         if (code && UNTRUSTED_CODES.has(code)) {
@@ -212,7 +256,7 @@ export class SourceClient {
         throttled++;
         this.retries++;
         const seconds = Number(headerOf(answer, 'retry-after'));
-        await this.sleep(
+        await this.wait(
           Number.isFinite(seconds) && seconds >= 0
             ? Math.min(seconds * 1000, 10 * 60_000)
             : this.backoff(throttled),
@@ -278,7 +322,7 @@ export class SourceClient {
 
   private async retry(attempt: number): Promise<void> {
     this.retries++;
-    await this.sleep(this.backoff(attempt));
+    await this.wait(this.backoff(attempt));
   }
 
   /** Exponential with full jitter's upper half: spreads retries of many mirrors. */
@@ -296,7 +340,7 @@ export class SourceClient {
         this.sent.push(now);
         return;
       }
-      await this.sleep(this.sent[0]! + 60_000 - now + 1);
+      await this.wait(this.sent[0]! + 60_000 - now + 1);
     }
   }
 }
