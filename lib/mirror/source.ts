@@ -111,6 +111,8 @@ export class SourceClient {
   private readonly base: URL;
   private readonly sent: number[] = [];
   private answered = false;
+  /** A list was read: a later answer that is no list is a passing fault, not a wrong --source. */
+  private listed = false;
   private readonly budget: number;
   private readonly maxRetries: number;
   private readonly backoffMs: number;
@@ -146,33 +148,31 @@ export class SourceClient {
     // The base's path without a trailing slash: a bare origin's "/" would
     // make "//orgs/…", which servers redirect or refuse.
     const path = `${this.base.pathname.replace(/\/+$/, '')}/orgs/${encodeURIComponent(this.options.orgId)}/events?${params}`;
-    const answer = await this.getWithRetries(path);
-    let body: unknown;
-    try {
-      body = JSON.parse(answer.body);
-    } catch {
-      throw new MirrorError(
-        'SOURCE_FAILED',
-        `The source answered ${path} with something that is not JSON: ${BASE_URL_HINT}`,
-      );
+    // A 200 that is no list (cut short when the connection closed, a
+    // proxy's HTML page) after good pages is a passing fault: retried like
+    // a 5xx. On the first request it says --source is likely wrong.
+    for (let failures = 0; ; ) {
+      const answer = await this.getWithRetries(path);
+      const listing = parseListing(answer.body);
+      if (typeof listing !== 'string') {
+        this.listed = true;
+        return listing;
+      }
+      if (!this.listed) {
+        throw new MirrorError(
+          'SOURCE_FAILED',
+          `The source's answer to ${path} ${listing}: ${BASE_URL_HINT}`,
+        );
+      }
+      if (failures >= this.maxRetries) {
+        throw new MirrorError(
+          'SOURCE_FAILED',
+          `The source's answer to ${path} ${listing}, ${failures + 1} times in a row`,
+        );
+      }
+      failures++;
+      await this.retry(failures);
     }
-    // `null` parses too, and has no fields to read.
-    const results =
-      typeof body === 'object' && body !== null
-        ? (body as { results?: unknown }).results
-        : undefined;
-    if (!Array.isArray(results)) {
-      throw new MirrorError(
-        'SOURCE_FAILED',
-        `The source's answer to ${path} has no "results" list: ${BASE_URL_HINT}`,
-      );
-    }
-    const texts = resultTexts(answer.body);
-    return (results as SourceRecord[]).map((value, i) => ({
-      value,
-      // Only when the splitter saw the same list (it always should for valid JSON).
-      text: texts?.length === results.length ? texts[i] : undefined,
-    }));
   }
 
   close(): void {
@@ -368,6 +368,26 @@ function detailOf(answer: HttpAnswer): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A list body's records, or what is wrong with it ("is not JSON", "has no \"results\" list"). */
+function parseListing(text: string): SourcePageRecord[] | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return 'is not JSON';
+  }
+  // `null` parses too, and has no fields to read.
+  const results =
+    typeof body === 'object' && body !== null ? (body as { results?: unknown }).results : undefined;
+  if (!Array.isArray(results)) return 'has no "results" list';
+  const texts = resultTexts(text);
+  return (results as SourceRecord[]).map((value, i) => ({
+    value,
+    // Only when the splitter saw the same list (it always should for valid JSON).
+    text: texts?.length === results.length ? texts[i] : undefined,
+  }));
 }
 
 /** The texts of the `results` elements of a list body, or undefined if it has none. */

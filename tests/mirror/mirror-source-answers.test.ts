@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { runMirror } from '@/lib/mirror/mirror';
+import { groupCreatedDocument } from '@/tests/helpers/mirror-copy';
+import { openSqliteTestStore } from '@/tests/helpers/test-stores';
+
+/**
+ * Answers a source may give mid-run: a 200 whose body is not a list (cut
+ * short, an HTML page) after good pages is retried like a 5xx.
+ */
+
+const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0061');
+const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0062');
+const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+const events = Array.from({ length: 9 }, (_, i) => {
+  const at = BASE + (9 - i) * 1000;
+  const id = objectIdAt(at, `efefefef${String(i).padStart(8, '0')}`);
+  return { at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
+});
+
+/** A listing of `events` by maxDate and pages of 3, but request n answered by `misbehave` when it returns true. */
+async function source(misbehave: (n: number, res: http.ServerResponse) => boolean) {
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    if (misbehave(++requests, res)) return;
+    const url = new URL(req.url!, 'http://source');
+    const max = url.searchParams.get('maxDate');
+    const pageNum = Number(url.searchParams.get('pageNum'));
+    const within = events.filter((e) => max === null || e.at <= Date.parse(max));
+    const results = within.slice((pageNum - 1) * 3, pageNum * 3).map((e) => e.doc);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ links: [], results }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`, close: () => server.close() };
+}
+
+async function mirror(baseUrl: string, sleep?: (ms: number) => Promise<void>) {
+  const { store, drop } = await openSqliteTestStore();
+  try {
+    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+    return await runMirror({
+      store,
+      orgId: ORG,
+      itemsPerPage: 3,
+      sleep,
+      source: { baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k', backoffMs: 1 },
+    });
+  } finally {
+    await store.close();
+    await drop();
+  }
+}
+
+for (const [name, body] of [
+  ['a list cut short', '{"links":[],"results":[{"created":"2025-06-01T12:00:0'],
+  ['an HTML page', '<html><body>502 Bad Gateway</body></html>'],
+  ['JSON without a results list', '{"status":"maintenance"}'],
+] as const) {
+  test(`a 200 with ${name} after good pages is retried, and the copy is complete`, async () => {
+    const src = await source((n, res) => {
+      if (n !== 2) return false;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return true;
+    });
+    try {
+      const summary = await mirror(src.baseUrl);
+      assert.deepEqual([summary.copied, summary.retries], [9, 1]);
+    } finally {
+      src.close();
+    }
+  });
+}
