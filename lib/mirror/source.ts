@@ -22,6 +22,8 @@ export type SourceOptions = {
   maxRetries?: number;
   /** First back-off, doubled per attempt up to 30 s (default 500 ms). */
   backoffMs?: number;
+  /** Told before each wait the source asked for (429 with or without Retry-After). */
+  onWait?: (wait: { reason: 'rate limited'; ms: number }) => void;
   /** Per-request deadline for the whole answer, retried like a dropped connection (default 60 s). */
   timeoutMs?: number;
 };
@@ -101,6 +103,8 @@ const BASE_URL_HINT =
   "is --source the API's base URL (https://cloud.mongodb.com/api/public/v1.0, or …/api/public/v1.0 of a self-hosted installation)?";
 
 const MAX_BACKOFF_MS = 30_000;
+/** The longest Retry-After obeyed as asked. */
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
 /** 429s are the source asking for patience, not failing: allow more of them in a row. */
 const MAX_THROTTLED = 30;
 
@@ -255,12 +259,12 @@ export class SourceClient {
         }
         throttled++;
         this.retries++;
-        const seconds = Number(headerOf(answer, 'retry-after'));
-        await this.wait(
-          Number.isFinite(seconds) && seconds >= 0
-            ? Math.min(seconds * 1000, 10 * 60_000)
-            : this.backoff(throttled),
-        );
+        const asked = retryAfterMs(headerOf(answer, 'retry-after'));
+        // At most 10 minutes: a larger one is more likely a fault than a plan.
+        const ms =
+          asked === undefined ? this.backoff(throttled) : Math.min(asked, MAX_RETRY_AFTER_MS);
+        this.options.onWait?.({ reason: 'rate limited', ms });
+        await this.wait(ms);
         continue;
       }
       if (answer.status >= 500 || errorCode === 'TIMEOUT_WHILE_PAGING') {
@@ -388,6 +392,18 @@ function parseListing(text: string): SourcePageRecord[] | string {
     // Only when the splitter saw the same list (it always should for valid JSON).
     text: texts?.length === results.length ? texts[i] : undefined,
   }));
+}
+
+/**
+ * Retry-After as seconds or as an HTTP-date, in ms from now (never
+ * negative), or undefined when it is neither.
+ */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) || !/[a-z]/i.test(text) ? undefined : Math.max(0, at - now);
 }
 
 /** The texts of the `results` elements of a list body, or undefined if it has none. */

@@ -103,7 +103,14 @@ export const mirror: Command = async (args, context) => {
     const summary = await runMirror({
       store,
       orgId,
-      source: { baseUrl, orgId: sourceOrg, publicKey, privateKey, requestsPerMinute },
+      source: {
+        baseUrl,
+        orgId: sourceOrg,
+        publicKey,
+        privateKey,
+        requestsPerMinute,
+        onWait: ({ reason, ms }) => status.waiting(reason, ms),
+      },
       since,
       follow: values.follow ?? false,
       intervalSeconds,
@@ -183,6 +190,11 @@ class StatusLine {
     this.show(
       `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`,
     );
+  }
+
+  /** A wait the source asked for (429): said at once, whatever the last line's age. */
+  waiting(reason: string, ms: number): void {
+    this.show(`Mirroring: ${reason}, waiting ${formatNumber(Math.ceil(ms / 1000))} s`);
   }
 
   caughtUp(state: MirrorCaughtUp): void {

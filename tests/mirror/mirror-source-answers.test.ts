@@ -9,7 +9,8 @@ import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
  * Answers a source may give mid-run: a 200 whose body is not a list (cut
- * short, an HTML page) after good pages is retried like a 5xx.
+ * short, an HTML page) after good pages is retried like a 5xx, and a
+ * Retry-After given as an HTTP-date is obeyed (as its seconds).
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0061');
@@ -76,3 +77,26 @@ for (const [name, body] of [
     }
   });
 }
+
+test('a Retry-After given as an HTTP-date is waited for as its seconds', async () => {
+  const slept: number[] = [];
+  const src = await source((n, res) => {
+    if (n !== 2) return false;
+    const at = new Date(Date.now() + 120_000).toUTCString();
+    res.writeHead(429, { 'retry-after': at, 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 429, errorCode: 'RATE_LIMITED' }));
+    return true;
+  });
+  try {
+    const summary = await mirror(src.baseUrl, (ms) => {
+      slept.push(ms);
+      return Promise.resolve();
+    });
+    assert.equal(summary.copied, 9);
+    assert.equal(slept.length, 1);
+    // Whole seconds of the date (which has no milliseconds), less the time it took to arrive.
+    assert.ok(slept[0]! > 100_000 && slept[0]! <= 120_000, String(slept[0]));
+  } finally {
+    src.close();
+  }
+});
