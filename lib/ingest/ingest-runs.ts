@@ -135,9 +135,11 @@ export function whyAbandoned(run: IngestRun, now = Date.now()): string | null {
 }
 
 /**
- * Marks the abandoned runs among `runs` as `interrupted` in the store (their
- * counts as last recorded, `finished` at their last sign of life) and returns
- * the list as it now stands. Its events stay: `imports undo` removes them.
+ * Marks the abandoned runs among `runs` as `interrupted` in the store
+ * (`finished` at their last sign of life) and returns the list as it now
+ * stands. `inserted` is recounted from the events the run left: the last
+ * heartbeat's count lagged what had committed (0 shown for 200,000 events
+ * stored). Its events stay: `imports undo` removes them.
  */
 export async function settleIngestRuns(store: EventStore, runs: IngestRun[]): Promise<IngestRun[]> {
   const now = Date.now();
@@ -151,6 +153,7 @@ export async function settleIngestRuns(store: EventStore, runs: IngestRun[]): Pr
     const patch = {
       status: 'interrupted' as const,
       finished: run.heartbeat ?? run.started,
+      inserted: await store.countRunEvents(run.orgId, run.id),
       detail: why,
     };
     await store.updateIngestRun(run.id, patch);

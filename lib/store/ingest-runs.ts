@@ -87,6 +87,21 @@ export async function updateIngestRun(
   return result.numUpdatedRows > 0n;
 }
 
+/** How many of the org's events the run added and are still stored (events_by_run). */
+export async function countRunEvents(
+  db: Kysely<Database>,
+  orgId: string,
+  runId: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('org_id', '=', orgId)
+    .where('run_id', '=', runId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function getIngestRun(db: Kysely<Database>, id: string): Promise<IngestRun | null> {
   const row = await db
     .selectFrom('ingest_runs')

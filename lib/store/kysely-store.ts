@@ -773,6 +773,10 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.getIngestRun(this.db, id);
   }
 
+  countRunEvents(orgId: string, runId: string) {
+    return ingestRuns.countRunEvents(this.db, orgId, runId);
+  }
+
   listIngestRuns(orgId: string, limit?: number) {
     return ingestRuns.listIngestRuns(this.db, orgId, limit);
   }

@@ -242,6 +242,8 @@ export interface EventStore {
     guard?: { unlessStatus: IngestRunStatus },
   ): Promise<boolean>;
   getIngestRun(id: string): Promise<IngestRun | null>;
+  /** How many of the org's events the run added and are still stored. */
+  countRunEvents(orgId: string, runId: string): Promise<number>;
   /** Newest first. */
   listIngestRuns(orgId: string, limit?: number): Promise<IngestRun[]>;
   /** A mirror's saved position for one source (opaque JSON text), or null. */
