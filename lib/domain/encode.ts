@@ -3,6 +3,7 @@ import * as event from './event';
 import { type EventInput, formatCreated, type NewEvent } from './event';
 import * as filters from './filters';
 import * as jsonText from './json-text';
+import { MAX_EVENT_NESTING } from './limits';
 import type { JsonMember } from './json-text';
 
 // Module-level copies, read once: under tsx (how the CLI's bulk loads run)
@@ -195,6 +196,8 @@ export function encodeRecordText(
     fieldValues: new Array<string | undefined>(FILTER_FIELDS.length).fill(undefined),
     exclusive: 0,
   };
+  // The general path says why.
+  if (jsonText.nestsDeeperThan(source, MAX_EVENT_NESTING)) return undefined;
   let cut: { doc: string; raw: string | null } | undefined;
   try {
     cut = cutCompact(orgId, source, facts);

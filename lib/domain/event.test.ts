@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateEvents } from '@/lib/ingest/seed';
-import { eventInputSchema, isValidEventInput } from './event';
+import { eventInputSchema, isValidEventInput, nestingProblem } from './event';
 
 const events = [
   ...generateEvents({ orgId: '6a0a1b2c3d4e5f6a7b8c9d0e', count: 400, seed: 'event-check' }),
@@ -122,6 +122,34 @@ describe('isValidEventInput', () => {
     for (const value of [null, [], 'event', 1, [base]]) {
       assert.equal(isValidEventInput(value), false);
       assert.equal(eventInputSchema.safeParse(value).success, false);
+    }
+  });
+});
+
+describe('nestingProblem', () => {
+  /** An object `levels` deep: objects and arrays taking turns, a string of brackets at the bottom. */
+  function nested(levels: number): unknown {
+    let value: unknown = '[[{{';
+    for (let level = levels; level >= 1; level--) value = level % 2 ? { a: value } : [value];
+    return value;
+  }
+
+  test('100 levels pass and 101 do not, read from the text and from the value alike', () => {
+    for (const [levels, tooDeep] of [
+      [1, false],
+      [100, false],
+      [101, true],
+      [20_000, true],
+    ] as const) {
+      const value = nested(levels);
+      // Built by hand: JSON.stringify recurses, and overflows at depths like the last.
+      const text = `${'{"a":['.repeat(Math.floor(levels / 2))}${levels % 2 ? '{"a":' : ''}"[[{{"${
+        levels % 2 ? '}' : ''
+      }${']}'.repeat(Math.floor(levels / 2))}`;
+      if (levels < 1000) assert.equal(text, JSON.stringify(value));
+      for (const problem of [nestingProblem(value, undefined), nestingProblem(value, text)]) {
+        assert.equal(problem !== undefined, tooDeep, `${levels} levels`);
+      }
     }
   });
 });

@@ -3,7 +3,7 @@ import { DATE_TIME_FORMS, parseDateTime } from './dates';
 import { EVENT_TYPE_PATTERN } from './catalog';
 import * as jsonText from './json-text';
 import { OBJECT_ID_PATTERN } from './object-id';
-import { isPortText } from './limits';
+import { isPortText, MAX_EVENT_NESTING } from './limits';
 
 // Module-level copies for checkFieldText, run per member of every imported
 // record (under tsx an imported binding is a getter call; see encode.ts).
@@ -258,6 +258,36 @@ export function isValidEventInput(value: unknown): value is EventInput {
   }
   for (const [a, b] of EXCLUSIVE_PAIRS) if (value[a] != null && value[b] != null) return false;
   return true;
+}
+
+/**
+ * Why an event nests too deep to keep (past MAX_EVENT_NESTING levels), or
+ * undefined. Its JSON `text`, when known, is scanned; a value without one
+ * is walked with a list, not recursion, which a deep enough value would
+ * overflow.
+ */
+export function nestingProblem(value: unknown, text: string | undefined): string | undefined {
+  const tooDeep =
+    text === undefined
+      ? valueNestsDeeperThan(value, MAX_EVENT_NESTING)
+      : jsonText.nestsDeeperThan(text, MAX_EVENT_NESTING);
+  return tooDeep
+    ? `The event nests objects and arrays more than ${MAX_EVENT_NESTING} levels deep (MongoDB's limit, which no event of the real service passes)`
+    : undefined;
+}
+
+function valueNestsDeeperThan(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 1; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const node of level) {
+      if (node === null || typeof node !== 'object') continue;
+      if (depth > limit) return true;
+      for (const child of Object.values(node)) next.push(child);
+    }
+    level = next;
+  }
+  return false;
 }
 
 /**

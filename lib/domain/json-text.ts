@@ -93,6 +93,24 @@ function scanValue(text: string, start: number, compact: boolean): number {
   return i;
 }
 
+/**
+ * Whether the JSON text nests objects and arrays more than `limit` levels
+ * deep (brackets inside strings do not count). One scan that stops at the
+ * first level past the limit.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = stringEnd(text, i) - 1;
+    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}
+
 /** Whether the JSON value in `text` from `start` to `end` is `null`. */
 export function isNullText(text: string, start: number, end: number): boolean {
   return end - start === 4 && text.startsWith('null', start);

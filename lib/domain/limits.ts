@@ -30,6 +30,16 @@ export function isPortText(text: string): boolean {
   return /^\d{1,5}$/.test(text) && Number(text) <= 65_535;
 }
 
+/**
+ * The deepest an event may nest, counting the event object itself as level 1:
+ * MongoDB's limit for the documents the real service keeps its events in, so
+ * no event it serves goes deeper. Held at import and mirror, it bounds what
+ * serving and showing a document cost (an indented `raw` grows with depth,
+ * and the dashboard walks it); a 1 MB record could otherwise nest 500,000
+ * levels.
+ */
+export const MAX_EVENT_NESTING = 100;
+
 /** Event type names are upper snake case, at most 128 characters; anything else is a syntax error. */
 export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
 

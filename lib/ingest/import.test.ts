@@ -442,6 +442,51 @@ describe('import', () => {
     );
   });
 
+  test('an event nesting past 100 levels is reported, one at 100 imports (NDJSON, arrays and pages)', async () => {
+    await freshStore();
+    /** events[i] with `raw` nested so that the whole event is `levels` deep. */
+    const nested = (i: number, levels: number): string => {
+      const raw = `${'['.repeat(levels - 2)}"deep ] { \\" [["${']'.repeat(levels - 2)}`;
+      return JSON.stringify({ ...events[i], raw: { x: 1 } }).replace('{"x":1}', `{"x":${raw}}`);
+    };
+    const atLimit = nested(0, 100);
+    const pastLimit = nested(1, 101);
+    const farPast = nested(2, 200_000);
+    assert.equal((JSON.parse(atLimit) as { id: string }).id, events[0]!.id);
+    const ndjson = await importEvents(
+      store,
+      write('deep.ndjson', [atLimit, pastLimit, farPast].join('\n')),
+      { orgId: ORG },
+    );
+    assert.equal(ndjson.inserted, 1);
+    assert.deepEqual(
+      ndjson.issues.map((issue) => [issue.line, /more than 100 levels deep/.test(issue.message)]),
+      [
+        [2, true],
+        [3, true],
+      ],
+    );
+    const stored = await store.getEvent(ORG, events[0]!.id, true);
+    assert.ok(
+      stored?.raw?.includes('"deep ] { \\" [["'),
+      'kept verbatim, brackets in strings and all',
+    );
+
+    // The same records in an array, and in a saved page whose envelope adds a level.
+    await freshStore();
+    const array = await importEvents(store, write('deep.json', `[${atLimit},${pastLimit}]`), {
+      orgId: ORG,
+    });
+    assert.deepEqual([array.inserted, array.issues.length], [1, 1]);
+    await freshStore();
+    const page = await importEvents(
+      store,
+      write('deep-page.ndjson', `{"results":[${atLimit},${pastLimit}],"totalCount":2}`),
+      { orgId: ORG },
+    );
+    assert.deepEqual([page.inserted, page.issues.length], [1, 1]);
+  });
+
   test('an array read in chunks as large as the record limit loses no record at the chunk edges', async () => {
     // Each chunk boundary falls inside some record; a record there is no
     // larger than the limit even though the record so far plus the next

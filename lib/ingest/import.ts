@@ -6,6 +6,7 @@ import {
   type EventInput,
   eventInputSchema,
   isValidEventInput,
+  nestingProblem,
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
@@ -558,6 +559,8 @@ export function toNewEvent(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return 'Expected an event object';
   }
+  const tooDeep = nestingProblem(value, text);
+  if (tooDeep !== undefined) return tooDeep;
   const recordOrg = (value as { orgId?: unknown }).orgId;
   if (!rehome && recordOrg != null && recordOrg !== orgId) {
     return `orgId ${JSON.stringify(recordOrg)} is not the target organization ${orgId} (use --rehome to import it there)`;
