@@ -18,7 +18,7 @@ function events(count: number): string {
  * "day" from 19:00 to 19:00 in New York), which the label says.
  */
 function perBucket(interval: HistogramResponse['interval'], zone: string): string {
-  const utcCalendar = interval === 'day' || interval === 'week' || interval === 'month';
+  const utcCalendar = interval !== 'minute' && interval !== 'hour';
   return `per ${interval}${utcCalendar && zone !== UTC_ZONE ? ' (UTC)' : ''}`;
 }
 

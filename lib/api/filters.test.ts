@@ -70,7 +70,7 @@ describe('issue 9 filter parameters', () => {
     rejects(() => parseFacetsParams(q('field=nope')), 'field');
     rejects(() => parseFacetsParams(q('limit=101')), 'limit');
     rejects(() => parseHistogramParams(q('buckets=501')), 'buckets');
-    rejects(() => parseHistogramParams(q('interval=year')), 'interval');
+    rejects(() => parseHistogramParams(q('interval=decade')), 'interval');
   });
 
   test('facets and histogram defaults', () => {
@@ -121,5 +121,9 @@ describe('CIDR and buckets', () => {
     ]);
     assert.equal(chooseInterval(Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1, 0, 59), 60), 'minute');
     assert.equal(chooseInterval(Date.UTC(2026, 0, 1), Date.UTC(2026, 3, 1), 60), 'week');
+    // 1970 to 2026 in months is 676 buckets, more than any request may have.
+    assert.equal(chooseInterval(0, Date.UTC(2026, 3, 1), 200), 'year');
+    assert.equal(bucketStart(t, 'year'), Date.UTC(2026, 0, 1));
+    assert.equal(bucketStarts(0, Date.UTC(2026, 3, 1), 'year').length, 57);
   });
 });

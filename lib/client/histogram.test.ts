@@ -9,6 +9,14 @@ test('buckets end at the next UTC boundary of their interval, months by the cale
   assert.equal(bucketEnd(day, 'hour'), Date.UTC(2026, 0, 30, 1));
   assert.equal(bucketEnd(Date.UTC(2026, 1, 1), 'month'), Date.UTC(2026, 2, 1));
   assert.equal(bucketEnd(Date.UTC(2026, 11, 1), 'month'), Date.UTC(2027, 0, 1));
+  assert.equal(bucketEnd(Date.UTC(1970, 0, 1), 'year'), Date.UTC(1971, 0, 1));
+  // Years 0-99, which Date.UTC reads as 1900-1999.
+  const year50 = Date.parse('0050-12-01T00:00:00Z');
+  assert.equal(bucketEnd(year50, 'month'), Date.parse('0051-01-01T00:00:00Z'));
+  assert.equal(
+    bucketEnd(Date.parse('0050-01-01T00:00:00Z'), 'year'),
+    Date.parse('0051-01-01T00:00:00Z'),
+  );
 });
 
 test('a drag across bars covers them whole, whichever way it went', () => {

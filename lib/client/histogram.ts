@@ -1,4 +1,5 @@
 import type { HistogramInterval } from '@/lib/domain/filters';
+import { nextBucketStart } from '@/lib/domain/histogram';
 
 /**
  * Bar geometry of the volume histogram: where a bucket ends and which date
@@ -8,19 +9,9 @@ import type { HistogramInterval } from '@/lib/domain/filters';
  */
 
 const MINUTE_MS = 60_000;
-const WIDTH_MS: Record<Exclude<HistogramInterval, 'month'>, number> = {
-  minute: MINUTE_MS,
-  hour: 60 * MINUTE_MS,
-  day: 24 * 60 * MINUTE_MS,
-  week: 7 * 24 * 60 * MINUTE_MS,
-};
 
-/** The first instant after a bucket that starts at `start`. */
-export function bucketEnd(start: number, interval: HistogramInterval): number {
-  if (interval !== 'month') return start + WIDTH_MS[interval];
-  const date = new Date(start);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-}
+/** The first instant after a bucket that starts at `start` (the next bucket's start). */
+export const bucketEnd = nextBucketStart;
 
 /**
  * The URL's from/to for bars `first`..`last` (either order): from the first

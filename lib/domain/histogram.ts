@@ -4,7 +4,7 @@ import { HISTOGRAM_INTERVALS } from './filters';
 
 /**
  * Histogram buckets aligned to UTC boundaries: minutes, hours, days, weeks
- * starting Monday 00:00 UTC (ISO weeks), calendar months. Browser-safe: the
+ * starting Monday 00:00 UTC (ISO weeks), calendar months and years. Browser-safe: the
  * store buckets with these and the dashboard may draw with them.
  */
 
@@ -43,6 +43,8 @@ export function bucketStart(millis: number, interval: HistogramInterval): number
       const date = new Date(millis);
       return monthStart(date.getUTCFullYear(), date.getUTCMonth());
     }
+    case 'year':
+      return monthStart(new Date(millis).getUTCFullYear(), 0);
   }
 }
 
@@ -61,24 +63,33 @@ export function nextBucketStart(start: number, interval: HistogramInterval): num
       const date = new Date(start);
       return monthStart(date.getUTCFullYear(), date.getUTCMonth() + 1);
     }
+    case 'year':
+      return monthStart(new Date(start).getUTCFullYear() + 1, 0);
   }
 }
 
 /** How many buckets of `interval` cover [min, max]. */
 export function bucketCount(min: number, max: number, interval: HistogramInterval): number {
-  if (interval === 'month') {
+  if (interval === 'month' || interval === 'year') {
     const a = new Date(min);
     const b = new Date(max);
-    return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
+    const years = b.getUTCFullYear() - a.getUTCFullYear();
+    return interval === 'year' ? years + 1 : years * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
   }
   const width = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS, week: WEEK_MS }[interval];
   return (bucketStart(max, interval) - bucketStart(min, interval)) / width + 1;
 }
 
-/** The finest interval covering [min, max] in at most `maxBuckets` buckets (month when none does). */
+/**
+ * The finest interval covering [min, max] in at most `maxBuckets` buckets
+ * (year when none does). Years keep an organization whose events span
+ * decades (an epoch-zero `created` among them) in a few dozen buckets;
+ * months took 672 for 1970 to 2026, past MAX_HISTOGRAM_BUCKETS, and its
+ * histogram was refused.
+ */
 export function chooseInterval(min: number, max: number, maxBuckets: number): HistogramInterval {
   return (
-    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval) <= maxBuckets) ?? 'month'
+    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval) <= maxBuckets) ?? 'year'
   );
 }
 

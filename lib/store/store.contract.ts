@@ -813,7 +813,7 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         orgId: orgA,
         minCreated: at('0050-01-01T00:00:00Z'),
         maxCreated: at('0050-06-01T00:00:00Z'),
-        buckets: 3,
+        buckets: 6,
       });
       assert.equal(chosen.interval, 'month');
       assert.deepEqual(
@@ -823,6 +823,24 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         ),
       );
       assert.equal(chosen.totalCount, 0);
+    });
+
+    test('decades of events (an epoch-zero date among them) come in year buckets, not refused', async () => {
+      const at = (text: string) => parseApiDateTime(text)!;
+      const decades = await store.histogram({
+        orgId: orgA,
+        minCreated: 0,
+        maxCreated: at('2026-06-30T00:00:00Z'),
+        buckets: 200,
+      });
+      assert.equal(decades.interval, 'year');
+      assert.equal(decades.buckets.length, 57);
+      assert.equal(decades.buckets[0]!.start, 0);
+      assert.equal(decades.buckets[56]!.start, at('2026-01-01T00:00:00Z'));
+      assert.equal(
+        decades.totalCount,
+        await store.countEvents({ orgId: orgA, maxCreated: at('2026-06-30T00:00:00Z') }),
+      );
     });
 
     test('two writers whose batches share counter rows, listed in opposite orders, both finish with exact counts', async () => {
