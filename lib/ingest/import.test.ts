@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
@@ -406,6 +407,48 @@ describe('import', () => {
       },
     );
     assert.equal(await store.countEvents({ orgId: ORG }), 4);
+  });
+
+  test('a gzip-compressed file imports as its text does, members concatenated or not; a damaged one stops with a clear error', async () => {
+    await freshStore();
+    const ndjson = events.map((e) => JSON.stringify(e)).join('\n');
+    const half = ndjson.indexOf('\n', ndjson.length / 2) + 1;
+    // Two members, as `cat a.gz b.gz` makes.
+    const compressed = Buffer.concat([
+      zlib.gzipSync(ndjson.slice(0, half)),
+      zlib.gzipSync(ndjson.slice(half)),
+    ]);
+    const file = path.join(dir, 'events.ndjson.gz');
+    fs.writeFileSync(file, compressed);
+    const progress: number[] = [];
+    const report = await importEvents(store, file, {
+      orgId: ORG,
+      onProgress: (bytes) => progress.push(bytes),
+    });
+    assert.deepEqual([report.format, report.inserted, report.issues], ['ndjson', 1200, []]);
+    // Progress counts the file's own bytes, what its size on disk measures.
+    assert.equal(report.bytes, compressed.length);
+    assert.equal(progress.at(-1), compressed.length);
+    await assertStored(events);
+
+    // From a pipe whose first chunk is a single byte: a JSON array.
+    await freshStore();
+    const array = zlib.gzipSync(JSON.stringify(events));
+    const piped = await importEvents(
+      store,
+      Readable.from([array.subarray(0, 1), array.subarray(1, 5000), array.subarray(5000)]),
+      { orgId: ORG },
+    );
+    assert.deepEqual([piped.format, piped.inserted], ['array', 1200]);
+
+    await freshStore();
+    const truncated = path.join(dir, 'truncated.ndjson.gz');
+    fs.writeFileSync(truncated, compressed.subarray(0, compressed.length - 200));
+    await assert.rejects(importEvents(store, truncated, { orgId: ORG }), (error: unknown) => {
+      assert.ok(error instanceof ImportFatalError);
+      assert.match(error.message, /^The file is gzip-compressed but damaged after [\d,]+ bytes: /);
+      return true;
+    });
   });
 
   test('a missing file is a clear error', async () => {

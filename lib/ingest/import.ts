@@ -1,5 +1,7 @@
 import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { getConfig } from '@/lib/config';
 import { encodeEvent, encodeRecordText, RepeatedKeyError } from '@/lib/domain/encode';
 import {
@@ -603,12 +605,14 @@ async function* decode(
   source: ImportSource,
   onBytes: (bytes: number) => void,
 ): AsyncGenerator<string> {
-  const stream: AsyncIterable<Buffer | string> =
+  const input: AsyncIterable<Buffer | string> =
     typeof source !== 'string'
       ? source
       : source === '-'
         ? process.stdin
         : fs.createReadStream(source, { highWaterMark: 1 << 20 });
+  const compression = { gzip: false };
+  const stream = decompressed(input, onBytes, compression);
   // Fatal: a byte sequence that is not UTF-8 stops the import, naming where.
   // Replaced with U+FFFD, as it was, the stored event differed from its
   // source and nothing said so.
@@ -620,7 +624,7 @@ async function* decode(
       throw new ImportFatalError(
         `The file is not valid UTF-8: a byte sequence ${
           buffer ? `in bytes ${bytes - buffer.length + 1} to ${bytes}` : 'at its end'
-        } is no UTF-8 character (a file in another encoding converts with iconv -t UTF-8)`,
+        }${compression.gzip ? ' of its decompressed text' : ''} is no UTF-8 character (a file in another encoding converts with iconv -t UTF-8)`,
       );
     }
   };
@@ -628,8 +632,7 @@ async function* decode(
   let decoderEmpty = true;
   let bytes = 0;
   let first = true;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+  for await (const buffer of stream) {
     bytes += buffer.length;
     let text: string;
     // ASCII is its own UTF-8 and Latin-1: decoded as Latin-1 it is the same
@@ -645,11 +648,70 @@ async function* decode(
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte order mark
       first = false;
     }
-    onBytes(bytes);
     if (text.length > 0) yield text;
   }
   const rest = utf8();
   if (rest.length > 0) yield rest;
+}
+
+/**
+ * The source's bytes, decompressed when they start as gzip does (RFC 1952's
+ * 1f 8b): an archive (`events.ndjson.gz`, `curl … | gzip`, members
+ * concatenated) imports as it is, with no temporary file. `onRead` hears the
+ * count of bytes read from the source itself: what a progress bar measured
+ * against the file's size counts. `compression.gzip` says which it was.
+ */
+async function* decompressed(
+  input: AsyncIterable<Buffer | string>,
+  onRead: (bytes: number) => void,
+  compression: { gzip: boolean },
+): AsyncGenerator<Buffer> {
+  let read = 0;
+  const counted = (async function* () {
+    for await (const chunk of input) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      read += buffer.length;
+      onRead(read);
+      yield buffer;
+    }
+  })();
+  // Two bytes decide; a pipe may deliver fewer first.
+  let head: Buffer = Buffer.alloc(0);
+  while (head.length < 2) {
+    const next = await counted.next();
+    if (next.done) break;
+    head = head.length === 0 ? next.value : Buffer.concat([head, next.value]);
+  }
+  if (head[0] !== 0x1f || head[1] !== 0x8b) {
+    if (head.length > 0) yield head;
+    yield* counted;
+    return;
+  }
+  compression.gzip = true;
+  const compressed = Readable.from(
+    (async function* () {
+      yield head;
+      yield* counted;
+    })(),
+    { objectMode: false },
+  );
+  const gunzip = zlib.createGunzip();
+  compressed.on('error', (error) => gunzip.destroy(error));
+  compressed.pipe(gunzip);
+  try {
+    for await (const chunk of gunzip) yield chunk as Buffer;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('Z_')) {
+      throw new ImportFatalError(
+        `The file is gzip-compressed but damaged after ${read.toLocaleString('en-US')} bytes: ${reason(error)}`,
+      );
+    }
+    throw error;
+  } finally {
+    compressed.destroy();
+    gunzip.destroy();
+  }
 }
 
 /** How far ahead detection may read looking for the first two lines. */

@@ -46,7 +46,9 @@ Commands:
   import --org ORG_ID FILE [--rehome] [--batch-size N] [--max-record-bytes N]
       Import events from FILE ("-" for stdin): a list envelope as the API
       returns it ({"results": [...]}), a JSON array, or NDJSON (one event per
-      line). Invalid records are reported with their line or index and skipped.
+      line), any of them gzip-compressed (events.ndjson.gz) or not. Invalid
+      records are reported with their line or index and skipped. A record
+      nesting more than 100 levels deep is invalid (MongoDB's limit).
       Events already stored (same id) are skipped, so imports can be re-run.
       Records naming another organization are refused unless --rehome.
       Each record is stored as its own text (raw included), byte for byte.
