@@ -82,6 +82,8 @@ export async function listingSource(
     truncate?: { request: number; to: number };
     /** Awaited before answering the n-th request (1-based). */
     before?: (request: number) => Promise<void>;
+    /** Answers the n-th request (1-based) itself, or not at all, when it returns true. */
+    misbehave?: (request: number, res: http.ServerResponse) => boolean;
   } = {},
 ) {
   let requests = 0;
@@ -108,6 +110,7 @@ export async function listingSource(
   const server = http.createServer((req, res) => {
     requests++;
     const n = requests;
+    if (faults.misbehave?.(n, res)) return;
     void (async () => {
       await faults.before?.(n);
       answer(n, req, res);
@@ -117,7 +120,11 @@ export async function listingSource(
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`,
-    close: () => server.close(),
+    // Closes the connections a misbehaving answer left open, too.
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
     requests: () => requests,
   };
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
-import { groupCreatedDocument } from '@/tests/helpers/mirror-copy';
+import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -19,33 +17,11 @@ const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0051');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0052');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
-const events = Array.from({ length: 6 }, (_, i) => {
+const events = Array.from({ length: 6 }, (_, i): SourceEvent => {
   const at = BASE + (6 - i) * 1000;
   const id = objectIdAt(at, `cdcdcdcd${String(i).padStart(8, '0')}`);
-  return groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG });
+  return { id, at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
 });
-
-/** Answers request n with `misbehave(n, res)` when it returns true, else as a listing of `events`. */
-async function source(misbehave: (n: number, res: http.ServerResponse) => boolean) {
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    if (misbehave(++requests, res)) return;
-    const url = new URL(req.url!, 'http://source');
-    const max = url.searchParams.get('maxDate');
-    const results = max === null ? events : [];
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ links: [], results }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
 
 async function mirror(baseUrl: string, more: { timeoutMs: number; shouldStop?: () => boolean }) {
   const { store, drop } = await openSqliteTestStore();
@@ -75,11 +51,13 @@ test(
   { timeout: 60_000 },
   async () => {
     const timers: NodeJS.Timeout[] = [];
-    const src = await source((n, res) => {
-      if (n !== 1) return false;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      timers.push(setInterval(() => res.write(' '), 50));
-      return true;
+    const src = await listingSource(events, {
+      misbehave: (n, res) => {
+        if (n !== 1) return false;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        timers.push(setInterval(() => res.write(' '), 50));
+        return true;
+      },
     });
     try {
       const summary = await mirror(src.baseUrl, { timeoutMs: 1000 });
@@ -94,10 +72,12 @@ test(
 
 test('a stop request does not wait for a request that hangs', { timeout: 30_000 }, async () => {
   let stop = false;
-  const src = await source((n) => {
-    if (n !== 2) return false;
-    stop = true; // never answered
-    return true;
+  const src = await listingSource(events, {
+    misbehave: (n) => {
+      if (n !== 2) return false;
+      stop = true; // never answered
+      return true;
+    },
   });
   try {
     const summary = await mirror(src.baseUrl, { timeoutMs: 600_000, shouldStop: () => stop });
@@ -109,12 +89,14 @@ test('a stop request does not wait for a request that hangs', { timeout: 30_000 
 
 test('a stop request does not wait out a long Retry-After', { timeout: 30_000 }, async () => {
   let stop = false;
-  const src = await source((n, res) => {
-    if (n !== 2) return false;
-    stop = true;
-    res.writeHead(429, { 'retry-after': '600', 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: 429, errorCode: 'RATE_LIMITED' }));
-    return true;
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n !== 2) return false;
+      stop = true;
+      res.writeHead(429, { 'retry-after': '600', 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 429, errorCode: 'RATE_LIMITED' }));
+      return true;
+    },
   });
   try {
     const summary = await mirror(src.baseUrl, { timeoutMs: 600_000, shouldStop: () => stop });

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
-import { groupCreatedDocument } from '@/tests/helpers/mirror-copy';
+import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -17,29 +15,11 @@ const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0061');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0062');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
-const events = Array.from({ length: 9 }, (_, i) => {
+const events = Array.from({ length: 9 }, (_, i): SourceEvent => {
   const at = BASE + (9 - i) * 1000;
   const id = objectIdAt(at, `efefefef${String(i).padStart(8, '0')}`);
-  return { at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
+  return { id, at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
 });
-
-/** A listing of `events` by maxDate and pages of 3, but request n answered by `misbehave` when it returns true. */
-async function source(misbehave: (n: number, res: http.ServerResponse) => boolean) {
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    if (misbehave(++requests, res)) return;
-    const url = new URL(req.url!, 'http://source');
-    const max = url.searchParams.get('maxDate');
-    const pageNum = Number(url.searchParams.get('pageNum'));
-    const within = events.filter((e) => max === null || e.at <= Date.parse(max));
-    const results = within.slice((pageNum - 1) * 3, pageNum * 3).map((e) => e.doc);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ links: [], results }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`, close: () => server.close() };
-}
 
 async function mirror(baseUrl: string, sleep?: (ms: number) => Promise<void>) {
   const { store, drop } = await openSqliteTestStore();
@@ -64,10 +44,12 @@ for (const [name, body] of [
   ['JSON without a results list', '{"status":"maintenance"}'],
 ] as const) {
   test(`a 200 with ${name} after good pages is retried, and the copy is complete`, async () => {
-    const src = await source((n, res) => {
-      if (n !== 2) return false;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      return true;
+    const src = await listingSource(events, {
+      misbehave: (n, res) => {
+        if (n !== 2) return false;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        return true;
+      },
     });
     try {
       const summary = await mirror(src.baseUrl);
@@ -80,12 +62,14 @@ for (const [name, body] of [
 
 test('a Retry-After given as an HTTP-date is waited for as its seconds', async () => {
   const slept: number[] = [];
-  const src = await source((n, res) => {
-    if (n !== 2) return false;
-    const at = new Date(Date.now() + 120_000).toUTCString();
-    res.writeHead(429, { 'retry-after': at, 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: 429, errorCode: 'RATE_LIMITED' }));
-    return true;
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n !== 2) return false;
+      const at = new Date(Date.now() + 120_000).toUTCString();
+      res.writeHead(429, { 'retry-after': at, 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 429, errorCode: 'RATE_LIMITED' }));
+      return true;
+    },
   });
   try {
     const summary = await mirror(src.baseUrl, (ms) => {

@@ -6,7 +6,7 @@ import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
 import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
-import { TEST_ENGINES } from '@/tests/helpers/test-stores';
+import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
  * An undo leaves no silent gap in a mirror's copy: undoing a mirror run
@@ -59,19 +59,38 @@ function options(
   };
 }
 
+/**
+ * Runs `body` with a fresh store holding the copy's organization and a
+ * source listing `events` (with `faults`); closes and drops both after.
+ */
+async function withSourceAndCopy(
+  open: () => Promise<TestStore>,
+  events: readonly SourceEvent[],
+  faults: Parameters<typeof listingSource>[1],
+  body: (store: EventStore, baseUrl: string) => Promise<void>,
+): Promise<void> {
+  const source = await listingSource(events, faults);
+  const { store, drop } = await open();
+  try {
+    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+    await body(store, source.baseUrl);
+  } finally {
+    source.close();
+    await store.close();
+    await drop();
+  }
+}
+
 for (const [engine, open] of TEST_ENGINES) {
   describe(`undo and the mirror's checkpoint (${engine})`, () => {
     test('undoing a mirror run while a --follow mirror of that source waits between catch-ups: the next catch-up copies everything again', async () => {
       const events = twentyEvents();
-      const source = await listingSource(events);
-      const { store, drop } = await open();
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-        const first = await runMirror(options(store, source.baseUrl));
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        const first = await runMirror(options(store, baseUrl));
         assert.equal(first.copied, 20);
         let catchUps = 0;
         const follow = await runMirror(
-          options(store, source.baseUrl, {
+          options(store, baseUrl, {
             follow: true,
             intervalSeconds: 0,
             shouldStop: () => catchUps >= 2,
@@ -87,35 +106,29 @@ for (const [engine, open] of TEST_ENGINES) {
           events.map((e) => e.id),
         );
         // And a later run resumes from a checkpoint that is true.
-        const later = await runMirror(options(store, source.baseUrl));
+        const later = await runMirror(options(store, baseUrl));
         assert.equal(later.copied, 0);
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      });
     });
 
     test('undoing a mirror run while a mirror of that source is mid-walk: it starts over and the copy is complete', async () => {
       const events = twentyEvents();
       let undo: (() => Promise<unknown>) | undefined;
       // The second mirror's third request waits for the undo of the first.
-      const source = await listingSource(events, {
+      const faults = {
         before: async () => {
           const now = undo;
           undo = undefined;
           await now?.();
         },
-      });
-      const { store, drop } = await open();
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-        const first = await runMirror(options(store, source.baseUrl));
+      };
+      await withSourceAndCopy(open, events, faults, async (store, baseUrl) => {
+        const first = await runMirror(options(store, baseUrl));
         assert.equal(first.copied, 20);
         // A catch-up reaching back over everything (pages of 5): two pages in, the first run is undone.
         let requests = 0;
         const second = await runMirror(
-          options(store, source.baseUrl, {
+          options(store, baseUrl, {
             overlapMs: 3_600_000,
             onProgress: () => {
               if (++requests === 2) undo = () => undoIngestRun(store, first.runId);
@@ -127,21 +140,14 @@ for (const [engine, open] of TEST_ENGINES) {
           await copyIds(store),
           events.map((e) => e.id),
         );
-        const later = await runMirror(options(store, source.baseUrl));
+        const later = await runMirror(options(store, baseUrl));
         assert.equal(later.copied, 0);
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      });
     });
 
     test('undoing an import whose events a mirror skipped as already present: the next mirror run copies them', async () => {
       const events = twentyEvents();
-      const source = await listingSource(events);
-      const { store, drop } = await open();
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
         const imported = await startIngestRun(store, {
           orgId: ORG,
           kind: 'import',
@@ -154,21 +160,17 @@ for (const [engine, open] of TEST_ENGINES) {
         });
         await store.insertEvents(ORG, some, { runId: imported.id });
         await endIngestRun(store, imported.id, { status: 'finished', inserted: 7 });
-        const mirrored = await runMirror(options(store, source.baseUrl));
+        const mirrored = await runMirror(options(store, baseUrl));
         assert.deepEqual([mirrored.copied, mirrored.skipped], [13, 7]);
         await undoIngestRun(store, imported.id);
         assert.equal((await copyIds(store)).length, 13);
-        const again = await runMirror(options(store, source.baseUrl));
+        const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 7);
         assert.deepEqual(
           await copyIds(store),
           events.map((e) => e.id),
         );
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      });
     });
   });
 }
