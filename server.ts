@@ -21,7 +21,7 @@
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { getBuildInfo, staleBuildReason } from '@/lib/api/build-info';
 import { errorResponse } from '@/lib/api/handler';
@@ -37,6 +37,7 @@ import {
   methodNeverServed,
   routeNotFound,
   serviceUnavailable,
+  unreadableRequest,
 } from '@/lib/domain/errors';
 import { isPortText } from '@/lib/domain/limits';
 import { answerClientError } from '@/lib/http/client-error';
@@ -213,7 +214,11 @@ async function main(): Promise<void> {
     // Next's own failures are answered and logged in its thread (next-thread-worker.ts).
     handleNext(req, res);
   });
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, (code) =>
+      errorResponse(unreadableRequest(code, MAX_HEADER_BYTES), PLAIN_FORMAT),
+    ),
+  );
   server.keepAliveTimeout = 65_000; // outlive common proxies' idle timeouts
   server.headersTimeout = 66_000; // must exceed keepAliveTimeout
 

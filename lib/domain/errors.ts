@@ -35,6 +35,11 @@ export const ERROR_STATUS = {
   CROSS_SITE_REQUEST: 403,
   /** A dashboard request body (a saved view) with a missing or malformed attribute. */
   INVALID_ATTRIBUTE: 400,
+  // Requests Node's HTTP parser refused before any route saw them (lib/http/client-error.ts).
+  MALFORMED_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
+  CONTENT_TOO_LARGE: 413,
+  REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
 } as const;
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ApiErrorCode[];
@@ -77,7 +82,10 @@ const REASON_PHRASES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  413: 'Content Too Large',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -226,6 +234,30 @@ export function invalidAttribute(name: string, rule: string): ApiError {
 export function savedViewNotFound(id: string): ApiError {
   const resource = `Saved view with id ${id}`;
   return new ApiError('RESOURCE_NOT_FOUND', `Cannot find resource ${resource}.`, [resource]);
+}
+
+/**
+ * A request Node's HTTP parser refused (its error code: HPE_HEADER_OVERFLOW,
+ * ERR_HTTP_REQUEST_TIMEOUT, ...), with the status Node itself would answer.
+ * `headerLimit`: the bytes the request line and headers may take.
+ */
+export function unreadableRequest(parserCode: string | undefined, headerLimit: number): ApiError {
+  switch (parserCode) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError(
+        'REQUEST_HEADER_FIELDS_TOO_LARGE',
+        `The request line and headers together are larger than ${headerLimit / 1024} KB.`,
+      );
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new ApiError(
+        'CONTENT_TOO_LARGE',
+        'A chunk extension of the request body is too large.',
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('REQUEST_TIMEOUT', 'The request did not arrive in time.');
+    default:
+      return new ApiError('MALFORMED_REQUEST', 'The request is not valid HTTP/1.1.');
+  }
 }
 
 /** The error body as JSON text: what every transport sends. */

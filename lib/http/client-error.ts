@@ -1,15 +1,27 @@
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { reasonPhrase } from '@/lib/domain/errors';
 import { recordRequest } from '@/lib/ops/access-log';
 import { requestIdFor } from '@/lib/ops/request-id';
+
+/** What to answer a request the parser refused with: the service's error response for it. */
+export type ParserRefusal = (parserCode: string | undefined) => {
+  status: number;
+  headers: readonly [string, string][];
+  body: string;
+};
 
 /**
  * A request Node's HTTP parser refused before any handler saw it: headers
  * over the limit (431), a malformed request (400), one too slow to arrive
- * (408). Answered as Node answers it by default, and logged and counted as
- * every other request is: without this they left no trace at all.
+ * (408). Answered with the status Node answers by default and, as every
+ * other error, the service's JSON error body (`answer`; Node sent none), and
+ * logged and counted as every other request is.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  answer: ParserRefusal,
+): void {
   // The client left, or a response on this connection is already under way
   // (a bad request pipelined after a good one): a status line now would land
   // inside that response. Node's own handler closes the socket then too.
@@ -18,16 +30,14 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     socket.destroy();
     return;
   }
-  // Node's choices: headers too large, a chunk extension too large, too slow, else malformed.
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 431
-      : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-        ? 413
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? 408
-          : 400;
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  const { status, headers, body } = answer(error.code);
+  const head = [
+    `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   recordRequest({
     requestId: requestIdFor(undefined),
     method: '-',

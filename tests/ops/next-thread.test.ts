@@ -91,7 +91,7 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     assert.ok(!server.output().includes(secret), 'the private key appears nowhere in the output');
   });
 
-  test("requests Node's parser refuses (a malformed header, headers too large) are answered and logged", async () => {
+  test("requests Node's parser refuses (a malformed header, headers too large) are answered with the JSON error body and logged", async () => {
     const base = new URL(server.baseUrl);
     const raw = (text: string) =>
       new Promise<string>((resolve, reject) => {
@@ -102,13 +102,25 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
         socket.on('error', reject);
       });
     const before = server.logLines().filter((line) => line.route === 'unparsed').length;
-    assert.match(
-      await raw('GET /sign-in HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'),
-      /^HTTP\/1\.1 400 /,
+    const answered = async (request: string, status: number, errorCode: string) => {
+      const answer = await raw(request);
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `));
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head!, /\r\nContent-Type: application\/json\r\n/i);
+      assert.match(head!, new RegExp(`\r\nX-Error-Code: ${errorCode}\r\n`, 'i'));
+      const error = JSON.parse(body!) as Record<string, unknown>;
+      assert.deepEqual([error.error, error.errorCode], [status, errorCode]);
+      assert.equal(typeof error.detail, 'string');
+    };
+    await answered(
+      'GET /sign-in HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n',
+      400,
+      'MALFORMED_REQUEST',
     );
-    assert.match(
-      await raw(`GET /sign-in HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`),
-      /^HTTP\/1\.1 431 /,
+    await answered(
+      `GET /sign-in HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
+      431,
+      'REQUEST_HEADER_FIELDS_TOO_LARGE',
     );
     let lines: Record<string, unknown>[] = [];
     for (let i = 0; i < 50 && lines.length < before + 2; i++) {
