@@ -39,7 +39,7 @@ export type FromWorker =
   | { type: 'batch'; batch: PackedBatch; progress: number }
   | { type: 'issue'; issue: ImportIssue }
   | { type: 'done'; summary: BulkSummary }
-  | { type: 'fatal'; message: string; summary?: ReadSummary }
+  | { type: 'fatal'; message: string; summary?: ReadSummary; voidsRun: boolean }
   | { type: 'crash'; message: string };
 
 export type ToWorker = { type: 'ack' };
@@ -51,6 +51,8 @@ export type BulkResult = {
   seconds: number;
   /** Set when the source could not be read to the end (import only). */
   fatal?: string;
+  /** With `fatal`: the run's events are not to be kept (ImportFatalError.voidsRun). */
+  voidsRun?: boolean;
 };
 
 export type BulkCallbacks = {
@@ -199,6 +201,7 @@ export async function runBulkLoad(
             skipped,
             seconds: elapsed(started),
             fatal: message.message,
+            voidsRun: message.voidsRun,
           };
         case 'crash':
           throw new Error(`The bulk-load worker failed: ${message.message}`);

@@ -90,7 +90,12 @@ async function run(): Promise<void> {
   } catch (error) {
     if (error instanceof ImportFatalError) {
       await capacity();
-      send({ type: 'fatal', message: error.message, summary: error.summary });
+      send({
+        type: 'fatal',
+        message: error.message,
+        summary: error.summary,
+        voidsRun: error.voidsRun,
+      });
       return;
     }
     throw error;

@@ -409,7 +409,7 @@ describe('import', () => {
     assert.equal(await store.countEvents({ orgId: ORG }), 4);
   });
 
-  test('a gzip-compressed file imports as its text does, members concatenated or not; a damaged one stops with a clear error', async () => {
+  test('a gzip-compressed file imports as its text does, members concatenated or not; a damaged one stops with a clear error and keeps none of its events', async () => {
     await freshStore();
     const ndjson = events.map((e) => JSON.stringify(e)).join('\n');
     const half = ndjson.indexOf('\n', ndjson.length / 2) + 1;
@@ -446,9 +446,37 @@ describe('import', () => {
     fs.writeFileSync(truncated, compressed.subarray(0, compressed.length - 200));
     await assert.rejects(importEvents(store, truncated, { orgId: ORG }), (error: unknown) => {
       assert.ok(error instanceof ImportFatalError);
-      assert.match(error.message, /^The file is gzip-compressed but damaged after [\d,]+ bytes: /);
+      assert.match(
+        error.message,
+        /^The file is gzip-compressed but damaged at or before byte [\d,]+: .*nothing of this import is kept/,
+      );
       return true;
     });
+
+    // A byte changed inside the archive: its checksum, checked at the end,
+    // fails after batches of the altered text were committed. None stays.
+    await freshStore();
+    const stored = zlib.gzipSync(ndjson, { level: 0 }); // stored blocks: the change reaches the text as it is
+    const flipped = Buffer.from(stored);
+    const at = flipped.indexOf(events[10]!.id);
+    flipped[at] = flipped[at] === 0x61 ? 0x62 : 0x61;
+    const damaged = path.join(dir, 'flipped.ndjson.gz');
+    fs.writeFileSync(damaged, flipped);
+    await assert.rejects(
+      importEvents(store, damaged, { orgId: ORG, batchSize: 100 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        const removed = /incorrect data check.*the ([\d,]+) events it had stored were removed/.exec(
+          error.message,
+        );
+        assert.ok(removed && Number(removed[1]!.replace(/,/g, '')) > 0, error.message);
+        assert.equal(error.partial?.inserted, 0);
+        return true;
+      },
+    );
+    assert.equal(await store.countEvents({ orgId: ORG }), 0);
+    const [run] = await store.listIngestRuns(ORG);
+    assert.equal(run?.status, 'undone');
   });
 
   test('a missing file is a clear error', async () => {

@@ -13,7 +13,7 @@ import {
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
 import type { EventStore } from '@/lib/store/types';
-import { endIngestRun, startIngestRun } from './ingest-runs';
+import { endIngestRun, startIngestRun, undoIngestRun } from './ingest-runs';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
 import { ListingOrder } from './listing-order';
 import {
@@ -99,10 +99,24 @@ export class ImportFatalError extends Error {
     readonly summary?: ReadSummary,
     /** What was imported before the failure (whole batches only). */
     readonly partial?: ImportReport,
+    /**
+     * What was read before the failure cannot be trusted (a compressed
+     * archive whose checksum failed: the text decompressed before it may
+     * be altered), so the run's events are removed rather than kept.
+     */
+    readonly voidsRun = false,
   ) {
     super(message);
     this.name = 'ImportFatalError';
   }
+}
+
+/**
+ * The message of a failure that voids its run (ImportFatalError.voidsRun),
+ * once the `removed` events the run had stored are gone.
+ */
+export function voidedRunMessage(failure: string, removed: number): string {
+  return `${failure}. What was read before it may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`;
 }
 
 /**
@@ -172,7 +186,18 @@ export async function importEvents(
       detail: error instanceof Error ? error.message : String(error),
     }).catch(() => undefined);
     if (error instanceof ImportFatalError) {
-      throw new ImportFatalError(error.message, error.summary, { ...report(), ...error.summary });
+      let message = error.message;
+      if (error.voidsRun) {
+        const { deleted } = await undoIngestRun(store, run.id);
+        message = voidedRunMessage(message, deleted);
+        inserted = 0;
+      }
+      throw new ImportFatalError(
+        message,
+        error.summary,
+        { ...report(), ...error.summary },
+        error.voidsRun,
+      );
     }
     throw error;
   } finally {
@@ -404,8 +429,9 @@ export async function* readEventBatches(
     if (fatal === undefined) throw error;
     // Whole batches held back (every event so far in one second) are kept
     // as every whole batch before the break is; the one being filled is not.
-    if (listing === undefined) yield* releaseUndecided();
-    throw new ImportFatalError(fatal, summary());
+    const voidsRun = error instanceof ImportFatalError && error.voidsRun;
+    if (listing === undefined && !voidsRun) yield* releaseUndecided();
+    throw new ImportFatalError(fatal, summary(), undefined, voidsRun);
   }
   yield* inListingOrder(batch, true);
   return { format, ...counts };
@@ -698,13 +724,28 @@ async function* decompressed(
   const gunzip = zlib.createGunzip();
   compressed.on('error', (error) => gunzip.destroy(error));
   compressed.pipe(gunzip);
+  let first = true;
   try {
-    for await (const chunk of gunzip) yield chunk as Buffer;
+    for await (const chunk of gunzip) {
+      const text = chunk as Buffer;
+      if (first && text[0] === 0x1f && text[1] === 0x8b) {
+        throw new ImportFatalError(
+          'The file is gzip-compressed twice: decompress it once (gunzip) and import what that gives',
+        );
+      }
+      first = false;
+      yield text;
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (typeof code === 'string' && code.startsWith('Z_')) {
+      // Damage shows at the latest when a member's checksum is checked, at
+      // its end: what was decompressed before then may already be altered.
       throw new ImportFatalError(
-        `The file is gzip-compressed but damaged after ${read.toLocaleString('en-US')} bytes: ${reason(error)}`,
+        `The file is gzip-compressed but damaged at or before byte ${gunzip.bytesWritten.toLocaleString('en-US')}: ${reason(error)}`,
+        undefined,
+        undefined,
+        true,
       );
     }
     throw error;

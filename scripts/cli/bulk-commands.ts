@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
-import { DEFAULT_IMPORT_BATCH, type ImportIssue } from '@/lib/ingest/import';
-import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { DEFAULT_IMPORT_BATCH, type ImportIssue, voidedRunMessage } from '@/lib/ingest/import';
+import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
 import {
   CommandError,
@@ -240,11 +240,6 @@ export const importFile: Command = async (args, context) => {
 
   const { summary } = result;
   const invalid = summary.invalid;
-  const failure = result.fatal
-    ? new CommandError(
-        `${result.fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
-      )
-    : undefined;
   const ended = await endIngestRun(store, run.id, {
     status: result.fatal ? 'failed' : 'finished',
     inserted: result.inserted,
@@ -252,6 +247,21 @@ export const importFile: Command = async (args, context) => {
     rejected: invalid,
     detail: result.fatal ?? null,
   });
+  let fatal = result.fatal;
+  if (fatal !== undefined && result.voidsRun) {
+    // What was read may be altered (a failed archive checksum): none of it stays.
+    const { deleted } = await undoIngestRun(store, run.id);
+    fatal = voidedRunMessage(fatal, deleted);
+    result.inserted = 0;
+  }
+  const failure =
+    fatal === undefined
+      ? undefined
+      : new CommandError(
+          result.voidsRun
+            ? `${fatal}.`
+            : `${fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
+        );
   if (ended === 'undone') {
     // `imports undo --force` ran while this import went on (ingest-runs.ts endIngestRun).
     context.note(

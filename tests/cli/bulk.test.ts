@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { generateEvents } from '@/lib/ingest/seed';
@@ -95,6 +96,33 @@ describe('CLI: seed and import', () => {
       JSON.stringify(run),
     );
     assert.match(String(run?.detail), /refused by the test/);
+  });
+
+  test('a gzip archive whose checksum fails keeps none of the events its import stored, and says so', () => {
+    const db = path.join(dir, 'damaged.db');
+    const org = '6b1c2d3e4f5a6b7c8d9e0b03';
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Damaged', '--id', org).code, 0);
+    const text = [...generateEvents({ orgId: org, count: 3000, seed: 'damaged' })]
+      .map((event) => JSON.stringify(event))
+      .join('\n');
+    // Stored blocks, one byte changed: the text reaches the import altered,
+    // and only the checksum at the end tells.
+    const archive = zlib.gzipSync(text, { level: 0 });
+    archive[archive.length - 2_000]! ^= 1;
+    const file = path.join(dir, 'damaged.ndjson.gz');
+    fs.writeFileSync(file, archive);
+    const imported = cli(db, 'import', '--org', org, file, '--batch-size', '500', '--json');
+    assert.equal(imported.code, 1, imported.stderr);
+    const summary = imported.json as Json;
+    assert.equal(summary.inserted, 0);
+    assert.match(
+      String((summary.error as Json).message),
+      /damaged .*incorrect data check.*nothing of this import is kept: the [\d,]+ events it had stored were removed/,
+    );
+    const events = cli(db, 'events', 'list', '--org', org, '--json');
+    assert.equal((events.json as Json).totalCount, 0);
+    const runs = cli(db, 'imports', 'list', '--org', org, '--json');
+    assert.equal((runs.json as { runs: Json[] }).runs[0]?.status, 'undone');
   });
 
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
