@@ -70,7 +70,7 @@ describe('issue 9 filter parameters', () => {
     rejects(() => parseFacetsParams(q('field=nope')), 'field');
     rejects(() => parseFacetsParams(q('limit=101')), 'limit');
     rejects(() => parseHistogramParams(q('buckets=501')), 'buckets');
-    rejects(() => parseHistogramParams(q('interval=decade')), 'interval');
+    rejects(() => parseHistogramParams(q('interval=millennium')), 'interval');
   });
 
   test('facets and histogram defaults', () => {
@@ -125,5 +125,19 @@ describe('CIDR and buckets', () => {
     assert.equal(chooseInterval(0, Date.UTC(2026, 3, 1), 200), 'year');
     assert.equal(bucketStart(t, 'year'), Date.UTC(2026, 0, 1));
     assert.equal(bucketStarts(0, Date.UTC(2026, 3, 1), 'year').length, 57);
+    // Go's zero time beside today: 203 decades, 21 centuries (0000-0099 the first).
+    const goZero = Date.parse('0001-01-01T00:00:00Z');
+    assert.equal(chooseInterval(goZero, Date.UTC(2026, 3, 1), 60), 'century');
+    assert.equal(chooseInterval(goZero, Date.UTC(2026, 3, 1), 250), 'decade');
+    assert.equal(bucketStart(t, 'decade'), Date.UTC(2020, 0, 1));
+    assert.deepEqual(bucketStarts(goZero, Date.UTC(2026, 3, 1), 'century').slice(0, 2), [
+      Date.parse('0000-01-01T00:00:00Z'),
+      Date.parse('0100-01-01T00:00:00Z'),
+    ]);
+    // The week holding 0000-01-01 began in year -1: its bar starts at 0000-01-01.
+    assert.deepEqual(
+      bucketStarts(Date.parse('0000-01-01T00:00:00Z'), Date.parse('0000-01-05T00:00:00Z'), 'week'),
+      [Date.parse('0000-01-01T00:00:00Z'), Date.parse('0000-01-03T00:00:00Z')],
+    );
   });
 });

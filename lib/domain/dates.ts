@@ -136,8 +136,8 @@ export function parseDateTime(text: string, zone?: string): number | null {
 }
 
 /** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the served form's range. */
-const FIRST_INSTANT = -62_167_219_200_000;
-const LAST_INSTANT = 253_402_300_799_999;
+export const FIRST_INSTANT = -62_167_219_200_000;
+export const LAST_INSTANT = 253_402_300_799_999;
 
 function parseDateTimeUnbounded(text: string, zone?: string): number | null {
   const served = parseServedForm(text);

@@ -94,7 +94,16 @@ export const MAX_FACET_LIMIT = 100;
 /** Histogram buckets: default and maximum. */
 export const DEFAULT_HISTOGRAM_BUCKETS = 60;
 export const MAX_HISTOGRAM_BUCKETS = 500;
-export const HISTOGRAM_INTERVALS = ['minute', 'hour', 'day', 'week', 'month', 'year'] as const;
+export const HISTOGRAM_INTERVALS = [
+  'minute',
+  'hour',
+  'day',
+  'week',
+  'month',
+  'year',
+  'decade',
+  'century',
+] as const;
 export type HistogramInterval = (typeof HISTOGRAM_INTERVALS)[number];
 
 /**

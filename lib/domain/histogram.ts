@@ -1,15 +1,27 @@
-import { DAY_MS, HOUR_MS } from './dates';
+import { DAY_MS, FIRST_INSTANT, HOUR_MS } from './dates';
 import type { HistogramInterval } from './filters';
 import { HISTOGRAM_INTERVALS } from './filters';
 
 /**
  * Histogram buckets aligned to UTC boundaries: minutes, hours, days, weeks
- * starting Monday 00:00 UTC (ISO weeks), calendar months and years. Browser-safe: the
- * store buckets with these and the dashboard may draw with them.
+ * starting Monday 00:00 UTC (ISO weeks), calendar months, years, decades
+ * (1970-1979) and centuries (1900-1999). Browser-safe: the store buckets with
+ * these and the dashboard may draw with them.
  */
 
 const MINUTE_MS = 60_000;
 const WEEK_MS = 7 * DAY_MS;
+/** The width of the intervals of fixed length. */
+const FIXED_WIDTH: Partial<Record<HistogramInterval, number>> = {
+  minute: MINUTE_MS,
+  hour: HOUR_MS,
+  day: DAY_MS,
+  week: WEEK_MS,
+};
+
+/** Years per bucket of the intervals counted in years. */
+const YEARS: Partial<Record<HistogramInterval, number>> = { year: 1, decade: 10, century: 100 };
+
 /** 1970-01-01 was a Thursday: Mondays are 4 days after an epoch multiple of 7 days. */
 const MONDAY_OFFSET = 4 * DAY_MS;
 
@@ -44,7 +56,11 @@ export function bucketStart(millis: number, interval: HistogramInterval): number
       return monthStart(date.getUTCFullYear(), date.getUTCMonth());
     }
     case 'year':
-      return monthStart(new Date(millis).getUTCFullYear(), 0);
+    case 'decade':
+    case 'century': {
+      const step = YEARS[interval]!;
+      return monthStart(Math.floor(new Date(millis).getUTCFullYear() / step) * step, 0);
+    }
   }
 }
 
@@ -64,40 +80,48 @@ export function nextBucketStart(start: number, interval: HistogramInterval): num
       return monthStart(date.getUTCFullYear(), date.getUTCMonth() + 1);
     }
     case 'year':
-      return monthStart(new Date(start).getUTCFullYear() + 1, 0);
+    case 'decade':
+    case 'century':
+      return monthStart(new Date(start).getUTCFullYear() + YEARS[interval]!, 0);
   }
 }
 
 /** How many buckets of `interval` cover [min, max]. */
 export function bucketCount(min: number, max: number, interval: HistogramInterval): number {
-  if (interval === 'month' || interval === 'year') {
-    const a = new Date(min);
-    const b = new Date(max);
-    const years = b.getUTCFullYear() - a.getUTCFullYear();
-    return interval === 'year' ? years + 1 : years * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
+  const step = YEARS[interval];
+  if (interval === 'month' || step !== undefined) {
+    const a = new Date(min).getUTCFullYear();
+    const b = new Date(max).getUTCFullYear();
+    if (step !== undefined) return Math.floor(b / step) - Math.floor(a / step) + 1;
+    return (b - a) * 12 + (new Date(max).getUTCMonth() - new Date(min).getUTCMonth()) + 1;
   }
-  const width = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS, week: WEEK_MS }[interval];
+  const width = FIXED_WIDTH[interval]!;
   return (bucketStart(max, interval) - bucketStart(min, interval)) / width + 1;
 }
 
 /**
  * The finest interval covering [min, max] in at most `maxBuckets` buckets
- * (year when none does). Years keep an organization whose events span
- * decades (an epoch-zero `created` among them) in a few dozen buckets;
- * months took 672 for 1970 to 2026, past MAX_HISTOGRAM_BUCKETS, and its
- * histogram was refused.
+ * (century when none does: at most 100 over the years 0000-9999, within
+ * MAX_HISTOGRAM_BUCKETS). An organization whose events span decades (an
+ * epoch-zero `created`) or millennia (Go's zero time, 0001-01-01) still gets
+ * its histogram; in months, 1970 to 2026 took 676 buckets and was refused.
  */
 export function chooseInterval(min: number, max: number, maxBuckets: number): HistogramInterval {
   return (
-    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval) <= maxBuckets) ?? 'year'
+    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval) <= maxBuckets) ??
+    'century'
   );
 }
 
-/** The bucket starts covering [min, max], oldest first. */
+/**
+ * The bucket starts covering [min, max], oldest first. The first starts no
+ * earlier than 0000-01-01: a week of early January 0000 began in year -1,
+ * which the API's dates cannot write (nor a client read back).
+ */
 export function bucketStarts(min: number, max: number, interval: HistogramInterval): number[] {
   const starts: number[] = [];
   for (let s = bucketStart(min, interval); s <= max; s = nextBucketStart(s, interval)) {
-    starts.push(s);
+    starts.push(Math.max(s, FIRST_INSTANT));
   }
   return starts;
 }

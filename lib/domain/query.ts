@@ -309,7 +309,7 @@ export const queryParameters = {
     defaultValue: DEFAULT_HISTOGRAM_BUCKETS,
     description: [
       `At most this many buckets, 1 to ${MAX_HISTOGRAM_BUCKETS}: the smallest interval of`,
-      `${HISTOGRAM_INTERVALS.join(', ')} that covers the range in that many (year when none does).`,
+      `${HISTOGRAM_INTERVALS.join(', ')} that covers the range in that many (century when none does).`,
     ].join('\n'),
   }),
   interval: z

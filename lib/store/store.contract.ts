@@ -841,6 +841,15 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         decades.totalCount,
         await store.countEvents({ orgId: orgA, maxCreated: at('2026-06-30T00:00:00Z') }),
       );
+      // The whole range the API's dates can write: 100 centuries, never refused.
+      const all = await store.histogram({
+        orgId: orgA,
+        minCreated: at('0000-01-01T00:00:00Z'),
+        maxCreated: at('9999-12-31T23:59:59Z'),
+        buckets: 60,
+      });
+      assert.deepEqual([all.interval, all.buckets.length], ['century', 100]);
+      assert.equal(all.totalCount, await store.countEvents({ orgId: orgA }));
     });
 
     test('two writers whose batches share counter rows, listed in opposite orders, both finish with exact counts', async () => {
