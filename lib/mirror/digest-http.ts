@@ -21,7 +21,14 @@ export type HttpAnswer = { status: number; headers: http.IncomingHttpHeaders; bo
 
 export type DigestCredentials = { username: string; password: string };
 
-type Challenge = { realm: string; nonce: string; algorithm: DigestAlgorithmName; opaque?: string };
+type Challenge = {
+  realm: string;
+  nonce: string;
+  algorithm: DigestAlgorithmName;
+  opaque?: string;
+  /** The server's word that the nonce, not the credentials, failed (RFC 7616 3.3). */
+  stale: boolean;
+};
 
 /** Reads a `WWW-Authenticate: Digest …` header (auth-params parsed by lib/auth/digest.ts). */
 export function parseDigestChallenge(header: string | undefined): Challenge | null {
@@ -36,11 +43,19 @@ export function parseDigestChallenge(header: string | undefined): Challenge | nu
   if (qop !== undefined && !qop.split(',').some((q) => q.trim() === 'auth')) return null;
   const algorithm = digestAlgorithm(params.get('algorithm'));
   if (!algorithm) return null;
-  return { realm, nonce, algorithm, opaque: params.get('opaque') };
+  return {
+    realm,
+    nonce,
+    algorithm,
+    opaque: params.get('opaque'),
+    stale: /^true$/i.test(params.get('stale') ?? ''),
+  };
 }
 
 export class DigestHttpClient {
   private challenge: Challenge | undefined;
+  /** Whether the server has accepted a request made with `challenge`'s nonce. */
+  private challengeAccepted = false;
   private nc = 0;
   private readonly agent: http.Agent;
   /** The requests under way, each with how to fail it. */
@@ -69,24 +84,33 @@ export class DigestHttpClient {
       if (first.status !== 401) return first;
       const challenge = parseDigestChallenge(headerOf(first, 'www-authenticate'));
       if (!challenge) return first;
-      this.challenge = challenge;
-      this.nc = 0;
+      this.adopt(challenge);
     }
     let answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
     if (answer.status === 401) {
-      // A stale or forgotten nonce (another instance, a restart): one fresh try.
+      // One fresh try when the nonce is what failed: the server says it is
+      // stale, or it was accepted before (another instance, a restart forgot
+      // it). A key refused with a fresh nonce would be refused again, and
+      // each try spends one of the failures the source allows before it
+      // locks the key out.
       const challenge = parseDigestChallenge(headerOf(answer, 'www-authenticate'));
-      if (challenge) {
-        this.challenge = challenge;
-        this.nc = 0;
+      if (challenge && (challenge.stale || this.challengeAccepted)) {
+        this.adopt(challenge);
         answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
       }
     }
+    if (answer.status !== 401) this.challengeAccepted = true;
     return answer;
   }
 
   close(): void {
     this.agent.destroy();
+  }
+
+  private adopt(challenge: Challenge): void {
+    this.challenge = challenge;
+    this.challengeAccepted = false;
+    this.nc = 0;
   }
 
   /** Fails the request under way and every later one with `reason` (a stop request). */

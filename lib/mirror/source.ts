@@ -23,7 +23,8 @@ export type SourceOptions = {
   /** First back-off, doubled per attempt up to 30 s (default 500 ms). */
   backoffMs?: number;
   /** Told before each wait the source asked for (429 with or without Retry-After). */
-  onWait?: (wait: { reason: 'rate limited'; ms: number }) => void;
+  /** `reason`: "rate limited", with the source's detail when it gave one. */
+  onWait?: (wait: { reason: string; ms: number }) => void;
   /** Per-request deadline for the whole answer, retried like a dropped connection (default 60 s). */
   timeoutMs?: number;
 };
@@ -263,7 +264,10 @@ export class SourceClient {
         // At most 10 minutes: a larger one is more likely a fault than a plan.
         const ms =
           asked === undefined ? this.backoff(throttled) : Math.min(asked, MAX_RETRY_AFTER_MS);
-        this.options.onWait?.({ reason: 'rate limited', ms });
+        // The source's own words say why (a lockout after failed sign-ins reads
+        // differently from a request budget spent).
+        const detail = detailOf(answer)?.slice(0, 160);
+        this.options.onWait?.({ reason: detail ? `rate limited (${detail})` : 'rate limited', ms });
         await this.wait(ms);
         continue;
       }

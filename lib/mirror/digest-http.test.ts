@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { DigestHttpClient } from './digest-http';
+
+/**
+ * A server answering each request by `decide(n, authorized)` (n counts the
+ * requests that carried credentials): true accepts, else a 401 with a new
+ * nonce, stale as told.
+ */
+async function server(decide: (authorized: number) => true | { stale: boolean }) {
+  let authorized = 0;
+  const listener = http.createServer((req, res) => {
+    const verdict = req.headers.authorization ? decide(++authorized) : { stale: false };
+    if (verdict === true) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+      return;
+    }
+    res
+      .writeHead(401, {
+        'www-authenticate': `Digest realm="MMS Public API", domain="", nonce="n${authorized}", algorithm=MD5, qop="auth", stale=${verdict.stale}`,
+      })
+      .end('{}');
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  return {
+    client: new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
+      username: 'abcdefgh',
+      password: 'secret',
+    }),
+    authorized: () => authorized,
+    close: () => listener.close(),
+  };
+}
+
+test('a key refused with a fresh nonce is not sent again: one failure, not two, against the lockout', async () => {
+  const source = await server(() => ({ stale: false }));
+  try {
+    const answer = await source.client.get('/api/public/v1.0/orgs');
+    assert.equal(answer.status, 401);
+    assert.equal(source.authorized(), 1);
+  } finally {
+    source.client.close();
+    source.close();
+  }
+});
+
+test('a nonce the server calls stale, or forgets after accepting it, gets one fresh try', async () => {
+  // Accepted, then forgotten without stale=true (a restart), accepted again;
+  // then stale=true, accepted again.
+  const verdicts = [true, { stale: false }, true, { stale: true }, true] as const;
+  const source = await server((n) => verdicts[n - 1] ?? { stale: false });
+  try {
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await source.client.get('/api/public/v1.0/orgs')).status, 200);
+    }
+    assert.equal(source.authorized(), 5);
+  } finally {
+    source.client.close();
+    source.close();
+  }
+});
