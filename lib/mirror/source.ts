@@ -228,7 +228,15 @@ export class SourceClient {
       } catch (error) {
         if (error instanceof SourceStopped) throw error;
         const code = (error as NodeJS.ErrnoException).code;
-        const reason = error instanceof Error ? error.message : String(error);
+        // OpenSSL's messages end in a newline.
+        const reason = (error instanceof Error ? error.message : String(error)).trim();
+        if (this.base.protocol === 'https:' && /wrong version number/i.test(reason)) {
+          // Retrying cannot help: the port answers, but not in TLS.
+          throw new MirrorError(
+            'UNREACHABLE',
+            `${this.base.origin} does not answer in TLS (${reason.split('\n')[0]!.slice(0, 120)}): is it http:// rather than https://?`,
+          );
+        }
         if (code && UNTRUSTED_CODES.has(code)) {
           throw new MirrorError(
             'UNTRUSTED_CERTIFICATE',

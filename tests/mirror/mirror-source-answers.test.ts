@@ -84,3 +84,17 @@ test('a Retry-After given as an HTTP-date is waited for as its seconds', async (
     src.close();
   }
 });
+
+test('an https:// source that answers in plain HTTP fails at once, saying so', async () => {
+  const src = await listingSource(events);
+  try {
+    // Said at the first attempt: a retried one would end '(after N attempts)'.
+    await assert.rejects(
+      mirror(src.baseUrl.replace('http://', 'https://')),
+      /does not answer in TLS .*: is it http:\/\/ rather than https:\/\/\?$/,
+    );
+    assert.equal(src.requests(), 0);
+  } finally {
+    src.close();
+  }
+});
