@@ -198,7 +198,8 @@ export const importFile: Command = async (args, context) => {
 
   const issues: ImportIssue[] = [];
   let invalidShown = 0;
-  const progress = size > 0 ? new Progress('Importing', size, 'bytes') : undefined;
+  // A pipe's size is unknown: its line counts up instead.
+  const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
   const run = await startIngestRun(store, { orgId, kind: 'import', source: file }, () => soFar);
   let result;
@@ -212,7 +213,7 @@ export const importFile: Command = async (args, context) => {
           soFar.rejected++;
           if (issues.length < LISTED_ISSUES) issues.push(issue);
           if (!context.json && invalidShown < 50) {
-            progress?.finish();
+            progress.finish();
             context.note(`Skipped ${issue.location}: ${issue.message}`);
             invalidShown++;
           }
@@ -220,7 +221,7 @@ export const importFile: Command = async (args, context) => {
         onBatch: ({ inserted, skipped, progress: bytes }) => {
           soFar.inserted = inserted;
           soFar.skipped = skipped;
-          progress?.update(bytes, `${formatNumber(inserted + skipped)} events`);
+          progress.update(bytes, `${formatNumber(inserted + skipped)} events`);
         },
       },
     );
@@ -228,7 +229,7 @@ export const importFile: Command = async (args, context) => {
     // A batch the database refused, a worker that died: the run ends failed
     // with what had committed (left running, the next reader would take it
     // for a killed process and record it as interrupted).
-    progress?.finish();
+    progress.finish();
     await endIngestRun(store, run.id, {
       status: 'failed',
       ...soFar,
@@ -236,7 +237,7 @@ export const importFile: Command = async (args, context) => {
     }).catch(() => undefined);
     throw error;
   }
-  progress?.finish();
+  progress.finish();
 
   const { summary } = result;
   const invalid = summary.invalid;
@@ -258,7 +259,8 @@ export const importFile: Command = async (args, context) => {
     fatal === undefined
       ? undefined
       : new CommandError(
-          result.voidsRun
+          // Nothing stored (refused at its start, or voided): nothing to say of batches.
+          result.voidsRun || result.inserted + result.skipped === 0
             ? `${fatal}.`
             : `${fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
         );

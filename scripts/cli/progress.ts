@@ -11,6 +11,7 @@ export class Progress {
 
   constructor(
     private readonly label: string,
+    /** 0 when unknown (a pipe): the line then counts up, without a gauge or time left. */
     private readonly total: number,
     private readonly unit: 'events' | 'bytes',
     private readonly stream: NodeJS.WriteStream = process.stderr,
@@ -19,7 +20,7 @@ export class Progress {
   update(done: number, note = ''): void {
     const now = performance.now();
     if (this.stream.isTTY) {
-      if (now - this.lastDraw < 100 && done < this.total) return;
+      if (now - this.lastDraw < 100 && (this.total === 0 || done < this.total)) return;
       this.lastDraw = now;
       this.stream.write(`\r${this.render(done, note, now)}\u001b[K`);
       this.drawn = true;
@@ -45,6 +46,12 @@ export class Progress {
   }
 
   private render(done: number, note: string, now: number, bar = true): string {
+    if (this.total === 0) {
+      const amount =
+        this.unit === 'bytes' ? `${formatBytes(done)} read` : formatCount(done, 'event');
+      const seconds = (now - this.started) / 1000;
+      return `${this.label} ${amount}${note ? `, ${note}` : ''}, ${formatDuration(seconds)}`;
+    }
     const fraction = this.total > 0 ? Math.min(1, done / this.total) : 1;
     const seconds = (now - this.started) / 1000;
     const width = 28;

@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { generateEvents } from '@/lib/ingest/seed';
-import { cli, cliFrom } from './run-cli';
+import { cli, cliFrom, cliWithInput } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
 
@@ -123,6 +123,19 @@ describe('CLI: seed and import', () => {
     assert.equal((events.json as Json).totalCount, 0);
     const runs = cli(db, 'imports', 'list', '--org', org, '--json');
     assert.equal((runs.json as { runs: Json[] }).runs[0]?.status, 'undone');
+  });
+
+  test('import from a pipe shows its progress as bytes read, with no gauge', () => {
+    const db = path.join(dir, 'piped.db');
+    const org = '6b1c2d3e4f5a6b7c8d9e0b04';
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Piped', '--id', org).code, 0);
+    const text = [...generateEvents({ orgId: org, count: 50, seed: 'piped' })]
+      .map((event) => JSON.stringify(event))
+      .join('\n');
+    const imported = cliWithInput(db, text, 'import', '--org', org, '-');
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /^Importing [\d.]+ (B|KB) read, [\d,]+ events, [\d.]+ s$/m);
+    assert.doesNotMatch(imported.stderr, /%/);
   });
 
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
