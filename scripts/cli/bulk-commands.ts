@@ -198,6 +198,8 @@ export const importFile: Command = async (args, context) => {
 
   const issues: ImportIssue[] = [];
   let invalidShown = 0;
+  /** Per reason, the records refused for it: a reason is shown for its first 3 only. */
+  const byReason = new Map<string, number>();
   // A pipe's size is unknown: its line counts up instead.
   const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
@@ -212,7 +214,10 @@ export const importFile: Command = async (args, context) => {
         onIssue: (issue) => {
           soFar.rejected++;
           if (issues.length < LISTED_ISSUES) issues.push(issue);
-          if (!context.json && invalidShown < 50) {
+          const seen = (byReason.get(issue.message) ?? 0) + 1;
+          // Bounded: reasons that name a position may all differ.
+          if (seen > 1 || byReason.size < 1000) byReason.set(issue.message, seen);
+          if (!context.json && invalidShown < 50 && seen <= 3) {
             progress.finish();
             context.note(`Skipped ${issue.location}: ${issue.message}`);
             invalidShown++;
@@ -291,6 +296,12 @@ export const importFile: Command = async (args, context) => {
       : {}),
   });
   if (invalid > invalidShown && !context.json) {
+    // The reasons repeated most, once each with their count (a file of another
+    // org's records printed the same line 50 times).
+    const repeated = [...byReason].filter(([, n]) => n > 3).sort((a, b) => b[1] - a[1]);
+    for (const [message, n] of repeated.slice(0, 5)) {
+      context.note(`... ${formatCount(n, 'record')} in all skipped for: ${message}`);
+    }
     context.note(
       `... and ${formatNumber(invalid - invalidShown)} more invalid records (use --json to list them).`,
     );

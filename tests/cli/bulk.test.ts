@@ -138,6 +138,26 @@ describe('CLI: seed and import', () => {
     assert.doesNotMatch(imported.stderr, /%/);
   });
 
+  test('records refused for the same reason are shown three times, then counted once', () => {
+    const db = path.join(dir, 'same-reason.db');
+    const org = '6b1c2d3e4f5a6b7c8d9e0b05';
+    const other = '6b1c2d3e4f5a6b7c8d9e0b06';
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Same', '--id', org).code, 0);
+    const text = [...generateEvents({ orgId: other, count: 20, seed: 'same-reason' })]
+      .map((event) => JSON.stringify(event))
+      .join('\n');
+    const imported = cliWithInput(db, text, 'import', '--org', org, '-');
+    assert.equal(imported.code, 2, imported.stderr);
+    assert.equal(imported.stderr.match(/^Skipped line \d+: orgId/gm)?.length, 3);
+    assert.match(
+      imported.stderr,
+      new RegExp(
+        `^\\.\\.\\. 20 records in all skipped for: orgId "${other}" is not the target organization ${org}`,
+        'm',
+      ),
+    );
+  });
+
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
     const db = path.join(dir, 'variants.db');
     const args = ['seed', '--org', ORG, '--events', '200', '--seed', '5'];
