@@ -201,7 +201,8 @@ class StatusLine {
     if (!this.stream.isTTY && state.copied === this.reportedCopied) return;
     this.reportedCopied = state.copied;
     this.show(
-      `Up to date through ${state.through ?? '(the source has no events yet)'}: ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`,
+      // "through" is the newest event's time; when the source was asked says how current that is.
+      `Up to date through ${state.through ?? '(the source has no events yet)'} (checked ${new Date().toISOString().slice(11, 19)} UTC): ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`,
     );
   }
 

@@ -343,7 +343,7 @@ function mirrorSuite(variant: Variant) {
       // copied something: the counts only grow, ending at what was added.
       const caughtUp = [
         ...result.stderr.matchAll(
-          /Up to date through \S+: (\d+) events? copied so far; next check in 1 s/g,
+          /Up to date through \S+ \(checked \d\d:\d\d:\d\d UTC\): (\d+) events? copied so far; next check in 1 s/g,
         ),
       ].map((line) => Number(line[1]));
       assert.ok(caughtUp.length > 0, result.stderr);
