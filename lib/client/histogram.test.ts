@@ -10,6 +10,11 @@ test('buckets end at the next UTC boundary of their interval, months by the cale
   assert.equal(bucketEnd(Date.UTC(2026, 1, 1), 'month'), Date.UTC(2026, 2, 1));
   assert.equal(bucketEnd(Date.UTC(2026, 11, 1), 'month'), Date.UTC(2027, 0, 1));
   assert.equal(bucketEnd(Date.UTC(1970, 0, 1), 'year'), Date.UTC(1971, 0, 1));
+  // The first week of year 0000 began in year -1; served as starting 0000-01-01, it still ends on Monday the 3rd.
+  assert.equal(
+    bucketEnd(Date.parse('0000-01-01T00:00:00Z'), 'week'),
+    Date.parse('0000-01-03T00:00:00Z'),
+  );
   // Years 0-99, which Date.UTC reads as 1900-1999.
   const year50 = Date.parse('0050-12-01T00:00:00Z');
   assert.equal(bucketEnd(year50, 'month'), Date.parse('0051-01-01T00:00:00Z'));

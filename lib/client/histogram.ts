@@ -1,5 +1,5 @@
 import type { HistogramInterval } from '@/lib/domain/filters';
-import { nextBucketStart } from '@/lib/domain/histogram';
+import { bucketStart, nextBucketStart } from '@/lib/domain/histogram';
 
 /**
  * Bar geometry of the volume histogram: where a bucket ends and which date
@@ -10,8 +10,14 @@ import { nextBucketStart } from '@/lib/domain/histogram';
 
 const MINUTE_MS = 60_000;
 
-/** The first instant after a bucket that starts at `start` (the next bucket's start). */
-export const bucketEnd = nextBucketStart;
+/**
+ * The first instant after a bucket that starts at `start` (the next bucket's
+ * start), also for a first bucket served as starting at 0000-01-01 when its
+ * week began before (lib/domain/histogram.ts bucketStarts).
+ */
+export function bucketEnd(start: number, interval: HistogramInterval): number {
+  return nextBucketStart(bucketStart(start, interval), interval);
+}
 
 /**
  * The URL's from/to for bars `first`..`last` (either order): from the first

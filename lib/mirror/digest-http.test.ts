@@ -9,12 +9,16 @@ import { DigestHttpClient } from './digest-http';
  * requests that carried credentials): true accepts, else a 401 with a new
  * nonce, stale as told.
  */
-async function server(decide: (authorized: number) => true | { stale: boolean }) {
+async function server(decide: (authorized: number) => true | 429 | { stale: boolean }) {
   let authorized = 0;
   const listener = http.createServer((req, res) => {
     const verdict = req.headers.authorization ? decide(++authorized) : { stale: false };
     if (verdict === true) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+      return;
+    }
+    if (verdict === 429) {
+      res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":429}');
       return;
     }
     res
@@ -41,6 +45,18 @@ test('a key refused with a fresh nonce is not sent again: one failure, not two, 
     const answer = await source.client.get('/api/public/v1.0/orgs');
     assert.equal(answer.status, 401);
     assert.equal(source.authorized(), 1);
+  } finally {
+    source.client.close();
+    source.close();
+  }
+});
+
+test('a 429 proves nothing of the nonce: a 401 after it is not tried again', async () => {
+  const source = await server((n) => (n === 1 ? 429 : { stale: false }));
+  try {
+    assert.equal((await source.client.get('/a')).status, 429);
+    assert.equal((await source.client.get('/a')).status, 401);
+    assert.equal(source.authorized(), 2);
   } finally {
     source.client.close();
     source.close();

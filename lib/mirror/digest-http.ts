@@ -99,7 +99,11 @@ export class DigestHttpClient {
         answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
       }
     }
-    if (answer.status !== 401) this.challengeAccepted = true;
+    // Proof the nonce passed: an answer made after authentication. A 429
+    // (a lockout comes before the check), 403 or 5xx proves nothing.
+    if (answer.status < 500 && ![401, 403, 429].includes(answer.status)) {
+      this.challengeAccepted = true;
+    }
     return answer;
   }
 

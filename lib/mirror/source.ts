@@ -81,6 +81,9 @@ export type SourceRecord = unknown;
 export type SourcePageRecord = { value: SourceRecord; text: string | undefined };
 
 /** Network errors that mean "nobody answers there" rather than "the line dropped". */
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 /**
@@ -274,7 +277,8 @@ export class SourceClient {
           asked === undefined ? this.backoff(throttled) : Math.min(asked, MAX_RETRY_AFTER_MS);
         // The source's own words say why (a lockout after failed sign-ins reads
         // differently from a request budget spent).
-        const detail = detailOf(answer)?.slice(0, 160);
+        // The source's text, for a terminal: no control characters (escapes, CR).
+        const detail = detailOf(answer)?.replace(CONTROL_CHARACTERS, ' ').slice(0, 160);
         this.options.onWait?.({ reason: detail ? `rate limited (${detail})` : 'rate limited', ms });
         await this.wait(ms);
         continue;

@@ -303,7 +303,7 @@ export const importFile: Command = async (args, context) => {
       context.note(`... ${formatCount(n, 'record')} in all skipped for: ${message}`);
     }
     context.note(
-      `... and ${formatNumber(invalid - invalidShown)} more invalid records (use --json to list them).`,
+      `... ${formatNumber(invalid - invalidShown)} invalid records in all not shown above (use --json to list them).`,
     );
   }
   context.say(
