@@ -12,8 +12,8 @@ import {
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
-import type { EventStore } from '@/lib/store/types';
-import { endIngestRun, startIngestRun, undoIngestRun } from './ingest-runs';
+import type { EventStore, IngestRunPatch } from '@/lib/store/types';
+import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
 import { ListingOrder } from './listing-order';
 import {
@@ -112,11 +112,35 @@ export class ImportFatalError extends Error {
 }
 
 /**
- * The message of a failure that voids its run (ImportFatalError.voidsRun),
- * once the `removed` events the run had stored are gone.
+ * Ends run `runId` as failed by `failure`, which voids it
+ * (ImportFatalError.voidsRun), and removes what it stored. The ledger says
+ * the run is void in the same write that ends it, so a process killed
+ * before or during the removal leaves the instruction to finish it; an undo
+ * that fails is said, not thrown over the failure. Returns the message to show.
  */
-export function voidedRunMessage(failure: string, removed: number): string {
-  return `${failure}. What was read before it may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`;
+export async function voidRun(
+  store: EventStore,
+  runId: string,
+  failure: string,
+  counts: Pick<IngestRunPatch, 'inserted' | 'skipped' | 'rejected'>,
+): Promise<string> {
+  await endIngestRun(store, runId, {
+    status: 'failed',
+    ...counts,
+    detail: `${failure}; void: what it stored may be altered, 'imports undo ${runId}' removes it`,
+  });
+  let removed = 0;
+  try {
+    removed = (await undoIngestRun(store, runId, { force: true })).deleted;
+  } catch (error) {
+    // Already undone (by hand, while it ran): nothing of it is left.
+    if (!(error instanceof UndoRefusedError)) {
+      return `${failure}. What was read before it may be altered, and removing what this import stored failed (${reason(error)}): run 'imports undo ${runId}'`;
+    }
+  }
+  return removed > 0
+    ? `${failure}. What was read before it may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`
+    : `${failure}; fix the file and re-run`;
 }
 
 /**
@@ -179,6 +203,14 @@ export async function importEvents(
       duplicates += result.skipped + next.value.repeated;
     }
   } catch (error) {
+    if (error instanceof ImportFatalError && error.voidsRun) {
+      const message = await voidRun(store, run.id, error.message, {
+        inserted,
+        skipped: duplicates,
+      });
+      inserted = 0;
+      throw new ImportFatalError(message, error.summary, { ...report(), ...error.summary }, true);
+    }
     await endIngestRun(store, run.id, {
       status: 'failed',
       inserted,
@@ -186,12 +218,7 @@ export async function importEvents(
       detail: error instanceof Error ? error.message : String(error),
     }).catch(() => undefined);
     if (error instanceof ImportFatalError) {
-      let message = error.message;
-      if (error.voidsRun) {
-        const { deleted } = await undoIngestRun(store, run.id);
-        message = voidedRunMessage(message, deleted);
-        inserted = 0;
-      }
+      const message = error.message;
       throw new ImportFatalError(
         message,
         error.summary,
@@ -739,13 +766,15 @@ async function* decompressed(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (typeof code === 'string' && code.startsWith('Z_')) {
-      // Damage shows at the latest when a member's checksum is checked, at
-      // its end: what was decompressed before then may already be altered.
+      // Corrupt data shows at the latest when a member's checksum is checked,
+      // at its end: what was decompressed before then may already be
+      // altered, so it voids the run. A file cut short (an interrupted
+      // download: Z_BUF_ERROR) held what it held: its whole batches stay.
       throw new ImportFatalError(
-        `The file is gzip-compressed but damaged at or before byte ${gunzip.bytesWritten.toLocaleString('en-US')}: ${reason(error)}`,
+        `The file is gzip-compressed but ${code === 'Z_BUF_ERROR' ? 'cut short' : 'damaged'} at or before byte ${gunzip.bytesWritten.toLocaleString('en-US')}: ${reason(error)}`,
         undefined,
         undefined,
-        true,
+        code !== 'Z_BUF_ERROR',
       );
     }
     throw error;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
-import { DEFAULT_IMPORT_BATCH, type ImportIssue, voidedRunMessage } from '@/lib/ingest/import';
-import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { DEFAULT_IMPORT_BATCH, type ImportIssue, voidRun } from '@/lib/ingest/import';
+import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
 import {
   CommandError,
@@ -246,19 +246,24 @@ export const importFile: Command = async (args, context) => {
 
   const { summary } = result;
   const invalid = summary.invalid;
-  const ended = await endIngestRun(store, run.id, {
-    status: result.fatal ? 'failed' : 'finished',
-    inserted: result.inserted,
-    skipped: result.skipped,
-    rejected: invalid,
-    detail: result.fatal ?? null,
-  });
   let fatal = result.fatal;
+  let ended: Awaited<ReturnType<typeof endIngestRun>> = 'failed';
   if (fatal !== undefined && result.voidsRun) {
     // What was read may be altered (a failed archive checksum): none of it stays.
-    const { deleted } = await undoIngestRun(store, run.id);
-    fatal = voidedRunMessage(fatal, deleted);
+    fatal = await voidRun(store, run.id, fatal, {
+      inserted: result.inserted,
+      skipped: result.skipped,
+      rejected: invalid,
+    });
     result.inserted = 0;
+  } else {
+    ended = await endIngestRun(store, run.id, {
+      status: fatal ? 'failed' : 'finished',
+      inserted: result.inserted,
+      skipped: result.skipped,
+      rejected: invalid,
+      detail: fatal ?? null,
+    });
   }
   const failure =
     fatal === undefined
