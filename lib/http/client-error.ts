@@ -1,3 +1,4 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Socket } from 'node:net';
 import { reasonPhrase } from '@/lib/domain/errors';
 import { recordRequest } from '@/lib/ops/access-log';
@@ -31,19 +32,33 @@ export function answerClientError(
     return;
   }
   const { status, headers, body } = answer(error.code);
+  const requestId = requestIdFor(undefined);
   const head = [
     `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
-    ...headers.map(([name, value]) => `${name}: ${value}`),
+    // Written to the socket by hand: only what res.setHeader would take.
+    ...[...headers, ['X-Request-Id', requestId] as const]
+      .filter(([name, value]) => isValidHeader(name, value))
+      .map(([name, value]) => `${name}: ${value}`),
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   recordRequest({
-    requestId: requestIdFor(undefined),
+    requestId,
     method: '-',
     route: 'unparsed',
     status,
     durationMs: 0,
     clientAddress: socket.remoteAddress,
   });
+}
+
+function isValidHeader(name: string, value: string): boolean {
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -111,16 +111,22 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       const error = JSON.parse(body!) as Record<string, unknown>;
       assert.deepEqual([error.error, error.errorCode], [status, errorCode]);
       assert.equal(typeof error.detail, 'string');
+      return /\r\nX-Request-Id: (\S+)\r\n/i.exec(head!)?.[1];
     };
-    await answered(
-      'GET /sign-in HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n',
-      400,
-      'MALFORMED_REQUEST',
+    const ids: (string | undefined)[] = [];
+    ids.push(
+      await answered(
+        'GET /sign-in HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n',
+        400,
+        'MALFORMED_REQUEST',
+      ),
     );
-    await answered(
-      `GET /sign-in HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
-      431,
-      'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    ids.push(
+      await answered(
+        `GET /sign-in HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
+        431,
+        'REQUEST_HEADER_FIELDS_TOO_LARGE',
+      ),
     );
     let lines: Record<string, unknown>[] = [];
     for (let i = 0; i < 50 && lines.length < before + 2; i++) {
@@ -130,6 +136,11 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     assert.deepEqual(
       lines.slice(before).map((line) => line.status),
       [400, 431],
+    );
+    // The id the answer carries is the one its log line has.
+    assert.deepEqual(
+      lines.slice(before).map((line) => line.requestId),
+      ids,
     );
   });
 
