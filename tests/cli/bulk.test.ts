@@ -98,13 +98,19 @@ describe('CLI: seed and import', () => {
     assert.match(String(run?.detail), /refused by the test/);
   });
 
-  test('a gzip archive whose checksum fails keeps none of the events its import stored, and says so', () => {
-    const db = path.join(dir, 'damaged.db');
-    const org = '6b1c2d3e4f5a6b7c8d9e0b03';
-    assert.equal(cli(db, 'orgs', 'create', '--name', 'Damaged', '--id', org).code, 0);
-    const text = [...generateEvents({ orgId: org, count: 3000, seed: 'damaged' })]
+  /** A new database `name`.db holding org `org`, and `count` events of `eventsOrg` (default `org`) as NDJSON. */
+  function orgAndEvents(name: string, org: string, count: number, eventsOrg = org) {
+    const db = path.join(dir, `${name}.db`);
+    assert.equal(cli(db, 'orgs', 'create', '--name', name, '--id', org).code, 0);
+    const text = [...generateEvents({ orgId: eventsOrg, count, seed: name })]
       .map((event) => JSON.stringify(event))
       .join('\n');
+    return { db, text };
+  }
+
+  test('a gzip archive whose checksum fails keeps none of the events its import stored, and says so', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b03';
+    const { db, text } = orgAndEvents('damaged', org, 3000);
     // Stored blocks, one byte changed: the text reaches the import altered,
     // and only the checksum at the end tells.
     const archive = zlib.gzipSync(text, { level: 0 });
@@ -127,12 +133,8 @@ describe('CLI: seed and import', () => {
   });
 
   test('import from a pipe shows its progress as bytes read, with no gauge', () => {
-    const db = path.join(dir, 'piped.db');
     const org = '6b1c2d3e4f5a6b7c8d9e0b04';
-    assert.equal(cli(db, 'orgs', 'create', '--name', 'Piped', '--id', org).code, 0);
-    const text = [...generateEvents({ orgId: org, count: 50, seed: 'piped' })]
-      .map((event) => JSON.stringify(event))
-      .join('\n');
+    const { db, text } = orgAndEvents('piped', org, 50);
     const imported = cliWithInput(db, text, 'import', '--org', org, '-');
     assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stderr, /^Importing [\d.]+ (B|KB) read, [\d,]+ events, [\d.]+ s$/m);
@@ -140,13 +142,9 @@ describe('CLI: seed and import', () => {
   });
 
   test('records refused for the same reason are shown three times, then counted once', () => {
-    const db = path.join(dir, 'same-reason.db');
     const org = '6b1c2d3e4f5a6b7c8d9e0b05';
     const other = '6b1c2d3e4f5a6b7c8d9e0b06';
-    assert.equal(cli(db, 'orgs', 'create', '--name', 'Same', '--id', org).code, 0);
-    const text = [...generateEvents({ orgId: other, count: 20, seed: 'same-reason' })]
-      .map((event) => JSON.stringify(event))
-      .join('\n');
+    const { db, text } = orgAndEvents('same-reason', org, 20, other);
     const imported = cliWithInput(db, text, 'import', '--org', org, '-');
     assert.equal(imported.code, 2, imported.stderr);
     assert.equal(imported.stderr.match(/^Skipped line \d+: orgId/gm)?.length, 3);
