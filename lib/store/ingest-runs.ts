@@ -113,13 +113,13 @@ export async function getIngestRun(db: Kysely<Database>, id: string): Promise<In
 
 export async function listIngestRuns(
   db: Kysely<Database>,
-  orgId: string,
+  orgId: string | undefined,
   limit = 1000,
 ): Promise<IngestRun[]> {
   const rows = await db
     .selectFrom('ingest_runs')
     .selectAll()
-    .where('org_id', '=', orgId)
+    .$if(orgId !== undefined, (query) => query.where('org_id', '=', orgId!))
     .orderBy('started', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

@@ -777,7 +777,7 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.countRunEvents(this.db, orgId, runId);
   }
 
-  listIngestRuns(orgId: string, limit?: number) {
+  listIngestRuns(orgId: string | undefined, limit?: number) {
     return ingestRuns.listIngestRuns(this.db, orgId, limit);
   }
 

@@ -244,8 +244,8 @@ export interface EventStore {
   getIngestRun(id: string): Promise<IngestRun | null>;
   /** How many of the org's events the run added and are still stored. */
   countRunEvents(orgId: string, runId: string): Promise<number>;
-  /** Newest first. */
-  listIngestRuns(orgId: string, limit?: number): Promise<IngestRun[]>;
+  /** Newest first: one org's, or every org's when `orgId` is undefined. */
+  listIngestRuns(orgId: string | undefined, limit?: number): Promise<IngestRun[]>;
   /** A mirror's saved position for one source (opaque JSON text), or null. */
   getMirrorCheckpoint(orgId: string, source: string): Promise<string | null>;
   /**

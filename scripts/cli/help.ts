@@ -57,9 +57,10 @@ Commands:
       events) is written atomically.
       Every import is recorded (see imports).
 
-  imports list --org ORG_ID [--limit N]
+  imports list [--org ORG_ID] [--limit N]
       The import ledger: every import and mirror run with its source, start
-      and end, inserted / skipped (already present) / rejected counts, status.
+      and end, inserted / skipped (already present) / rejected counts, status;
+      of one organization, or of all of them (with an ORG column).
       A run whose process is gone (killed, crashed, or silent for 60 s) is
       shown and recorded as interrupted.
   imports undo ID [--force]

@@ -1,18 +1,10 @@
 import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import type { IngestRun } from '@/lib/store/types';
-import {
-  CommandError,
-  EXIT,
-  parseCommand,
-  parseCount,
-  parseObjectId,
-  requireOption,
-  UsageError,
-} from './args';
+import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
 import { type Command, isoTime, requireOrg, table } from './context';
 import { Progress, formatCount, formatNumber } from './progress';
 
-/** `imports list --org ORG [--limit N]` and `imports undo ID [--force]`: the import ledger. */
+/** `imports list [--org ORG] [--limit N]` and `imports undo ID [--force]`: the import ledger. */
 export const imports: Command = async (args, context) => {
   const [sub, ...rest] = args;
   if (sub === 'list') return list(rest, context);
@@ -30,22 +22,35 @@ const list: Command = async (args, context) => {
     { org: { type: 'string' }, limit: { type: 'string' } },
     { min: 0, max: 0, names: '' },
   );
-  const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
+  // Without --org: every organization's runs, with an ORG column.
+  const orgId = values.org === undefined ? undefined : parseObjectId(values.org, '--org');
   const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 100_000);
   const store = await context.store();
-  await requireOrg(store, orgId);
+  if (orgId !== undefined) await requireOrg(store, orgId);
   // Runs whose process was killed are shown (and recorded) as interrupted.
   const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId, limit));
-  context.emit({ orgId, runs: runs.map(runJson) });
+  context.emit({ ...(orgId === undefined ? {} : { orgId }), runs: runs.map(runJson) });
   if (runs.length === 0) {
-    context.say(`No imports or mirror runs recorded for ${orgId}.`);
+    context.say(`No imports or mirror runs recorded${orgId === undefined ? '' : ` for ${orgId}`}.`);
     return EXIT.ok;
   }
   context.say(
     table(
-      ['ID', 'KIND', 'STATUS', 'STARTED', 'FINISHED', 'INSERTED', 'SKIPPED', 'REJECTED', 'SOURCE'],
+      [
+        'ID',
+        ...(orgId === undefined ? ['ORG'] : []),
+        'KIND',
+        'STATUS',
+        'STARTED',
+        'FINISHED',
+        'INSERTED',
+        'SKIPPED',
+        'REJECTED',
+        'SOURCE',
+      ],
       runs.map((run) => [
         run.id,
+        ...(orgId === undefined ? [run.orgId] : []),
         run.kind,
         run.status,
         isoTime(run.started),

@@ -157,6 +157,24 @@ describe('CLI: seed and import', () => {
     );
   });
 
+  test("imports list without --org lists every organization's runs, naming the org", () => {
+    const first = '6b1c2d3e4f5a6b7c8d9e0b07';
+    const second = '6b1c2d3e4f5a6b7c8d9e0b08';
+    const { db, text } = orgAndEvents('ledger', first, 5);
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Second', '--id', second).code, 0);
+    assert.equal(cliWithInput(db, text, 'import', '--org', first, '-').code, 0);
+    assert.equal(cliWithInput(db, text, 'import', '--org', second, '--rehome', '-').code, 0);
+    const listed = cli(db, 'imports', 'list', '--json');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (listed.json as { runs: Json[] }).runs.map((run) => run.orgId),
+      [second, first],
+    );
+    const table = cli(db, 'imports', 'list');
+    assert.match(table.stdout, /^ID +ORG +KIND/m);
+    assert.match(table.stdout, new RegExp(`${second} +import +finished`));
+  });
+
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
     const db = path.join(dir, 'variants.db');
     const args = ['seed', '--org', ORG, '--events', '200', '--seed', '5'];
