@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, voidRun } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
@@ -203,7 +204,9 @@ export const importFile: Command = async (args, context) => {
   // A pipe's size is unknown: its line counts up instead.
   const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
-  const run = await startIngestRun(store, { orgId, kind: 'import', source: file }, () => soFar);
+  // The ledger names the file wherever it is read from later: its absolute path.
+  const source = file === '-' ? 'stdin' : path.resolve(file);
+  const run = await startIngestRun(store, { orgId, kind: 'import', source }, () => soFar);
   let result;
   try {
     result = await runBulkLoad(

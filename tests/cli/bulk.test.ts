@@ -40,6 +40,12 @@ describe('CLI: seed and import', () => {
     const imported = cliFrom(elsewhere, db, 'import', '--org', other, 'all.ndjson', '--rehome');
     assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stdout, /10 read, 10 inserted/);
+    // The ledger names the file by its absolute path, not as typed.
+    const listed = cli(db, 'imports', 'list', '--org', other, '--json');
+    assert.equal(
+      (listed.json as { runs: Json[] }).runs[0]?.source,
+      path.join(elsewhere, 'all.ndjson'),
+    );
   });
 
   test('a bad option value records no import run; a load that throws ends its run as failed', () => {
