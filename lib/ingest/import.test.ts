@@ -329,7 +329,9 @@ describe('import', () => {
 
   const fatal: [string, string, RegExp][] = [
     ['an empty file', '  \n ', /The file is empty/],
-    ['text that is not JSON', 'id,created\n1,2\n', /The file is not JSON/],
+    ['text that is not JSON', 'hello world\n', /The file is not JSON: it must start with/],
+    // This tool's own CSV export, given back.
+    ['CSV, named as such', 'id,created\r\n1,2\r\n', /The file looks like CSV: import reads JSON/],
     ['a document without results', '{\n  "links": [],\n  "totalCount": 0\n}', /no "results" array/],
     ['unbalanced brackets', '[\n{"a": 1}}\n]', /Unexpected '}' \(line 2\)/],
     ['trailing garbage', '[]\n[]', /after the end of the JSON document/],

@@ -818,8 +818,14 @@ async function detectFormat(
       break;
     }
     if (trimmed[0] !== '{') {
+      // A first line of comma-separated names: most likely this tool's own CSV export.
+      const lineEnd = trimmed.indexOf('\n');
+      const firstLine = lineEnd === -1 ? trimmed : trimmed.slice(0, lineEnd);
+      const csv = /^[\w"][^{}[\]]*,[^{}[\]]*$/.test(firstLine.trimEnd());
       throw new ImportFatalError(
-        'The file is not JSON: it must start with "[" (an array), "{" (a list envelope) or be NDJSON',
+        csv
+          ? 'The file looks like CSV: import reads JSON and NDJSON only (to move events between instances, export with --format ndjson)'
+          : 'The file is not JSON: it must start with "[" (an array), "{" (a list envelope) or be NDJSON',
       );
     }
     const lines = trimmed.split('\n');
