@@ -411,7 +411,7 @@ describe('import', () => {
     assert.equal(await store.countEvents({ orgId: ORG }), 4);
   });
 
-  test('a gzip-compressed file imports as its text does, members concatenated or not; a damaged one keeps none of its events, one cut short its whole batches', async () => {
+  test('a gzip-compressed file imports as its text does, members concatenated or not; a damaged or cut short one keeps none of its events', async () => {
     await freshStore();
     const ndjson = events.map((e) => JSON.stringify(e)).join('\n');
     const half = ndjson.indexOf('\n', ndjson.length / 2) + 1;
@@ -450,7 +450,7 @@ describe('import', () => {
       assert.ok(error instanceof ImportFatalError);
       assert.match(
         error.message,
-        /^The file is gzip-compressed but cut short at or before byte [\d,]+: unexpected end of file$/,
+        /^The file is gzip-compressed but cut short at or before byte [\d,]+: unexpected end of file; fix the file and re-run$/,
       );
       return true;
     });
@@ -479,12 +479,42 @@ describe('import', () => {
     assert.equal(await store.countEvents({ orgId: ORG }), 0);
     const [run] = await store.listIngestRuns(ORG);
     assert.equal(run?.status, 'undone');
-    // Cut short instead, its whole batches stay, as with any file that breaks off.
+    assert.match(String(run?.detail), /incorrect data check; void: .* events were removed at once/);
+
+    // Cut short after that change: what came before the cut was never
+    // checked either, so none of it stays.
     await freshStore();
     const cut = path.join(dir, 'cut.ndjson.gz');
-    fs.writeFileSync(cut, stored.subarray(0, Math.floor(stored.length / 2)));
-    await assert.rejects(importEvents(store, cut, { orgId: ORG, batchSize: 100 }), /cut short/);
-    assert.ok((await store.countEvents({ orgId: ORG })) >= 100);
+    fs.writeFileSync(cut, flipped.subarray(0, Math.floor(flipped.length / 2)));
+    await assert.rejects(
+      importEvents(store, cut, { orgId: ORG, batchSize: 100 }),
+      /cut short .*nothing of this import is kept/,
+    );
+    assert.equal(await store.countEvents({ orgId: ORG }), 0);
+
+    // Removing the events fails (the database refuses): said, with what to run, and counted as stored.
+    await freshStore();
+    const deleteEvents = store.deleteEvents.bind(store);
+    store.deleteEvents = () => Promise.reject(new Error('database is locked'));
+    try {
+      await assert.rejects(
+        importEvents(store, damaged, { orgId: ORG, batchSize: 100 }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError);
+          assert.match(
+            error.message,
+            /removing what this import stored failed \(database is locked\): run 'imports undo [0-9a-f]{24}'$/,
+          );
+          assert.ok((error.partial?.inserted ?? 0) > 0);
+          return true;
+        },
+      );
+    } finally {
+      store.deleteEvents = deleteEvents;
+    }
+    const [failed] = await store.listIngestRuns(ORG);
+    assert.equal(failed?.status, 'failed');
+    assert.match(String(failed?.detail), /void: .*'imports undo /);
   });
 
   test('a missing file is a clear error', async () => {

@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { getConfig } from '@/lib/config';
@@ -12,7 +13,7 @@ import {
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
-import type { EventStore, IngestRunPatch } from '@/lib/store/types';
+import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
 import { ListingOrder } from './listing-order';
@@ -111,36 +112,71 @@ export class ImportFatalError extends Error {
   }
 }
 
+/** How the import ledger names a file: its absolute path (wherever it is read later), stdin as such. */
+export function ledgerSource(file: string): string {
+  return file === '-' ? 'stdin' : path.resolve(file);
+}
+
+/** What voidRun did: the message to show, and whether the run's events are gone. */
+export type VoidedRun = {
+  message: string;
+  /** The run's events were removed (or none were stored); false when removing them failed. */
+  removed: boolean;
+  /** What endIngestRun found: 'undone' when `imports undo --force` ran while the import did. */
+  ended: IngestRunStatus;
+};
+
 /**
  * Ends run `runId` as failed by `failure`, which voids it
  * (ImportFatalError.voidsRun), and removes what it stored. The ledger says
  * the run is void in the same write that ends it, so a process killed
- * before or during the removal leaves the instruction to finish it; an undo
- * that fails is said, not thrown over the failure. Returns the message to show.
+ * before or during the removal leaves the instruction to finish it, and the
+ * reason stays in its detail after the removal. A removal that fails is
+ * said, not thrown over the failure.
  */
 export async function voidRun(
   store: EventStore,
   runId: string,
   failure: string,
   counts: Pick<IngestRunPatch, 'inserted' | 'skipped' | 'rejected'>,
-): Promise<string> {
-  await endIngestRun(store, runId, {
+): Promise<VoidedRun> {
+  const stored = (counts.inserted ?? 0) > 0;
+  const ended = await endIngestRun(store, runId, {
     status: 'failed',
     ...counts,
-    detail: `${failure}; void: what it stored may be altered, 'imports undo ${runId}' removes it`,
+    detail: stored
+      ? `${failure}; void: what it stored may be altered, 'imports undo ${runId}' removes it`
+      : failure,
   });
+  // Nothing stored: an ordinary failed run, nothing to remove.
+  if (!stored) return { message: `${failure}; fix the file and re-run`, removed: true, ended };
   let removed = 0;
   try {
     removed = (await undoIngestRun(store, runId, { force: true })).deleted;
   } catch (error) {
     // Already undone (by hand, while it ran): nothing of it is left.
     if (!(error instanceof UndoRefusedError)) {
-      return `${failure}. What was read before it may be altered, and removing what this import stored failed (${reason(error)}): run 'imports undo ${runId}'`;
+      // The undo's own note ("not finished") would hide why the run must go.
+      await store
+        .updateIngestRun(runId, {
+          detail: `${failure}; void: what it stored may be altered, and removing it failed (${reason(error)}): 'imports undo ${runId}' removes it`,
+        })
+        .catch(() => undefined);
+      return {
+        message: `${failure}. What was read before it may be altered, and removing what this import stored failed (${reason(error)}): run 'imports undo ${runId}'`,
+        removed: false,
+        ended,
+      };
     }
   }
-  return removed > 0
-    ? `${failure}. What was read before it may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`
-    : `${failure}; fix the file and re-run`;
+  await store.updateIngestRun(runId, {
+    detail: `${failure}; void: what was read may be altered, so its ${removed} events were removed at once`,
+  });
+  return {
+    message: `${failure}. What was read before it may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`,
+    removed: true,
+    ended,
+  };
 }
 
 /**
@@ -180,7 +216,7 @@ export async function importEvents(
   const run = await startIngestRun(store, {
     orgId: options.orgId,
     kind: 'import',
-    source: typeof source === 'string' ? source : 'stream',
+    source: typeof source === 'string' ? ledgerSource(source) : 'stream',
   });
   const reader = readEventBatches(source, {
     ...options,
@@ -204,11 +240,13 @@ export async function importEvents(
     }
   } catch (error) {
     if (error instanceof ImportFatalError && error.voidsRun) {
-      const message = await voidRun(store, run.id, error.message, {
+      const voided = await voidRun(store, run.id, error.message, {
         inserted,
         skipped: duplicates,
+        rejected: error.summary?.invalid,
       });
-      inserted = 0;
+      const message = voided.message;
+      if (voided.removed) inserted = 0;
       throw new ImportFatalError(message, error.summary, { ...report(), ...error.summary }, true);
     }
     await endIngestRun(store, run.id, {
@@ -766,15 +804,15 @@ async function* decompressed(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (typeof code === 'string' && code.startsWith('Z_')) {
-      // Corrupt data shows at the latest when a member's checksum is checked,
-      // at its end: what was decompressed before then may already be
-      // altered, so it voids the run. A file cut short (an interrupted
-      // download: Z_BUF_ERROR) held what it held: its whole batches stay.
+      // Damage shows at the latest when a member's checksum is checked, at
+      // its end; a file cut short never reaches it. Either way what was
+      // decompressed of that member is unverified and may be altered, so the
+      // run is void (a re-run would skip the altered events as present).
       throw new ImportFatalError(
         `The file is gzip-compressed but ${code === 'Z_BUF_ERROR' ? 'cut short' : 'damaged'} at or before byte ${gunzip.bytesWritten.toLocaleString('en-US')}: ${reason(error)}`,
         undefined,
         undefined,
-        code !== 'Z_BUF_ERROR',
+        true,
       );
     }
     throw error;

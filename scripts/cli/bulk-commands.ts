@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
-import { DEFAULT_IMPORT_BATCH, type ImportIssue, voidRun } from '@/lib/ingest/import';
+import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
 import {
@@ -204,9 +203,11 @@ export const importFile: Command = async (args, context) => {
   // A pipe's size is unknown: its line counts up instead.
   const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
-  // The ledger names the file wherever it is read from later: its absolute path.
-  const source = file === '-' ? 'stdin' : path.resolve(file);
-  const run = await startIngestRun(store, { orgId, kind: 'import', source }, () => soFar);
+  const run = await startIngestRun(
+    store,
+    { orgId, kind: 'import', source: ledgerSource(file) },
+    () => soFar,
+  );
   let result;
   try {
     result = await runBulkLoad(
@@ -250,15 +251,17 @@ export const importFile: Command = async (args, context) => {
   const { summary } = result;
   const invalid = summary.invalid;
   let fatal = result.fatal;
-  let ended: Awaited<ReturnType<typeof endIngestRun>> = 'failed';
+  let ended: Awaited<ReturnType<typeof endIngestRun>>;
   if (fatal !== undefined && result.voidsRun) {
-    // What was read may be altered (a failed archive checksum): none of it stays.
-    fatal = await voidRun(store, run.id, fatal, {
+    // What was read may be altered (a damaged archive): none of it stays.
+    const voided = await voidRun(store, run.id, fatal, {
       inserted: result.inserted,
       skipped: result.skipped,
       rejected: invalid,
     });
-    result.inserted = 0;
+    fatal = voided.message;
+    ended = voided.ended;
+    if (voided.removed) result.inserted = 0;
   } else {
     ended = await endIngestRun(store, run.id, {
       status: fatal ? 'failed' : 'finished',

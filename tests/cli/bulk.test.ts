@@ -44,7 +44,7 @@ describe('CLI: seed and import', () => {
     const listed = cli(db, 'imports', 'list', '--org', other, '--json');
     assert.equal(
       (listed.json as { runs: Json[] }).runs[0]?.source,
-      path.join(elsewhere, 'all.ndjson'),
+      path.join(fs.realpathSync(elsewhere), 'all.ndjson'),
     );
   });
 
