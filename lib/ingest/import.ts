@@ -163,7 +163,7 @@ export async function voidRun(
         })
         .catch(() => undefined);
       return {
-        message: `${failure}. What was read before it may be altered, and removing what this import stored failed (${reason(error)}): run 'imports undo ${runId}'`,
+        message: `${failure}. What was read before it is unverified and may be altered, and removing what this import stored failed (${reason(error)}): run 'imports undo ${runId}'`,
         removed: false,
         ended,
       };
@@ -173,7 +173,7 @@ export async function voidRun(
     detail: `${failure}; void: what was read may be altered, so its ${removed} events were removed at once`,
   });
   return {
-    message: `${failure}. What was read before it may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`,
+    message: `${failure}. What was read before it is unverified and may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`,
     removed: true,
     ended,
   };
