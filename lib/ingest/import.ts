@@ -102,8 +102,8 @@ export class ImportFatalError extends Error {
     readonly partial?: ImportReport,
     /**
      * What was read before the failure cannot be trusted (a compressed
-     * archive whose checksum failed: the text decompressed before it may
-     * be altered), so the run's events are removed rather than kept.
+     * archive damaged or cut short: the text decompressed before its
+     * checksum is unverified), so the run's events are removed (voidRun).
      */
     readonly voidsRun = false,
   ) {
@@ -245,9 +245,9 @@ export async function importEvents(
         skipped: duplicates,
         rejected: error.summary?.invalid,
       });
-      const message = voided.message;
       if (voided.removed) inserted = 0;
-      throw new ImportFatalError(message, error.summary, { ...report(), ...error.summary }, true);
+      const partial = { ...report(), ...error.summary };
+      throw new ImportFatalError(voided.message, error.summary, partial, true);
     }
     await endIngestRun(store, run.id, {
       status: 'failed',
@@ -256,13 +256,7 @@ export async function importEvents(
       detail: error instanceof Error ? error.message : String(error),
     }).catch(() => undefined);
     if (error instanceof ImportFatalError) {
-      const message = error.message;
-      throw new ImportFatalError(
-        message,
-        error.summary,
-        { ...report(), ...error.summary },
-        error.voidsRun,
-      );
+      throw new ImportFatalError(error.message, error.summary, { ...report(), ...error.summary });
     }
     throw error;
   } finally {

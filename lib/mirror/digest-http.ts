@@ -168,9 +168,12 @@ export class DigestHttpClient {
       }
       // The socket's idle timeout below never fires for a source sending a
       // byte now and then: the whole answer has a deadline too.
-      const fail = (reason: Error) => {
+      const failWith = (reason: Error) => {
         settle();
         reject(reason);
+      };
+      const fail = (reason: Error) => {
+        failWith(reason);
         request.destroy(reason);
       };
       const deadline = setTimeout(
@@ -208,23 +211,14 @@ export class DigestHttpClient {
               body: Buffer.concat(chunks).toString('utf8'),
             });
           });
-          response.on('error', (error) => {
-            settle();
-            reject(error);
-          });
-          response.on('aborted', () => {
-            settle();
-            reject(new Error('the connection closed mid-response'));
-          });
+          response.on('error', failWith);
+          response.on('aborted', () => failWith(new Error('the connection closed mid-response')));
         },
       );
       request.on('timeout', () =>
         request.destroy(new Error(`no answer within ${this.timeoutMs / 1000} s`)),
       );
-      request.on('error', (error) => {
-        settle();
-        reject(error);
-      });
+      request.on('error', failWith);
       request.end();
     });
   }

@@ -22,8 +22,11 @@ export type SourceOptions = {
   maxRetries?: number;
   /** First back-off, doubled per attempt up to 30 s (default 500 ms). */
   backoffMs?: number;
-  /** Told before each wait the source asked for (429 with or without Retry-After). */
-  /** `reason`: "rate limited", with the source's detail when it gave one. */
+  /**
+   * Told before each wait the source asked for (429 with or without
+   * Retry-After); `reason` is "rate limited", with the source's detail when
+   * it gave one.
+   */
   onWait?: (wait: { reason: string; ms: number }) => void;
   /** Per-request deadline for the whole answer, retried like a dropped connection (default 60 s). */
   timeoutMs?: number;
@@ -80,10 +83,11 @@ export type SourceRecord = unknown;
  */
 export type SourcePageRecord = { value: SourceRecord; text: string | undefined };
 
-/** Network errors that mean "nobody answers there" rather than "the line dropped". */
+/** What a source's text may not bring to a terminal (escapes, CR): C0 and C1 controls. */
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
+/** Network errors that mean "nobody answers there" rather than "the line dropped". */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
 /**
@@ -276,8 +280,7 @@ export class SourceClient {
         const ms =
           asked === undefined ? this.backoff(throttled) : Math.min(asked, MAX_RETRY_AFTER_MS);
         // The source's own words say why (a lockout after failed sign-ins reads
-        // differently from a request budget spent).
-        // The source's text, for a terminal: no control characters (escapes, CR).
+        // differently from a request budget spent), made safe for a terminal.
         const detail = detailOf(answer)?.replace(CONTROL_CHARACTERS, ' ').slice(0, 160);
         this.options.onWait?.({ reason: detail ? `rate limited (${detail})` : 'rate limited', ms });
         await this.wait(ms);

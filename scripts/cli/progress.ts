@@ -46,14 +46,13 @@ export class Progress {
   }
 
   private render(done: number, note: string, now: number, bar = true): string {
+    const seconds = (now - this.started) / 1000;
     if (this.total === 0) {
       const amount =
         this.unit === 'bytes' ? `${formatBytes(done)} read` : formatCount(done, 'event');
-      const seconds = (now - this.started) / 1000;
       return `${this.label} ${amount}${note ? `, ${note}` : ''}, ${formatDuration(seconds)}`;
     }
-    const fraction = this.total > 0 ? Math.min(1, done / this.total) : 1;
-    const seconds = (now - this.started) / 1000;
+    const fraction = Math.min(1, done / this.total);
     const width = 28;
     const filled = Math.round(fraction * width);
     const gauge = bar ? `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ` : '';
