@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type StoredEvent } from '@/lib/domain/event';
-import { type MirrorOptions, type MirrorSummary, runMirror } from '@/lib/mirror/mirror';
+import { objectIdAt } from '@/lib/domain/object-id';
+import {
+  type MirrorOptions,
+  type MirrorSummary,
+  runMirror,
+  type SourceOptions,
+} from '@/lib/mirror/mirror';
 import type { TestStore } from './test-stores';
 
 /**
@@ -17,7 +23,9 @@ export async function mirrorIntoFreshStore(
     sourceOrg: string;
     orgId: string;
     created: number;
-  } & Pick<MirrorOptions, 'itemsPerPage' | 'onRejected'>,
+    /** The source client's deadline and back-off (its defaults otherwise). */
+    source?: Pick<SourceOptions, 'timeoutMs' | 'backoffMs'>;
+  } & Pick<MirrorOptions, 'itemsPerPage' | 'onRejected' | 'sleep' | 'shouldStop'>,
 ): Promise<{ summary: MirrorSummary; events: StoredEvent[] }> {
   const { store, drop } = await open();
   try {
@@ -27,11 +35,14 @@ export async function mirrorIntoFreshStore(
       orgId: options.orgId,
       itemsPerPage: options.itemsPerPage,
       onRejected: options.onRejected,
+      sleep: options.sleep,
+      shouldStop: options.shouldStop,
       source: {
         baseUrl: options.baseUrl,
         orgId: options.sourceOrg,
         publicKey: 'p',
         privateKey: 'k',
+        ...options.source,
       },
     });
     const page = await store.listEvents({
@@ -68,6 +79,22 @@ export function groupCreatedDocument(options: {
 
 /** An event of a source: its document as served, and the time the source sorts and filters it by (ms). */
 export type SourceEvent = { id: string; at: number; doc: Record<string, unknown> };
+
+/**
+ * `count` GROUP_CREATED events of `orgId`, a second apart up to `base` +
+ * `count` s, newest first; each id is `idTag` and the event's index.
+ */
+export function eventsSecondApart(
+  count: number,
+  options: { base: number; orgId: string; idTag: string },
+): SourceEvent[] {
+  const { base, orgId, idTag } = options;
+  return Array.from({ length: count }, (_, i) => {
+    const at = base + (count - i) * 1000;
+    const id = objectIdAt(at, `${idTag}${String(i).padStart(16 - idTag.length, '0')}`);
+    return { id, at, doc: groupCreatedDocument({ at, id, orgId, groupId: orgId }) };
+  });
+}
 
 /**
  * A source listing `events` (newest first by `at`) as the real service does:

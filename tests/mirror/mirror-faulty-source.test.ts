@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { MirrorError } from '@/lib/mirror/mirror';
 import {
+  eventsSecondApart,
   groupCreatedDocument,
   listingSource,
   mirrorIntoFreshStore,
@@ -164,15 +165,7 @@ test('a full page none of whose records has a valid created is a clear error', a
 
 /** Forty events a second apart, newest first. */
 function fortyEvents(): SourceEvent[] {
-  return Array.from({ length: 40 }, (_, i) => {
-    const at = BASE + (40 - i) * 1000;
-    const id = objectIdAt(at, `eeeeeeeeee${String(i).padStart(6, '0')}`);
-    return {
-      id,
-      at,
-      doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
-    };
-  });
+  return eventsSecondApart(40, { base: BASE, orgId: SOURCE_ORG, idTag: 'eeeeeeeeee' });
 }
 
 for (const [name, faults] of [

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import type http from 'node:http';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { runMirror } from '@/lib/mirror/mirror';
-import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import {
+  eventsSecondApart,
+  listingSource,
+  mirrorIntoFreshStore,
+} from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -17,33 +21,18 @@ const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0051');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0052');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
-const events = Array.from({ length: 6 }, (_, i): SourceEvent => {
-  const at = BASE + (6 - i) * 1000;
-  const id = objectIdAt(at, `cdcdcdcd${String(i).padStart(8, '0')}`);
-  return { id, at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
-});
+const events = eventsSecondApart(6, { base: BASE, orgId: SOURCE_ORG, idTag: 'cdcdcdcd' });
 
 async function mirror(baseUrl: string, more: { timeoutMs: number; shouldStop?: () => boolean }) {
-  const { store, drop } = await openSqliteTestStore();
-  try {
-    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-    return await runMirror({
-      store,
-      orgId: ORG,
-      shouldStop: more.shouldStop,
-      source: {
-        baseUrl,
-        orgId: SOURCE_ORG,
-        publicKey: 'p',
-        privateKey: 'k',
-        timeoutMs: more.timeoutMs,
-        backoffMs: 1,
-      },
-    });
-  } finally {
-    await store.close();
-    await drop();
-  }
+  const { summary } = await mirrorIntoFreshStore(openSqliteTestStore, {
+    baseUrl,
+    sourceOrg: SOURCE_ORG,
+    orgId: ORG,
+    created: BASE,
+    shouldStop: more.shouldStop,
+    source: { timeoutMs: more.timeoutMs, backoffMs: 1 },
+  });
+  return summary;
 }
 
 test(
@@ -70,38 +59,31 @@ test(
   },
 );
 
-test('a stop request does not wait for a request that hangs', { timeout: 30_000 }, async () => {
-  let stop = false;
-  const src = await listingSource(events, {
-    misbehave: (n) => {
-      if (n !== 2) return false;
-      stop = true; // never answered
-      return true;
-    },
-  });
-  try {
-    const summary = await mirror(src.baseUrl, { timeoutMs: 600_000, shouldStop: () => stop });
-    assert.deepEqual([summary.stopped, summary.copied], [true, 6]);
-  } finally {
-    src.close();
-  }
-});
-
-test('a stop request does not wait out a long Retry-After', { timeout: 30_000 }, async () => {
-  let stop = false;
-  const src = await listingSource(events, {
-    misbehave: (n, res) => {
-      if (n !== 2) return false;
-      stop = true;
+for (const [name, answerSecond] of [
+  ['wait for a request that hangs', () => undefined], // never answered
+  [
+    'wait out a long Retry-After',
+    (res: http.ServerResponse) => {
       res.writeHead(429, { 'retry-after': '600', 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 429, errorCode: 'RATE_LIMITED' }));
-      return true;
     },
+  ],
+] as const) {
+  test(`a stop request does not ${name}`, { timeout: 30_000 }, async () => {
+    let stop = false;
+    const src = await listingSource(events, {
+      misbehave: (n, res) => {
+        if (n !== 2) return false;
+        stop = true;
+        answerSecond(res);
+        return true;
+      },
+    });
+    try {
+      const summary = await mirror(src.baseUrl, { timeoutMs: 600_000, shouldStop: () => stop });
+      assert.deepEqual([summary.stopped, summary.copied], [true, 6]);
+    } finally {
+      src.close();
+    }
   });
-  try {
-    const summary = await mirror(src.baseUrl, { timeoutMs: 600_000, shouldStop: () => stop });
-    assert.deepEqual([summary.stopped, summary.copied], [true, 6]);
-  } finally {
-    src.close();
-  }
-});
+}

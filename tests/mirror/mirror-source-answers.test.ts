@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { runMirror } from '@/lib/mirror/mirror';
-import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import {
+  eventsSecondApart,
+  listingSource,
+  mirrorIntoFreshStore,
+} from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -15,27 +18,19 @@ const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0061');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0062');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
-const events = Array.from({ length: 9 }, (_, i): SourceEvent => {
-  const at = BASE + (9 - i) * 1000;
-  const id = objectIdAt(at, `efefefef${String(i).padStart(8, '0')}`);
-  return { id, at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
-});
+const events = eventsSecondApart(9, { base: BASE, orgId: SOURCE_ORG, idTag: 'efefefef' });
 
 async function mirror(baseUrl: string, sleep?: (ms: number) => Promise<void>) {
-  const { store, drop } = await openSqliteTestStore();
-  try {
-    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-    return await runMirror({
-      store,
-      orgId: ORG,
-      itemsPerPage: 3,
-      sleep,
-      source: { baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k', backoffMs: 1 },
-    });
-  } finally {
-    await store.close();
-    await drop();
-  }
+  const { summary } = await mirrorIntoFreshStore(openSqliteTestStore, {
+    baseUrl,
+    sourceOrg: SOURCE_ORG,
+    orgId: ORG,
+    created: BASE,
+    itemsPerPage: 3,
+    sleep,
+    source: { backoffMs: 1 },
+  });
+  return summary;
 }
 
 for (const [name, body] of [

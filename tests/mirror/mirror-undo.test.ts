@@ -5,7 +5,7 @@ import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
-import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import { eventsSecondApart, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -20,15 +20,7 @@ const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0042');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
 function twentyEvents(): SourceEvent[] {
-  return Array.from({ length: 20 }, (_, i) => {
-    const at = BASE + (20 - i) * 1000;
-    const id = objectIdAt(at, `abababab${String(i).padStart(8, '0')}`);
-    return {
-      id,
-      at,
-      doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
-    };
-  });
+  return eventsSecondApart(20, { base: BASE, orgId: SOURCE_ORG, idTag: 'abababab' });
 }
 
 async function copyIds(store: EventStore): Promise<string[]> {
