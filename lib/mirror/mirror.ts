@@ -253,7 +253,9 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         return false;
       }
       const records = page.map((record) => record.value);
-      segment.top ??= datedEnds(records)?.newest;
+      // Read once per page: the newest and oldest valid `created` on it.
+      const ends = datedEnds(records);
+      segment.top ??= ends?.newest;
       // Only an empty page ends a window: a shorter page than asked is no
       // proof (the source may clamp itemsPerPage, or cut a list short, and
       // with includeCount=false no `next` link tells). A short page moves
@@ -261,15 +263,15 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       // its oldest second; the page after the window's last is empty.
       const done = records.length === 0;
       if (!done) {
-        tooNew(records, segment.hi);
+        tooNew(ends, segment.hi);
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
-        const edge = Math.floor(oldestCreated(records) / 1000) * 1000 + 999;
-        if (segment.hi !== undefined && edge >= parseDateTime(segment.hi)!) {
+        const oldestSecondEnd = Math.floor(oldestCreated(ends, records) / 1000) * 1000 + 999;
+        if (segment.hi !== undefined && oldestSecondEnd >= parseDateTime(segment.hi)!) {
           segment.pageNum++; // a whole page in one second: the next page of that second
         } else {
-          segment.hi = new Date(edge).toISOString();
+          segment.hi = new Date(oldestSecondEnd).toISOString();
           segment.pageNum = 1;
         }
         next = windowOf(segment);
@@ -431,9 +433,9 @@ function secondOf(record: SourceRecord): number | undefined {
 }
 
 /** The newest and oldest valid `created` of a page (ms), the first and last found; undefined when none has one. */
-function datedEnds(
-  records: readonly SourceRecord[],
-): { newest: number; oldest: number } | undefined {
+type DatedEnds = { newest: number; oldest: number };
+
+function datedEnds(records: readonly SourceRecord[]): DatedEnds | undefined {
   let newest: number | undefined;
   let oldest: number | undefined;
   for (const record of records) {
@@ -450,11 +452,10 @@ function datedEnds(
  * (or serves one fixed answer), and the walk, which ends only at an empty
  * page, would never end.
  */
-function tooNew(records: readonly SourceRecord[], hi: string | undefined): void {
-  if (hi === undefined) return;
-  const bound = parseDateTime(hi)!;
-  const newest = datedEnds(records)?.newest;
-  if (newest !== undefined && newest > bound) {
+function tooNew(ends: DatedEnds | undefined, hi: string | undefined): void {
+  if (hi === undefined || ends === undefined) return;
+  const newest = ends.newest;
+  if (newest > parseDateTime(hi)!) {
     throw new MirrorError(
       'SOURCE_FAILED',
       `The source served an event created ${formatCreated(newest)} for a window ending ${hi}: it does not filter by maxDate`,
@@ -462,9 +463,8 @@ function tooNew(records: readonly SourceRecord[], hi: string | undefined): void 
   }
 }
 
-/** The oldest valid `created` of a non-empty page: where the next window ends. */
-function oldestCreated(records: readonly SourceRecord[]): number {
-  const ends = datedEnds(records);
+/** The oldest valid `created` of a non-empty page (`records`, whose datedEnds are `ends`): where the next window ends. */
+function oldestCreated(ends: DatedEnds | undefined, records: readonly SourceRecord[]): number {
   if (ends === undefined) {
     throw new MirrorError(
       'SOURCE_FAILED',
