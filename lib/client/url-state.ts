@@ -118,17 +118,21 @@ export function parseTypes(value: string | undefined): string[] {
   return parseValues(value, (type) => EVENT_TYPE_PATTERN.test(type), MAX_TYPES);
 }
 
+/** The items of a comma list, trimmed, empty ones apart. */
+function listItems(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /** A comma list of filter values: trimmed, non-empty, unique, sorted, at most `max` (the API's). */
 export function parseValues(
   value: string | undefined,
   isValid?: (item: string) => boolean,
   max: number = MAX_FILTER_VALUES,
 ): string[] {
-  if (!value) return [];
-  const items = value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '' && (isValid?.(item) ?? true));
+  const items = listItems(value).filter((item) => isValid?.(item) ?? true);
   return [...new Set(items)].sort().slice(0, max);
 }
 
@@ -182,14 +186,6 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
     tz,
     event: event && OBJECT_ID_PATTERN.test(event) ? event : null,
   };
-}
-
-/** The items of a comma list, trimmed, empty ones apart. */
-function listItems(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 }
 
 /**
