@@ -764,6 +764,36 @@ describe('import', () => {
     assert.ok(await store.getEvent(ORG, empty.id, false));
   });
 
+  test('a store that fails midway ends the run as failed and leaves the file closed', async () => {
+    const file = write('midway.ndjson', events.map((e) => JSON.stringify(e)).join('\n'));
+    /** Descriptors of this process open on `file`. */
+    const openOnFile = () =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      }).length;
+    // The real store, failing its second batch as a full disk would.
+    let batches = 0;
+    const failing = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key !== 'insertEvents') return Reflect.get(target, key, receiver) as unknown;
+        return (...args: Parameters<EventStore['insertEvents']>) =>
+          ++batches === 2 ? Promise.reject(new Error('disk full')) : target.insertEvents(...args);
+      },
+    });
+    await assert.rejects(importEvents(failing, file, { orgId: ORG, batchSize: 100 }), /disk full/);
+    // The file closes once its read in flight returns: within moments, not at exit.
+    for (let waited = 0; openOnFile() > 0 && waited < 2000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(openOnFile(), 0);
+    const [run] = await store.listIngestRuns(ORG);
+    assert.deepEqual([run?.status, run?.inserted, run?.detail], ['failed', 100, 'disk full']);
+  });
+
   test('stores the source text of each record: raw and every value verbatim, keys sorted at the top level only', async () => {
     const id = events[0]!.id;
     const line = `{"raw":{"z":9007199254740993,"a":1.0,"10":[]},"id":"${id}","eventTypeName":"JOINED_ORG","created":"2026-02-01T00:00:00Z","extra":{"b":1.50,"a":null},"username":"u@example.com"}`;

@@ -260,6 +260,9 @@ export async function importEvents(
     }
     throw error;
   } finally {
+    // A batch that failed to insert leaves the reader suspended with its
+    // file open: returning it runs its own clean-up (no-op once it ended).
+    await reader.return(undefined as never).catch(() => undefined);
     if (inserted > 0) await store.refreshStatistics();
   }
   await endIngestRun(store, run.id, {
@@ -760,6 +763,21 @@ async function* decompressed(
       yield buffer;
     }
   })();
+  try {
+    yield* decompressedFrom(counted, compression);
+  } finally {
+    // Stopped early while the first bytes were being handed on, `counted`
+    // was not being delegated to: end it here so its file closes. Not
+    // awaited: it ends after the read it may be waiting for.
+    void counted.return(undefined).catch(() => undefined);
+  }
+}
+
+/** `decompressed` past its byte count: the input as it is, or gunzipped when it starts with gzip's magic. */
+async function* decompressedFrom(
+  counted: AsyncGenerator<Buffer>,
+  compression: { gzip: boolean },
+): AsyncGenerator<Buffer> {
   // Two bytes decide; a pipe may deliver fewer first.
   let head: Buffer = Buffer.alloc(0);
   while (head.length < 2) {
@@ -876,8 +894,15 @@ async function detectFormat(
   return {
     format,
     chunks: (async function* () {
-      yield* seen;
-      yield* chunks;
+      try {
+        yield* seen;
+        yield* chunks;
+      } finally {
+        // Stopped while still handing on `seen` (a file read whole in its
+        // first chunks): `chunks` was never delegated to, so nothing else
+        // would close its file.
+        await chunks.return(undefined as never);
+      }
     })(),
   };
 }
