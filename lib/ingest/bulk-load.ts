@@ -196,7 +196,7 @@ export async function runBulkLoad(
         case 'fatal':
           await finish();
           return {
-            summary: message.summary ?? { format: 'ndjson', read: 0, invalid: 0, bytes: 0 },
+            summary: message.summary ?? { format: null, read: 0, invalid: 0, bytes: 0 },
             inserted,
             skipped,
             seconds: elapsed(started),

@@ -327,19 +327,35 @@ describe('import', () => {
     }
   });
 
-  const fatal: [string, string, RegExp][] = [
-    ['an empty file', '  \n ', /The file is empty/],
-    ['text that is not JSON', 'hello world\n', /The file is not JSON: it must start with/],
+  /** Each refusal, and the format the summary names: none where the file was refused before its format was known. */
+  const fatal: [string, string, RegExp, ImportReport['format']][] = [
+    ['an empty file', '  \n ', /The file is empty/, null],
+    ['text that is not JSON', 'hello world\n', /The file is not JSON: it must start with/, null],
     // This tool's own CSV export, given back.
-    ['CSV, named as such', 'id,created\r\n1,2\r\n', /The file looks like CSV: import reads JSON/],
-    ['a document without results', '{\n  "links": [],\n  "totalCount": 0\n}', /no "results" array/],
-    ['unbalanced brackets', '[\n{"a": 1}}\n]', /Unexpected '}' \(line 2\)/],
-    ['trailing garbage', '[]\n[]', /after the end of the JSON document/],
+    [
+      'CSV, named as such',
+      'id,created\r\n1,2\r\n',
+      /The file looks like CSV: import reads JSON/,
+      null,
+    ],
+    [
+      'a document without results',
+      '{\n  "links": [],\n  "totalCount": 0\n}',
+      /no "results" array/,
+      'envelope',
+    ],
+    ['unbalanced brackets', '[\n{"a": 1}}\n]', /Unexpected '}' \(line 2\)/, 'array'],
+    ['trailing garbage', '[]\n[]', /after the end of the JSON document/, 'array'],
   ];
-  for (const [name, content, message] of fatal) {
+  for (const [name, content, message, format] of fatal) {
     test(`refuses ${name} as a whole`, async () => {
       const file = write(`${name.replace(/\W+/g, '-')}.txt`, content);
-      await assert.rejects(importEvents(store, file, { orgId: ORG }), message);
+      await assert.rejects(importEvents(store, file, { orgId: ORG }), (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.match(error.message, message);
+        assert.equal(error.partial?.format, format);
+        return true;
+      });
     });
   }
 

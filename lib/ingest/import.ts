@@ -76,7 +76,8 @@ export type ReadOptions = {
 };
 
 export type ReadSummary = {
-  format: ImportFormat;
+  /** null: the file was refused before its format was known (empty, not JSON, CSV). */
+  format: ImportFormat | null;
   /** Records seen, valid or not. */
   read: number;
   invalid: number;
@@ -204,7 +205,7 @@ export async function importEvents(
   const issues: ImportIssue[] = [];
   let inserted = 0;
   let duplicates = 0;
-  let summary: ReadSummary = { format: 'ndjson', read: 0, invalid: 0, bytes: 0 };
+  let summary: ReadSummary = { format: null, read: 0, invalid: 0, bytes: 0 };
   const report = (): ImportReport => ({
     ...summary,
     inserted,
@@ -285,7 +286,7 @@ export async function* readEventBatches(
 ): AsyncGenerator<PackedBatch, ReadSummary> {
   const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH;
   const counts = { read: 0, invalid: 0, bytes: 0 };
-  let format: ImportFormat = 'ndjson';
+  let format: ImportFormat | null = null;
   const summary = (): ReadSummary => ({ format, ...counts });
   const chunks = decode(source, (bytes) => {
     counts.bytes = bytes;

@@ -318,7 +318,7 @@ export const importFile: Command = async (args, context) => {
     );
   }
   context.say(
-    `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format}, ${formatBytes(summary.bytes)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
+    `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format ?? 'format not recognised'}, ${formatBytes(summary.bytes)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
       `${formatNumber(summary.read)} read, ${formatNumber(result.inserted)} inserted, ` +
       `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid ` +
       `(${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s). ` +

@@ -341,6 +341,17 @@ describe('admin CLI', () => {
     assert.deepEqual([fatalJson.error.code, fatalJson.error.exitCode], ['failed', 1]);
     assert.match(fatalJson.error.message as string, /truncated/);
     assert.equal(typeof fatalJson.runId, 'string');
+    assert.equal(fatalJson.format, 'array');
+    // Refused before its format was known: the summary names none instead of a default.
+    const csv = path.join(dir, 'events.csv');
+    fs.writeFileSync(csv, 'id,created\n1,2\n');
+    const refused = cli(db, 'import', '--org', ORG_2, csv, '--json');
+    assert.equal(refused.code, 1);
+    assert.equal((refused.json as Json).format, null);
+    assert.match(
+      cli(db, 'import', '--org', ORG_2, csv).stdout,
+      /^Stopped .*events\.csv \(format not recognised, 15 B\)/m,
+    );
     assert.equal(cli(db, 'import', '--org', ORG_2, path.join(dir, 'nope.json')).code, 1);
     assert.equal(cli(db, 'import', '--org', 'dddddddddddddddddddddddd', good).code, 1);
   });
