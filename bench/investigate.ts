@@ -94,6 +94,10 @@ async function main(): Promise<void> {
       ],
       ['clusterName alone, 90 days', { fields: { clusterName: [clusterAny] } }],
       ['q (1 word) + 7 days', { ...week, q: [actor.split(/[^a-z0-9]/)[0]!] }],
+      // One-letter words, as typed into the search box: each matches
+      // thousands of terms and many types.
+      ['q (1 letter), 90 days', { q: ['a'] }],
+      ['q (3 letters) + 7 days', { ...week, q: ['a', 's', 'c'] }],
       [
         'q (2 words) + type + 7 days',
         {

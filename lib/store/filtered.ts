@@ -263,6 +263,37 @@ function clauseCond(
   return parts.length === 0 ? sql` AND 1 = 0` : sql` AND (${sql.join(parts, sql` OR `)})`;
 }
 
+/**
+ * The events (created, id, event_type) within [min, max] that a clause of
+ * terms and types holds, each once: those of its types, and those of other
+ * types holding one of its terms (two disjoint parts), within the filter's
+ * own types. The set is built whole: looking each row's terms up instead,
+ * one lookup per term per row, counted q=a b over 300,000 events in 12.6 s
+ * on PostgreSQL (and a set looked up row by row inside an OR, too large
+ * for PostgreSQL to hash, in minutes).
+ */
+function clauseSet(
+  r: Resolved,
+  clause: Clause,
+  min: number | undefined,
+  max: number | undefined,
+): RawBuilder<unknown> {
+  const postings = sql`SELECT DISTINCT t.created, t.id_hi, t.id_lo, t.type_id
+    FROM term_postings t WHERE t.term_id IN (${list(clause.termIds)})${
+      clause.types.length > 0
+        ? sql` AND t.type_id NOT IN (SELECT id FROM event_type_ids WHERE name IN (${list(clause.types)}))`
+        : sql``
+    }${typeIdCond(r, sql.raw('t.type_id'))}${dateCond(sql.raw('t.created'), min, max)}`;
+  const ofTerms = sql`SELECT p.created, ${idOf(r.engine, 'p')} AS id, ty.name AS event_type
+    FROM (${postings}) p JOIN event_type_ids ty ON ty.id = p.type_id`;
+  if (clause.types.length === 0) return ofTerms;
+  return sql`${ofTerms} UNION ALL SELECT e.created, e.id, e.event_type FROM events e
+    WHERE e.org_id = ${r.orgId} AND e.event_type IN (${list(clause.types)})${typeCond(
+      r,
+      sql.raw('e.event_type'),
+    )}${dateCond(sql.raw('e.created'), min, max)}`;
+}
+
 /** The clause whose postings drive a query: the smallest that is terms only. */
 export function driverOf(r: Resolved): Clause | undefined {
   return r.clauses
@@ -275,7 +306,9 @@ export function driverOf(r: Resolved): Clause | undefined {
  * own bounds), unordered, with how to order, identify and type them. With
  * field clauses they are postings (created, id_hi, id_lo, type_id) of the
  * smallest clause, the other clauses checked by key lookups, so the events
- * table is never read; otherwise events rows (created, id, event_type).
+ * table is never read; otherwise events rows (created, id, event_type):
+ * scanned and checked, or (q words that match types too) the clauses' sets
+ * intersected.
  */
 export type Keys = {
   sql: RawBuilder<unknown>;
@@ -287,10 +320,66 @@ export type Keys = {
   typeColumn: 'event_type' | 'type_id';
 };
 
-export function keysOf(r: Resolved, window: { min?: number; max?: number } = {}): Keys {
+/**
+ * Leading keys a caller may read (a page's offset and limit) for which
+ * scanning events newest first, each checked against the clauses, still
+ * beats building the set whole (clauseSet): the scan stops once it has
+ * them. Over 300,000 seeded events, q=a: 25-50 ms for the first page by the
+ * scan, 200-320 ms for any page from the sets; the scan's cost grows with
+ * the page's depth (each row it passes looks up every term of the word).
+ */
+const SCAN_PREFIX_LIMIT = 1_000;
+
+/**
+ * Whether the filter's keys are best found as sets (clauseSet): when no
+ * clause is terms only (it would drive, its postings checked against the
+ * rest) and some q word matches both terms and types (`a` matches
+ * thousands of terms and every ACCOUNT_… and ALERT_… type). Checking such a
+ * word event by event looked up every one of its terms for each event:
+ * counting q=a over 300,000 events took 11 s on SQLite and 74 s on
+ * PostgreSQL, 0.3 s as sets.
+ */
+function hasTermsAndTypesClause(r: Resolved): boolean {
+  return r.clauses.some((c) => c.termIds.length > 0 && c.types.length > 0);
+}
+
+/**
+ * `first`: how many keys, in order, the caller reads (a page: offset plus
+ * limit); undefined when it reads the whole set (a count, facets, a
+ * histogram, an export).
+ */
+export function keysOf(
+  r: Resolved,
+  window: { min?: number; max?: number } = {},
+  { first }: { first?: number } = {},
+): Keys {
   const min = Math.max(r.minCreated ?? -Infinity, window.min ?? -Infinity);
   const max = Math.min(r.maxCreated ?? Infinity, window.max ?? Infinity);
   const driver = driverOf(r);
+  const asSets =
+    !driver && (first === undefined || first > SCAN_PREFIX_LIMIT) && hasTermsAndTypesClause(r);
+  if (asSets) {
+    // Every clause with terms as its own set, intersected; a clause of types
+    // alone is a plain check on each row of the result.
+    const sets = r.clauses
+      .filter((c) => c.termIds.length > 0)
+      .sort((a, b) => a.estimate - b.estimate)
+      .map((c) => sql`SELECT * FROM (${clauseSet(r, c, min, max)}) s`);
+    return {
+      sql: sql`SELECT u.created, u.id, u.event_type FROM (${sql.join(
+        sets,
+        sql` INTERSECT `,
+      )}) u WHERE 1 = 1${sql.join(
+        r.clauses
+          .filter((c) => c.termIds.length === 0)
+          .map((c) => clauseCond(r, c, 'u', false, min, max)),
+        sql``,
+      )}`,
+      order: (d) => sql.raw(`k.created ${d}, k.id ${d}`),
+      id: sql.ref('k.id'),
+      typeColumn: 'event_type',
+    };
+  }
   if (!driver) {
     return {
       sql: sql`SELECT e.created, e.id, e.event_type FROM events e WHERE e.org_id = ${r.orgId}${typeCond(

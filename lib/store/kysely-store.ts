@@ -312,7 +312,7 @@ export abstract class KyselyStore implements EventStore {
     skip: number,
     includeRaw: boolean,
   ): Promise<StoredEvent[]> {
-    const keys = keysOf(r, bounds);
+    const keys = keysOf(r, bounds, { first: skip + limit });
     const { rows } = await sql<EventRow>`SELECT e.org_id, e.id, e.created, e.event_type, e.doc${
       includeRaw ? sql`, e.raw` : sql``
     } FROM (SELECT * FROM (${keys.sql}) k ORDER BY ${keys.order('DESC')} LIMIT ${limit} OFFSET ${skip}) k
@@ -672,7 +672,9 @@ export abstract class KyselyStore implements EventStore {
     let max = r.maxCreated;
     if (min === undefined || max === undefined) {
       const edge = async (direction: 'ASC' | 'DESC') => {
-        const { rows } = await sql<{ created: number }>`SELECT created FROM (${keysOf(r).sql}) k
+        const { rows } = await sql<{ created: number }>`SELECT created FROM (${
+          keysOf(r, {}, { first: 1 }).sql
+        }) k
           ORDER BY created ${sql.raw(direction)} LIMIT 1`.execute(db);
         return rows[0] === undefined ? undefined : Number(rows[0].created);
       };

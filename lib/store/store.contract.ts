@@ -776,6 +776,68 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         }
       });
 
+      test('q words matching both terms and types, up to three at once: counts, shallow and deep pages, cursor, facets, histograms', async () => {
+        // One-letter words match thousands of terms and many types: the
+        // store builds their sets whole (counts, deep pages) or scans events
+        // (a first page); both must give the oracle's answer.
+        const cases: Omit<EventFilter, 'orgId'>[] = [
+          { q: ['a'] },
+          { q: ['a', 's'] },
+          { q: ['c', 'e', 'o'] },
+          {
+            q: ['a'],
+            fields: {
+              clusterName: [...new Set(all.map((e) => valueOf(e, 'clusterName')))]
+                .filter((v): v is string => v !== undefined)
+                .slice(0, 3),
+            },
+          },
+          { q: ['p', 'd'], excludeEventTypes: [all[0]!.eventTypeName] },
+          { q: ['a', 'u'], minCreated: from + 2 * DAY_MS + 5, maxCreated: to - 3 * DAY_MS - 7 },
+        ];
+        for (const f of cases) {
+          const context = JSON.stringify(f);
+          const expected = all.filter((e) => matches(e, f));
+          assert.ok(expected.length > 0, `${context} matches some events`);
+          for (const offset of [0, Math.floor(expected.length / 2), expected.length - 10]) {
+            if (offset < 0) continue;
+            const page = await store.listEvents({
+              orgId: orgD,
+              ...f,
+              offset,
+              limit: 30,
+              includeCount: true,
+              includeRaw: false,
+            });
+            assert.equal(page.totalCount, expected.length, `${context} offset ${offset}`);
+            assert.deepEqual(
+              page.events.map((e) => e.id),
+              expected.slice(offset, offset + 30).map((e) => e.id),
+              `${context} offset ${offset}`,
+            );
+          }
+          const streamed = await readAll(
+            await store.openEventCursor({ orgId: orgD, ...f }, { includeRaw: false }),
+          );
+          assert.deepEqual(
+            streamed.map((e) => e.id),
+            expected.map((e) => e.id),
+            context,
+          );
+          assert.deepEqual(
+            await store.facets({ orgId: orgD, ...f }, FACET_FIELDS, 8),
+            oracleFacets(all, f, FACET_FIELDS, 8),
+            context,
+          );
+          const query = { ...f, buckets: 40 };
+          assert.deepEqual(
+            await store.histogram({ orgId: orgD, ...query }),
+            oracleHistogram(all, query),
+            context,
+          );
+        }
+      });
+
       test('random combinations: histogram buckets', async () => {
         for (let i = 0; i < 40; i++) {
           const f = randomFilter();
