@@ -135,6 +135,16 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops reading (`events export --out - | head`) ends the
+// command there and quietly, as Unix tools end on SIGPIPE (which Node
+// ignores, turning each later write into an EPIPE error). What was written
+// was whole batches or transactions; a bulk load's run is left running and
+// recorded as interrupted by the next reader of the ledger.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(EXIT.readerGone);
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

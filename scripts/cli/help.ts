@@ -131,4 +131,5 @@ Exit codes:
       an invalid configuration in the environment: error code "config" under --json)
   ${EXIT.someInvalid}   import or mirror finished but some records were invalid and skipped
   ${EXIT.usage}  bad command line (unknown command or option, missing or malformed value)
+  ${EXIT.readerGone} whatever read the output stopped reading (| head): the command ends there, quietly
 `;

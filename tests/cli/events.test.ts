@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,7 @@ import { privateKeyMatches } from '@/lib/auth/api-keys';
 import { openStore } from '@/lib/store';
 import { parseCsv } from '@/tests/helpers/csv';
 import { CLOSED_REDIS_URL } from '@/tests/helpers/redis';
-import { cli, cliWith } from './run-cli';
+import { cli, cliWith, ROOT } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0e01';
 const COPY = '6b1c2d3e4f5a6b7c8d9e0e02';
@@ -201,6 +202,23 @@ describe('CLI: events list, get, export and keys rotate', () => {
       assert.doesNotMatch(result.stderr, /partial|Exporting/);
     }
     assert.deepEqual(fs.readdirSync(target), []);
+  });
+
+  test('events export --out - into a reader that stops early (| head) ends at once and quietly, exit 141', () => {
+    // 3,000 events are megabytes: far more than the pipe holds once head has gone.
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        'node --import tsx scripts/cli.ts events export --org "$1" --out - --database "$2" | head -c 100 >/dev/null; echo "${PIPESTATUS[0]}"',
+        'export-to-head',
+        ORG,
+        db,
+      ],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'test' }, timeout: 120_000 },
+    );
+    assert.equal(run.stdout.trim(), '141', run.stderr);
+    assert.equal(run.stderr, '');
   });
 
   test('keys rotate: a new private key printed once, the old one refused at once', async () => {
