@@ -190,8 +190,11 @@ export const importFile: Command = async (args, context) => {
   if (file !== '-') {
     const stat = fs.statSync(file, { throwIfNoEntry: false });
     if (!stat) throw new CommandError(`Cannot read ${file}: no such file`);
-    if (!stat.isFile()) throw new CommandError(`Cannot read ${file}: not a regular file`);
-    size = stat.size;
+    // A named pipe too (`import <(zcat old/*.gz)`): its size is unknown, like stdin's.
+    if (!stat.isFile() && !stat.isFIFO()) {
+      throw new CommandError(`Cannot read ${file}: not a regular file or a pipe`);
+    }
+    size = stat.isFile() ? stat.size : 0;
   }
   const store = await context.store();
   await requireOrg(store, orgId, "Create it first with 'orgs create --name NAME --id ID'.");

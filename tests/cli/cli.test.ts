@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import Database from 'better-sqlite3';
 import pgModule from 'pg';
 import { generateEvents } from '@/lib/ingest/seed';
 import { createTestDatabase } from '../helpers/postgres';
-import { cli, cliWithInput, startCli } from './run-cli';
+import { cli, cliWithInput, ROOT, startCli } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0f1a';
 const ORG_2 = '6b1c2d3e4f5a6b7c8d9e0f1b';
@@ -331,6 +332,32 @@ describe('admin CLI', () => {
     );
     assert.equal(piped.code, 0, piped.stderr);
     assert.deepEqual([(piped.json as Json).format, (piped.json as Json).inserted], ['ndjson', 2]);
+
+    // A named pipe, as bash's process substitution gives one (/dev/fd/63).
+    const substituted = path.join(dir, 'substituted.ndjson');
+    fs.writeFileSync(
+      substituted,
+      events
+        .slice(0, 3)
+        .map((e) => JSON.stringify({ ...e, id: `${e.id.slice(0, 20)}eeee` }))
+        .join('\n'),
+    );
+    const fromPipe = spawnSync(
+      'bash',
+      [
+        '-c',
+        'node --import tsx scripts/cli.ts import --org "$1" <(cat "$2") --database "$3" --json',
+        'import-substituted',
+        ORG_2,
+        substituted,
+        db,
+      ],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_ENV: 'test' }, timeout: 120_000 },
+    );
+    assert.equal(fromPipe.status, 0, fromPipe.stderr);
+    const pipeSummary = JSON.parse(fromPipe.stdout) as Json;
+    assert.deepEqual([pipeSummary.format, pipeSummary.inserted], ['ndjson', 3]);
+    assert.match(pipeSummary.file as string, /^\/dev\/fd\/\d+$/);
 
     const broken = path.join(dir, 'broken.json');
     fs.writeFileSync(broken, '[{"id": 1}');
