@@ -40,6 +40,11 @@ describe('the import ledger: a run undone while it goes on', () => {
     assert.equal(status, 'undone');
     const ended = (await store.getIngestRun(run.id))!;
     assert.equal(ended.status, 'undone', 'not overwritten by finished');
+    assert.equal(
+      ended.inserted,
+      30,
+      'what it inserted in all, not the zero of before its first heartbeat',
+    );
     assert.match(ended.detail ?? '', /20 events removed; it went on until .* and ended finished/);
     assert.match(ended.detail ?? '', new RegExp(`'imports undo ${run.id}' again removes it`));
 

@@ -96,7 +96,13 @@ export async function endIngestRun(
     `it went on until ${new Date(now).toISOString()} and ended ${patch.status}` +
     `${patch.inserted === undefined ? '' : ` (${patch.inserted} inserted in all)`}; ` +
     `what it inserted after the undo remains: 'imports undo ${id}' again removes it`;
+  // Its counts too: what the run did in all (an undo started before its
+  // first heartbeat left zeros that the table showed beside events still stored).
+  const { inserted, skipped, rejected } = patch;
   await store.updateIngestRun(id, {
+    inserted,
+    skipped,
+    rejected,
     finished: now,
     heartbeat: now,
     detail: run?.detail ? `${run.detail}; ${after}` : after,

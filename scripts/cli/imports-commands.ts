@@ -67,6 +67,14 @@ const list: Command = async (args, context) => {
     const undo = run.inserted > 0 ? ` 'imports undo ${run.id}' removes the events it added.` : '';
     context.say(`Run ${run.id} ${run.status}${run.detail ? `: ${run.detail}` : ''}.${undo}`);
   }
+  // An undo forced while the run went on leaves what it added afterwards.
+  for (const run of runs.filter((r) => r.status === 'undone')) {
+    const left = await store.countRunEvents(run.orgId, run.id);
+    if (left === 0) continue;
+    context.say(
+      `Run ${run.id} undone, but ${formatCount(left, 'event')} of it remain: ${run.detail ?? 'added after the undo'}.`,
+    );
+  }
   return EXIT.ok;
 };
 

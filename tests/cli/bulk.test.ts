@@ -5,7 +5,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { generateEvents } from '@/lib/ingest/seed';
+import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { generateEventBatches, generateEvents } from '@/lib/ingest/seed';
+import { openStore } from '@/lib/store';
 import { cli, cliFrom, cliWithInput } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
@@ -179,6 +181,53 @@ describe('CLI: seed and import', () => {
     const table = cli(db, 'imports', 'list');
     assert.match(table.stdout, /^ID +ORG +KIND/m);
     assert.match(table.stdout, new RegExp(`${second} +import +finished`));
+  });
+
+  test('imports list: a run undone while it went on shows its counts and the events it left, with the undo that removes them', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b09';
+    const { db } = orgAndEvents('undone-meanwhile', org, 1);
+    const events = [
+      ...generateEventBatches(
+        {
+          orgId: org,
+          count: 30,
+          seed: 'undone',
+          from: Date.UTC(2026, 0, 1),
+          to: Date.UTC(2026, 0, 2),
+        },
+        30,
+      ),
+    ].flat();
+    // The import's side, in process: a batch, an undo forced meanwhile, two
+    // more batches the import's process did not know were unwanted, its end.
+    const store = await openStore(db);
+    try {
+      const run = await startIngestRun(store, { orgId: org, kind: 'import', source: 'pipe' });
+      await store.insertEvents(org, events.slice(0, 10), { runId: run.id });
+      const undo = cli(db, 'imports', 'undo', run.id, '--force');
+      assert.equal(undo.code, 0, undo.stderr);
+      await store.insertEvents(org, events.slice(10), { runId: run.id });
+      await endIngestRun(store, run.id, {
+        status: 'finished',
+        inserted: 30,
+        skipped: 0,
+        rejected: 0,
+      });
+      const table = cli(db, 'imports', 'list', '--org', org);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, new RegExp(`^${run.id} +import +undone +\\S+ +\\S+ +30 `, 'm'));
+      assert.match(
+        table.stdout,
+        new RegExp(
+          `^Run ${run.id} undone, but 20 events of it remain: .*'imports undo ${run.id}' again removes it`,
+          'm',
+        ),
+      );
+      assert.equal(cli(db, 'imports', 'undo', run.id).code, 0);
+      assert.doesNotMatch(cli(db, 'imports', 'list', '--org', org).stdout, /of it remain/);
+    } finally {
+      await store.close();
+    }
   });
 
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
