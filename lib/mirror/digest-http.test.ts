@@ -9,7 +9,10 @@ import { DigestHttpClient } from './digest-http';
  * requests that carried credentials): true accepts, else a 401 with a new
  * nonce, stale as told.
  */
-async function server(decide: (authorized: number) => true | 429 | { stale: boolean }) {
+async function server(
+  decide: (authorized: number) => true | 429 | { stale: boolean },
+  { host = '127.0.0.1', username = 'abcdefgh', timeoutMs = 60_000 } = {},
+) {
   let authorized = 0;
   const listener = http.createServer((req, res) => {
     const verdict = req.headers.authorization ? decide(++authorized) : { stale: false };
@@ -27,13 +30,11 @@ async function server(decide: (authorized: number) => true | 429 | { stale: bool
       })
       .end('{}');
   });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => listener.listen(0, host, resolve));
   const { port } = listener.address() as AddressInfo;
+  const origin = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   return {
-    client: new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
-      username: 'abcdefgh',
-      password: 'secret',
-    }),
+    client: new DigestHttpClient(origin, { username, password: 'secret' }, timeoutMs),
     authorized: () => authorized,
     close: () => listener.close(),
   };
@@ -73,6 +74,29 @@ test('a nonce the server calls stale, or forgets after accepting it, gets one fr
       assert.equal((await source.client.get('/api/public/v1.0/orgs')).status, 200);
     }
     assert.equal(source.authorized(), 5);
+  } finally {
+    source.client.close();
+    source.close();
+  }
+});
+
+test('a source at an IPv6 literal (http://[::1]:port) is reached', async () => {
+  const source = await server(() => true, { host: '::1' });
+  try {
+    assert.equal((await source.client.get('/api/public/v1.0/orgs')).status, 200);
+  } finally {
+    source.client.close();
+    source.close();
+  }
+});
+
+test('a key a header cannot carry fails its request at once, leaving no deadline behind', async () => {
+  // Refused by the HTTP client as the request is made. Its deadline was left
+  // running and, when it fired, threw outside any promise: the process died.
+  const source = await server(() => true, { username: 'abcdefg\r', timeoutMs: 50 });
+  try {
+    await assert.rejects(source.client.get('/api/public/v1.0/orgs'), /Invalid character/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   } finally {
     source.client.close();
     source.close();

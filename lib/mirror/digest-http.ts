@@ -185,36 +185,44 @@ export class DigestHttpClient {
         this.inFlight.delete(fail);
       };
       this.inFlight.add(fail);
-      const request = transport.request(
-        {
-          protocol: this.origin.protocol,
-          hostname: this.origin.hostname,
-          port: this.origin.port,
-          path: pathAndQuery,
-          method: 'GET',
-          agent: this.agent,
-          headers: {
-            accept: 'application/json',
-            'user-agent': 'org-events-mirror',
-            ...(authorization ? { authorization } : {}),
+      let request: http.ClientRequest;
+      try {
+        request = transport.request(
+          {
+            protocol: this.origin.protocol,
+            // A URL's IPv6 literal keeps its brackets ([::1]), which a lookup takes for a name.
+            hostname: this.origin.hostname.replace(/^\[(.*)\]$/, '$1'),
+            port: this.origin.port,
+            path: pathAndQuery,
+            method: 'GET',
+            agent: this.agent,
+            headers: {
+              accept: 'application/json',
+              'user-agent': 'org-events-mirror',
+              ...(authorization ? { authorization } : {}),
+            },
+            timeout: this.timeoutMs,
           },
-          timeout: this.timeoutMs,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            settle();
-            resolve({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body: Buffer.concat(chunks).toString('utf8'),
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              settle();
+              resolve({
+                status: response.statusCode ?? 0,
+                headers: response.headers,
+                body: Buffer.concat(chunks).toString('utf8'),
+              });
             });
-          });
-          response.on('error', failWith);
-          response.on('aborted', () => failWith(new Error('the connection closed mid-response')));
-        },
-      );
+            response.on('error', failWith);
+            response.on('aborted', () => failWith(new Error('the connection closed mid-response')));
+          },
+        );
+      } catch (error) {
+        // Refused before any connection (a header value it cannot send).
+        failWith(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
       request.on('timeout', () =>
         request.destroy(new Error(`no answer within ${this.timeoutMs / 1000} s`)),
       );

@@ -64,6 +64,19 @@ export const mirror: Command = async (args, context) => {
       'The private key is missing: set MIRROR_PRIVATE_KEY (or pass --private-key)',
     );
   }
+  // Both go into the Authorization header's digest: a character a header
+  // cannot carry failed each request after its 60 s deadline, and a stray
+  // one that it can (none here) would only show as a wrong key.
+  for (const [name, key] of [
+    ['--public-key', publicKey],
+    ['The private key', privateKey],
+  ] as const) {
+    if (/[^\x21-\x7e]/.test(key)) {
+      throw new UsageError(
+        `${name} holds a space, a control character (a carriage return, from a file with Windows line endings?) or a character beyond ASCII: API keys have none`,
+      );
+    }
+  }
   const since = values.since === undefined ? undefined : parseDate(values.since, '--since');
   if (values.interval !== undefined && !values.follow) {
     throw new UsageError('--interval only applies with --follow');

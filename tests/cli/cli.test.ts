@@ -68,6 +68,20 @@ describe('admin CLI', () => {
         /--from must be before --to/,
       ],
       [['import', '--org', ORG], /Missing FILE/],
+      ...(['abcdefgh\r', 'ab☃cdefg'] as const).map((key): [string[], RegExp] => [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+          ...['--source-org', ORG, '--public-key', key, '--private-key', 'secret'],
+        ],
+        /--public-key holds a space, a control character \(a carriage return/,
+      ]),
+      [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+          ...['--source-org', ORG, '--public-key', 'abcdefgh', '--private-key', 'secret\r'],
+        ],
+        /The private key holds a space, a control character/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = cli(db, ...args);
