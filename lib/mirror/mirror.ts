@@ -97,6 +97,14 @@ type Segment = {
   pageNum: number;
   /** Newest `created` (ms) seen in this segment: `through` once it is done. */
   top?: number;
+  /**
+   * When the walk of an open-ended segment began (ms, this machine's
+   * clock): the copy is complete through no later than that, whatever
+   * `created` the source showed. Through an event dated 2099 (bad data, a
+   * source clock ahead), every later catch-up started in 2099 and copied
+   * nothing more. Absent from checkpoints saved before it existed.
+   */
+  started?: number;
 };
 
 type Checkpoint = { version: 1; through?: number; segment?: Segment };
@@ -234,7 +242,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       if (!done) {
         checkpoint = { ...checkpoint, segment: { ...segment } };
       } else {
-        const through = Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity);
+        const through = Math.min(
+          Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity),
+          segment.started ?? Infinity,
+        );
         checkpoint = { version: 1, ...(Number.isFinite(through) ? { through } : {}) };
       }
       await save();
@@ -324,7 +335,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         while (!stopped) {
           const lo =
             checkpoint.through !== undefined ? checkpoint.through - overlapMs : options.since;
-          stopped = !(await walk({ lo, pageNum: 1 }));
+          stopped = !(await walk({ lo, pageNum: 1, started: Date.now() }));
           if (stopped || !options.follow) break;
           const nextCheckSeconds = options.intervalSeconds ?? 60;
           options.onCaughtUp?.({ ...progress(), through: throughText(), nextCheckSeconds });
