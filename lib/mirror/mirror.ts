@@ -333,8 +333,15 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       try {
         if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
         while (!stopped) {
-          const lo =
-            checkpoint.through !== undefined ? checkpoint.through - overlapMs : options.since;
+          // A checkpoint saved before walks were capped (Segment.started)
+          // may say the copy is complete through a future instant: where it
+          // really stands is unknown, so the walk starts over (what is
+          // already copied is skipped).
+          const through =
+            checkpoint.through !== undefined && checkpoint.through <= Date.now()
+              ? checkpoint.through
+              : undefined;
+          const lo = through !== undefined ? through - overlapMs : options.since;
           stopped = !(await walk({ lo, pageNum: 1, started: Date.now() }));
           if (stopped || !options.follow) break;
           const nextCheckSeconds = options.intervalSeconds ?? 60;

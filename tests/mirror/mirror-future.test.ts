@@ -58,5 +58,29 @@ for (const [engine, open] of TEST_ENGINES) {
         await drop();
       }
     });
+
+    test('a checkpoint saved complete through a future instant (before walks were capped) is walked again from the start', async () => {
+      const past = sourceEvent(Date.now() - 3_600_000, 'c0');
+      const source = await listingSource([past]);
+      const { store, drop } = await open();
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+        const key = `${source.baseUrl}#${SOURCE_ORG}`;
+        const stale = JSON.stringify({ version: 1, through: Date.UTC(2099, 0, 1) });
+        assert.equal(await store.setMirrorCheckpoint(ORG, key, stale), true);
+        const run = await runMirror({
+          store,
+          orgId: ORG,
+          itemsPerPage: 5,
+          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+        });
+        assert.equal(run.copied, 1);
+        assert.ok(run.through !== null && Date.parse(run.through) <= Date.now(), run.through!);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
   });
 }
