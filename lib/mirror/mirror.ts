@@ -275,6 +275,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       const done = records.length === 0;
       if (!done) {
         tooNew(ends, segment.hi);
+        repeatedPage(window, records, edge);
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
@@ -477,6 +478,24 @@ function tooNew(ends: DatedEnds | undefined, hi: string | undefined): void {
     throw new MirrorError(
       'SOURCE_FAILED',
       `The source served an event created ${formatCreated(newest)} for a window ending ${hi}: it does not filter by maxDate`,
+    );
+  }
+}
+
+/**
+ * A page p > 1 of a window holding only events of the pages before it: the
+ * source ignores pageNum (serving page 1 again), and the walk, which steps
+ * to the next page of a second filled by whole pages, would never end.
+ */
+function repeatedPage(
+  window: MirrorProgress['window'],
+  records: readonly SourceRecord[],
+  edge: EdgeSecond,
+): void {
+  if (window.pageNum > 1 && records.every((record) => edge.has(record))) {
+    throw new MirrorError(
+      'SOURCE_FAILED',
+      `The source served page ${window.pageNum} of the window ending ${window.maxDate ?? 'now'} with the events of the pages before it: it does not page by pageNum`,
     );
   }
 }

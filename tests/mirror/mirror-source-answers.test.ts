@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import {
   eventsSecondApart,
+  groupCreatedDocument,
   listingSource,
   mirrorIntoFreshStore,
 } from '@/tests/helpers/mirror-copy';
@@ -89,6 +90,34 @@ test('an https:// source that answers in plain HTTP fails at once, saying so', a
       /does not answer in TLS .*: is it http:\/\/ rather than https:\/\/\?$/,
     );
     assert.equal(src.requests(), 0);
+  } finally {
+    src.close();
+  }
+});
+
+test('a source that ignores pageNum (page 2 of a second served as page 1 again) fails, naming it, instead of paging forever', async () => {
+  // Seven events in one second: a page of 3 is all one second, so the walk
+  // asks for page 2 of it, which this source answers with page 1 again.
+  const second = BASE + 60_000;
+  const oneSecond = Array.from({ length: 7 }, (_, i) => {
+    const id = objectIdAt(second, `cdcdcdcd${String(i).padStart(8, '0')}`);
+    return {
+      id,
+      at: second,
+      doc: groupCreatedDocument({ at: second, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
+    };
+  });
+  const src = await listingSource(oneSecond, {
+    misbehave: (_n, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ links: [], results: oneSecond.slice(0, 3).map((e) => e.doc) }));
+      return true;
+    },
+  });
+  try {
+    await assert.rejects(mirror(src.baseUrl), /page 2 .* it does not page by pageNum/);
+    assert.ok(src.requests() <= 3, `${src.requests()} requests`);
   } finally {
     src.close();
   }
