@@ -62,6 +62,12 @@ export type MirrorOptions = {
   onProgress?: (progress: MirrorProgress) => void;
   /** With `follow`: after each catch-up, before waiting `nextCheckSeconds`. */
   onCaughtUp?: (state: MirrorCaughtUp) => void;
+  /**
+   * With `follow`: a walk ended by a source down or failing for now
+   * (MirrorError.transient); the mirror tries again from its checkpoint
+   * after `nextCheckSeconds`.
+   */
+  onSourceDown?: (state: MirrorProgress & { reason: string; nextCheckSeconds: number }) => void;
   /** A record the source served that is not a valid event (counted as rejected). */
   onRejected?: (record: unknown, message: string) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -354,10 +360,21 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         }
         break;
       } catch (error) {
-        if (!(error instanceof CheckpointMoved)) throw error;
-        // Changed under this walk (an undo dropped it): it starts over
-        // from the stored checkpoint (none: everything, as a first run).
-        await reread();
+        if (error instanceof CheckpointMoved) {
+          // Changed under this walk (an undo dropped it): it starts over
+          // from the stored checkpoint (none: everything, as a first run).
+          await reread();
+        } else if (options.follow && error instanceof MirrorError && error.transient) {
+          // A following mirror outlives a source's outage or maintenance:
+          // it waits, then walks again from what it last stored.
+          const nextCheckSeconds = options.intervalSeconds ?? 60;
+          options.onSourceDown?.({ ...progress(), reason: error.message, nextCheckSeconds });
+          await pause(nextCheckSeconds * 1000);
+          if ((stopped = shouldStop())) break;
+          await reread();
+          // The walk moved the segment it was given past what was stored.
+          checkpoint = parse(stored);
+        } else throw error;
         listing = new ListingOrder();
       }
     }

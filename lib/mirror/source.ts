@@ -56,6 +56,12 @@ export class MirrorError extends Error {
   constructor(
     readonly code: MirrorErrorCode,
     message: string,
+    /**
+     * A source that had answered is down or failing for now (unreachable,
+     * 5xx or rate limited past the retries): a `--follow` mirror waits and
+     * tries again instead of ending.
+     */
+    readonly transient = false,
   ) {
     super(message);
     this.name = 'MirrorError';
@@ -180,6 +186,7 @@ export class SourceClient {
         throw new MirrorError(
           'SOURCE_FAILED',
           `The source's answer to ${path} ${listing}, ${failures + 1} times in a row`,
+          true,
         );
       }
       failures++;
@@ -257,6 +264,7 @@ export class SourceClient {
           throw new MirrorError(
             'UNREACHABLE',
             `Cannot reach ${this.base.origin}: ${reason}${failures > 0 ? ` (after ${failures + 1} attempts)` : ''}`,
+            this.answered,
           );
         }
         failures++;
@@ -271,6 +279,7 @@ export class SourceClient {
           throw new MirrorError(
             'SOURCE_FAILED',
             `The source kept answering 429 (rate limited) for ${path}`,
+            true,
           );
         }
         throttled++;
@@ -291,6 +300,7 @@ export class SourceClient {
           throw new MirrorError(
             'SOURCE_FAILED',
             `The source failed ${failures + 1} times in a row on ${path}: ${statusLine(answer.status, errorCode)}`,
+            true,
           );
         }
         failures++;

@@ -139,6 +139,7 @@ export const mirror: Command = async (args, context) => {
         }),
       onProgress: (progress) => status.update(progress),
       onCaughtUp: (state) => status.caughtUp(state),
+      onSourceDown: ({ reason, nextCheckSeconds }) => status.sourceDown(reason, nextCheckSeconds),
       onRejected: (_record, message) => {
         status.clear();
         context.note(`Rejected an event the source served: ${message}`);
@@ -208,6 +209,14 @@ class StatusLine {
   /** A wait the source asked for (429): said at once, whatever the last line's age. */
   waiting(reason: string, ms: number): void {
     this.show(`Mirroring: ${reason}, waiting ${formatNumber(Math.ceil(ms / 1000))} s`);
+  }
+
+  /** Following: a walk the source's outage ended; said at once, and each time. */
+  sourceDown(reason: string, nextCheckSeconds: number): void {
+    this.show(
+      `Source unavailable (${new Date().toISOString().slice(11, 19)} UTC): ${reason}; trying again in ${formatNumber(nextCheckSeconds)} s`,
+    );
+    if (this.stream.isTTY) this.clear();
   }
 
   caughtUp(state: MirrorCaughtUp): void {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
+import { runMirror } from '@/lib/mirror/mirror';
 import {
   eventsSecondApart,
   groupCreatedDocument,
@@ -118,6 +119,67 @@ test('a source that ignores pageNum (page 2 of a second served as page 1 again) 
   try {
     await assert.rejects(mirror(src.baseUrl), /page 2 .* it does not page by pageNum/);
     assert.ok(src.requests() <= 3, `${src.requests()} requests`);
+  } finally {
+    src.close();
+  }
+});
+
+test('--follow outlives a source outage: it waits, walks again from what it stored, and the copy is complete', async () => {
+  // Requests 3 to 8 fail (503): past the retries of the first walk, which
+  // ends mid-way; the next walk, after the wait, finds the source back.
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n < 3 || n > 8) return false;
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":503}');
+      return true;
+    },
+  });
+  const { store, drop } = await openSqliteTestStore();
+  try {
+    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+    const downs: string[] = [];
+    let catchUps = 0;
+    const summary = await runMirror({
+      store,
+      orgId: ORG,
+      itemsPerPage: 3,
+      eventsPerWrite: 3,
+      follow: true,
+      intervalSeconds: 0,
+      pause: () => Promise.resolve(),
+      shouldStop: () => catchUps >= 1,
+      onCaughtUp: () => catchUps++,
+      onSourceDown: ({ reason }) => downs.push(reason),
+      source: {
+        baseUrl: src.baseUrl,
+        orgId: SOURCE_ORG,
+        publicKey: 'p',
+        privateKey: 'k',
+        maxRetries: 2,
+        backoffMs: 1,
+      },
+    });
+    assert.ok(downs.length >= 1, 'the outage was reported');
+    assert.match(downs[0]!, /The source failed 3 times in a row .*503/);
+    assert.equal(summary.copied, events.length);
+    assert.equal(await store.countEvents({ orgId: ORG }), events.length);
+  } finally {
+    src.close();
+    await store.close();
+    await drop();
+  }
+});
+
+test('without --follow, a source outage past the retries ends the mirror with the error', async () => {
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n < 3) return false;
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":503}');
+      return true;
+    },
+  });
+  try {
+    await assert.rejects(mirror(src.baseUrl), /The source failed \d+ times in a row .*503/);
   } finally {
     src.close();
   }
