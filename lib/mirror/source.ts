@@ -332,7 +332,7 @@ export class SourceClient {
           )
         : new MirrorError(
             'NOT_FOUND',
-            `The source answered ${statusLine(404, errorCode)} for ${this.base.href}/orgs/${org}/events: ${BASE_URL_HINT} Is --source-org right?`,
+            `The source answered ${statusLine(404, errorCode)} for ${this.base.href.replace(/\/+$/, '')}/orgs/${org}/events: ${BASE_URL_HINT} Is --source-org right?`,
           );
     }
     if (answer.status >= 300 && answer.status < 400) {

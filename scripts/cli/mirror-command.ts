@@ -53,6 +53,19 @@ export const mirror: Command = async (args, context) => {
   if (parsedUrl.protocol !== 'https:' && parsedUrl.protocol !== 'http:') {
     throw new UsageError(`--source must be an http or https URL, got '${baseUrl}'`);
   }
+  // The URL names the mirror's checkpoint and is kept in the import ledger
+  // (imports list shows it): a name and password in it would be stored and
+  // shown, and the request never sent them anyway (Digest uses the keys).
+  if (parsedUrl.username !== '' || parsedUrl.password !== '') {
+    throw new UsageError(
+      '--source must not hold a user name or password: the keys go in --public-key and MIRROR_PRIVATE_KEY',
+    );
+  }
+  if (parsedUrl.search !== '' || parsedUrl.hash !== '') {
+    throw new UsageError(
+      `--source is the API's base URL, without a query or fragment (such as https://host/api/public/v1.0), got '${baseUrl}'`,
+    );
+  }
   const sourceOrg = parseObjectId(
     requireOption(values['source-org'], '--source-org'),
     '--source-org',

@@ -82,6 +82,20 @@ describe('admin CLI', () => {
         ],
         /The private key holds a space, a control character/,
       ],
+      [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://me:pw@127.0.0.1:9/api/public/v1.0'],
+          ...['--source-org', ORG, '--public-key', 'abcdefgh', '--private-key', 'secret'],
+        ],
+        /--source must not hold a user name or password/,
+      ],
+      [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://127.0.0.1:9/api/public/v1.0?x=1'],
+          ...['--source-org', ORG, '--public-key', 'abcdefgh', '--private-key', 'secret'],
+        ],
+        /--source is the API's base URL, without a query or fragment/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = cli(db, ...args);
