@@ -77,9 +77,9 @@ export const mirror: Command = async (args, context) => {
       'The private key is missing: set MIRROR_PRIVATE_KEY (or pass --private-key)',
     );
   }
-  // Both go into the Authorization header's digest: a character a header
-  // cannot carry failed each request after its 60 s deadline, and a stray
-  // one that it can (none here) would only show as a wrong key.
+  // Both go into the Authorization header: a character a header cannot
+  // carry failed every request, and only after its 60 s deadline; a space
+  // it can carry would only have shown as a wrong key. API keys hold neither.
   for (const [name, key] of [
     ['--public-key', publicKey],
     ['The private key', privateKey],
