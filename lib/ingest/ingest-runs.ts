@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { rewoundMirrorCheckpoint } from '@/lib/domain/mirror-checkpoint';
 import { newObjectId } from '@/lib/domain/object-id';
 import type {
   DeleteOptions,
@@ -203,6 +204,19 @@ export async function undoIngestRun(
       detail: `undo started at ${new Date().toISOString()} and not finished: part of its events may be gone; 'imports undo ${id}' again completes it`,
     });
   }
+  // Where the copy a mirror holds may now have holes: from the run's oldest
+  // event on (a mirror skipped as already present what an import had
+  // added). Wound back before the deletion too, so an undo stopped midway
+  // has already said so; and after it, over what a mirror running meanwhile
+  // saved (it read those events as present).
+  const oldest = await store.oldestRunEvent(run.orgId, id);
+  const rewind = () =>
+    oldest === null
+      ? Promise.resolve(0)
+      : store.rewriteMirrorCheckpoints(run.orgId, (state) =>
+          rewoundMirrorCheckpoint(state, oldest),
+        );
+  await rewind();
   const deleted = await store.deleteEvents(run.orgId, { runId: id }, options);
   // An undone run is undone again only for what it inserted after its undo
   // (it went on: endIngestRun); with nothing of it left, that is refused.
@@ -210,11 +224,12 @@ export async function undoIngestRun(
     throw new UndoRefusedError(`Run ${id} was already undone`);
   }
   // A mirror's checkpoint says the copy is complete through some instant;
-  // with this run's events gone it no longer is, whichever run it was (a
-  // mirror skipped as already present what an import had added): every
-  // mirror of the org starts over at its next run or catch-up (skipping
-  // what is still there), a running one too (its save finds it gone).
-  if (run.kind === 'mirror' || deleted > 0) await store.dropMirrorCheckpoints(run.orgId);
+  // with this run's events gone it no longer is, whichever run it was: every
+  // mirror of the org walks again from the run's oldest event at its next
+  // run or catch-up (skipping what is still there), a running one too (its
+  // save finds the checkpoint changed). Events older than that, pruned on
+  // purpose, are not walked again: dropping the checkpoints brought them back.
+  if (deleted > 0) await rewind();
   const detail = `undone at ${new Date().toISOString()}: ${deleted} events removed`;
   await store.updateIngestRun(id, { status: 'undone', detail });
   return { run: { ...run, status: 'undone', detail }, deleted };

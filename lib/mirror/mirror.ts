@@ -1,5 +1,6 @@
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
+import { type MirrorSegment, parseMirrorCheckpoint } from '@/lib/domain/mirror-checkpoint';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
@@ -95,26 +96,6 @@ export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
   stopped: boolean;
 };
 
-type Segment = {
-  /** Lower bound, inclusive (ms), or none. */
-  lo?: number;
-  /** Upper bound, inclusive (ISO, the last millisecond of a second), or none (open). */
-  hi?: string;
-  pageNum: number;
-  /** Newest `created` (ms) seen in this segment: `through` once it is done. */
-  top?: number;
-  /**
-   * When the walk of an open-ended segment began (ms, this machine's
-   * clock): the copy is complete through no later than that, whatever
-   * `created` the source showed. Through an event dated 2099 (bad data, a
-   * source clock ahead), every later catch-up started in 2099 and copied
-   * nothing more. Absent from checkpoints saved before it existed.
-   */
-  started?: number;
-};
-
-type Checkpoint = { version: 1; through?: number; segment?: Segment };
-
 const DEFAULT_EVENTS_PER_WRITE = 5000;
 
 /** The checkpoint's key: one per source base URL and source org. */
@@ -135,9 +116,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
 
   /** The checkpoint as stored, as far as this mirror knows (it alone writes it while it runs). */
   let stored = await store.getMirrorCheckpoint(orgId, key);
-  const parse = (text: string | null): Checkpoint =>
-    text ? (JSON.parse(text) as Checkpoint) : { version: 1 };
-  let checkpoint = parse(stored);
+  let checkpoint = parseMirrorCheckpoint(stored);
   /**
    * Saved only over what this mirror read or wrote last: an undo (of any run
    * of the org) drops the checkpoint while a `--follow` mirror runs, and
@@ -156,7 +135,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     const now = await store.getMirrorCheckpoint(orgId, key);
     if (now === stored) return false;
     stored = now;
-    checkpoint = parse(now);
+    checkpoint = parseMirrorCheckpoint(now);
     return true;
   };
 
@@ -211,7 +190,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           detail,
         });
 
-  const windowOf = (segment: Segment): MirrorProgress['window'] => ({
+  const windowOf = (segment: MirrorSegment): MirrorProgress['window'] => ({
     minDate: segment.lo === undefined ? undefined : formatCreated(segment.lo),
     maxDate: segment.hi,
     pageNum: segment.pageNum,
@@ -234,7 +213,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * latency and the store's writes overlap instead of adding up. Pages are
    * stored eventsPerWrite at a time; the checkpoint moves only once they are.
    */
-  const walk = async (segment: Segment): Promise<boolean> => {
+  const walk = async (segment: MirrorSegment): Promise<boolean> => {
     let next = windowOf(segment);
     let pending = fetchPage(next);
     let batch: NewEvent[] = [];
@@ -340,7 +319,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       try {
         if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
         while (!stopped) {
-          // A checkpoint saved before walks were capped (Segment.started)
+          // A checkpoint saved before walks were capped (MirrorSegment.started)
           // may say the copy is complete through a future instant: where it
           // really stands is unknown, so the walk starts over (what is
           // already copied is skipped).
@@ -373,7 +352,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           if ((stopped = shouldStop())) break;
           await reread();
           // The walk moved the segment it was given past what was stored.
-          checkpoint = parse(stored);
+          checkpoint = parseMirrorCheckpoint(stored);
         } else throw error;
         listing = new ListingOrder();
       }

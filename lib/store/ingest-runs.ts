@@ -196,11 +196,49 @@ export async function setMirrorCheckpoint(
   return Number(changed) > 0;
 }
 
-/** Drops every mirror checkpoint of an org (its copy is no longer complete anywhere); returns how many. */
-export async function dropMirrorCheckpoints(db: Kysely<Database>, orgId: string): Promise<number> {
-  const result = await db
-    .deleteFrom('mirror_checkpoints')
+/**
+ * Rewrites every mirror checkpoint of an org with `rewrite` (null drops
+ * it), each only over the state it was computed from: a mirror saving
+ * meanwhile (its own save is compare-and-set too) makes that one computed
+ * again from what it saved. Returns how many changed.
+ */
+export async function rewriteMirrorCheckpoints(
+  db: Kysely<Database>,
+  orgId: string,
+  rewrite: (state: string) => string | null,
+): Promise<number> {
+  let changed = 0;
+  const rows = await db
+    .selectFrom('mirror_checkpoints')
+    .select(['source', 'state'])
     .where('org_id', '=', orgId)
+    .execute();
+  for (const row of rows) {
+    let state: string | null = row.state;
+    while (state !== null) {
+      const next = rewrite(state);
+      if (next === state) break;
+      if (await setMirrorCheckpoint(db, orgId, row.source, next, state)) {
+        changed++;
+        break;
+      }
+      state = await getMirrorCheckpoint(db, orgId, row.source);
+    }
+  }
+  return changed;
+}
+
+/** The oldest `created` (stored sort key, ms) among the events a run inserted that are still stored, or null. */
+export async function oldestRunEvent(
+  db: Kysely<Database>,
+  orgId: string,
+  runId: string,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.min<number | null>('created').as('oldest'))
+    .where('org_id', '=', orgId)
+    .where('run_id', '=', runId)
     .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
 }

@@ -796,8 +796,12 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.setMirrorCheckpoint(this.db, orgId, source, state, expected);
   }
 
-  dropMirrorCheckpoints(orgId: string) {
-    return ingestRuns.dropMirrorCheckpoints(this.db, orgId);
+  rewriteMirrorCheckpoints(orgId: string, rewrite: (state: string) => string | null) {
+    return ingestRuns.rewriteMirrorCheckpoints(this.db, orgId, rewrite);
+  }
+
+  oldestRunEvent(orgId: string, runId: string) {
+    return ingestRuns.oldestRunEvent(this.db, orgId, runId);
   }
 
   /**

@@ -258,8 +258,17 @@ export interface EventStore {
     state: string | null,
     expected?: string | null,
   ): Promise<boolean>;
-  /** Drops every mirror checkpoint of the org; returns how many there were. */
-  dropMirrorCheckpoints(orgId: string): Promise<number>;
+  /**
+   * Rewrites every mirror checkpoint of the org (`rewrite` gives the new
+   * state, or null to drop it), each compare-and-set over the state it was
+   * computed from; returns how many changed.
+   */
+  rewriteMirrorCheckpoints(
+    orgId: string,
+    rewrite: (state: string) => string | null,
+  ): Promise<number>;
+  /** The oldest `created` (ms) of the events a run inserted that are still stored, or null. */
+  oldestRunEvent(orgId: string, runId: string): Promise<number | null>;
 
   /**
    * Brings planner statistics and counter storage up to date after a bulk

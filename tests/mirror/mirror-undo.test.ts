@@ -164,5 +164,65 @@ for (const [engine, open] of TEST_ENGINES) {
         );
       });
     });
+
+    test('undoing an import newer than the copy after a prune: the next mirror run copies the undone range only, and what was pruned stays pruned', async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        assert.equal((await runMirror(options(store, baseUrl))).copied, 20);
+        // Retention: the 9 oldest go (events are 1 s apart, newest first).
+        const cutoff = events[10]!.at;
+        assert.equal(await store.deleteEvents(ORG, { before: cutoff }), 9);
+        // An unrelated import, newer than anything mirrored, then undone.
+        const imported = await startIngestRun(store, {
+          orgId: ORG,
+          kind: 'import',
+          source: 'other.ndjson',
+        });
+        const [later] = eventsSecondApart(1, {
+          base: BASE + 60_000,
+          orgId: ORG,
+          idTag: 'cdcdcdcd',
+        });
+        const event = toNewEvent(later!.doc, ORG, true, JSON.stringify(later!.doc));
+        assert.notEqual(typeof event, 'string');
+        await store.insertEvents(ORG, [event as Exclude<typeof event, string>], {
+          runId: imported.id,
+        });
+        await endIngestRun(store, imported.id, { status: 'finished', inserted: 1 });
+        assert.equal((await undoIngestRun(store, imported.id)).deleted, 1);
+        const again = await runMirror(options(store, baseUrl));
+        assert.equal(again.copied, 0, 'the pruned events were not copied back');
+        assert.equal((await copyIds(store)).length, 11);
+      });
+    });
+
+    test('undoing an import the mirror skipped, after a prune of older events: only the undone range is copied again', async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        const imported = await startIngestRun(store, {
+          orgId: ORG,
+          kind: 'import',
+          source: 'file.ndjson',
+        });
+        const some = events.slice(2, 5).map((e) => {
+          const event = toNewEvent(e.doc, ORG, true, JSON.stringify(e.doc));
+          assert.notEqual(typeof event, 'string');
+          return event as Exclude<typeof event, string>;
+        });
+        await store.insertEvents(ORG, some, { runId: imported.id });
+        await endIngestRun(store, imported.id, { status: 'finished', inserted: 3 });
+        const mirrored = await runMirror(options(store, baseUrl));
+        assert.deepEqual([mirrored.copied, mirrored.skipped], [17, 3]);
+        assert.equal(await store.deleteEvents(ORG, { before: events[10]!.at }), 9);
+        await undoIngestRun(store, imported.id);
+        const again = await runMirror(options(store, baseUrl));
+        // The three undone come back (and the two newer events are read again, skipped).
+        assert.equal(again.copied, 3);
+        assert.deepEqual(
+          await copyIds(store),
+          events.slice(0, 11).map((e) => e.id),
+        );
+      });
+    });
   });
 }
