@@ -34,6 +34,19 @@ async function copyIds(store: EventStore): Promise<string[]> {
   return page.events.map((e) => e.id);
 }
 
+/** `events` imported into the copy's org as one finished import run; its id. */
+async function importRun(store: EventStore, events: readonly SourceEvent[]): Promise<string> {
+  const run = await startIngestRun(store, { orgId: ORG, kind: 'import', source: 'file.ndjson' });
+  const stored = events.map((e) => {
+    const event = toNewEvent(e.doc, ORG, true, JSON.stringify(e.doc));
+    assert.notEqual(typeof event, 'string');
+    return event as Exclude<typeof event, string>;
+  });
+  await store.insertEvents(ORG, stored, { runId: run.id });
+  await endIngestRun(store, run.id, { status: 'finished', inserted: stored.length });
+  return run.id;
+}
+
 function options(
   store: EventStore,
   baseUrl: string,
@@ -140,21 +153,10 @@ for (const [engine, open] of TEST_ENGINES) {
     test('undoing an import whose events a mirror skipped as already present: the next mirror run copies them', async () => {
       const events = twentyEvents();
       await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
-        const imported = await startIngestRun(store, {
-          orgId: ORG,
-          kind: 'import',
-          source: 'file.ndjson',
-        });
-        const some = events.slice(5, 12).map((e) => {
-          const event = toNewEvent(e.doc, ORG, true, JSON.stringify(e.doc));
-          assert.notEqual(typeof event, 'string');
-          return event as Exclude<typeof event, string>;
-        });
-        await store.insertEvents(ORG, some, { runId: imported.id });
-        await endIngestRun(store, imported.id, { status: 'finished', inserted: 7 });
+        const imported = await importRun(store, events.slice(5, 12));
         const mirrored = await runMirror(options(store, baseUrl));
         assert.deepEqual([mirrored.copied, mirrored.skipped], [13, 7]);
-        await undoIngestRun(store, imported.id);
+        await undoIngestRun(store, imported);
         assert.equal((await copyIds(store)).length, 13);
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 7);
@@ -173,23 +175,11 @@ for (const [engine, open] of TEST_ENGINES) {
         const cutoff = events[10]!.at;
         assert.equal(await store.deleteEvents(ORG, { before: cutoff }), 9);
         // An unrelated import, newer than anything mirrored, then undone.
-        const imported = await startIngestRun(store, {
-          orgId: ORG,
-          kind: 'import',
-          source: 'other.ndjson',
-        });
-        const [later] = eventsSecondApart(1, {
-          base: BASE + 60_000,
-          orgId: ORG,
-          idTag: 'cdcdcdcd',
-        });
-        const event = toNewEvent(later!.doc, ORG, true, JSON.stringify(later!.doc));
-        assert.notEqual(typeof event, 'string');
-        await store.insertEvents(ORG, [event as Exclude<typeof event, string>], {
-          runId: imported.id,
-        });
-        await endIngestRun(store, imported.id, { status: 'finished', inserted: 1 });
-        assert.equal((await undoIngestRun(store, imported.id)).deleted, 1);
+        const imported = await importRun(
+          store,
+          eventsSecondApart(1, { base: BASE + 60_000, orgId: ORG, idTag: 'cdcdcdcd' }),
+        );
+        assert.equal((await undoIngestRun(store, imported)).deleted, 1);
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 0, 'the pruned events were not copied back');
         assert.equal((await copyIds(store)).length, 11);
@@ -199,22 +189,11 @@ for (const [engine, open] of TEST_ENGINES) {
     test('undoing an import the mirror skipped, after a prune of older events: only the undone range is copied again', async () => {
       const events = twentyEvents();
       await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
-        const imported = await startIngestRun(store, {
-          orgId: ORG,
-          kind: 'import',
-          source: 'file.ndjson',
-        });
-        const some = events.slice(2, 5).map((e) => {
-          const event = toNewEvent(e.doc, ORG, true, JSON.stringify(e.doc));
-          assert.notEqual(typeof event, 'string');
-          return event as Exclude<typeof event, string>;
-        });
-        await store.insertEvents(ORG, some, { runId: imported.id });
-        await endIngestRun(store, imported.id, { status: 'finished', inserted: 3 });
+        const imported = await importRun(store, events.slice(2, 5));
         const mirrored = await runMirror(options(store, baseUrl));
         assert.deepEqual([mirrored.copied, mirrored.skipped], [17, 3]);
         assert.equal(await store.deleteEvents(ORG, { before: events[10]!.at }), 9);
-        await undoIngestRun(store, imported.id);
+        await undoIngestRun(store, imported);
         const again = await runMirror(options(store, baseUrl));
         // The three undone come back (and the two newer events are read again, skipped).
         assert.equal(again.copied, 3);
