@@ -1,4 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
@@ -11,9 +17,12 @@ import {
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
- * Answers a source may give mid-run: a 200 whose body is not a list (cut
- * short, an HTML page) after good pages is retried like a 5xx, and a
- * Retry-After given as an HTTP-date is obeyed (as its seconds).
+ * Answers a source may give: a 200 whose body is not a list (cut short, an
+ * HTML page) after good pages is retried like a 5xx; a Retry-After given as
+ * an HTTP-date is obeyed (as its seconds); a source that ignores pageNum,
+ * or a port of the other scheme (TLS named http://, plain HTTP named
+ * https://), fails soon, saying so; an outage past the retries ends a
+ * mirror, but not a --follow one.
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0061');
@@ -182,5 +191,37 @@ test('without --follow, a source outage past the retries ends the mirror with th
     await assert.rejects(mirror(src.baseUrl), /The source failed \d+ times in a row .*503/);
   } finally {
     src.close();
+  }
+});
+
+test('an http:// source that is a TLS port fails after a few attempts, asking whether it is https://', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-tls-only-'));
+  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  const made = spawnSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
+      ...['-subj', '/CN=localhost', '-keyout', key, '-out', cert],
+    ],
+    { stdio: 'ignore' },
+  );
+  assert.equal(made.status, 0, 'openssl made a certificate');
+  let connections = 0;
+  const tls = https.createServer(
+    { key: fs.readFileSync(key), cert: fs.readFileSync(cert) },
+    (_req, res) => res.end('{}'),
+  );
+  tls.on('connection', () => connections++);
+  await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+  const { port } = tls.address() as AddressInfo;
+  try {
+    await assert.rejects(
+      mirror(`http://127.0.0.1:${port}/api/public/v1.0`),
+      /socket hang up \(after 3 attempts\): it closes plain-HTTP connections unanswered, as a TLS port does: is it https:\/\/ rather than http:\/\/\?$/,
+    );
+    assert.equal(connections, 3);
+  } finally {
+    tls.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
