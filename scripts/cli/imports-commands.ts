@@ -87,11 +87,12 @@ const undo: Command = async (args, context) => {
   const id = parseObjectId(positionals[0]!, 'ID');
   const store = await context.store();
   // The same progress display as `events prune`: redrawn on a terminal, a
-  // line per tenth in a log. The run's count of inserted events is the total
-  // (fewer remain if some were pruned since).
-  const inserted = (await store.getIngestRun(id))?.inserted ?? 0;
+  // line per tenth in a log. The total is what of the run is still stored:
+  // its count of inserted events ended an undo after a prune at "82%".
+  const found = await store.getIngestRun(id);
+  const remaining = found ? await store.countRunEvents(found.orgId, id) : 0;
   const progress =
-    !context.json && inserted > 0 ? new Progress('Undoing', inserted, 'events') : undefined;
+    !context.json && remaining > 0 ? new Progress('Undoing', remaining, 'events') : undefined;
   let outcome;
   try {
     outcome = await undoIngestRun(store, id, {
