@@ -23,8 +23,19 @@ export type MirrorSegment = {
   started?: number;
 };
 
-/** `through`: the newest instant (ms) up to which the copy is complete; `segment`: a walk under way. */
-export type MirrorCheckpoint = { version: 1; through?: number; segment?: MirrorSegment };
+/**
+ * `through`: the newest instant (ms) up to which the copy is complete;
+ * `segment`: a walk under way; `capped`: `through` was capped at when its
+ * walk began (MirrorSegment.started), so it is trusted even when it lies
+ * ahead of a reader's clock (a host whose clock is behind). Without it, a
+ * `through` in the future comes from a version that did not cap it.
+ */
+export type MirrorCheckpoint = {
+  version: 1;
+  through?: number;
+  capped?: true;
+  segment?: MirrorSegment;
+};
 
 export function parseMirrorCheckpoint(text: string | null): MirrorCheckpoint {
   return text ? (JSON.parse(text) as MirrorCheckpoint) : { version: 1 };
@@ -43,5 +54,5 @@ export function rewoundMirrorCheckpoint(text: string, from: number): string | nu
   const { through } = parseMirrorCheckpoint(text);
   if (through === undefined) return null;
   const secondBefore = Math.floor(from / 1000) * 1000 - 1;
-  return JSON.stringify({ version: 1, through: Math.min(through, secondBefore) });
+  return JSON.stringify({ version: 1, through: Math.min(through, secondBefore), capped: true });
 }

@@ -231,7 +231,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity),
           segment.started ?? Infinity,
         );
-        checkpoint = { version: 1, ...(Number.isFinite(through) ? { through } : {}) };
+        checkpoint = {
+          version: 1,
+          ...(Number.isFinite(through) ? { through, capped: true as const } : {}),
+        };
       }
       await save();
       await ledger('running');
@@ -322,9 +325,11 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           // A checkpoint saved before walks were capped (MirrorSegment.started)
           // may say the copy is complete through a future instant: where it
           // really stands is unknown, so the walk starts over (what is
-          // already copied is skipped).
+          // already copied is skipped). A capped one is trusted, ahead of
+          // this clock or not.
           const through =
-            checkpoint.through !== undefined && checkpoint.through <= Date.now()
+            checkpoint.through !== undefined &&
+            (checkpoint.capped === true || checkpoint.through <= Date.now())
               ? checkpoint.through
               : undefined;
           const lo = through !== undefined ? through - overlapMs : options.since;

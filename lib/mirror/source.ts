@@ -57,9 +57,10 @@ export class MirrorError extends Error {
     readonly code: MirrorErrorCode,
     message: string,
     /**
-     * A source that had answered is down or failing for now (unreachable,
-     * 5xx or rate limited past the retries): a `--follow` mirror waits and
-     * tries again instead of ending.
+     * A source that had served a page is down or failing for now
+     * (unreachable, 5xx or rate limited past the retries): a `--follow`
+     * mirror waits and tries again instead of ending. One that never served
+     * a page is more likely a wrong --source behind a proxy: it ends.
      */
     readonly transient = false,
   ) {
@@ -273,7 +274,7 @@ export class SourceClient {
                 ? ': it closes plain-HTTP connections unanswered, as a TLS port does: is it https:// rather than http://?'
                 : ''
             }`,
-            this.answered,
+            this.listed,
           );
         }
         failures++;
@@ -288,7 +289,7 @@ export class SourceClient {
           throw new MirrorError(
             'SOURCE_FAILED',
             `The source kept answering 429 (rate limited) for ${path}`,
-            true,
+            this.listed,
           );
         }
         throttled++;
@@ -309,7 +310,7 @@ export class SourceClient {
           throw new MirrorError(
             'SOURCE_FAILED',
             `The source failed ${failures + 1} times in a row on ${path}: ${statusLine(answer.status, errorCode)}`,
-            true,
+            this.listed,
           );
         }
         failures++;

@@ -59,6 +59,30 @@ for (const [engine, open] of TEST_ENGINES) {
       }
     });
 
+    test('a capped checkpoint ahead of this clock (saved on a host whose clock is ahead) is trusted: nothing older is walked again', async () => {
+      // An event the copy lacks (pruned on purpose, say), older than the checkpoint.
+      const old = sourceEvent(Date.now() - 30 * 86_400_000, 'd0');
+      const source = await listingSource([old]);
+      const { store, drop } = await open();
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+        const key = `${source.baseUrl}#${SOURCE_ORG}`;
+        const ahead = JSON.stringify({ version: 1, through: Date.now() + 120_000, capped: true });
+        assert.equal(await store.setMirrorCheckpoint(ORG, key, ahead), true);
+        const run = await runMirror({
+          store,
+          orgId: ORG,
+          itemsPerPage: 5,
+          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+        });
+        assert.equal(run.copied, 0);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
+
     test('a checkpoint saved complete through a future instant (before walks were capped) is walked again from the start', async () => {
       const past = sourceEvent(Date.now() - 3_600_000, 'c0');
       const source = await listingSource([past]);

@@ -225,3 +225,42 @@ test('an http:// source that is a TLS port fails after a few attempts, asking wh
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('--follow still ends on a source that has never served a page (a wrong --source behind a proxy answering 503)', async () => {
+  const src = await listingSource(events, {
+    misbehave: (_n, res) => {
+      res.writeHead(503, { 'content-type': 'text/html' }).end('<html>503</html>');
+      return true;
+    },
+  });
+  const { store, drop } = await openSqliteTestStore();
+  try {
+    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+    let downs = 0;
+    await assert.rejects(
+      runMirror({
+        store,
+        orgId: ORG,
+        follow: true,
+        intervalSeconds: 0,
+        pause: () => Promise.resolve(),
+        shouldStop: () => downs >= 3,
+        onSourceDown: () => downs++,
+        source: {
+          baseUrl: src.baseUrl,
+          orgId: SOURCE_ORG,
+          publicKey: 'p',
+          privateKey: 'k',
+          maxRetries: 0,
+          backoffMs: 1,
+        },
+      }),
+      /The source failed 1 times in a row .*503/,
+    );
+    assert.equal(downs, 0);
+  } finally {
+    src.close();
+    await store.close();
+    await drop();
+  }
+});
