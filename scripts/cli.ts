@@ -140,10 +140,13 @@ async function main(argv: string[]): Promise<number> {
 // ignores, turning each later write into an EPIPE error). What was written
 // was whole batches or transactions; a bulk load's run is left running and
 // recorded as interrupted by the next reader of the ledger.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(EXIT.readerGone);
-});
+// stderr too: `2>&1 | head` carries the progress lines down the same pipe.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.readerGone);
+  });
+}
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -61,7 +61,9 @@ export const mirror: Command = async (args, context) => {
       '--source must not hold a user name or password: the keys go in --public-key and MIRROR_PRIVATE_KEY',
     );
   }
-  if (parsedUrl.search !== '' || parsedUrl.hash !== '') {
+  // The text, not the parsed URL: a bare '?' or '#' parses to an empty query
+  // but would still make the checkpoint's key another source's.
+  if (/[?#]/.test(baseUrl)) {
     throw new UsageError(
       `--source is the API's base URL, without a query or fragment (such as https://host/api/public/v1.0), got '${baseUrl}'`,
     );

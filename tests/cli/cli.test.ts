@@ -96,6 +96,13 @@ describe('admin CLI', () => {
         ],
         /--source is the API's base URL, without a query or fragment/,
       ],
+      [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://127.0.0.1:9/api/public/v1.0?'],
+          ...['--source-org', ORG, '--public-key', 'abcdefgh', '--private-key', 'secret'],
+        ],
+        /--source is the API's base URL, without a query or fragment/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = cli(db, ...args);
