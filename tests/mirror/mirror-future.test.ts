@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
+import { type MirrorOptions, type MirrorSummary, runMirror } from '@/lib/mirror/mirror';
 import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 
@@ -59,52 +59,43 @@ for (const [engine, open] of TEST_ENGINES) {
       }
     });
 
-    test('a capped checkpoint ahead of this clock (saved on a host whose clock is ahead) is trusted: nothing older is walked again', async () => {
-      // An event the copy lacks (pruned on purpose, say), older than the checkpoint.
-      const old = sourceEvent(Date.now() - 30 * 86_400_000, 'd0');
-      const source = await listingSource([old]);
+    /** One mirror run over a source listing `event`, from a stored checkpoint `state`. */
+    async function mirrorFrom(event: SourceEvent, state: object): Promise<MirrorSummary> {
+      const source = await listingSource([event]);
       const { store, drop } = await open();
       try {
         await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
         const key = `${source.baseUrl}#${SOURCE_ORG}`;
-        const ahead = JSON.stringify({ version: 1, through: Date.now() + 120_000, capped: true });
-        assert.equal(await store.setMirrorCheckpoint(ORG, key, ahead), true);
-        const run = await runMirror({
+        assert.equal(await store.setMirrorCheckpoint(ORG, key, JSON.stringify(state)), true);
+        return await runMirror({
           store,
           orgId: ORG,
           itemsPerPage: 5,
           source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
         });
-        assert.equal(run.copied, 0);
       } finally {
         source.close();
         await store.close();
         await drop();
       }
+    }
+
+    test('a capped checkpoint ahead of this clock (saved on a host whose clock is ahead) is trusted: nothing older is walked again', async () => {
+      // An event the copy lacks (pruned on purpose, say), older than the checkpoint.
+      const old = sourceEvent(Date.now() - 30 * 86_400_000, 'd0');
+      const run = await mirrorFrom(old, {
+        version: 1,
+        through: Date.now() + 120_000,
+        capped: true,
+      });
+      assert.equal(run.copied, 0);
     });
 
     test('a checkpoint saved complete through a future instant (before walks were capped) is walked again from the start', async () => {
       const past = sourceEvent(Date.now() - 3_600_000, 'c0');
-      const source = await listingSource([past]);
-      const { store, drop } = await open();
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
-        const key = `${source.baseUrl}#${SOURCE_ORG}`;
-        const stale = JSON.stringify({ version: 1, through: Date.UTC(2099, 0, 1) });
-        assert.equal(await store.setMirrorCheckpoint(ORG, key, stale), true);
-        const run = await runMirror({
-          store,
-          orgId: ORG,
-          itemsPerPage: 5,
-          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
-        });
-        assert.equal(run.copied, 1);
-        assert.ok(run.through !== null && Date.parse(run.through) <= Date.now(), run.through!);
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      const run = await mirrorFrom(past, { version: 1, through: Date.UTC(2099, 0, 1) });
+      assert.equal(run.copied, 1);
+      assert.ok(run.through !== null && Date.parse(run.through) <= Date.now(), run.through!);
     });
   });
 }
