@@ -128,6 +128,12 @@ export class SourceClient {
   retries = 0;
   private readonly http: DigestHttpClient;
   private readonly base: URL;
+  /**
+   * The source org's events path, under the base's path without a trailing
+   * slash: a bare origin's "/" would make "//orgs/…", which servers
+   * redirect or refuse.
+   */
+  private readonly eventsPath: string;
   private readonly sent: number[] = [];
   private answered = false;
   /** A list was read: a later answer that is no list is a passing fault, not a wrong --source. */
@@ -145,6 +151,7 @@ export class SourceClient {
     private readonly sleep?: (ms: number) => Promise<void>,
   ) {
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
+    this.eventsPath = `${this.base.pathname.replace(/\/+$/, '')}/orgs/${encodeURIComponent(options.orgId)}/events`;
     this.http = new DigestHttpClient(
       this.base,
       { username: options.publicKey, password: options.privateKey },
@@ -164,9 +171,7 @@ export class SourceClient {
     params.set('includeRaw', 'true');
     params.set('itemsPerPage', String(request.itemsPerPage));
     params.set('pageNum', String(request.pageNum));
-    // The base's path without a trailing slash: a bare origin's "/" would
-    // make "//orgs/…", which servers redirect or refuse.
-    const path = `${this.base.pathname.replace(/\/+$/, '')}/orgs/${encodeURIComponent(this.options.orgId)}/events?${params}`;
+    const path = `${this.eventsPath}?${params}`;
     // A 200 that is no list (cut short when the connection closed, a
     // proxy's HTML page) after good pages is a passing fault: retried like
     // a 5xx. On the first request it says --source is likely wrong.
@@ -342,7 +347,7 @@ export class SourceClient {
           )
         : new MirrorError(
             'NOT_FOUND',
-            `The source answered ${statusLine(404, errorCode)} for ${this.base.href.replace(/\/+$/, '')}/orgs/${org}/events: ${BASE_URL_HINT} Is --source-org right?`,
+            `The source answered ${statusLine(404, errorCode)} for ${this.base.origin}${this.eventsPath}: ${BASE_URL_HINT} Is --source-org right?`,
           );
     }
     if (answer.status >= 300 && answer.status < 400) {
