@@ -135,12 +135,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// A reader that stops reading (`events export --out - | head`) ends the
-// command there and quietly, as Unix tools end on SIGPIPE (which Node
-// ignores, turning each later write into an EPIPE error). What was written
-// was whole batches or transactions; a bulk load's run is left running and
-// recorded as interrupted by the next reader of the ledger.
-// stderr too: `2>&1 | head` carries the progress lines down the same pipe.
+// A reader that stops reading (`events export --out - | head`, or
+// `2>&1 | head`, which carries the progress lines on stderr down the same
+// pipe) ends the command there and quietly, as Unix tools end on SIGPIPE
+// (which Node ignores, turning each later write into an EPIPE error). What
+// was written was whole batches or transactions; a bulk load's run is left
+// running and recorded as interrupted by the next reader of the ledger.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;

@@ -229,7 +229,7 @@ class StatusLine {
   /** Following: a walk the source's outage ended; said at once, and each time. */
   sourceDown(reason: string, nextCheckSeconds: number): void {
     this.show(
-      `Source unavailable (${new Date().toISOString().slice(11, 19)} UTC): ${reason}; trying again in ${formatNumber(nextCheckSeconds)} s`,
+      `Source unavailable (${utcClock()} UTC): ${reason}; trying again in ${formatNumber(nextCheckSeconds)} s`,
     );
     if (this.stream.isTTY) this.clear();
   }
@@ -239,7 +239,7 @@ class StatusLine {
     this.reportedCopied = state.copied;
     this.show(
       // "through" is the newest event's time; when the source was asked says how current that is.
-      `Up to date through ${state.through ?? '(the source has no events yet)'} (checked ${new Date().toISOString().slice(11, 19)} UTC): ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`,
+      `Up to date through ${state.through ?? '(the source has no events yet)'} (checked ${utcClock()} UTC): ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`,
     );
   }
 
@@ -255,4 +255,9 @@ class StatusLine {
     if (this.drawn) this.stream.write('\n');
     this.drawn = false;
   }
+}
+
+/** The time of day now, UTC, to the second (HH:MM:SS): when the status line's check was made. */
+function utcClock(): string {
+  return new Date().toISOString().slice(11, 19);
 }
