@@ -33,10 +33,15 @@ async function server(
   await new Promise<void>((resolve) => listener.listen(0, host, resolve));
   const { port } = listener.address() as AddressInfo;
   const origin = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const client = new DigestHttpClient(origin, { username, password: 'secret' }, timeoutMs);
   return {
-    client: new DigestHttpClient(origin, { username, password: 'secret' }, timeoutMs),
+    client,
     authorized: () => authorized,
-    close: () => listener.close(),
+    /** Ends the client's connections and the server. */
+    close: () => {
+      client.close();
+      listener.close();
+    },
   };
 }
 
@@ -47,7 +52,6 @@ test('a key refused with a fresh nonce is not sent again: one failure, not two, 
     assert.equal(answer.status, 401);
     assert.equal(source.authorized(), 1);
   } finally {
-    source.client.close();
     source.close();
   }
 });
@@ -59,7 +63,6 @@ test('a 429 proves nothing of the nonce: a 401 after it is not tried again', asy
     assert.equal((await source.client.get('/a')).status, 401);
     assert.equal(source.authorized(), 2);
   } finally {
-    source.client.close();
     source.close();
   }
 });
@@ -75,7 +78,6 @@ test('a nonce the server calls stale, or forgets after accepting it, gets one fr
     }
     assert.equal(source.authorized(), 5);
   } finally {
-    source.client.close();
     source.close();
   }
 });
@@ -85,7 +87,6 @@ test('a source at an IPv6 literal (http://[::1]:port) is reached', async () => {
   try {
     assert.equal((await source.client.get('/api/public/v1.0/orgs')).status, 200);
   } finally {
-    source.client.close();
     source.close();
   }
 });
@@ -98,7 +99,6 @@ test('a key a header cannot carry fails its request at once, leaving no deadline
     await assert.rejects(source.client.get('/api/public/v1.0/orgs'), /Invalid character/);
     await new Promise((resolve) => setTimeout(resolve, 200));
   } finally {
-    source.client.close();
     source.close();
   }
 });
