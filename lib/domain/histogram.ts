@@ -88,12 +88,13 @@ export function nextBucketStart(start: number, interval: HistogramInterval): num
 
 /** How many buckets of `interval` cover [min, max]. */
 export function bucketCount(min: number, max: number, interval: HistogramInterval): number {
+  const [a, b] = [new Date(min), new Date(max)];
   const step = YEARS[interval];
-  if (interval === 'month' || step !== undefined) {
-    const a = new Date(min).getUTCFullYear();
-    const b = new Date(max).getUTCFullYear();
-    if (step !== undefined) return Math.floor(b / step) - Math.floor(a / step) + 1;
-    return (b - a) * 12 + (new Date(max).getUTCMonth() - new Date(min).getUTCMonth()) + 1;
+  if (step !== undefined) {
+    return Math.floor(b.getUTCFullYear() / step) - Math.floor(a.getUTCFullYear() / step) + 1;
+  }
+  if (interval === 'month') {
+    return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
   }
   const width = FIXED_WIDTH[interval]!;
   return (bucketStart(max, interval) - bucketStart(min, interval)) / width + 1;
