@@ -1,28 +1,17 @@
 #!/usr/bin/env node
-// `npx org-events <command>`: the admin CLI (scripts/cli.ts) through tsx, in this
-// process's stdio, without npm's banner on stdout (so `--json | jq` works).
-import { spawn } from 'node:child_process';
+// `npx org-events <command>`: the admin CLI (scripts/cli.ts) in this very
+// process, with tsx's loader registered first (what `node --import tsx` does),
+// so there is no npm banner on stdout (`--json | jq` works) and no second
+// process: a signal sent to this pid (`kill -INT`, a container's SIGTERM to
+// PID 1) reaches the command's own handlers, which a relaying parent only did
+// for the signals it knew to pass on.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const tsx = require.resolve('tsx/cli', { paths: [root] });
-const child = spawn(
-  process.execPath,
-  [
-    tsx,
-    '--tsconfig',
-    path.join(root, 'tsconfig.json'),
-    path.join(root, 'scripts', 'cli.ts'),
-    ...process.argv.slice(2),
-  ],
-  { stdio: 'inherit' },
-);
-// Ctrl-C reaches the child through the terminal's process group; leave the exit to it.
-process.on('SIGINT', () => undefined);
-process.on('SIGTERM', () => child.kill('SIGTERM'));
-child.on('exit', (code, signal) => {
-  process.exitCode = code ?? (signal ? 128 + 2 : 1);
-});
+// The project's path aliases (@/lib/...) whatever the working directory.
+process.env.TSX_TSCONFIG_PATH ??= path.join(root, 'tsconfig.json');
+await import(pathToFileURL(require.resolve('tsx', { paths: [root] })).href);
+await import(pathToFileURL(path.join(root, 'scripts', 'cli.ts')).href);

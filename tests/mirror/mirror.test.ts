@@ -25,7 +25,8 @@ import { startTestServer, type TestServer } from '@/tests/helpers/server';
  */
 
 const SOURCE_EVENTS = 20_500;
-const CLI = path.join(ROOT, 'scripts/cli.ts');
+/** As users run it (`npx org-events`): signals sent to its pid must reach the mirror. */
+const BIN = path.join(ROOT, 'bin/org-events.mjs');
 
 type Run = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -34,15 +35,11 @@ function startMirror(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'mirror', ...args, '--database', database],
-    {
-      cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'test', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [BIN, 'mirror', ...args, '--database', database], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -292,7 +289,7 @@ function mirrorSuite(variant: Variant) {
       );
     });
 
-    test('--follow picks up events added to the source afterwards, logs each catch-up that copied, and ends cleanly on SIGTERM', async () => {
+    test('--follow picks up events added to the source afterwards, logs each catch-up that copied, and ends cleanly on a SIGINT sent to its pid', async () => {
       const follow = startMirror(
         copy.databaseUrl,
         [...sourceArgs, '--follow', '--interval', '1', '--json'],
@@ -333,7 +330,9 @@ function mirrorSuite(variant: Variant) {
           `Another mirror of .* is running \\(run [0-9a-f]{24}, process ${follow.child.pid} on `,
         ),
       );
-      follow.child.kill('SIGTERM');
+      // To the pid alone, as `kill -INT PID` does: not the terminal's Ctrl-C,
+      // which reaches every process of the group.
+      follow.child.kill('SIGINT');
       const result = await follow.done;
       assert.equal(result.code, 0, result.stderr);
       const summary = JSON.parse(result.stdout) as { copied: number; stopped: boolean };
