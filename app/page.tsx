@@ -2,9 +2,14 @@ import { redirect } from 'next/navigation';
 import { callApi, currentSession } from '@/lib/dashboard/server';
 import type { OrgList } from '@/lib/client/api-client';
 import { API_ORGS_PATH, eventsPath } from '@/lib/client/url-state';
+import { unlessUnavailable } from '@/components/unavailable-page';
 
 /** `/`: straight to the only organization, else the picker; sign-in when signed out. */
 export default async function HomePage() {
+  return unlessUnavailable(() => homePage());
+}
+
+async function homePage(): Promise<never> {
   if (!(await currentSession())) redirect('/sign-in');
   const orgs = await callApi<OrgList>(API_ORGS_PATH);
   const only = orgs.ok && orgs.body.results.length === 1 ? orgs.body.results[0] : undefined;

@@ -5,11 +5,16 @@ import { ErrorNotice } from '@/components/notices';
 import { callApi, requireSession } from '@/lib/dashboard/server';
 import type { OrgList } from '@/lib/client/api-client';
 import { API_ORGS_PATH, eventsPath } from '@/lib/client/url-state';
+import { unlessUnavailable } from '@/components/unavailable-page';
 
 export const metadata: Metadata = { title: 'Organizations' };
 
 /** The organizations this key can read (the API's `GET /orgs` extension). */
 export default async function OrgsPage() {
+  return unlessUnavailable(() => orgsPage());
+}
+
+async function orgsPage() {
   const principal = await requireSession('/orgs');
   const orgs = await callApi<OrgList>(API_ORGS_PATH);
   return (

@@ -3,6 +3,7 @@ import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
 import { currentSession } from '@/lib/dashboard/server';
 import { safeNextPath } from '@/lib/http/request';
+import { unlessUnavailable } from '@/components/unavailable-page';
 
 export const metadata: Metadata = { title: 'Sign in' };
 
@@ -13,11 +14,13 @@ const FORM_ERRORS: Record<string, string> = {
   RATE_LIMITED: 'Too many failed sign-in attempts. Wait a minute and try again.',
 };
 
-export default async function SignInPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function SignInPage(props: Props) {
+  return unlessUnavailable(() => signInPage(props));
+}
+
+async function signInPage({ searchParams }: Props) {
   const params = await searchParams;
   const next = safeNextPath(typeof params.next === 'string' ? params.next : undefined);
   if (await currentSession()) redirect(next);

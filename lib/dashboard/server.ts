@@ -4,6 +4,7 @@ import { redirect } from 'next/navigation';
 import { handleApiRequest } from '@/lib/api/handler';
 import type { Principal } from '@/lib/auth/principal';
 import { readSession, SESSION_COOKIE } from '@/lib/auth/session';
+import { ApiError } from '@/lib/domain/errors';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ApiErrorBody } from '@/lib/client/api-client';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
@@ -44,7 +45,7 @@ export async function localZoneHint(): Promise<string> {
 
 export type ApiCallResult<T> =
   | { ok: true; status: number; body: T }
-  | { ok: false; status: number; body: ApiErrorBody | null };
+  | { ok: false; status: number; body: ApiErrorBody | null; retryAfter?: string };
 
 /**
  * GETs a public API path in-process with the incoming request's headers (its
@@ -75,5 +76,21 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
   if (response.status >= 200 && response.status < 300) {
     return { ok: true, status: response.status, body: body as T };
   }
-  return { ok: false, status: response.status, body: body as ApiErrorBody | null };
+  const retryAfter = response.headers.find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+  return { ok: false, status: response.status, body: body as ApiErrorBody | null, retryAfter };
+}
+
+/**
+ * A failed call the page cannot go on without, to throw: a 503 as the
+ * ApiError it was (components/unavailable-page.tsx then shows the service
+ * as unavailable), anything else as the bug it is.
+ */
+export function failedCallError(result: Extract<ApiCallResult<unknown>, { ok: false }>): Error {
+  if (result.status !== 503) return new Error(`The API answered the dashboard ${result.status}`);
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    result.body?.detail ?? 'The service is temporarily unavailable.',
+    [],
+    result.retryAfter === undefined ? [] : [['Retry-After', result.retryAfter]],
+  );
 }

@@ -31,7 +31,7 @@ after(async () => {
   await database?.drop();
 });
 
-test('readyz: 503 while the database refuses connections, 200 when it is back', async () => {
+test('readyz: 503 while the database refuses connections, 200 when it is back; dashboard pages say the service is unavailable meanwhile', async () => {
   const name = new URL(database.url).pathname.slice(1);
   assert.equal((await send(`${server.baseUrl}/readyz`)).status, 200);
   const cookie = await signInForCookie(server, server.keys.member);
@@ -55,19 +55,37 @@ test('readyz: 503 while the database refuses connections, 200 when it is back', 
     assert.equal(signIn.status, 503);
     assert.match(signIn.headers.get('retry-after') ?? '', /^\d+$/);
     assert.equal(((await signIn.json()) as { errorCode: string }).errorCode, 'SERVICE_UNAVAILABLE');
-    // A dashboard page cannot render: Next's report of it is one JSON log line, not
-    // several lines of its own.
-    const page = await fetch(`${server.baseUrl}/orgs/${server.orgId}/events`, {
-      headers: { Cookie: cookie },
-    });
-    assert.ok(page.status >= 500, `page status ${page.status}`);
+    // A dashboard page says the service is unavailable (and reloads itself),
+    // not Next's generic 500, nor "no access" for an organization it could not look up.
+    for (const path of [
+      `/orgs/${server.orgId}/events`,
+      `/orgs/${server.orgId}/events/${server.events.org[0]!.id}`,
+      '/orgs',
+      '/',
+      '/sign-in',
+    ]) {
+      const page = await fetch(`${server.baseUrl}${path}`, {
+        headers: { Cookie: cookie },
+        redirect: 'manual',
+      });
+      const html = await page.text();
+      assert.equal(page.status, 200, path);
+      assert.match(html, /The service is temporarily unavailable/, path);
+      assert.match(html, /Retry in \d+ seconds/, path);
+      assert.match(html, /<head>[^]*<meta http-equiv="refresh" content="\d+"[^]*<\/head>/, path);
+      assert.doesNotMatch(html, /have access to this organization|Something went wrong/, path);
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
     const unstructured = server
       .output()
       .split('\n')
       .filter((line) => /⨯|StoreUnavailableError/.test(line) && !line.startsWith('{'));
     assert.deepEqual(unstructured, [], 'every error line is JSON');
-    assert.ok(server.logLines().some((line) => line.msg === 'Next.js error'));
+    assert.ok(
+      server.logLines().some((line) => line.msg === 'page shown as unavailable'),
+      'the outage is logged',
+    );
+    assert.ok(!server.logLines().some((line) => line.msg === 'Next.js error'));
   } finally {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
   }

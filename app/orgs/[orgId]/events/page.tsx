@@ -16,6 +16,7 @@ import {
   serializeEventsView,
 } from '@/lib/client/url-state';
 import { makeQueryClient } from '@/lib/client/query-client';
+import { unlessUnavailable } from '@/components/unavailable-page';
 
 export const metadata: Metadata = { title: 'Events' };
 
@@ -29,7 +30,11 @@ type Props = {
  * public API as the signed-in key and handed to react-query, so the first
  * paint already has rows; everything after runs in the browser.
  */
-export default async function EventsPage({ params, searchParams }: Props) {
+export default async function EventsPage(props: Props) {
+  return unlessUnavailable(() => eventsPage(props));
+}
+
+async function eventsPage({ params, searchParams }: Props) {
   const { orgId } = await params;
   const zone = await localZoneHint();
   const view = parseEventsView(await searchParams, zone);

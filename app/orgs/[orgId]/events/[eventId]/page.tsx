@@ -9,6 +9,7 @@ import type { ApiEvent } from '@/lib/client/present';
 import { eventQueryKey } from '@/lib/client/api-client';
 import { apiEventPath, eventPath } from '@/lib/client/url-state';
 import { makeQueryClient } from '@/lib/client/query-client';
+import { unlessUnavailable } from '@/components/unavailable-page';
 
 export const metadata: Metadata = { title: 'Event' };
 
@@ -18,7 +19,11 @@ type Props = {
 };
 
 /** `/orgs/[orgId]/events/[eventId]`: one event on its own page, rendered on the server. */
-export default async function EventDetailPage({ params, searchParams }: Props) {
+export default async function EventDetailPage(props: Props) {
+  return unlessUnavailable(() => eventDetailPage(props));
+}
+
+async function eventDetailPage({ params, searchParams }: Props) {
   const { orgId, eventId } = await params;
   const tz = (await searchParams).tz === 'local' ? 'local' : 'utc';
   const zone = await localZoneHint();
