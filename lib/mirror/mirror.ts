@@ -69,7 +69,10 @@ export type MirrorOptions = {
    * after `nextCheckSeconds`.
    */
   onSourceDown?: (state: MirrorProgress & { reason: string; nextCheckSeconds: number }) => void;
-  /** A record the source served that is not a valid event (counted as rejected). */
+  /**
+   * A record the source served that is not a valid event (counted as
+   * rejected), reported once the pages around it are stored.
+   */
   onRejected?: (record: unknown, message: string) => void;
   sleep?: (ms: number) => Promise<void>;
 };
@@ -217,6 +220,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     let next = windowOf(segment);
     let pending = fetchPage(next);
     let batch: NewEvent[] = [];
+    /**
+     * The gathered pages' invalid records, counted and reported with the
+     * pages' events: a walk that fails before storing them (a source outage
+     * under --follow) reads those pages again, and they were counted twice.
+     */
+    let rejects: [record: unknown, message: string][] = [];
     const edge = new EdgeSecond();
     /** Stores the gathered pages and moves the checkpoint to where they end. */
     const flush = async (done: boolean) => {
@@ -224,6 +233,9 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       batch = [];
       counts.copied += result.inserted;
       counts.skipped += result.skipped;
+      counts.rejected += rejects.length;
+      for (const [record, message] of rejects) options.onRejected?.(record, message);
+      rejects = [];
       if (!done) {
         checkpoint = { ...checkpoint, segment: { ...segment } };
       } else {
@@ -288,10 +300,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         const reread = edge.has(record);
         const event = toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
-          if (!reread) {
-            counts.rejected++;
-            options.onRejected?.(record, event);
-          }
+          if (!reread) rejects.push([record, event]);
           return;
         }
         // Its place in the second is counted either way (see ListingOrder).

@@ -179,6 +179,60 @@ test('--follow outlives a source outage: it waits, walks again from what it stor
   }
 });
 
+test('--follow: an invalid record on a page read again after an outage is counted and reported once', async () => {
+  // The first page (request 1) holds an invalid record; requests 2 to 4 fail
+  // (503), past the retries, before anything is stored (eventsPerWrite is
+  // larger than the source): the next walk reads that page again.
+  const withInvalid = events.map((e, i) =>
+    i === 1 ? { ...e, doc: { ...e.doc, id: 'not-an-id' } } : e,
+  );
+  const src = await listingSource(withInvalid, {
+    misbehave: (n, res) => {
+      if (n < 2 || n > 4) return false;
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":503}');
+      return true;
+    },
+  });
+  const { store, drop } = await openSqliteTestStore();
+  try {
+    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+    const rejected: unknown[] = [];
+    let downs = 0;
+    let catchUps = 0;
+    const summary = await runMirror({
+      store,
+      orgId: ORG,
+      itemsPerPage: 3,
+      eventsPerWrite: 100,
+      follow: true,
+      intervalSeconds: 0,
+      pause: () => Promise.resolve(),
+      shouldStop: () => catchUps >= 1,
+      onCaughtUp: () => catchUps++,
+      onSourceDown: () => downs++,
+      onRejected: (record) => rejected.push(record),
+      source: {
+        baseUrl: src.baseUrl,
+        orgId: SOURCE_ORG,
+        publicKey: 'p',
+        privateKey: 'k',
+        maxRetries: 2,
+        backoffMs: 1,
+      },
+    });
+    assert.equal(downs, 1, 'the first walk ended in the outage');
+    assert.deepEqual([summary.copied, summary.rejected], [events.length - 1, 1]);
+    assert.deepEqual(
+      rejected.map((record) => (record as { id: string }).id),
+      ['not-an-id'],
+    );
+  } finally {
+    src.close();
+    await store.close();
+    await drop();
+  }
+});
+
 test('without --follow, a source outage past the retries ends the mirror with the error', async () => {
   const src = await listingSource(events, {
     misbehave: (n, res) => {
