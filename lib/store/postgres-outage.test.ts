@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { objectIdAt } from '@/lib/domain/object-id';
@@ -115,6 +116,35 @@ describe('PostgreSQL store during an outage', () => {
     assert.deepEqual(uncaught, [], 'no uncaught exception');
   });
 
+  test('a server that stops answering (frozen, or packets dropped): StoreUnavailableError at the query deadline, then answers again', async () => {
+    const proxy = await silenceableProxy(new URL(database.url).port || '5432');
+    const url = new URL(database.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const silent = await PostgresStore.open(url.toString(), 2, { queryDeadlineMs: 1000 });
+    try {
+      const listThrough = () =>
+        silent.listEvents({ orgId, offset: 0, limit: 50, includeCount: true, includeRaw: false });
+      assert.equal((await listThrough()).totalCount, events.length);
+      proxy.silence(true);
+      const started = performance.now();
+      const hung = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('still waiting after 10 s')), 10_000).unref(),
+      );
+      await assert.rejects(Promise.race([listThrough(), hung]), (error: unknown) => {
+        assert.ok(error instanceof StoreUnavailableError, String(error));
+        assert.match(error.message, /did not answer within 1 s/);
+        return true;
+      });
+      assert.ok(performance.now() - started < 5000, 'failed at the deadline');
+      proxy.silence(false);
+      assert.equal((await listThrough()).totalCount, events.length, 'a new connection answers');
+      assert.deepEqual(uncaught, [], 'no uncaught exception');
+    } finally {
+      await silent.close();
+      proxy.close();
+    }
+  });
+
   test('a database missing a migration is not ready', async () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -137,3 +167,41 @@ describe('PostgreSQL store during an outage', () => {
     );
   });
 });
+
+/**
+ * A TCP proxy to the local PostgreSQL that can go silent: while silent it
+ * passes no byte either way and closes nothing, as a frozen server or a
+ * network dropping packets does.
+ */
+async function silenceableProxy(targetPort: string) {
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(targetPort), '127.0.0.1');
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.on('data', (chunk) => {
+        if (!silent) to.write(chunk);
+      });
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    silence: (on: boolean) => {
+      silent = on;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}

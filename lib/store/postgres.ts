@@ -11,6 +11,7 @@ import {
   withConnectionSlot,
 } from './postgres-copy';
 import { isUniqueViolation, translateStoreError } from './errors';
+import { withoutQueryDeadline } from './postgres-deadline';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
@@ -21,6 +22,12 @@ const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 /** How long getting a connection (new, or free in the pool) may take. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long a query may go unanswered before its connection is taken for
+ * dead (lib/store/postgres-deadline.ts): past any request's life behind a
+ * proxy (nginx gives up after 60 s), far short of TCP's 15 minutes.
+ */
+const QUERY_DEADLINE_MS = 90_000;
 
 /**
  * A connection that dies while nobody is querying on it (a restart, an
@@ -85,7 +92,11 @@ export class PostgresStore extends KyselyStore {
     };
   }
 
-  static async open(connectionString: string, poolSize = 10): Promise<PostgresStore> {
+  static async open(
+    connectionString: string,
+    poolSize = 10,
+    { queryDeadlineMs = QUERY_DEADLINE_MS }: { queryDeadlineMs?: number } = {},
+  ): Promise<PostgresStore> {
     const pool = new pg.Pool({
       connectionString,
       max: poolSize,
@@ -108,7 +119,9 @@ export class PostgresStore extends KyselyStore {
     reportLostConnections(pool);
     const store = new PostgresStore(
       new Kysely<Database>({
-        dialect: reportingUnavailable(new PostgresDialect({ pool: trackingConnections(pool) })),
+        dialect: reportingUnavailable(
+          new PostgresDialect({ pool: trackingConnections(pool, queryDeadlineMs) }),
+        ),
       }),
       pool,
     );
@@ -168,28 +181,36 @@ export class PostgresStore extends KyselyStore {
     };
   }
 
+  /** Migrations may rightly run for minutes on a large store: no query deadline. */
+  override migrate(): Promise<void> {
+    return withoutQueryDeadline(() => super.migrate());
+  }
+
   async refreshStatistics(): Promise<void> {
     // One connection, with the server's statement_timeout lifted while it
     // vacuums: a vacuum after a large load outlasts a timeout meant for
     // queries, and failing here would report a load whose rows all committed
     // as failed. VACUUM cannot run inside a transaction, so the setting is
     // the session's, reset before the connection goes back to the pool.
-    await this.db.connection().execute(async (connection) => {
-      await sql`SET statement_timeout = 0`.execute(connection);
-      try {
-        // Each batch rewrites its counter rows (ON CONFLICT DO UPDATE); without a
-        // vacuum the sums read every dead version (16 ms instead of 1 ms seen
-        // after a 1M-event seed with autovacuum off).
-        await sql`VACUUM (ANALYZE) event_counts`.execute(connection);
-        await sql`VACUUM (ANALYZE) term_days`.execute(connection);
-        await sql`VACUUM (ANALYZE) term_dict`.execute(connection);
-        // Index-only scans of the postings need their pages marked all-visible.
-        await sql`VACUUM (ANALYZE) term_postings`.execute(connection);
-        await sql`ANALYZE events`.execute(connection);
-      } finally {
-        await sql`RESET statement_timeout`.execute(connection);
-      }
-    });
+    // The client-side deadline (postgres-deadline.ts) is lifted likewise.
+    await withoutQueryDeadline(() =>
+      this.db.connection().execute(async (connection) => {
+        await sql`SET statement_timeout = 0`.execute(connection);
+        try {
+          // Each batch rewrites its counter rows (ON CONFLICT DO UPDATE); without a
+          // vacuum the sums read every dead version (16 ms instead of 1 ms seen
+          // after a 1M-event seed with autovacuum off).
+          await sql`VACUUM (ANALYZE) event_counts`.execute(connection);
+          await sql`VACUUM (ANALYZE) term_days`.execute(connection);
+          await sql`VACUUM (ANALYZE) term_dict`.execute(connection);
+          // Index-only scans of the postings need their pages marked all-visible.
+          await sql`VACUUM (ANALYZE) term_postings`.execute(connection);
+          await sql`ANALYZE events`.execute(connection);
+        } finally {
+          await sql`RESET statement_timeout`.execute(connection);
+        }
+      }),
+    );
   }
 
   /**
