@@ -15,7 +15,14 @@ import {
   UsageError,
 } from './args';
 import { type Command, isoTime, requireOrg } from './context';
-import { Progress, formatBytes, formatCount, formatDuration, formatNumber } from './progress';
+import {
+  Progress,
+  formatBytes,
+  formatCount,
+  formatDuration,
+  formatNumber,
+  jsonSeconds,
+} from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
 
@@ -137,7 +144,7 @@ export const seed: Command = async (args, context) => {
     variant,
     from: isoTime(range.from),
     to: isoTime(range.to),
-    seconds: round(result.seconds),
+    seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(rate),
   });
   context.say(
@@ -300,7 +307,7 @@ export const importFile: Command = async (args, context) => {
     duplicates: result.skipped,
     invalid,
     bytes: summary.bytes,
-    seconds: round(result.seconds),
+    seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
     // The summary still (what was imported stays), its error in the shape
@@ -332,7 +339,3 @@ export const importFile: Command = async (args, context) => {
   if (failure) throw failure;
   return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
 };
-
-function round(seconds: number): number {
-  return Math.round(seconds * 1000) / 1000;
-}

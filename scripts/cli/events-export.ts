@@ -14,7 +14,7 @@ import {
   readContext,
   requireOrgOption,
 } from './events-options';
-import { Progress, formatBytes, formatCount, formatNumber } from './progress';
+import { Progress, formatBytes, formatCount, formatNumber, jsonSeconds } from './progress';
 
 function closed(stream: fs.WriteStream): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -156,7 +156,7 @@ export async function exportEventsCommand(
     file: target ?? null,
     events: opened.totalCount,
     bytes,
-    seconds: Number(seconds.toFixed(3)),
+    seconds: jsonSeconds(seconds),
   };
   context.emit(summary);
   context.note(

@@ -16,7 +16,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, requireOrg } from './context';
-import { formatCount, formatDuration, formatNumber } from './progress';
+import { formatCount, formatDuration, formatNumber, jsonSeconds } from './progress';
 
 /**
  * `mirror --org LOCAL_ORG --source BASE_URL --source-org ORG_ID --public-key PUB`
@@ -171,7 +171,7 @@ export const mirror: Command = async (args, context) => {
       rejected: summary.rejected,
       requests: summary.requests,
       retries: summary.retries,
-      seconds: Math.round(summary.seconds * 1000) / 1000,
+      seconds: jsonSeconds(summary.seconds),
       through: summary.through,
       stopped: summary.stopped,
     });

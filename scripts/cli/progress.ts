@@ -89,6 +89,11 @@ export function formatBytes(n: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** Seconds as every command's --json gives them: to the millisecond. */
+export function jsonSeconds(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
   const minutes = Math.floor(seconds / 60);

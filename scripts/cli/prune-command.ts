@@ -1,7 +1,7 @@
 import { formatCreated } from '@/lib/domain/event';
 import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
 import { type Command, requireOrg } from './context';
-import { Progress, formatCount, formatDuration } from './progress';
+import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
 
 /**
  * `events prune --org ORG --before DATE [--dry-run]`: retention. Deletes every event
@@ -36,7 +36,13 @@ export const prune: Command = async (args, context) => {
   );
   progress?.finish();
   const seconds = (performance.now() - started) / 1000;
-  context.emit({ orgId, before: beforeText, dryRun: false, deleted, seconds });
+  context.emit({
+    orgId,
+    before: beforeText,
+    dryRun: false,
+    deleted,
+    seconds: jsonSeconds(seconds),
+  });
   context.say(
     `Deleted ${formatCount(deleted, 'event')} of ${orgId} created before ${beforeText} in ${formatDuration(seconds)}.`,
   );
