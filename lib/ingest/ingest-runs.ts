@@ -62,6 +62,7 @@ export async function startIngestRun(
     host: os.hostname(),
     pid: process.pid,
     heartbeat: now,
+    undoFrom: null,
   });
   const timer = setInterval(() => {
     // A missed beat is harmless (the next one, or the end, follows), and a
@@ -197,19 +198,26 @@ export async function undoIngestRun(
         `last heard from ${Math.round((Date.now() - lastSign) / 1000)} s ago): stop it first, or undo it anyway with --force`,
     );
   }
-  // Said before deleting: an undo stopped midway (Ctrl-C, a crash) has
-  // removed part of the run's events, which the ledger must not hide.
-  if (run.status !== 'undone') {
-    await store.updateIngestRun(id, {
-      detail: `undo started at ${new Date().toISOString()} and not finished: part of its events may be gone; 'imports undo ${id}' again completes it`,
-    });
-  }
   // Where the copy a mirror holds may now have holes: from the run's oldest
   // event on (a mirror skipped as already present what an import had
   // added). Wound back before the deletion too, so an undo stopped midway
   // has already said so; and after it, over what a mirror running meanwhile
-  // saved (it read those events as present).
-  const oldest = await store.oldestRunEvent(run.orgId, id);
+  // saved (it read those events as present). An undo stopped midway deleted
+  // the oldest of them: run again, it winds back from where that one did
+  // (undoFrom), not from the oldest left, which would leave the gap.
+  const stored = await store.oldestRunEvent(run.orgId, id);
+  const known = [run.undoFrom, stored].filter((at) => at !== null);
+  const oldest = known.length === 0 ? null : Math.min(...known);
+  // Said before deleting: an undo stopped midway (Ctrl-C, a crash) has
+  // removed part of the run's events, which the ledger must not hide.
+  await store.updateIngestRun(id, {
+    ...(run.status === 'undone'
+      ? {}
+      : {
+          detail: `undo started at ${new Date().toISOString()} and not finished: part of its events may be gone; 'imports undo ${id}' again completes it`,
+        }),
+    undoFrom: oldest,
+  });
   const rewind = () =>
     oldest === null
       ? Promise.resolve(0)
@@ -231,6 +239,6 @@ export async function undoIngestRun(
   // purpose, are not walked again: dropping the checkpoints brought them back.
   if (deleted > 0) await rewind();
   const detail = `undone at ${new Date().toISOString()}: ${deleted} events removed`;
-  await store.updateIngestRun(id, { status: 'undone', detail });
-  return { run: { ...run, status: 'undone', detail }, deleted };
+  await store.updateIngestRun(id, { status: 'undone', detail, undoFrom: null });
+  return { run: { ...run, status: 'undone', detail, undoFrom: null }, deleted };
 }

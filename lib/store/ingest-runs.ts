@@ -23,6 +23,7 @@ function toRun(row: RunRow): IngestRun {
     host: (row.host as string | null) ?? null,
     pid: row.pid === null || row.pid === undefined ? null : Number(row.pid),
     heartbeat: row.heartbeat === null || row.heartbeat === undefined ? null : Number(row.heartbeat),
+    undoFrom: row.undo_from === null || row.undo_from === undefined ? null : Number(row.undo_from),
   };
 }
 
@@ -59,6 +60,7 @@ async function insertRun(db: Kysely<Database>, run: IngestRun): Promise<void> {
       host: run.host,
       pid: run.pid,
       heartbeat: run.heartbeat,
+      undo_from: run.undoFrom,
     })
     .execute();
 }
@@ -77,6 +79,7 @@ export async function updateIngestRun(
   if (patch.status !== undefined) values.status = patch.status;
   if (patch.detail !== undefined) values.detail = patch.detail;
   if (patch.heartbeat !== undefined) values.heartbeat = patch.heartbeat;
+  if (patch.undoFrom !== undefined) values.undo_from = patch.undoFrom;
   if (Object.keys(values).length === 0) return true;
   let update = db
     .updateTable('ingest_runs')

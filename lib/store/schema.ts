@@ -104,6 +104,8 @@ export type IngestRunsTable = {
   pid: ColumnType<number | null, number | null | undefined, number | null>;
   /** Its last sign of life, ms (migration 0009). */
   heartbeat: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Where its undo winds mirror checkpoints back from, while one is under way (migration 0014). */
+  undo_from: ColumnType<number | null, number | null | undefined, number | null>;
 };
 
 /** Where a mirror of one source organization stands (JSON state). */

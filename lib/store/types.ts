@@ -144,12 +144,25 @@ export type IngestRun = {
   pid: number | null;
   /** Its last sign of life (ms), or null (then `started` stands in). */
   heartbeat: number | null;
+  /**
+   * While an undo of it is under way (or was stopped midway): the `created`
+   * of its oldest event when that undo began, where mirror checkpoints are
+   * wound back from; null otherwise.
+   */
+  undoFrom: number | null;
 };
 
 export type IngestRunPatch = Partial<
   Pick<
     IngestRun,
-    'finished' | 'inserted' | 'skipped' | 'rejected' | 'status' | 'detail' | 'heartbeat'
+    | 'finished'
+    | 'inserted'
+    | 'skipped'
+    | 'rejected'
+    | 'status'
+    | 'detail'
+    | 'heartbeat'
+    | 'undoFrom'
   >
 >;
 

@@ -119,5 +119,6 @@ function runJson(run: IngestRun) {
     started: isoTime(run.started),
     finished: run.finished === null ? null : isoTime(run.finished),
     heartbeat: run.heartbeat === null ? null : isoTime(run.heartbeat),
+    undoFrom: run.undoFrom === null ? null : isoTime(run.undoFrom),
   };
 }

@@ -183,6 +183,7 @@ describe('runs whose process cannot be checked', () => {
         host: `not-${os.hostname()}`,
         pid: process.pid,
         heartbeat,
+        undoFrom: null,
       });
       const silent = await store.createIngestRun(elsewhere(now - STALE_MS - 5000));
       const fresh = await store.createIngestRun(elsewhere(now - 1000));

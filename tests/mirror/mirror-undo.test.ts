@@ -167,6 +167,38 @@ for (const [engine, open] of TEST_ENGINES) {
       });
     });
 
+    test('an undo stopped midway while a mirror ran, then run again: the next mirror run copies every undone event', async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        const importedEvents = events.slice(5, 12);
+        const imported = await importRun(store, importedEvents);
+        assert.equal((await runMirror(options(store, baseUrl))).copied, 13);
+        // The real store, whose undo is stopped midway: after its first wind-back a mirror
+        // runs (reading the run's events as present, it saves its checkpoint past them), then
+        // the three oldest are deleted and the process dies before the second wind-back.
+        const oldestThree = importedEvents.slice(-3).map((e) => e.id);
+        const stopped = new Proxy(store, {
+          get: (target, name, receiver) =>
+            name === 'deleteEvents'
+              ? async () => {
+                  const meanwhile = await runMirror(options(store, baseUrl));
+                  assert.deepEqual([meanwhile.copied, meanwhile.skipped], [0, 12]);
+                  assert.equal(await store.deleteEvents(ORG, { ids: oldestThree }), 3);
+                  throw new Error('killed midway');
+                }
+              : (Reflect.get(target, name, receiver) as unknown),
+        });
+        await assert.rejects(undoIngestRun(stopped, imported), /killed midway/);
+        assert.equal((await undoIngestRun(store, imported)).deleted, 4);
+        const again = await runMirror(options(store, baseUrl));
+        assert.equal(again.copied, 7, 'the three deleted by the stopped undo too');
+        assert.deepEqual(
+          await copyIds(store),
+          events.map((e) => e.id),
+        );
+      });
+    });
+
     test('undoing an import newer than the copy after a prune: the next mirror run copies the undone range only, and what was pruned stays pruned', async () => {
       const events = twentyEvents();
       await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {

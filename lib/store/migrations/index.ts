@@ -11,6 +11,7 @@ import * as m0010 from './0010_term_days_by_type';
 import * as m0011 from './0011_term_words';
 import * as m0012 from './0012_one_live_mirror';
 import * as m0013 from './0013_binary_text_order';
+import * as m0014 from './0014_undo_wind_back';
 
 /**
  * Versioned migrations, applied in name order. Listed statically (not read
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_term_words': m0011,
   '0012_one_live_mirror': m0012,
   '0013_binary_text_order': m0013,
+  '0014_undo_wind_back': m0014,
 };
 
 /** Every shipped migration's name, in the order they apply. */
