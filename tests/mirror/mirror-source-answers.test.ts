@@ -13,6 +13,7 @@ import {
   groupCreatedDocument,
   listingSource,
   mirrorIntoFreshStore,
+  type SourceEvent,
 } from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
@@ -133,12 +134,18 @@ test('a source that ignores pageNum (page 2 of a second served as page 1 again) 
   }
 });
 
-test('--follow outlives a source outage: it waits, walks again from what it stored, and the copy is complete', async () => {
-  // Requests 3 to 8 fail (503): past the retries of the first walk, which
-  // ends mid-way; the next walk, after the wait, finds the source back.
-  const src = await listingSource(events, {
+/**
+ * One catch-up of a --follow mirror of `sourceEvents` through an outage:
+ * requests `from` to `to` (1-based) answer 503, past the retries (2).
+ */
+async function followThroughOutage(
+  sourceEvents: readonly SourceEvent[],
+  outage: { from: number; to: number },
+  eventsPerWrite: number,
+) {
+  const src = await listingSource(sourceEvents, {
     misbehave: (n, res) => {
-      if (n < 3 || n > 8) return false;
+      if (n < outage.from || n > outage.to) return false;
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":503}');
       return true;
     },
@@ -147,69 +154,19 @@ test('--follow outlives a source outage: it waits, walks again from what it stor
   try {
     await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
     const downs: string[] = [];
+    const rejected: unknown[] = [];
     let catchUps = 0;
     const summary = await runMirror({
       store,
       orgId: ORG,
       itemsPerPage: 3,
-      eventsPerWrite: 3,
+      eventsPerWrite,
       follow: true,
       intervalSeconds: 0,
       pause: () => Promise.resolve(),
       shouldStop: () => catchUps >= 1,
       onCaughtUp: () => catchUps++,
       onSourceDown: ({ reason }) => downs.push(reason),
-      source: {
-        baseUrl: src.baseUrl,
-        orgId: SOURCE_ORG,
-        publicKey: 'p',
-        privateKey: 'k',
-        maxRetries: 2,
-        backoffMs: 1,
-      },
-    });
-    assert.ok(downs.length >= 1, 'the outage was reported');
-    assert.match(downs[0]!, /The source failed 3 times in a row .*503/);
-    assert.equal(summary.copied, events.length);
-    assert.equal(await store.countEvents({ orgId: ORG }), events.length);
-  } finally {
-    src.close();
-    await store.close();
-    await drop();
-  }
-});
-
-test('--follow: an invalid record on a page read again after an outage is counted and reported once', async () => {
-  // The first page (request 1) holds an invalid record; requests 2 to 4 fail
-  // (503), past the retries, before anything is stored (eventsPerWrite is
-  // larger than the source): the next walk reads that page again.
-  const withInvalid = events.map((e, i) =>
-    i === 1 ? { ...e, doc: { ...e.doc, id: 'not-an-id' } } : e,
-  );
-  const src = await listingSource(withInvalid, {
-    misbehave: (n, res) => {
-      if (n < 2 || n > 4) return false;
-      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":503}');
-      return true;
-    },
-  });
-  const { store, drop } = await openSqliteTestStore();
-  try {
-    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-    const rejected: unknown[] = [];
-    let downs = 0;
-    let catchUps = 0;
-    const summary = await runMirror({
-      store,
-      orgId: ORG,
-      itemsPerPage: 3,
-      eventsPerWrite: 100,
-      follow: true,
-      intervalSeconds: 0,
-      pause: () => Promise.resolve(),
-      shouldStop: () => catchUps >= 1,
-      onCaughtUp: () => catchUps++,
-      onSourceDown: () => downs++,
       onRejected: (record) => rejected.push(record),
       source: {
         baseUrl: src.baseUrl,
@@ -220,17 +177,42 @@ test('--follow: an invalid record on a page read again after an outage is counte
         backoffMs: 1,
       },
     });
-    assert.equal(downs, 1, 'the first walk ended in the outage');
-    assert.deepEqual([summary.copied, summary.rejected], [events.length - 1, 1]);
-    assert.deepEqual(
-      rejected.map((record) => (record as { id: string }).id),
-      ['not-an-id'],
-    );
+    return { summary, downs, rejected, stored: await store.countEvents({ orgId: ORG }) };
   } finally {
     src.close();
     await store.close();
     await drop();
   }
+}
+
+test('--follow outlives a source outage: it waits, walks again from what it stored, and the copy is complete', async () => {
+  // Requests 3 to 8 fail: past the retries of the first walk, which ends
+  // mid-way; the next walk, after the wait, finds the source back.
+  const { summary, downs, stored } = await followThroughOutage(events, { from: 3, to: 8 }, 3);
+  assert.ok(downs.length >= 1, 'the outage was reported');
+  assert.match(downs[0]!, /The source failed 3 times in a row .*503/);
+  assert.equal(summary.copied, events.length);
+  assert.equal(stored, events.length);
+});
+
+test('--follow: an invalid record on a page read again after an outage is counted and reported once', async () => {
+  // The first page (request 1) holds an invalid record; requests 2 to 4
+  // fail before anything is stored (eventsPerWrite is larger than the
+  // source): the next walk reads that page again.
+  const withInvalid = events.map((e, i) =>
+    i === 1 ? { ...e, doc: { ...e.doc, id: 'not-an-id' } } : e,
+  );
+  const { summary, downs, rejected } = await followThroughOutage(
+    withInvalid,
+    { from: 2, to: 4 },
+    100,
+  );
+  assert.equal(downs.length, 1, 'the first walk ended in the outage');
+  assert.deepEqual([summary.copied, summary.rejected], [events.length - 1, 1]);
+  assert.deepEqual(
+    rejected.map((record) => (record as { id: string }).id),
+    ['not-an-id'],
+  );
 });
 
 test('without --follow, a source outage past the retries ends the mirror with the error', async () => {
