@@ -11,7 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-// The project's path aliases (@/lib/...) whatever the working directory.
-process.env.TSX_TSCONFIG_PATH ??= path.join(root, 'tsconfig.json');
+// The project's path aliases (@/lib/...) whatever the working directory, and
+// whatever tsconfig an enclosing tsx run left in the environment.
+process.env.TSX_TSCONFIG_PATH = path.join(root, 'tsconfig.json');
 await import(pathToFileURL(require.resolve('tsx', { paths: [root] })).href);
 await import(pathToFileURL(path.join(root, 'scripts', 'cli.ts')).href);

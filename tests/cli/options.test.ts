@@ -116,6 +116,21 @@ describe('CLI: command lines', () => {
     }
   });
 
+  test("npx org-events uses the project's tsconfig, whatever TSX_TSCONFIG_PATH an enclosing tsx run left set", () => {
+    const work = fs.mkdtempSync(path.join(dir, 'tsconfig-'));
+    const foreign = path.join(work, 'tsconfig.json');
+    fs.writeFileSync(foreign, '{"compilerOptions":{}}');
+    const result = cliWith(
+      { cwd: work, env: { TSX_TSCONFIG_PATH: foreign } },
+      db,
+      'orgs',
+      'list',
+      '--json',
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(Array.isArray(result.json), result.stdout);
+  });
+
   test('a single-value option given twice with different values is a usage error; filters repeat', () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0c02';
     const cases: [string[], string][] = [
