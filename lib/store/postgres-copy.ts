@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { applyQueryDeadline } from './postgres-deadline';
+import { applyQueryDeadline, type QueryDeadline } from './postgres-deadline';
 
 /**
  * Bulk writes through PostgreSQL's COPY (binary format), for the rows a
@@ -32,7 +32,7 @@ const slots = new AsyncLocalStorage<ConnectionSlot>();
  */
 export function trackingConnections(
   pool: pg.Pool,
-  queryDeadlineMs: number,
+  deadline: QueryDeadline,
 ): {
   connect: () => Promise<pg.PoolClient>;
   end: () => Promise<void>;
@@ -40,7 +40,7 @@ export function trackingConnections(
   return {
     connect: async () => {
       const client = await pool.connect();
-      applyQueryDeadline(client, queryDeadlineMs);
+      applyQueryDeadline(client, deadline);
       const slot = slots.getStore();
       if (slot) slot.client = client;
       return client;

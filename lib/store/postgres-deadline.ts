@@ -7,15 +7,26 @@ import type pg from 'pg';
  * answering without closing anything: frozen, or gone behind a network that
  * drops packets (a failover that moved its address). TCP itself then waits
  * about 15 minutes before it gives up on the connection, and every request
- * on it hangs as long. At the deadline the connection's socket is destroyed:
- * the query fails as unavailable (ETIMEDOUT, a 503 with Retry-After), and
- * the pool drops the connection and opens a new one when next asked. A slow
- * query cannot be told from a silent server from here, so the deadline is
- * far beyond any request's (the server's own statement_timeout is the one
- * for slow queries). Work that may rightly run longer (migrations, the
- * vacuum after a bulk load) runs withoutQueryDeadline; COPY streams have
- * none.
+ * on it hung as long.
+ *
+ * At the deadline the query is cancelled on the server (pg_cancel_backend,
+ * on a connection of its own): a server that is only slow ends it as a
+ * statement it gave up on (57014: a 503 "database query timed out", nothing
+ * of it committed), and the connection stays in the pool. A query still
+ * unsettled `graceMs` later has a server that did not act on the cancel
+ * (silent, or another server now behind the address): the connection's
+ * socket is destroyed, the query fails as unavailable (ETIMEDOUT, a 503
+ * "database unreachable"), and the pool opens a new connection when next
+ * asked. Work that may rightly run longer (migrations, the vacuum after a
+ * bulk load) runs withoutQueryDeadline; COPY streams have none.
  */
+
+export type QueryDeadline = {
+  deadlineMs: number;
+  graceMs: number;
+  /** Asks the server to cancel what the backend with this pid runs. */
+  cancel: (backendPid: number) => Promise<void>;
+};
 
 const exempt = new AsyncLocalStorage<true>();
 const watched = new WeakSet<pg.PoolClient>();
@@ -26,23 +37,33 @@ export function withoutQueryDeadline<T>(body: () => Promise<T>): Promise<T> {
 }
 
 /** Gives every later query of `client` (a promise-returning one) the deadline. */
-export function applyQueryDeadline(client: pg.PoolClient, deadlineMs: number): void {
+export function applyQueryDeadline(client: pg.PoolClient, deadline: QueryDeadline): void {
   if (watched.has(client)) return;
   watched.add(client);
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const result = query(...args);
     if (!(result instanceof Promise) || exempt.getStore()) return result;
+    let grace: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
-      const silent = new Error(`The database did not answer within ${deadlineMs / 1000} s`);
-      (silent as NodeJS.ErrnoException).code = 'ETIMEDOUT';
-      socketOf(client)?.destroy(silent);
-    }, deadlineMs);
-    return result.finally(() => clearTimeout(timer));
+      const pid = (client as { processID?: number | null }).processID;
+      if (pid) deadline.cancel(pid).catch(() => undefined);
+      grace = setTimeout(() => {
+        const silent = new Error(
+          `The database did not answer within ${(deadline.deadlineMs + deadline.graceMs) / 1000} s`,
+        );
+        (silent as NodeJS.ErrnoException).code = 'ETIMEDOUT';
+        socketOf(client)?.destroy(silent);
+      }, deadline.graceMs);
+    }, deadline.deadlineMs);
+    return result.finally(() => {
+      clearTimeout(timer);
+      clearTimeout(grace);
+    });
   };
 }
 
-/** node-postgres keeps the socket at client.connection.stream (not in its types). */
-function socketOf(client: pg.PoolClient): Socket | undefined {
+/** node-postgres keeps a client's socket at client.connection.stream (not in its types). */
+export function socketOf(client: pg.Client | pg.PoolClient): Socket | undefined {
   return (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
 }

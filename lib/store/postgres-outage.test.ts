@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { createTestDatabase } from '@/tests/helpers/postgres';
@@ -120,7 +121,10 @@ describe('PostgreSQL store during an outage', () => {
     const proxy = await silenceableProxy(new URL(database.url).port || '5432');
     const url = new URL(database.url);
     url.host = `127.0.0.1:${proxy.port}`;
-    const silent = await PostgresStore.open(url.toString(), 2, { queryDeadlineMs: 1000 });
+    const silent = await PostgresStore.open(url.toString(), 2, {
+      queryDeadlineMs: 1000,
+      cancelGraceMs: 500,
+    });
     try {
       const listThrough = () =>
         silent.listEvents({ orgId, offset: 0, limit: 50, includeCount: true, includeRaw: false });
@@ -132,16 +136,51 @@ describe('PostgreSQL store during an outage', () => {
       );
       await assert.rejects(Promise.race([listThrough(), hung]), (error: unknown) => {
         assert.ok(error instanceof StoreUnavailableError, String(error));
-        assert.match(error.message, /did not answer within 1 s/);
+        assert.match(error.message, /did not answer within 1.5 s/);
         return true;
       });
-      assert.ok(performance.now() - started < 5000, 'failed at the deadline');
+      assert.ok(performance.now() - started < 5000, 'failed at the deadline and its grace');
       proxy.silence(false);
       assert.equal((await listThrough()).totalCount, events.length, 'a new connection answers');
       assert.deepEqual(uncaught, [], 'no uncaught exception');
     } finally {
       await silent.close();
       proxy.close();
+    }
+  });
+
+  test('a query still running at the deadline on a healthy server is cancelled there: StoreUnavailableError (timed out), nothing of it committed, the connection kept', async () => {
+    const slow = await PostgresStore.open(database.url, 1, {
+      queryDeadlineMs: 1000,
+      cancelGraceMs: 5000,
+    });
+    try {
+      const db = (slow as unknown as { db: Kysely<unknown> }).db;
+      await sql`CREATE TABLE deadline_probe (n int)`.execute(db);
+      const backend = async () =>
+        (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)).rows[0]!.pid;
+      const before = await backend();
+      const started = performance.now();
+      await assert.rejects(
+        sql`INSERT INTO deadline_probe SELECT 1 FROM pg_sleep(4)`.execute(db),
+        (error: unknown) => {
+          assert.ok(error instanceof StoreUnavailableError, String(error));
+          assert.equal(error.timedOut, true, error.message);
+          return true;
+        },
+      );
+      assert.ok(
+        performance.now() - started < 3000,
+        'cancelled at the deadline, not after the grace',
+      );
+      const { rows } = await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM deadline_probe`.execute(db);
+      assert.deepEqual(rows, [{ n: 0 }], 'the cancelled insert committed nothing');
+      assert.equal(await backend(), before, 'the same connection answered');
+      await sql`DROP TABLE deadline_probe`.execute(db);
+    } finally {
+      await slow.close();
     }
   });
 

@@ -11,7 +11,7 @@ import {
   withConnectionSlot,
 } from './postgres-copy';
 import { isUniqueViolation, translateStoreError } from './errors';
-import { withoutQueryDeadline } from './postgres-deadline';
+import { socketOf, withoutQueryDeadline } from './postgres-deadline';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
@@ -23,11 +23,13 @@ const NUMERIC_OID = 1700;
 /** How long getting a connection (new, or free in the pool) may take. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
- * How long a query may go unanswered before its connection is taken for
- * dead (lib/store/postgres-deadline.ts): past any request's life behind a
- * proxy (nginx gives up after 60 s), far short of TCP's 15 minutes.
+ * How long a query may run before it is cancelled on the server, and how
+ * long after that a server that has not acted on it is taken for gone
+ * (lib/store/postgres-deadline.ts): past any request's life behind a proxy
+ * (nginx gives up after 60 s), far short of TCP's 15 minutes.
  */
 const QUERY_DEADLINE_MS = 90_000;
+const CANCEL_GRACE_MS = 10_000;
 
 /**
  * A connection that dies while nobody is querying on it (a restart, an
@@ -49,6 +51,28 @@ function reportLostConnections(pool: pg.Pool): void {
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
   });
+}
+
+/**
+ * pg_cancel_backend(pid) on a connection of its own, given up after
+ * `timeoutMs` (a server that does not answer it is what the cancel's grace
+ * period then finds out).
+ */
+async function cancelBackend(connectionString: string, pid: number, timeoutMs: number) {
+  const canceller = new pg.Client({
+    connectionString,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
+  canceller.on('error', () => undefined);
+  try {
+    await canceller.connect();
+    await canceller.query('SELECT pg_cancel_backend($1)', [pid]);
+    await canceller.end();
+  } finally {
+    // Never left waiting on a server that stopped answering.
+    socketOf(canceller)?.destroy();
+  }
 }
 
 /** PostgreSQL (or a PostgreSQL-compatible distributed engine) for when one machine is not enough. */
@@ -95,7 +119,10 @@ export class PostgresStore extends KyselyStore {
   static async open(
     connectionString: string,
     poolSize = 10,
-    { queryDeadlineMs = QUERY_DEADLINE_MS }: { queryDeadlineMs?: number } = {},
+    {
+      queryDeadlineMs = QUERY_DEADLINE_MS,
+      cancelGraceMs = CANCEL_GRACE_MS,
+    }: { queryDeadlineMs?: number; cancelGraceMs?: number } = {},
   ): Promise<PostgresStore> {
     const pool = new pg.Pool({
       connectionString,
@@ -120,7 +147,13 @@ export class PostgresStore extends KyselyStore {
     const store = new PostgresStore(
       new Kysely<Database>({
         dialect: reportingUnavailable(
-          new PostgresDialect({ pool: trackingConnections(pool, queryDeadlineMs) }),
+          new PostgresDialect({
+            pool: trackingConnections(pool, {
+              deadlineMs: queryDeadlineMs,
+              graceMs: cancelGraceMs,
+              cancel: (pid) => cancelBackend(connectionString, pid, cancelGraceMs),
+            }),
+          }),
         ),
       }),
       pool,
