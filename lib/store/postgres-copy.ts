@@ -2,7 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { applyQueryDeadline, type QueryDeadline } from './postgres-deadline';
 
 /**
  * Bulk writes through PostgreSQL's COPY (binary format), for the rows a
@@ -30,17 +29,13 @@ const slots = new AsyncLocalStorage<ConnectionSlot>();
  * A transaction run inside that context (and each attempt of it run again)
  * gets its connection there, so the slot holds the transaction's client.
  */
-export function trackingConnections(
-  pool: pg.Pool,
-  deadline: QueryDeadline,
-): {
+export function trackingConnections(pool: pg.Pool): {
   connect: () => Promise<pg.PoolClient>;
   end: () => Promise<void>;
 } {
   return {
     connect: async () => {
       const client = await pool.connect();
-      applyQueryDeadline(client, deadline);
       const slot = slots.getStore();
       if (slot) slot.client = client;
       return client;

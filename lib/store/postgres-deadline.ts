@@ -29,17 +29,18 @@ export type QueryDeadline = {
 };
 
 const exempt = new AsyncLocalStorage<true>();
-const watched = new WeakSet<pg.PoolClient>();
 
 /** Runs `body` with no deadline on the queries it makes. */
 export function withoutQueryDeadline<T>(body: () => Promise<T>): Promise<T> {
   return exempt.run(true, body);
 }
 
-/** Gives every later query of `client` (a promise-returning one) the deadline. */
-export function applyQueryDeadline(client: pg.PoolClient, deadline: QueryDeadline): void {
-  if (watched.has(client)) return;
-  watched.add(client);
+/** Gives every query (a promise-returning one) of each connection the pool opens the deadline. */
+export function applyQueryDeadlines(pool: pg.Pool, deadline: QueryDeadline): void {
+  pool.on('connect', (client) => withDeadline(client, deadline));
+}
+
+function withDeadline(client: pg.PoolClient, deadline: QueryDeadline): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const result = query(...args);

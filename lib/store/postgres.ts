@@ -11,7 +11,7 @@ import {
   withConnectionSlot,
 } from './postgres-copy';
 import { isUniqueViolation, translateStoreError } from './errors';
-import { socketOf, withoutQueryDeadline } from './postgres-deadline';
+import { applyQueryDeadlines, socketOf, withoutQueryDeadline } from './postgres-deadline';
 import { reportingUnavailable } from './unavailable-dialect';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
@@ -144,15 +144,16 @@ export class PostgresStore extends KyselyStore {
       },
     });
     reportLostConnections(pool);
+    applyQueryDeadlines(pool, {
+      deadlineMs: queryDeadlineMs,
+      graceMs: cancelGraceMs,
+      cancel: (pid) => cancelBackend(connectionString, pid, cancelGraceMs),
+    });
     const store = new PostgresStore(
       new Kysely<Database>({
         dialect: reportingUnavailable(
           new PostgresDialect({
-            pool: trackingConnections(pool, {
-              deadlineMs: queryDeadlineMs,
-              graceMs: cancelGraceMs,
-              cancel: (pid) => cancelBackend(connectionString, pid, cancelGraceMs),
-            }),
+            pool: trackingConnections(pool),
           }),
         ),
       }),
