@@ -101,9 +101,16 @@ export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
 
 const DEFAULT_EVENTS_PER_WRITE = 5000;
 
-/** The checkpoint's key: one per source base URL and source org. */
-function checkpointKey(source: SourceOptions): string {
-  return `${source.baseUrl.replace(/\/+$/, '')}#${source.orgId}`;
+/**
+ * The checkpoint's key: one per source base URL and source org. The URL as
+ * parsed (scheme and host in lower case, no default port, no trailing
+ * slash): the same source spelled another way resumes the same checkpoint
+ * instead of walking the whole org again. A URL already in that form keeps
+ * the key it always had.
+ */
+function checkpointKey(source: Pick<SourceOptions, 'baseUrl' | 'orgId'>): string {
+  const url = new URL(source.baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}#${source.orgId}`;
 }
 
 export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> {
