@@ -55,6 +55,19 @@ const configSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  /**
+   * PostgreSQL: the connections each process keeps at most. Every instance
+   * (and every CLI command) opens its own pool, so instances x this must
+   * stay under the server's max_connections. At least 2: an export's cursor
+   * holds one while other requests go on. Unset: 10 (lib/store/postgres.ts).
+   */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
+  /**
+   * PostgreSQL: how long one query may run before it is cancelled on the
+   * server (lib/store/postgres-deadline.ts). Under a proxy's own timeout,
+   * so a request it gave up on does not go on working. Unset: 90.
+   */
+  DATABASE_QUERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** pino's level for the server's JSON log (one line per request at info). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Bearer token for GET /metrics; unset, /metrics answers 404 (metrics are off). */

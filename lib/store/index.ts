@@ -17,9 +17,11 @@ export { DatabaseUrlError, parseDatabaseUrl, type DatabaseTarget } from './datab
  */
 export async function openStore(url: string = getConfig().DATABASE_URL): Promise<EventStore> {
   const target = parseDatabaseUrl(url);
-  return target.engine === 'postgres'
-    ? PostgresStore.open(target.connectionString)
-    : SqliteStore.open(target.filename);
+  if (target.engine === 'sqlite') return SqliteStore.open(target.filename);
+  const { DATABASE_POOL_SIZE: poolSize, DATABASE_QUERY_TIMEOUT_SECONDS: timeout } = getConfig();
+  return PostgresStore.open(target.connectionString, poolSize, {
+    queryDeadlineMs: timeout === undefined ? undefined : timeout * 1000,
+  });
 }
 
 // One store per process, shared through globalThis so the custom server and

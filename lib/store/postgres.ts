@@ -26,7 +26,9 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * How long a query may run before it is cancelled on the server, and how
  * long after that a server that has not acted on it is taken for gone
  * (lib/store/postgres-deadline.ts): past any request's life behind a proxy
- * (nginx gives up after 60 s), far short of TCP's 15 minutes.
+ * (nginx gives up after 60 s), far short of TCP's 15 minutes. The deadline
+ * and the pool's size are defaults: DATABASE_QUERY_TIMEOUT_SECONDS and
+ * DATABASE_POOL_SIZE set them (lib/store/index.ts).
  */
 const QUERY_DEADLINE_MS = 90_000;
 const CANCEL_GRACE_MS = 10_000;
