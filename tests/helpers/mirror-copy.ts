@@ -59,6 +59,12 @@ export async function mirrorIntoFreshStore(
   }
 }
 
+/** A source's GROUP_CREATED event of `sourceOrg` at `at`, its id made of the time and `tag`. */
+export function groupCreatedEvent(sourceOrg: string, at: number, tag: string): SourceEvent {
+  const id = objectIdAt(at, tag.padEnd(16, '0'));
+  return { id, at, doc: groupCreatedDocument({ at, id, orgId: sourceOrg, groupId: sourceOrg }) };
+}
+
 /** A GROUP_CREATED event of `orgId` as a source lists it, created at `at` (ms, in the served form). */
 export function groupCreatedDocument(options: {
   at: number;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
-import { groupCreatedDocument, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import { groupCreatedEvent, listingSource } from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 
 /**
@@ -15,10 +15,7 @@ import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0061');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0062');
 
-function sourceEvent(at: number, tag: string): SourceEvent {
-  const id = objectIdAt(at, tag.padEnd(16, '0'));
-  return { id, at, doc: groupCreatedDocument({ at, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }) };
-}
+const sourceEvent = (at: number, tag: string) => groupCreatedEvent(SOURCE_ORG, at, tag);
 
 for (const [engine, open] of TEST_ENGINES) {
   describe(`the mirror's checkpoint (${engine})`, () => {
