@@ -29,11 +29,18 @@ export type MirrorSegment = {
  * walk began (MirrorSegment.started), so it is trusted even when it lies
  * ahead of a reader's clock (a host whose clock is behind). Without it, a
  * `through` in the future comes from a version that did not cap it.
+ *
+ * `from`: the oldest instant (ms) the copy covers: the first run's
+ * `--since`, moved earlier by a later run's earlier `--since` (which copies
+ * what lies between), later by a prune. Absent: from the source's first
+ * event (and in checkpoints saved before it existed). Nothing older is
+ * walked again, whatever an undo or a catch-up's overlap reaches back to.
  */
 export type MirrorCheckpoint = {
   version: 1;
   through?: number;
   capped?: true;
+  from?: number;
   segment?: MirrorSegment;
 };
 
@@ -42,17 +49,46 @@ export function parseMirrorCheckpoint(text: string | null): MirrorCheckpoint {
 }
 
 /**
- * The checkpoint once the copy's events from `from` (ms, a stored sort key)
- * on may be missing: complete through the end of the second before, its
- * walk under way dropped (its window may have passed over `from`); null (no
- * checkpoint: the next run walks everything) when it was complete through
- * nothing yet. The next catch-up walks from there to now, copying back
- * what is missing and skipping the rest; events older than `from` (pruned
- * on purpose, say) are not walked again.
+ * The checkpoint once the copy's events from `missingFrom` (ms, a stored
+ * sort key) on may be missing: complete through the end of the second
+ * before, its walk under way dropped (its window may have passed over that
+ * instant). The next catch-up walks from there to now, copying back what is
+ * missing and skipping the rest.
+ *
+ * Never back past the copy's `from`: an undone import's events older than
+ * that were never the mirror's (it did not skip them as present), and
+ * walking from them copied back everything a `--since` left out or a prune
+ * removed. Null (no checkpoint: the next run walks everything) when the
+ * copy was complete through nothing yet and covers everything.
  */
-export function rewoundMirrorCheckpoint(text: string, from: number): string | null {
-  const { through } = parseMirrorCheckpoint(text);
-  if (through === undefined) return null;
-  const secondBefore = Math.floor(from / 1000) * 1000 - 1;
-  return JSON.stringify({ version: 1, through: Math.min(through, secondBefore), capped: true });
+export function rewoundMirrorCheckpoint(text: string, missingFrom: number): string | null {
+  const { through, from } = parseMirrorCheckpoint(text);
+  const scope = from === undefined ? {} : { from };
+  if (through === undefined) {
+    return from === undefined ? null : JSON.stringify({ version: 1, ...scope });
+  }
+  const start = Math.max(missingFrom, from ?? -Infinity);
+  const secondBefore = Math.floor(start / 1000) * 1000 - 1;
+  return JSON.stringify({
+    version: 1,
+    through: Math.min(through, secondBefore),
+    capped: true,
+    ...scope,
+  });
+}
+
+/**
+ * The checkpoint once the copy's events created before `before` (ms) are
+ * deleted on purpose (`events prune`): its `from` moves up to there, so no
+ * catch-up, undo or walk under way copies them back; a walk under way stops
+ * at that instant. Unchanged when it already starts there or later.
+ */
+export function prunedMirrorCheckpoint(text: string, before: number): string {
+  const checkpoint = parseMirrorCheckpoint(text);
+  if (checkpoint.from !== undefined && checkpoint.from >= before) return text;
+  const segment = checkpoint.segment && {
+    ...checkpoint.segment,
+    lo: Math.max(checkpoint.segment.lo ?? -Infinity, before),
+  };
+  return JSON.stringify({ ...checkpoint, from: before, ...(segment ? { segment } : {}) });
 }

@@ -41,7 +41,11 @@ export type MirrorOptions = {
   /** The local organization the events go into. */
   orgId: string;
   source: SourceOptions;
-  /** Copy only events created at or after this instant (a fresh mirror). */
+  /**
+   * Copy only events created at or after this instant. On a later run,
+   * an instant earlier than the copy's start copies what lies between
+   * (`onBackfill` says so); a later one changes nothing.
+   */
   since?: number;
   follow?: boolean;
   /** Seconds between catch-ups with `follow` (default 60). */
@@ -61,6 +65,8 @@ export type MirrorOptions = {
   /** Waits up to `ms`, resolving early when a stop is requested. */
   pause?: (ms: number) => Promise<void>;
   onProgress?: (progress: MirrorProgress) => void;
+  /** `since` lies before the copy's start: the events from there `until` (ISO) are copied first. */
+  onBackfill?: (range: { since: string; until: string }) => void;
   /** With `follow`: after each catch-up, before waiting `nextCheckSeconds`. */
   onCaughtUp?: (state: MirrorCaughtUp) => void;
   /**
@@ -262,9 +268,15 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           Math.max(checkpoint.through ?? -Infinity, segment.top ?? -Infinity),
           segment.started ?? Infinity,
         );
+        // A walk reaching below the copy's start (an earlier --since's) moves it there.
+        const from =
+          checkpoint.from === undefined || segment.lo === undefined
+            ? undefined
+            : Math.min(checkpoint.from, segment.lo);
         checkpoint = {
           version: 1,
           ...(Number.isFinite(through) ? { through, capped: true as const } : {}),
+          ...(from === undefined ? {} : { from }),
         };
         if (Number.isFinite(through)) recent.forgetBefore(through);
       }
@@ -361,7 +373,30 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             (checkpoint.capped === true || checkpoint.through <= Date.now())
               ? checkpoint.through
               : undefined;
-          const lo = through !== undefined ? through - overlapMs : options.since;
+          let lo: number | undefined;
+          if (through === undefined) {
+            // A first walk (or one after an undo emptied the copy): from
+            // --since, else where the copy was said to start.
+            lo = options.since ?? checkpoint.from;
+            checkpoint = { ...checkpoint, from: lo };
+            if (lo === undefined) delete checkpoint.from;
+          } else {
+            const from = checkpoint.from;
+            if (options.since !== undefined && from !== undefined && options.since < from) {
+              // An earlier --since than the copy's start: what lies between is
+              // copied first (older than anything the copy holds), then the
+              // catch-up as usual.
+              const hi = new Date(Math.floor(from / 1000) * 1000 + 999).toISOString();
+              options.onBackfill?.({ since: formatCreated(options.since), until: hi });
+              if (!(await walk({ lo: options.since, hi, pageNum: 1 }))) {
+                stopped = true;
+                break;
+              }
+            }
+            // Never below the copy's start: the overlap must not reach into
+            // what --since left out or a prune removed.
+            lo = Math.max(through - overlapMs, checkpoint.from ?? -Infinity);
+          }
           stopped = !(await walk({ lo, pageNum: 1, started: Date.now() }));
           if (stopped || !options.follow) break;
           const nextCheckSeconds = options.intervalSeconds ?? 60;

@@ -153,6 +153,12 @@ export const mirror: Command = async (args, context) => {
           };
         }),
       onProgress: (progress) => status.update(progress),
+      onBackfill: ({ since: from, until }) => {
+        status.clear();
+        context.note(
+          `Copying the events from ${from} up to ${until}, before the copy's start (an earlier --since than its first run's)...`,
+        );
+      },
       onCaughtUp: (state) => status.caughtUp(state),
       onSourceDown: ({ reason, nextCheckSeconds }) => status.sourceDown(reason, nextCheckSeconds),
       onRejected: (_record, message) => {

@@ -1,4 +1,5 @@
 import { formatCreated } from '@/lib/domain/event';
+import { pruneEvents } from '@/lib/ingest/prune';
 import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
 import { type Command, requireOrg } from './context';
 import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
@@ -6,7 +7,8 @@ import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
 /**
  * `events prune --org ORG --before DATE [--dry-run]`: retention. Deletes every event
  * created strictly before DATE, in short transactions with exact counters
- * (lib/store/retention.ts).
+ * (lib/store/retention.ts); mirrors of the org do not copy them back
+ * (lib/ingest/prune.ts).
  */
 export const prune: Command = async (args, context) => {
   const { values } = parseCommand(
@@ -29,11 +31,9 @@ export const prune: Command = async (args, context) => {
   }
   const progress = count > 0 ? new Progress('Pruning', count, 'events') : undefined;
   const started = performance.now();
-  const deleted = await store.deleteEvents(
-    orgId,
-    { before },
-    { onBatch: (n) => progress?.update(n) },
-  );
+  const deleted = await pruneEvents(store, orgId, before, {
+    onBatch: (n) => progress?.update(n),
+  });
   progress?.finish();
   const seconds = (performance.now() - started) / 1000;
   context.emit({

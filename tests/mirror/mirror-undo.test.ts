@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { pruneEvents } from '@/lib/ingest/prune';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
 import { eventsSecondApart, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
@@ -12,7 +13,9 @@ import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
  * An undo leaves no silent gap in a mirror's copy: undoing a mirror run
  * while a `--follow` mirror of the same source runs does not let the latter
  * write its old checkpoint back, and undoing an import whose events a
- * mirror skipped as already present makes the next mirror fetch them.
+ * mirror skipped as already present makes the next mirror fetch them. Nor
+ * does it widen the copy: what `--since` left out or a prune removed is not
+ * copied back.
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0041');
@@ -215,6 +218,71 @@ for (const [engine, open] of TEST_ENGINES) {
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 0, 'the pruned events were not copied back');
         assert.equal((await copyIds(store)).length, 11);
+      });
+    });
+
+    test("undoing an import older than the first run's --since: the next mirror run copies nothing --since left out", async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        // The ten newest (events are 1 s apart, newest first).
+        const since = events[9]!.at;
+        assert.equal((await runMirror(options(store, baseUrl, { since }))).copied, 10);
+        // An unrelated import, older than the whole source, then undone.
+        const imported = await importRun(
+          store,
+          eventsSecondApart(1, { base: BASE - 86_400_000, orgId: ORG, idTag: 'cdcdcdcd' }),
+        );
+        assert.equal((await undoIngestRun(store, imported)).deleted, 1);
+        const again = await runMirror(options(store, baseUrl));
+        assert.equal(again.copied, 0, 'what --since left out was not copied');
+        assert.deepEqual(
+          await copyIds(store),
+          events.slice(0, 10).map((e) => e.id),
+        );
+      });
+    });
+
+    test("undoing an import older than a prune's cutoff (events prune): the pruned events stay pruned", async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        assert.equal((await runMirror(options(store, baseUrl))).copied, 20);
+        assert.equal(await pruneEvents(store, ORG, events[10]!.at), 9);
+        const imported = await importRun(
+          store,
+          eventsSecondApart(1, { base: BASE - 86_400_000, orgId: ORG, idTag: 'cdcdcdcd' }),
+        );
+        assert.equal((await undoIngestRun(store, imported)).deleted, 1);
+        const again = await runMirror(options(store, baseUrl));
+        assert.equal(again.copied, 0, 'the pruned events were not copied back');
+        assert.deepEqual(
+          await copyIds(store),
+          events.slice(0, 11).map((e) => e.id),
+        );
+      });
+    });
+
+    test('a prune while a mirror of that source is mid-walk: the walk stops at the cutoff and copies nothing older', async () => {
+      const events = twentyEvents();
+      // Pruned while the 3rd page is being served, when nothing older than the cutoff has been read.
+      const cutoff = events[14]!.at;
+      let store: EventStore | undefined;
+      let pruned = -1;
+      const faults = {
+        before: async (request: number) => {
+          if (request === 3) pruned = await pruneEvents(store!, ORG, cutoff);
+        },
+      };
+      await withSourceAndCopy(open, events, faults, async (opened, baseUrl) => {
+        store = opened;
+        const mirrored = await runMirror(options(opened, baseUrl));
+        assert.equal(pruned, 0, 'nothing older than the cutoff was copied when it ran');
+        // The cutoff's own event stays (a prune deletes those created before it).
+        assert.equal(mirrored.copied, 15);
+        assert.deepEqual(
+          await copyIds(opened),
+          events.slice(0, 15).map((e) => e.id),
+        );
+        assert.equal((await runMirror(options(opened, baseUrl))).copied, 0);
       });
     });
 

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { pruneEvents } from '@/lib/ingest/prune';
+import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
+import type { EventStore } from '@/lib/store/types';
+import { eventsSecondApart, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import { TEST_ENGINES } from '@/tests/helpers/test-stores';
+
+/**
+ * `--since` on a later run: earlier than the copy's start, it copies what
+ * lies between (once, and then catches up as usual); later, it changes
+ * nothing. Before, any later --since was ignored without a word.
+ */
+
+const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0051');
+const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0052');
+const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+async function copyIds(store: EventStore): Promise<string[]> {
+  const page = await store.listEvents({
+    orgId: ORG,
+    offset: 0,
+    limit: 100,
+    includeCount: false,
+    includeRaw: false,
+  });
+  return page.events.map((e) => e.id);
+}
+
+for (const [engine, open] of TEST_ENGINES) {
+  describe(`a later run's --since (${engine})`, () => {
+    /** Twenty source events 1 s apart (newest first), a fresh copy org, and `body`. */
+    const withCopy = async (
+      body: (
+        store: EventStore,
+        events: SourceEvent[],
+        mirror: (more?: Partial<MirrorOptions>) => ReturnType<typeof runMirror>,
+      ) => Promise<void>,
+    ) => {
+      const events = eventsSecondApart(20, { base: BASE, orgId: SOURCE_ORG, idTag: 'efefefef' });
+      const source = await listingSource(events);
+      const { store, drop } = await open();
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+        const mirror = (more: Partial<MirrorOptions> = {}) =>
+          runMirror({
+            store,
+            orgId: ORG,
+            itemsPerPage: 5,
+            eventsPerWrite: 5,
+            source: {
+              baseUrl: source.baseUrl,
+              orgId: SOURCE_ORG,
+              publicKey: 'p',
+              privateKey: 'k',
+            },
+            ...more,
+          });
+        await body(store, events, mirror);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    };
+
+    test("earlier than the copy's start: the events between are copied, said once, and later runs copy nothing", async () => {
+      await withCopy(async (store, events, mirror) => {
+        assert.equal((await mirror({ since: events[4]!.at })).copied, 5);
+        const said: { since: string; until: string }[] = [];
+        const wider = await mirror({ since: events[14]!.at, onBackfill: (r) => said.push(r) });
+        assert.equal(wider.copied, 10);
+        assert.deepEqual(said, [
+          {
+            since: new Date(events[14]!.at).toISOString().replace('.000Z', 'Z'),
+            until: new Date(events[4]!.at + 999).toISOString(),
+          },
+        ]);
+        assert.deepEqual(
+          await copyIds(store),
+          events.slice(0, 15).map((e) => e.id),
+        );
+        // The copy now starts there: the same --since again, or none, walks only the catch-up.
+        assert.equal((await mirror({ since: events[14]!.at })).copied, 0);
+        assert.equal((await mirror()).copied, 0);
+      });
+    });
+
+    test("later than the copy's start: nothing changes, and the catch-up's overlap (60 s, the whole source here) copies nothing older than the first --since", async () => {
+      await withCopy(async (store, events, mirror) => {
+        assert.equal((await mirror({ since: events[9]!.at })).copied, 10);
+        const said: unknown[] = [];
+        const narrower = await mirror({ since: events[2]!.at, onBackfill: (r) => said.push(r) });
+        assert.deepEqual([narrower.copied, said.length], [0, 0]);
+        assert.equal((await copyIds(store)).length, 10);
+      });
+    });
+
+    test("earlier than a prune's cutoff: the pruned events asked for are copied back, the older ones not", async () => {
+      await withCopy(async (store, events, mirror) => {
+        assert.equal((await mirror()).copied, 20);
+        assert.equal(await pruneEvents(store, ORG, events[4]!.at), 15);
+        // Without --since, the prune stands.
+        assert.equal((await mirror()).copied, 0);
+        assert.equal((await mirror({ since: events[9]!.at })).copied, 5);
+        assert.deepEqual(
+          await copyIds(store),
+          events.slice(0, 10).map((e) => e.id),
+        );
+      });
+    });
+
+    test('a backfill stopped midway resumes on the next run, even one without --since', async () => {
+      await withCopy(async (store, events, mirror) => {
+        assert.equal((await mirror({ since: events[2]!.at })).copied, 3);
+        let pages = 0;
+        // No overlap: the catch-up alone would read back nothing older.
+        const stopped = await mirror({
+          overlapMs: 0,
+          since: events[19]!.at,
+          onProgress: () => pages++,
+          shouldStop: () => pages >= 2,
+        });
+        assert.equal(stopped.stopped, true);
+        assert.ok(stopped.copied > 0 && stopped.copied < 17, `copied ${stopped.copied}`);
+        const resumed = await mirror({ overlapMs: 0 });
+        assert.equal(stopped.copied + resumed.copied, 17);
+        assert.equal((await copyIds(store)).length, 20);
+      });
+    });
+  });
+}
