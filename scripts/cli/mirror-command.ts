@@ -156,7 +156,7 @@ export const mirror: Command = async (args, context) => {
       onBackfill: ({ since: from, until }) => {
         status.clear();
         context.note(
-          `Copying the events from ${from} up to ${until}, before the copy's start (an earlier --since than its first run's)...`,
+          `Copying the events from ${from} up to ${until}, where the copy started (--since is earlier)...`,
         );
       },
       onCaughtUp: (state) => status.caughtUp(state),
