@@ -1,9 +1,4 @@
-import {
-  type MirrorCaughtUp,
-  MirrorError,
-  type MirrorProgress,
-  runMirror,
-} from '@/lib/mirror/mirror';
+import { MirrorError, runMirror } from '@/lib/mirror/mirror';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import {
   CommandError,
@@ -16,7 +11,8 @@ import {
   UsageError,
 } from './args';
 import { type Command, requireOrg } from './context';
-import { formatCount, formatDuration, formatNumber, jsonSeconds } from './progress';
+import { StatusLine } from './mirror-status';
+import { formatDuration, formatNumber, jsonSeconds } from './progress';
 
 /**
  * `mirror --org LOCAL_ORG --source BASE_URL --source-org ORG_ID --public-key PUB`
@@ -202,68 +198,3 @@ export const mirror: Command = async (args, context) => {
     process.off('SIGTERM', onSignal);
   }
 };
-
-/**
- * Copied, rate and window on stderr: redrawn on a terminal, a line every 5 s
- * elsewhere. Following, each catch-up says how far the copy is complete;
- * off a terminal (a service's log) only when it copied something new, or
- * the first time.
- */
-class StatusLine {
-  private last = -Infinity;
-  private drawn = false;
-  private reportedCopied: number | undefined;
-  private readonly stream = process.stderr;
-
-  update(p: MirrorProgress): void {
-    const now = performance.now();
-    const tty = this.stream.isTTY;
-    if (now - this.last < (tty ? 100 : 5000)) return;
-    this.last = now;
-    const rate = formatNumber(p.copied / Math.max(p.seconds, 0.001));
-    const window = `${p.window.minDate ?? '…'} to ${p.window.maxDate ?? 'now'}${p.window.pageNum > 1 ? ` page ${p.window.pageNum}` : ''}`;
-    this.show(
-      `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`,
-    );
-  }
-
-  /** A wait the source asked for (429): said at once, whatever the last line's age. */
-  waiting(reason: string, ms: number): void {
-    this.show(`Mirroring: ${reason}, waiting ${formatNumber(Math.ceil(ms / 1000))} s`);
-  }
-
-  /** Following: a walk the source's outage ended; said at once, and each time. */
-  sourceDown(reason: string, nextCheckSeconds: number): void {
-    this.show(
-      `Source unavailable (${utcClock()} UTC): ${reason}; trying again in ${formatNumber(nextCheckSeconds)} s`,
-    );
-    if (this.stream.isTTY) this.clear();
-  }
-
-  caughtUp(state: MirrorCaughtUp): void {
-    if (!this.stream.isTTY && state.copied === this.reportedCopied) return;
-    this.reportedCopied = state.copied;
-    this.show(
-      // "through" is the newest event's time; when the source was asked says how current that is.
-      `Up to date through ${state.through ?? '(the source has no events yet)'} (checked ${utcClock()} UTC): ${formatCount(state.copied, 'event')} copied so far; next check in ${formatNumber(state.nextCheckSeconds)} s`,
-    );
-  }
-
-  /** Redrawn in place on a terminal, a line of its own elsewhere. */
-  private show(line: string): void {
-    if (this.stream.isTTY) {
-      this.stream.write(`\r${line}\u001b[K`);
-      this.drawn = true;
-    } else this.stream.write(`${line}\n`);
-  }
-
-  clear(): void {
-    if (this.drawn) this.stream.write('\n');
-    this.drawn = false;
-  }
-}
-
-/** The time of day now, UTC, to the second (HH:MM:SS): when the status line's check was made. */
-function utcClock(): string {
-  return new Date().toISOString().slice(11, 19);
-}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { MirrorProgress } from '@/lib/mirror/mirror';
+import { StatusLine } from '@/scripts/cli/mirror-status';
+
+/** A StatusLine writing to a log (no terminal) on a clock the test moves. */
+function logged() {
+  const lines: string[] = [];
+  let now = 0;
+  const status = new StatusLine(
+    {
+      isTTY: false,
+      write: (chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      },
+    },
+    () => now,
+  );
+  return {
+    status,
+    lines,
+    at: (ms: number) => {
+      now = ms;
+    },
+  };
+}
+
+function progress(copied: number, skipped: number, requests: number): MirrorProgress {
+  return { copied, skipped, rejected: 0, requests, retries: 0, window: { pageNum: 1 }, seconds: 1 };
+}
+
+test('off a terminal, a --follow mirror of a quiet org logs no progress line at each check: only when copied or already-present counts moved, at most every 5 s', () => {
+  const { status, lines, at } = logged();
+  status.update(progress(500, 0, 1));
+  at(1000);
+  status.update(progress(1000, 0, 2)); // within 5 s of the last line
+  at(6000);
+  status.update(progress(1500, 0, 3));
+  // Caught up; then checks a minute apart that find nothing new.
+  status.caughtUp({
+    ...progress(1500, 0, 4),
+    through: '2026-11-28T20:00:00Z',
+    nextCheckSeconds: 60,
+  });
+  for (let check = 1; check <= 5; check++) {
+    at(6000 + check * 60_000);
+    status.update(progress(1500, 0, 4 + check));
+    status.caughtUp({
+      ...progress(1500, 0, 4 + check),
+      through: '2026-11-28T20:00:00Z',
+      nextCheckSeconds: 60,
+    });
+  }
+  // One that copied something is logged, with its catch-up.
+  at(400_000);
+  status.update(progress(1502, 1, 10));
+  status.caughtUp({
+    ...progress(1502, 1, 10),
+    through: '2026-11-28T20:05:00Z',
+    nextCheckSeconds: 60,
+  });
+  assert.deepEqual(
+    lines.map((line) => line.replace(/\(checked \d\d:\d\d:\d\d UTC\)/, '(checked …)')),
+    [
+      'Mirroring: 500 copied (500 events/s), 0 already present, 1 requests; window … to now\n',
+      'Mirroring: 1,500 copied (1,500 events/s), 0 already present, 3 requests; window … to now\n',
+      'Up to date through 2026-11-28T20:00:00Z (checked …): 1,500 events copied so far; next check in 60 s\n',
+      'Mirroring: 1,502 copied (1,502 events/s), 1 already present, 10 requests; window … to now\n',
+      'Up to date through 2026-11-28T20:05:00Z (checked …): 1,502 events copied so far; next check in 60 s\n',
+    ],
+  );
+});
