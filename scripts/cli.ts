@@ -2,6 +2,8 @@
  * The admin CLI: `npm run cli -- <command>`. See scripts/cli/help.ts (or
  * `npm run cli -- help`) for commands, options and exit codes.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { prettyJson } from '@/lib/domain/json-text';
 import { ConfigError, getConfig } from '@/lib/config';
 import type { EventStore } from '@/lib/store/types';
@@ -66,18 +68,36 @@ function globalOptions(argv: string[]): {
   return { args, json, database, help };
 }
 
+/**
+ * A SQLite file that does not exist, for a command that only uses a store:
+ * opened, it was created empty (a typo in --database left a new file behind)
+ * and the command went on to say the organization does not exist.
+ */
+function refuseMissingFile(url: string): void {
+  const target = parseDatabaseUrl(url);
+  if (target.engine !== 'sqlite' || target.filename === ':memory:') return;
+  if (fs.existsSync(target.filename)) return;
+  throw new CommandError(
+    `No database at ${path.resolve(target.filename)}: is --database (or DATABASE_URL) the store you meant? ('migrate' or 'orgs create' makes a new one)`,
+  );
+}
+
 async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   let emitted = false;
   let store: EventStore | undefined;
   let databaseUrl: string | undefined;
+  /** The command makes a store where there is none ('migrate', 'orgs create', 'seed'). */
+  let makesStore = false;
   const context: CommandContext = {
     json,
     store: async () => {
       if (!store) {
+        const url = databaseUrl ?? getConfig().DATABASE_URL;
+        if (!makesStore) refuseMissingFile(url);
         // Imported here: help and usage errors never load the store's engines and drivers.
         const { openStore } = await import('@/lib/store');
-        store = await openStore(databaseUrl ?? getConfig().DATABASE_URL);
+        store = await openStore(url);
       }
       return store;
     },
@@ -106,6 +126,7 @@ async function main(argv: string[]): Promise<number> {
       else process.stdout.write(HELP);
       return name === undefined && !options.help ? EXIT.usage : EXIT.ok;
     }
+    makesStore = name === 'migrate' || name === 'seed' || (name === 'orgs' && rest[0] === 'create');
     const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!load) throw new UsageError(`Unknown command '${name}'`);
     // Inside the try (help needs no configuration): an invalid configuration

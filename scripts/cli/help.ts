@@ -119,7 +119,9 @@ Options for every command:
                     that "error" in it). Progress and notes still go to stderr.
   --database URL    Use this database instead of DATABASE_URL
                     (file:./data/org-events.db, a file path, or postgres://...;
-                    any other scheme://, or a file: URL with a ?query, is refused).
+                    any other scheme://, or a file: URL with a ?query, is refused;
+                    so is a file that is not there, but by migrate, orgs create
+                    and seed, which make it).
 
 Values:
   ROLE    ${ORG_ROLES.join(', ')}

@@ -86,10 +86,17 @@ describe('CLI: events list, get, export and keys rotate', () => {
     const twice = cli(db, 'events', 'list', '--org', ORG, '--database', name);
     assert.equal(twice.code, 64);
     assert.match(twice.stderr, /'--database' .* given twice.*--database-name/);
-    // --database alone names the store: one without organizations says it may be the wrong one.
+    // --database alone names the store: a file that is not there is refused, and not made.
     const elsewhere = cli(path.join(dir, name), 'events', 'list', '--org', ORG);
     assert.equal(elsewhere.code, 1);
-    assert.match(elsewhere.stderr, /this database holds none\. Is --database .*--database-name/);
+    assert.match(elsewhere.stderr, /No database at .*: is --database .* the store you meant\?/);
+    assert.equal(fs.existsSync(path.join(dir, name)), false);
+    // One that holds no organization says it may be the wrong one.
+    const empty = path.join(dir, `${name}-empty.db`);
+    assert.equal(cli(empty, 'migrate').code, 0);
+    const none = cli(empty, 'events', 'list', '--org', ORG);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /this database holds none\. Is --database .*--database-name/);
   });
 
   test('events get prints the event as the API returns it, raw when asked', () => {

@@ -15,6 +15,7 @@ describe('CLI: command lines', () => {
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-cli-options-'));
     db = path.join(dir, 'options.db');
+    assert.equal(cli(db, 'migrate').code, 0);
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
