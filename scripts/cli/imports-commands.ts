@@ -28,8 +28,14 @@ const list: Command = async (args, context) => {
   const store = await context.store();
   if (orgId !== undefined) await requireOrg(store, orgId);
   // Runs whose process was killed are shown (and recorded) as interrupted.
-  const runs = await settleIngestRuns(store, await store.listIngestRuns(orgId, limit));
-  context.emit({ ...(orgId === undefined ? {} : { orgId }), runs: runs.map(runJson) });
+  // One more than shown: whether older runs were left out, which is said.
+  const newest = await store.listIngestRuns(orgId, limit + 1);
+  const more = newest.length > limit;
+  const runs = await settleIngestRuns(store, newest.slice(0, limit));
+  context.emit({ ...(orgId === undefined ? {} : { orgId }), runs: runs.map(runJson), more });
+  if (more) {
+    context.note(`The newest ${formatNumber(limit)} runs; older ones are shown with --limit N.`);
+  }
   if (runs.length === 0) {
     context.say(`No imports or mirror runs recorded${orgId === undefined ? '' : ` for ${orgId}`}.`);
     return EXIT.ok;

@@ -181,6 +181,18 @@ describe('CLI: seed and import', () => {
     const table = cli(db, 'imports', 'list');
     assert.match(table.stdout, /^ID +ORG +KIND/m);
     assert.match(table.stdout, new RegExp(`${second} +import +finished`));
+    assert.doesNotMatch(table.stderr, /--limit/);
+    assert.equal((listed.json as { more: boolean }).more, false);
+    // Fewer than there are: said, not left out silently.
+    const newest = cli(db, 'imports', 'list', '--limit', '1', '--json');
+    assert.deepEqual(
+      [
+        (newest.json as { runs: Json[] }).runs.map((run) => run.orgId),
+        (newest.json as { more: boolean }).more,
+      ],
+      [[second], true],
+    );
+    assert.match(newest.stderr, /The newest 1 runs; older ones are shown with --limit N\./);
   });
 
   test('imports list: a run undone while it went on shows its counts and the events it left; the undo that removes them counts those to 100%', async () => {
