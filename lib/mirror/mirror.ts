@@ -455,6 +455,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
  * those are kept, so a first copy of a large org holds a minute's worth.
  */
 class RecentEvents {
+  /**
+   * Kept a second beyond the overlap: the catch-up's window starts
+   * `overlapMs` before `through`, which the source compares with its
+   * sub-second keys, so that second's events may come again too.
+   */
+  private static readonly MARGIN_MS = 1000;
   private readonly created = new Map<string, number>();
   constructor(private readonly overlapMs: number) {}
 
@@ -466,7 +472,7 @@ class RecentEvents {
   /** After `events` are stored; `newest`: the newest `created` of the walk that read them. */
   remember(events: readonly NewEvent[], newest: number | undefined): void {
     if (newest === undefined) return;
-    const oldest = newest - this.overlapMs - 1000;
+    const oldest = newest - this.overlapMs - RecentEvents.MARGIN_MS;
     for (const event of events) {
       if (event.created >= oldest) this.created.set(event.id, event.created);
     }
@@ -474,7 +480,7 @@ class RecentEvents {
 
   /** The next catch-up starts `overlapMs` before `through`: anything older will not be read again. */
   forgetBefore(through: number): void {
-    const oldest = through - this.overlapMs - 1000;
+    const oldest = through - this.overlapMs - RecentEvents.MARGIN_MS;
     for (const [id, created] of this.created) if (created < oldest) this.created.delete(id);
   }
 

@@ -32,6 +32,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 const QUERY_DEADLINE_MS = 90_000;
 const CANCEL_GRACE_MS = 10_000;
+/** Connections per instance: instances x this must fit under the server's max_connections (100 by default). */
+const POOL_SIZE = 10;
 
 /**
  * A connection that dies while nobody is querying on it (a restart, an
@@ -120,7 +122,7 @@ export class PostgresStore extends KyselyStore {
 
   static async open(
     connectionString: string,
-    poolSize = 10,
+    poolSize = POOL_SIZE,
     {
       queryDeadlineMs = QUERY_DEADLINE_MS,
       cancelGraceMs = CANCEL_GRACE_MS,
