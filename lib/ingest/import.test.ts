@@ -379,9 +379,27 @@ describe('import', () => {
         Buffer.from('\n'),
       ]),
     );
+    // Named by its byte and line: the 0xE9, which 0xFF does not go on with.
+    const offset = Buffer.byteLength(`${good.join('\n')}\n`) + at + 1;
     await assert.rejects(
       importEvents(store, file, { orgId: ORG }),
-      /The file is not valid UTF-8: a byte sequence in bytes 1 to \d+ is no UTF-8 character/,
+      new RegExp(
+        `The file is not valid UTF-8: byte ${offset} \\(line 3\\) begins a byte sequence that is no UTF-8 character`,
+      ),
+    );
+    // A file ending within a character, and the same bytes piped (no line: a stream is not read again).
+    fs.writeFileSync(file, Buffer.concat([Buffer.from(`${good[0]}\n`), Buffer.from([0xe2, 0x82])]));
+    await assert.rejects(
+      importEvents(store, file, { orgId: ORG }),
+      new RegExp(
+        `The file is not valid UTF-8: byte ${Buffer.byteLength(good[0]!) + 2} \\(line 2\\) begins a character the file ends within`,
+      ),
+    );
+    await assert.rejects(
+      importEvents(store, fs.createReadStream(file), { orgId: ORG }),
+      new RegExp(
+        `The file is not valid UTF-8: byte ${Buffer.byteLength(good[0]!) + 2} begins a character`,
+      ),
     );
     assert.equal(await store.getEvent(ORG, target.id, false), null);
     // The same text in UTF-8 is imported as written.

@@ -706,16 +706,20 @@ async function* decode(
   // Replaced with U+FFFD, as it was, the stored event differed from its
   // source and nothing said so.
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const utf8 = (buffer?: Buffer): string => {
-    try {
-      return buffer ? decoder.decode(buffer, { stream: true }) : decoder.decode();
-    } catch {
-      throw new ImportFatalError(
-        `The file is not valid UTF-8: a byte sequence ${
-          buffer ? `in bytes ${bytes - buffer.length + 1} to ${bytes}` : 'at its end'
-        }${compression.gzip ? ' of its decompressed text' : ''} is no UTF-8 character (a file in another encoding converts with iconv -t UTF-8)`,
-      );
-    }
+  /** The last bytes of the previous buffer: the start of a character it may have cut. */
+  let tail: Buffer = Buffer.alloc(0);
+  /** Where the first byte that is no UTF-8 lies (1-based, in the decompressed text) and on which line. */
+  const notUtf8 = async (buffer: Buffer | undefined): Promise<ImportFatalError> => {
+    const offset =
+      buffer === undefined
+        ? bytes - heldBytes(tail)
+        : bytes - buffer.length + firstInvalidByte(tail, buffer);
+    const line = await lineAt(source, offset);
+    return new ImportFatalError(
+      `The file is not valid UTF-8: byte ${offset + 1}${line === undefined ? '' : ` (line ${line})`}${
+        compression.gzip ? ' of its decompressed text' : ''
+      } ${buffer === undefined ? 'begins a character the file ends within' : 'begins a byte sequence that is no UTF-8 character'} (a file in another encoding converts with iconv -t UTF-8)`,
+    );
   };
   /** Whether the decoder holds no part of a character (its last input ended in an ASCII byte). */
   let decoderEmpty = true;
@@ -730,17 +734,101 @@ async function* decode(
     if (decoderEmpty && isAscii(buffer)) {
       text = buffer.toString('latin1');
     } else {
-      text = utf8(buffer);
+      try {
+        text = decoder.decode(buffer, { stream: true });
+      } catch {
+        throw await notUtf8(buffer);
+      }
       decoderEmpty = buffer.length === 0 ? decoderEmpty : buffer[buffer.length - 1]! < 0x80;
     }
+    if (buffer.length > 0) tail = buffer.subarray(Math.max(0, buffer.length - 3));
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte order mark
       first = false;
     }
     if (text.length > 0) yield text;
   }
-  const rest = utf8();
+  let rest: string;
+  try {
+    rest = decoder.decode();
+  } catch {
+    throw await notUtf8(undefined);
+  }
   if (rest.length > 0) yield rest;
+}
+
+/**
+ * How many of `tail`'s last bytes are the start of a character that does
+ * not end within it (0 to 3): what a streaming decoder holds after it.
+ */
+function heldBytes(tail: Buffer): number {
+  for (let back = 1; back <= Math.min(3, tail.length); back++) {
+    const byte = tail[tail.length - back]!;
+    if (byte < 0x80) return 0;
+    if (byte >= 0xc0) {
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return back < length ? back : 0;
+    }
+  }
+  return 0;
+}
+
+/**
+ * The index in `buffer` where the first byte sequence that is no UTF-8
+ * character begins, `tail` being the bytes before it (a character may
+ * begin there): found by halving the shortest start of the text a strict
+ * decoder refuses. Run only once a decoding has failed.
+ */
+function firstInvalidByte(tail: Buffer, buffer: Buffer): number {
+  const held = tail.subarray(tail.length - heldBytes(tail));
+  const refuses = (length: number) => {
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(
+        Buffer.concat([held, buffer.subarray(0, length)]),
+        { stream: true },
+      );
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  let good = 0;
+  let bad = buffer.length;
+  while (bad - good > 1) {
+    const middle = (good + bad) >>> 1;
+    if (refuses(middle)) bad = middle;
+    else good = middle;
+  }
+  // The refused prefix ends with the byte no character goes on with; its
+  // sequence began where the accepted one left a character unfinished
+  // (perhaps in the buffer before: a negative index).
+  const accepted = Buffer.concat([held, buffer.subarray(0, bad - 1)]);
+  return bad - 1 - heldBytes(accepted.subarray(Math.max(0, accepted.length - 3)));
+}
+
+/**
+ * The line (1-based) of the byte at `offset` of the source's decompressed
+ * text, counted by reading the file again from its start; undefined for a
+ * stream, which cannot be read again.
+ */
+async function lineAt(source: ImportSource, offset: number): Promise<number | undefined> {
+  if (typeof source !== 'string' || source === '-') return undefined;
+  let line = 1;
+  let seen = 0;
+  const input = fs.createReadStream(source, { highWaterMark: 1 << 20 });
+  try {
+    for await (const buffer of decompressed(input, () => undefined, { gzip: false })) {
+      const part = buffer.subarray(0, Math.max(0, offset - seen));
+      for (let at = part.indexOf(10); at !== -1; at = part.indexOf(10, at + 1)) line++;
+      seen += buffer.length;
+      if (seen >= offset) break;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    input.destroy();
+  }
+  return line;
 }
 
 /**
