@@ -53,12 +53,23 @@ export type BulkResult = {
   fatal?: string;
   /** With `fatal`: the run's events are not to be kept (ImportFatalError.voidsRun). */
   voidsRun?: boolean;
+  /**
+   * Ended by `BulkCallbacks.stop` before the source's end: the batches
+   * committed stand; `summary.read` counts the events of those batches and
+   * the records reported invalid so far, `format` is unknown.
+   */
+  stopped?: boolean;
 };
 
 export type BulkCallbacks = {
   /** After each inserted batch: events stored so far and the producer's progress (events or bytes). */
   onBatch?: (state: { inserted: number; skipped: number; progress: number }) => void;
   onIssue?: (issue: ImportIssue) => void;
+  /**
+   * Aborted (SIGINT, SIGTERM): no further batch is inserted; those being
+   * inserted commit, and the load returns with `stopped`.
+   */
+  stop?: AbortSignal;
 };
 
 const WORKER_FILE = path.join(__dirname, 'bulk-worker.ts');
@@ -128,8 +139,10 @@ export async function runBulkLoad(
     failure ??= new Error(`The bulk-load worker exited early (code ${code})`);
     wake?.();
   });
-  const nextMessage = async (): Promise<FromWorker> => {
+  /** The worker's next message; undefined once a stop is requested. */
+  const nextMessage = async (): Promise<FromWorker | undefined> => {
     for (;;) {
+      if (callbacks.stop?.aborted) return undefined;
       const message = queue.shift();
       if (message) return message;
       if (failure) throw failure;
@@ -137,8 +150,10 @@ export async function runBulkLoad(
     }
   };
 
+  callbacks.stop?.addEventListener('abort', () => wake?.(), { once: true });
   let inserted = 0;
   let skipped = 0;
+  let invalid = 0;
   // Producer progress of the furthest batch committed (lanes may finish out of order).
   let progress = 0;
   const inserting = new Set<Promise<void>>();
@@ -182,12 +197,27 @@ export async function runBulkLoad(
       // A failed batch stops the load, even with more batches already queued.
       if (failure) throw failure;
       const message = await nextMessage();
+      if (message === undefined) {
+        await finish();
+        return {
+          summary: { format: null, read: inserted + skipped + invalid, invalid, bytes: progress },
+          inserted,
+          skipped,
+          seconds: elapsed(started),
+          stopped: true,
+        };
+      }
       switch (message.type) {
         case 'batch':
           insert(message.batch, message.progress);
           if (inserting.size >= lanes) await Promise.race(inserting);
+          // A turn of the event loop's I/O phase after each batch: with the
+          // worker's batches always queued, a SIGINT's handler (and with it
+          // a stop) waited until the whole file was in.
+          if (callbacks.stop) await new Promise<void>((resolve) => setImmediate(resolve));
           break;
         case 'issue':
+          invalid++;
           callbacks.onIssue?.(message.issue);
           break;
         case 'done':

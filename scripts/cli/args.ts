@@ -13,6 +13,8 @@ export const EXIT = {
   someInvalid: 2,
   /** The command line itself is wrong (BSD sysexits EX_USAGE). */
   usage: 64,
+  /** Stopped on request (SIGINT, SIGTERM) before the end, what was done kept: 128 + SIGINT, as a shell reports Ctrl-C. */
+  interrupted: 130,
   /** Whatever read stdout stopped reading (`| head`): 128 + SIGPIPE, as the shell reports Unix tools ended by it. */
   readerGone: 141,
 } as const;

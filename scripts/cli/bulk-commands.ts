@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { runBulkLoad } from '@/lib/ingest/bulk-load';
+import { type BulkResult, runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
@@ -14,7 +14,8 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, isoTime, requireOrg } from './context';
+import type { EventStore } from '@/lib/store/types';
+import { type Command, type CommandContext, isoTime, requireOrg } from './context';
 import {
   Progress,
   formatBytes,
@@ -218,6 +219,18 @@ export const importFile: Command = async (args, context) => {
     { orgId, kind: 'import', source: ledgerSource(file) },
     () => soFar,
   );
+  // SIGINT/SIGTERM: the batches being written commit, the run is recorded
+  // as stopped and the summary printed; a second signal quits at once (the
+  // run then shows as interrupted, its committed batches kept).
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) process.exit(130);
+    progress.finish();
+    context.note('Stopping after the batches being written (again to quit at once)...');
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let result;
   try {
     result = await runBulkLoad(
@@ -242,6 +255,7 @@ export const importFile: Command = async (args, context) => {
           soFar.skipped = skipped;
           progress.update(bytes, `${formatNumber(inserted + skipped)} events`);
         },
+        stop: stop.signal,
       },
     );
   } catch (error) {
@@ -255,8 +269,13 @@ export const importFile: Command = async (args, context) => {
       detail: error instanceof Error ? error.message : String(error),
     }).catch(() => undefined);
     throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   progress.finish();
+  if (result.stopped)
+    return stoppedImport(context, store, { file, orgId, runId: run.id, result, issues });
 
   const { summary } = result;
   const invalid = summary.invalid;
@@ -339,3 +358,53 @@ export const importFile: Command = async (args, context) => {
   if (failure) throw failure;
   return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
 };
+
+/**
+ * An import stopped on request (SIGINT, SIGTERM): recorded as interrupted
+ * with what committed, which stays; the summary says how to go on. Exit
+ * code 130, as a shell reports a command ended by Ctrl-C: a script must
+ * not take a part for the whole.
+ */
+async function stoppedImport(
+  context: CommandContext,
+  store: EventStore,
+  stopped: {
+    file: string;
+    orgId: string;
+    runId: string;
+    result: BulkResult;
+    issues: ImportIssue[];
+  },
+): Promise<number> {
+  const { file, orgId, runId, result, issues } = stopped;
+  const { summary } = result;
+  const detail = `stopped on request after ${formatNumber(result.inserted)} inserted; re-running the import skips what is already there`;
+  await endIngestRun(store, runId, {
+    status: 'interrupted',
+    inserted: result.inserted,
+    skipped: result.skipped,
+    rejected: summary.invalid,
+    detail,
+  });
+  context.emit({
+    runId,
+    orgId,
+    file,
+    stopped: true,
+    read: summary.read,
+    inserted: result.inserted,
+    duplicates: result.skipped,
+    invalid: summary.invalid,
+    bytes: summary.bytes,
+    seconds: jsonSeconds(result.seconds),
+    issues,
+  });
+  context.say(
+    `Stopped importing ${file} into ${orgId} on request after ${formatDuration(result.seconds)}: ` +
+      `${formatNumber(result.inserted)} inserted, ${formatNumber(result.skipped)} already present, ` +
+      `${formatNumber(summary.invalid)} invalid, ${formatBytes(summary.bytes)} read. Run ${runId}: ` +
+      `re-running the import skips what is already there` +
+      (result.inserted > 0 ? `; 'imports undo ${runId}' removes what it added.` : '.'),
+  );
+  return EXIT.interrupted;
+}

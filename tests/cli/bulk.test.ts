@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,9 @@ import Database from 'better-sqlite3';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { generateEventBatches, generateEvents } from '@/lib/ingest/seed';
 import { openStore } from '@/lib/store';
-import { cli, cliFrom, cliWithInput } from './run-cli';
+import { cli, cliFrom, cliWithInput, ROOT } from './run-cli';
+
+const CLI_SCRIPT = path.join(ROOT, 'scripts/cli.ts');
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
 
@@ -115,6 +118,72 @@ describe('CLI: seed and import', () => {
       .join('\n');
     return { db, text };
   }
+
+  test('an import stopped with SIGINT keeps its committed batches, records the run as interrupted, prints its summary and exits 130; run again, it skips them', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
+    const { db, text } = orgAndEvents('stopped', org, 300);
+    const lines = text.split('\n');
+    // Its input stays open: the import cannot end by itself, only by the signal.
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        CLI_SCRIPT,
+        'import',
+        '--org',
+        org,
+        '-',
+        '--batch-size',
+        '100',
+        '--database',
+        db,
+      ],
+      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.write(`${lines.slice(0, 250).join('\n')}\n`);
+    const store = await openStore(db);
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((await store.countEvents({ orgId: org })) < 200) {
+        assert.ok(Date.now() < deadline, `two batches were not committed: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await store.close();
+    }
+    child.kill('SIGINT');
+    const code = await exited;
+    child.stdin.destroy();
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /Stopping after the batches being written/);
+    assert.match(
+      stdout,
+      new RegExp(
+        `^Stopped importing - into ${org} on request after [\\d.]+ s: 200 inserted, 0 already present, 0 invalid, .* read\\. Run [0-9a-f]{24}: re-running the import skips what is already there; 'imports undo [0-9a-f]{24}' removes what it added\\.$`,
+        'm',
+      ),
+    );
+    const runs = (cli(db, 'imports', 'list', '--org', org, '--json').json as { runs: Json[] }).runs;
+    assert.deepEqual(
+      runs.map((run) => [run.status, run.inserted, run.detail]),
+      [
+        [
+          'interrupted',
+          200,
+          'stopped on request after 200 inserted; re-running the import skips what is already there',
+        ],
+      ],
+    );
+    const again = cliWithInput(db, text, 'import', '--org', org, '-', '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual([(again.json as Json).inserted, (again.json as Json).duplicates], [100, 200]);
+  });
 
   test('a gzip archive whose checksum fails keeps none of the events its import stored, and says so', () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b03';
