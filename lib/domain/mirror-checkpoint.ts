@@ -41,39 +41,84 @@ export type MirrorCheckpoint = {
   through?: number;
   capped?: true;
   from?: number;
+  /**
+   * The runs (imports, other sources' mirrors) whose events this copy
+   * found already present and so holds without having copied them: run id
+   * to the oldest such event (ms). Undoing one of those runs leaves holes
+   * in the copy from there on; undoing any other leaves none. Absent from
+   * checkpoints saved before it existed: for those, any undo may have.
+   */
+  skipped?: Record<string, number>;
   segment?: MirrorSegment;
 };
+
+/** A run being undone, as a checkpoint sees it. */
+export type UndoneRun = {
+  id: string;
+  /** Its oldest event (ms, a stored sort key) when the undo began. */
+  oldest: number;
+  /** Inserted by this checkpoint's own mirror (a mirror run of the same source). */
+  mirroredHere: boolean;
+};
+
+/** `skipped` with `more` (run id to oldest event) merged in, the oldest kept. */
+export function mergedSkipped(
+  skipped: Record<string, number> | undefined,
+  more: Record<string, number>,
+): Record<string, number> {
+  const merged = { ...skipped };
+  for (const [runId, oldest] of Object.entries(more)) {
+    merged[runId] = Math.min(merged[runId] ?? Infinity, oldest);
+  }
+  return merged;
+}
 
 export function parseMirrorCheckpoint(text: string | null): MirrorCheckpoint {
   return text ? (JSON.parse(text) as MirrorCheckpoint) : { version: 1 };
 }
 
 /**
- * The checkpoint once the copy's events from `missingFrom` (ms, a stored
- * sort key) on may be missing: complete through the end of the second
+ * The checkpoint once `run`'s events are deleted (`imports undo`), or
+ * `text` unchanged when the copy held none of them.
+ *
+ * The copy holds a run's events when its own mirror inserted them, or
+ * when it found them present (`skipped`): then from the oldest of them on
+ * it may have holes, and it is complete only through the end of the second
  * before, its walk under way dropped (its window may have passed over that
- * instant). The next catch-up walks from there to now, copying back what is
- * missing and skipping the rest.
+ * instant). The next catch-up walks from there to now, copying back what
+ * is missing and skipping the rest. A checkpoint saved before `skipped`
+ * existed cannot tell, and is wound back for any run.
  *
  * Never back past the copy's `from`: an undone import's events older than
- * that were never the mirror's (it did not skip them as present), and
- * walking from them copied back everything a `--since` left out or a prune
- * removed. Null (no checkpoint: the next run walks everything) when the
- * copy was complete through nothing yet and covers everything.
+ * that were never the mirror's, and walking from them copied back
+ * everything a `--since` left out or a prune removed. Null (no checkpoint:
+ * the next run walks everything) when the copy was complete through
+ * nothing yet and covers everything.
  */
-export function rewoundMirrorCheckpoint(text: string, missingFrom: number): string | null {
-  const { through, from } = parseMirrorCheckpoint(text);
-  const scope = from === undefined ? {} : { from };
+export function rewoundMirrorCheckpoint(text: string, run: UndoneRun): string | null {
+  const { through, from, skipped } = parseMirrorCheckpoint(text);
+  const found = skipped?.[run.id];
+  if (!run.mirroredHere && skipped !== undefined && found === undefined) return text;
+  const stillSkipped = Object.fromEntries(
+    Object.entries(skipped ?? {}).filter(([runId]) => runId !== run.id),
+  );
+  const kept = {
+    ...(from === undefined ? {} : { from }),
+    ...(skipped === undefined ? {} : { skipped: stillSkipped }),
+  };
   if (through === undefined) {
-    return from === undefined ? null : JSON.stringify({ version: 1, ...scope });
+    return from === undefined && skipped === undefined
+      ? null
+      : JSON.stringify({ version: 1, ...kept });
   }
+  const missingFrom = run.mirroredHere ? run.oldest : Math.max(run.oldest, found ?? run.oldest);
   const start = Math.max(missingFrom, from ?? -Infinity);
   const secondBefore = Math.floor(start / 1000) * 1000 - 1;
   return JSON.stringify({
     version: 1,
     through: Math.min(through, secondBefore),
     capped: true,
-    ...scope,
+    ...kept,
   });
 }
 

@@ -221,8 +221,12 @@ export async function undoIngestRun(
   const rewind = () =>
     oldest === null
       ? Promise.resolve(0)
-      : store.rewriteMirrorCheckpoints(run.orgId, (state) =>
-          rewoundMirrorCheckpoint(state, oldest),
+      : store.rewriteMirrorCheckpoints(run.orgId, (state, source) =>
+          rewoundMirrorCheckpoint(state, {
+            id,
+            oldest,
+            mirroredHere: run.kind === 'mirror' && run.source === source,
+          }),
         );
   await rewind();
   const deleted = await store.deleteEvents(run.orgId, { runId: id }, options);
@@ -232,13 +236,22 @@ export async function undoIngestRun(
     throw new UndoRefusedError(`Run ${id} was already undone`);
   }
   // A mirror's checkpoint says the copy is complete through some instant;
-  // with this run's events gone it no longer is, whichever run it was: every
-  // mirror of the org walks again from the run's oldest event at its next
-  // run or catch-up (skipping what is still there), a running one too (its
-  // save finds the checkpoint changed). Events older than that, pruned on
-  // purpose, are not walked again: dropping the checkpoints brought them back.
+  // with this run's events gone it no longer is, where the copy held them
+  // (its own mirror's run, or events it found present): that mirror walks
+  // again from the oldest of them at its next run or catch-up (skipping
+  // what is still there), a running one too (its save finds the checkpoint
+  // changed). Events older than that, pruned on purpose, are not walked
+  // again: dropping the checkpoints brought them back.
+  //
+  // Again after the deletion, and once more after the run is marked undone:
+  // a mirror may have found its events present while they were being
+  // deleted and saved that (skipped) after the first pass. One saving after
+  // the last pass reads the run as undone and winds itself back
+  // (lib/mirror/mirror.ts windBackForUndone); the pass before the mark
+  // stands if this process dies before the mark.
   if (deleted > 0) await rewind();
   const detail = `undone at ${new Date().toISOString()}: ${deleted} events removed`;
   await store.updateIngestRun(id, { status: 'undone', detail, undoFrom: null });
+  if (deleted > 0) await rewind();
   return { run: { ...run, status: 'undone', detail, undoFrom: null }, deleted };
 }

@@ -1,6 +1,11 @@
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
-import { type MirrorSegment, parseMirrorCheckpoint } from '@/lib/domain/mirror-checkpoint';
+import {
+  mergedSkipped,
+  type MirrorSegment,
+  parseMirrorCheckpoint,
+  rewoundMirrorCheckpoint,
+} from '@/lib/domain/mirror-checkpoint';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
@@ -166,6 +171,27 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     return true;
   };
 
+  /**
+   * Of the runs whose events a flush found present, those already undone
+   * (its events were found while being deleted, and the undo's last pass
+   * over the checkpoints may have read this one before the flush saved
+   * them in it). Wound back here as that pass would; the next save finds
+   * the checkpoint moved and walks again. An undo still under way is left
+   * to its last pass: acting on it here restarted the walk at every flush.
+   */
+  const windBackForUndone = async (held: Record<string, number>) => {
+    for (const [id, oldest] of Object.entries(held)) {
+      const holder = await store.getIngestRun(id);
+      if (holder?.status === 'undone') {
+        await store.rewriteMirrorCheckpoints(orgId, (state, source) =>
+          source === key
+            ? (rewoundMirrorCheckpoint(state, { id, oldest, mirroredHere: false }) ?? state)
+            : state,
+        );
+      }
+    }
+  };
+
   // A mirror of the same source that was killed left its run `running`:
   // settled as interrupted here (this run resumes from its checkpoint). One
   // still alive would share the checkpoint with this one: refused. This check
@@ -253,7 +279,18 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     const edge = new EdgeSecond();
     /** Stores the gathered pages and moves the checkpoint to where they end. */
     const flush = async (done: boolean) => {
+      const ids = batch.map((event) => event.id);
       const result = await store.insertEvents(orgId, batch, { runId: run.id });
+      // Found present and inserted by another run (an import, another
+      // source's mirror): held by the copy without being copied, so an
+      // undo of that run must wind the copy back (rewoundMirrorCheckpoint).
+      const held =
+        result.skipped > 0 && checkpoint.skipped !== undefined
+          ? await store.otherRunsHolding(orgId, ids, { runId: run.id, source: key })
+          : {};
+      if (Object.keys(held).length > 0) {
+        checkpoint = { ...checkpoint, skipped: mergedSkipped(checkpoint.skipped, held) };
+      }
       recent.remember(batch, segment.top);
       batch = [];
       counts.copied += result.inserted;
@@ -277,10 +314,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           version: 1,
           ...(Number.isFinite(through) ? { through, capped: true as const } : {}),
           ...(from === undefined ? {} : { from }),
+          ...(checkpoint.skipped === undefined ? {} : { skipped: checkpoint.skipped }),
         };
         if (Number.isFinite(through)) recent.forgetBefore(through);
       }
       await save();
+      await windBackForUndone(held);
       await ledger('running');
     };
     for (;;) {
@@ -378,7 +417,9 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             // A first walk (or one after an undo emptied the copy): from
             // --since, else where the copy was said to start.
             lo = options.since ?? checkpoint.from;
-            checkpoint = { ...checkpoint, from: lo };
+            // This walk reads all the copy holds: from here on what it
+            // finds present is known (MirrorCheckpoint.skipped).
+            checkpoint = { ...checkpoint, from: lo, skipped: checkpoint.skipped ?? {} };
             if (lo === undefined) delete checkpoint.from;
           } else {
             const from = checkpoint.from;

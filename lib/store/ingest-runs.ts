@@ -208,7 +208,7 @@ export async function setMirrorCheckpoint(
 export async function rewriteMirrorCheckpoints(
   db: Kysely<Database>,
   orgId: string,
-  rewrite: (state: string) => string | null,
+  rewrite: (state: string, source: string) => string | null,
 ): Promise<number> {
   let changed = 0;
   const rows = await db
@@ -219,7 +219,7 @@ export async function rewriteMirrorCheckpoints(
   for (const row of rows) {
     let state: string | null = row.state;
     while (state !== null) {
-      const next = rewrite(state);
+      const next = rewrite(state, row.source);
       if (next === state) break;
       if (await setMirrorCheckpoint(db, orgId, row.source, next, state)) {
         changed++;
@@ -244,4 +244,37 @@ export async function oldestRunEvent(
     .where('run_id', '=', runId)
     .executeTakeFirst();
   return row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest);
+}
+
+/** Ids looked up per statement: one parameter each. */
+const IDS_PER_LOOKUP = 1000;
+
+/** See EventStore.otherRunsHolding. */
+export async function otherRunsHolding(
+  db: Kysely<Database>,
+  orgId: string,
+  ids: readonly string[],
+  except: { runId: string; source: string },
+): Promise<Record<string, number>> {
+  const oldest: Record<string, number> = {};
+  for (let start = 0; start < ids.length; start += IDS_PER_LOOKUP) {
+    const rows = await db
+      .selectFrom('events as e')
+      .innerJoin('ingest_runs as r', 'r.id', 'e.run_id')
+      .select(['e.run_id as runId', (eb) => eb.fn.min<number>('e.created').as('oldest')])
+      .where('e.org_id', '=', orgId)
+      .where('e.id', 'in', ids.slice(start, start + IDS_PER_LOOKUP))
+      .where('e.run_id', '<>', except.runId)
+      .where((eb) =>
+        eb.not(eb.and([eb('r.kind', '=', 'mirror'), eb('r.source', '=', except.source)])),
+      )
+      .groupBy('e.run_id')
+      .execute();
+    for (const row of rows) {
+      const runId = row.runId!;
+      const created = Number(row.oldest);
+      oldest[runId] = Math.min(oldest[runId] ?? Infinity, created);
+    }
+  }
+  return oldest;
 }

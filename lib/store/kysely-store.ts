@@ -796,8 +796,19 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.setMirrorCheckpoint(this.db, orgId, source, state, expected);
   }
 
-  rewriteMirrorCheckpoints(orgId: string, rewrite: (state: string) => string | null) {
+  rewriteMirrorCheckpoints(
+    orgId: string,
+    rewrite: (state: string, source: string) => string | null,
+  ) {
     return ingestRuns.rewriteMirrorCheckpoints(this.db, orgId, rewrite);
+  }
+
+  otherRunsHolding(
+    orgId: string,
+    ids: readonly string[],
+    except: { runId: string; source: string },
+  ) {
+    return ingestRuns.otherRunsHolding(this.db, orgId, ids, except);
   }
 
   oldestRunEvent(orgId: string, runId: string) {

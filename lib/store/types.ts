@@ -278,10 +278,20 @@ export interface EventStore {
    */
   rewriteMirrorCheckpoints(
     orgId: string,
-    rewrite: (state: string) => string | null,
+    rewrite: (state: string, source: string) => string | null,
   ): Promise<number>;
   /** The oldest `created` (ms) of the events a run inserted that are still stored, or null. */
   oldestRunEvent(orgId: string, runId: string): Promise<number | null>;
+  /**
+   * Of the org's events `ids`, those inserted by a run other than
+   * `except.runId` and other than a mirror of `except.source`: per run, the
+   * oldest `created` (ms). What a mirror found present that it does not own.
+   */
+  otherRunsHolding(
+    orgId: string,
+    ids: readonly string[],
+    except: { runId: string; source: string },
+  ): Promise<Record<string, number>>;
 
   /**
    * Brings planner statistics and counter storage up to date after a bulk

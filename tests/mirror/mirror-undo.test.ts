@@ -221,6 +221,61 @@ for (const [engine, open] of TEST_ENGINES) {
       });
     });
 
+    test('undoing an import none of whose events the mirror found present: the next mirror run walks nothing again', async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        assert.equal((await runMirror(options(store, baseUrl))).copied, 20);
+        // A catch-up with nothing new reads again the newest second only.
+        const quiet = await runMirror(options(store, baseUrl));
+        // Unrelated events, older than the whole source: the copy never held them.
+        const imported = await importRun(
+          store,
+          eventsSecondApart(3, { base: BASE - 86_400_000, orgId: ORG, idTag: 'cdcdcdcd' }),
+        );
+        assert.equal((await undoIngestRun(store, imported)).deleted, 3);
+        const again = await runMirror(options(store, baseUrl));
+        assert.deepEqual(
+          [again.copied, again.skipped, again.requests],
+          [0, quiet.skipped, quiet.requests],
+          'nothing more was walked than by a catch-up without the undo',
+        );
+        assert.equal((await copyIds(store)).length, 20);
+      });
+    });
+
+    test('a mirror that found present the events of an import undone before it saved that: it winds itself back and copies them', async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        const imported = await importRun(store, events.slice(5, 8));
+        // The whole undo runs after the mirror stored the page holding the
+        // imported events (found present) and before it saved that in its
+        // checkpoint: the undo's passes over the checkpoints saw none of it.
+        let undone = false;
+        const racing = new Proxy(store, {
+          get: (target, name, receiver) =>
+            name === 'setMirrorCheckpoint'
+              ? async (...args: Parameters<EventStore['setMirrorCheckpoint']>) => {
+                  const state = JSON.parse(args[2] ?? '{}') as { skipped?: object };
+                  if (!undone && state.skipped && imported in state.skipped) {
+                    undone = true;
+                    assert.equal((await undoIngestRun(store, imported)).deleted, 3);
+                  }
+                  return store.setMirrorCheckpoint(...args);
+                }
+              : (Reflect.get(target, name, receiver) as unknown),
+        });
+        const mirrored = await runMirror(options(racing, baseUrl));
+        assert.equal(undone, true);
+        // It walked again from the top once it saw the undo: the 3 copied then too.
+        assert.equal(mirrored.copied, 20);
+        assert.deepEqual(
+          await copyIds(store),
+          events.map((e) => e.id),
+        );
+        assert.equal((await runMirror(options(store, baseUrl))).copied, 0);
+      });
+    });
+
     test("undoing an import older than the first run's --since: the next mirror run copies nothing --since left out", async () => {
       const events = twentyEvents();
       await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
