@@ -9,6 +9,7 @@ import {
   runMirror,
   type SourceOptions,
 } from '@/lib/mirror/mirror';
+import type { EventStore } from '@/lib/store/types';
 import type { TestStore } from './test-stores';
 
 /**
@@ -84,6 +85,18 @@ export function groupCreatedDocument(options: {
 }
 
 /** An event of a source: its document as served, and the time the source sorts and filters it by (ms). */
+/** The ids of the copy's events in `orgId`, newest first (at most 100). */
+export async function copyIds(store: EventStore, orgId: string): Promise<string[]> {
+  const page = await store.listEvents({
+    orgId,
+    offset: 0,
+    limit: 100,
+    includeCount: false,
+    includeRaw: false,
+  });
+  return page.events.map((e) => e.id);
+}
+
 export type SourceEvent = { id: string; at: number; doc: Record<string, unknown> };
 
 /**

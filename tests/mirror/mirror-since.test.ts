@@ -4,7 +4,12 @@ import { objectIdAt } from '@/lib/domain/object-id';
 import { pruneEvents } from '@/lib/ingest/prune';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
-import { eventsSecondApart, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import {
+  copyIds,
+  eventsSecondApart,
+  listingSource,
+  type SourceEvent,
+} from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 
 /**
@@ -16,17 +21,6 @@ import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0051');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0052');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
-
-async function copyIds(store: EventStore): Promise<string[]> {
-  const page = await store.listEvents({
-    orgId: ORG,
-    offset: 0,
-    limit: 100,
-    includeCount: false,
-    includeRaw: false,
-  });
-  return page.events.map((e) => e.id);
-}
 
 for (const [engine, open] of TEST_ENGINES) {
   describe(`a later run's --since (${engine})`, () => {
@@ -78,7 +72,7 @@ for (const [engine, open] of TEST_ENGINES) {
           },
         ]);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.slice(0, 15).map((e) => e.id),
         );
         // The copy now starts there: the same --since again, or none, walks only the catch-up.
@@ -93,7 +87,7 @@ for (const [engine, open] of TEST_ENGINES) {
         const said: unknown[] = [];
         const narrower = await mirror({ since: events[2]!.at, onBackfill: (r) => said.push(r) });
         assert.deepEqual([narrower.copied, said.length], [0, 0]);
-        assert.equal((await copyIds(store)).length, 10);
+        assert.equal((await copyIds(store, ORG)).length, 10);
       });
     });
 
@@ -105,7 +99,7 @@ for (const [engine, open] of TEST_ENGINES) {
         assert.equal((await mirror()).copied, 0);
         assert.equal((await mirror({ since: events[9]!.at })).copied, 5);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.slice(0, 10).map((e) => e.id),
         );
       });
@@ -126,7 +120,7 @@ for (const [engine, open] of TEST_ENGINES) {
         assert.ok(stopped.copied > 0 && stopped.copied < 17, `copied ${stopped.copied}`);
         const resumed = await mirror({ overlapMs: 0 });
         assert.equal(stopped.copied + resumed.copied, 17);
-        assert.equal((await copyIds(store)).length, 20);
+        assert.equal((await copyIds(store, ORG)).length, 20);
       });
     });
   });

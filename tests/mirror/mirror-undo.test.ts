@@ -6,7 +6,12 @@ import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest
 import { pruneEvents } from '@/lib/ingest/prune';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
-import { eventsSecondApart, listingSource, type SourceEvent } from '@/tests/helpers/mirror-copy';
+import {
+  copyIds,
+  eventsSecondApart,
+  listingSource,
+  type SourceEvent,
+} from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES, type TestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -24,17 +29,6 @@ const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
 function twentyEvents(): SourceEvent[] {
   return eventsSecondApart(20, { base: BASE, orgId: SOURCE_ORG, idTag: 'abababab' });
-}
-
-async function copyIds(store: EventStore): Promise<string[]> {
-  const page = await store.listEvents({
-    orgId: ORG,
-    offset: 0,
-    limit: 100,
-    includeCount: false,
-    includeRaw: false,
-  });
-  return page.events.map((e) => e.id);
 }
 
 /** `events` imported into the copy's org as one finished import run; its id. */
@@ -110,7 +104,7 @@ for (const [engine, open] of TEST_ENGINES) {
         );
         assert.equal(follow.copied, 20);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.map((e) => e.id),
         );
         // And a later run resumes from a checkpoint that is true.
@@ -145,7 +139,7 @@ for (const [engine, open] of TEST_ENGINES) {
         );
         assert.equal(second.copied, 20);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.map((e) => e.id),
         );
         const later = await runMirror(options(store, baseUrl));
@@ -160,11 +154,11 @@ for (const [engine, open] of TEST_ENGINES) {
         const mirrored = await runMirror(options(store, baseUrl));
         assert.deepEqual([mirrored.copied, mirrored.skipped], [13, 7]);
         await undoIngestRun(store, imported);
-        assert.equal((await copyIds(store)).length, 13);
+        assert.equal((await copyIds(store, ORG)).length, 13);
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 7);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.map((e) => e.id),
         );
       });
@@ -196,7 +190,7 @@ for (const [engine, open] of TEST_ENGINES) {
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 7, 'the three deleted by the stopped undo too');
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.map((e) => e.id),
         );
       });
@@ -217,7 +211,7 @@ for (const [engine, open] of TEST_ENGINES) {
         assert.equal((await undoIngestRun(store, imported)).deleted, 1);
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 0, 'the pruned events were not copied back');
-        assert.equal((await copyIds(store)).length, 11);
+        assert.equal((await copyIds(store, ORG)).length, 11);
       });
     });
 
@@ -239,7 +233,7 @@ for (const [engine, open] of TEST_ENGINES) {
           [0, quiet.skipped, quiet.requests],
           'nothing more was walked than by a catch-up without the undo',
         );
-        assert.equal((await copyIds(store)).length, 20);
+        assert.equal((await copyIds(store, ORG)).length, 20);
       });
     });
 
@@ -269,7 +263,7 @@ for (const [engine, open] of TEST_ENGINES) {
         // It walked again from the top once it saw the undo: the 3 copied then too.
         assert.equal(mirrored.copied, 20);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.map((e) => e.id),
         );
         assert.equal((await runMirror(options(store, baseUrl))).copied, 0);
@@ -291,7 +285,7 @@ for (const [engine, open] of TEST_ENGINES) {
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 0, 'what --since left out was not copied');
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.slice(0, 10).map((e) => e.id),
         );
       });
@@ -310,7 +304,7 @@ for (const [engine, open] of TEST_ENGINES) {
         const again = await runMirror(options(store, baseUrl));
         assert.equal(again.copied, 0, 'the pruned events were not copied back');
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.slice(0, 11).map((e) => e.id),
         );
       });
@@ -334,7 +328,7 @@ for (const [engine, open] of TEST_ENGINES) {
         // The cutoff's own event stays (a prune deletes those created before it).
         assert.equal(mirrored.copied, 15);
         assert.deepEqual(
-          await copyIds(opened),
+          await copyIds(opened, ORG),
           events.slice(0, 15).map((e) => e.id),
         );
         assert.equal((await runMirror(options(opened, baseUrl))).copied, 0);
@@ -353,7 +347,7 @@ for (const [engine, open] of TEST_ENGINES) {
         // The three undone come back (and the two newer events are read again, skipped).
         assert.equal(again.copied, 3);
         assert.deepEqual(
-          await copyIds(store),
+          await copyIds(store, ORG),
           events.slice(0, 11).map((e) => e.id),
         );
       });
