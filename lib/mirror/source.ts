@@ -113,6 +113,24 @@ const UNTRUSTED_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/**
+ * What to do about a certificate refused with `code`: a private CA is the
+ * usual cause, but NODE_EXTRA_CA_CERTS cannot help a certificate issued for
+ * another name, or one out of its dates.
+ */
+function certificateAdvice(code: string, hostname: string): string {
+  switch (code) {
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `It is issued for other names than ${hostname}: name the host in --source as the certificate does.`;
+    case 'CERT_HAS_EXPIRED':
+      return "It has expired (or this machine's clock is ahead): the source's certificate must be renewed.";
+    case 'CERT_NOT_YET_VALID':
+      return "It is not valid yet: is this machine's clock behind?";
+    default:
+      return "For a self-hosted installation with its own CA, set NODE_EXTRA_CA_CERTS to the CA's PEM file.";
+  }
+}
+
 /** Said when an answer suggests --source names something other than the API's base. */
 const BASE_URL_HINT =
   "is --source the API's base URL (https://cloud.mongodb.com/api/public/v1.0, or …/api/public/v1.0 of a self-hosted installation)?";
@@ -254,14 +272,13 @@ export class SourceClient {
           // Retrying cannot help: the port answers, but not in TLS.
           throw new MirrorError(
             'UNREACHABLE',
-            `${this.base.origin} does not answer in TLS (${reason.split('\n')[0]!.slice(0, 120)}): is it http:// rather than https://?`,
+            `${this.base.origin} does not answer in TLS (${reason.split('\n')[0]}): is it http:// rather than https://?`,
           );
         }
         if (code && UNTRUSTED_CODES.has(code)) {
           throw new MirrorError(
             'UNTRUSTED_CERTIFICATE',
-            `The certificate of ${this.base.origin} is not trusted (${code}: ${reason}). ` +
-              "For a self-hosted installation with its own CA, set NODE_EXTRA_CA_CERTS to the CA's PEM file.",
+            `The certificate of ${this.base.origin} is not trusted (${code}: ${reason}). ${certificateAdvice(code, this.base.hostname)}`,
           );
         }
         // Nobody has answered yet and nobody listens there: say so soon. A

@@ -513,6 +513,18 @@ function mirrorSuite(variant: Variant) {
             untrusted.stdout,
             /The certificate of https:\/\/127\.0\.0\.1:\d+ is not trusted \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN).*NODE_EXTRA_CA_CERTS/,
           );
+          // Trusted, but asked for by a name it is not issued for: no CA would help.
+          const otherName = await startMirror(
+            target,
+            withArg(args, '--source', tlsSource.apiUrl.replace('127.0.0.1', 'localhost')),
+            { NODE_EXTRA_CA_CERTS: file('ca.pem') },
+          ).done;
+          assert.equal(otherName.code, 1);
+          assert.match(
+            otherName.stdout,
+            /The certificate of https:\/\/localhost:\d+ is not trusted \(ERR_TLS_CERT_ALTNAME_INVALID: .*\)\. It is issued for other names than localhost: name the host in --source as the certificate does\./,
+          );
+          assert.doesNotMatch(otherName.stdout, /NODE_EXTRA_CA_CERTS/);
           const trusted = await startMirror(target, args, {
             NODE_EXTRA_CA_CERTS: file('ca.pem'),
           }).done;
