@@ -11,7 +11,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, requireOrg } from './context';
-import { StatusLine } from './mirror-status';
+import { rejectedNote, StatusLine } from './mirror-status';
 import { formatDuration, formatNumber, jsonSeconds } from './progress';
 
 /**
@@ -157,9 +157,9 @@ export const mirror: Command = async (args, context) => {
       },
       onCaughtUp: (state) => status.caughtUp(state),
       onSourceDown: ({ reason, nextCheckSeconds }) => status.sourceDown(reason, nextCheckSeconds),
-      onRejected: (_record, message) => {
+      onRejected: (record, message) => {
         status.clear();
-        context.note(`Rejected an event the source served: ${message}`);
+        context.note(rejectedNote(record, message));
       },
     });
     status.clear();

@@ -78,3 +78,18 @@ export class StatusLine {
 function utcClock(): string {
   return new Date().toISOString().slice(11, 19);
 }
+
+/**
+ * The note for a record the source served that is no valid event: with its
+ * id when it has one (a string, as shown: at most 64 characters), so it can
+ * be looked up at the source.
+ */
+export function rejectedNote(record: unknown, message: string): string {
+  const id =
+    typeof record === 'object' && record !== null
+      ? (record as Record<string, unknown>).id
+      : undefined;
+  const shown =
+    typeof id === 'string' && id.length > 0 && id.length <= 64 ? ` (id ${JSON.stringify(id)})` : '';
+  return `Rejected an event the source served${shown}: ${message}`;
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MirrorProgress } from '@/lib/mirror/mirror';
-import { StatusLine } from '@/scripts/cli/mirror-status';
+import { rejectedNote, StatusLine } from '@/scripts/cli/mirror-status';
 
 /** A StatusLine writing to a log (no terminal) on a clock the test moves. */
 function logged() {
@@ -70,4 +70,18 @@ test('off a terminal, a --follow mirror of a quiet org logs no progress line at 
       'Up to date through 2026-11-28T20:05:00Z (checked …): 1,502 events copied so far; next check in 60 s\n',
     ],
   );
+});
+
+test('a rejected record is named by its id when it has a usable one', () => {
+  assert.equal(
+    rejectedNote({ id: '6b1c2d3e4f5a6b7c8d9e0f01', created: 'soon' }, 'created: not a date'),
+    'Rejected an event the source served (id "6b1c2d3e4f5a6b7c8d9e0f01"): created: not a date',
+  );
+  for (const record of [null, 7, { id: 42 }, { id: '' }, { id: 'x'.repeat(65) }, {}]) {
+    assert.equal(
+      rejectedNote(record, 'not an event'),
+      'Rejected an event the source served: not an event',
+      JSON.stringify(record),
+    );
+  }
 });
