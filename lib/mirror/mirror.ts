@@ -281,20 +281,23 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     const flush = async (done: boolean) => {
       const ids = batch.map((event) => event.id);
       const result = await store.insertEvents(orgId, batch, { runId: run.id });
-      // Found present and inserted by another run (an import, another
-      // source's mirror): held by the copy without being copied, so an
-      // undo of that run must wind the copy back (rewoundMirrorCheckpoint).
+      // Of the events found present, those an earlier run of this mirror
+      // copied are read again (a catch-up's overlap, a resumed window), not
+      // "already present": a mirror run from cron counted its last minute
+      // at every run. The others were inserted by another run (an import,
+      // another source's mirror): held by the copy without being copied, so
+      // an undo of that run must wind the copy back (rewoundMirrorCheckpoint).
       const held =
-        result.skipped > 0 && checkpoint.skipped !== undefined
-          ? await store.otherRunsHolding(orgId, ids, { runId: run.id, source: key })
-          : {};
-      if (Object.keys(held).length > 0) {
-        checkpoint = { ...checkpoint, skipped: mergedSkipped(checkpoint.skipped, held) };
+        result.skipped > 0
+          ? await store.runsHolding(orgId, ids, { runId: run.id, source: key })
+          : { others: {}, copiedBefore: 0 };
+      if (checkpoint.skipped !== undefined && Object.keys(held.others).length > 0) {
+        checkpoint = { ...checkpoint, skipped: mergedSkipped(checkpoint.skipped, held.others) };
       }
       recent.remember(batch, segment.top);
       batch = [];
       counts.copied += result.inserted;
-      counts.skipped += result.skipped;
+      counts.skipped += result.skipped - held.copiedBefore;
       counts.rejected += rejects.length;
       for (const [record, message] of rejects) options.onRejected?.(record, message);
       rejects = [];
@@ -319,7 +322,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         if (Number.isFinite(through)) recent.forgetBefore(through);
       }
       await save();
-      await windBackForUndone(held);
+      await windBackForUndone(held.others);
       await ledger('running');
     };
     for (;;) {

@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation, LiveMirrorConflictError } from './errors';
 import type { Database } from './schema';
-import type { IngestRun, IngestRunKind, IngestRunPatch, IngestRunStatus } from './types';
+import type {
+  IngestRun,
+  IngestRunKind,
+  IngestRunPatch,
+  IngestRunStatus,
+  RunsHolding,
+} from './types';
 
 /** The import ledger and the mirror checkpoints (migrations 0007 and 0009). */
 
@@ -249,32 +255,38 @@ export async function oldestRunEvent(
 /** Ids looked up per statement: one parameter each. */
 const IDS_PER_LOOKUP = 1000;
 
-/** See EventStore.otherRunsHolding. */
-export async function otherRunsHolding(
+/** See EventStore.runsHolding. */
+export async function runsHolding(
   db: Kysely<Database>,
   orgId: string,
   ids: readonly string[],
-  except: { runId: string; source: string },
-): Promise<Record<string, number>> {
-  const oldest: Record<string, number> = {};
+  mirror: { runId: string; source: string },
+): Promise<RunsHolding> {
+  const held: RunsHolding = { others: {}, copiedBefore: 0 };
   for (let start = 0; start < ids.length; start += IDS_PER_LOOKUP) {
     const rows = await db
       .selectFrom('events as e')
       .innerJoin('ingest_runs as r', 'r.id', 'e.run_id')
-      .select(['e.run_id as runId', (eb) => eb.fn.min<number>('e.created').as('oldest')])
+      .select([
+        'e.run_id as runId',
+        'r.kind',
+        'r.source',
+        (eb) => eb.fn.countAll<number>().as('events'),
+        (eb) => eb.fn.min<number>('e.created').as('oldest'),
+      ])
       .where('e.org_id', '=', orgId)
       .where('e.id', 'in', ids.slice(start, start + IDS_PER_LOOKUP))
-      .where('e.run_id', '<>', except.runId)
-      .where((eb) =>
-        eb.not(eb.and([eb('r.kind', '=', 'mirror'), eb('r.source', '=', except.source)])),
-      )
-      .groupBy('e.run_id')
+      .where('e.run_id', '<>', mirror.runId)
+      .groupBy(['e.run_id', 'r.kind', 'r.source'])
       .execute();
     for (const row of rows) {
-      const runId = row.runId!;
-      const created = Number(row.oldest);
-      oldest[runId] = Math.min(oldest[runId] ?? Infinity, created);
+      if (row.kind === 'mirror' && row.source === mirror.source) {
+        held.copiedBefore += Number(row.events);
+      } else {
+        const runId = row.runId!;
+        held.others[runId] = Math.min(held.others[runId] ?? Infinity, Number(row.oldest));
+      }
     }
   }
-  return oldest;
+  return held;
 }

@@ -803,12 +803,8 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.rewriteMirrorCheckpoints(this.db, orgId, rewrite);
   }
 
-  otherRunsHolding(
-    orgId: string,
-    ids: readonly string[],
-    except: { runId: string; source: string },
-  ) {
-    return ingestRuns.otherRunsHolding(this.db, orgId, ids, except);
+  runsHolding(orgId: string, ids: readonly string[], mirror: { runId: string; source: string }) {
+    return ingestRuns.runsHolding(this.db, orgId, ids, mirror);
   }
 
   oldestRunEvent(orgId: string, runId: string) {

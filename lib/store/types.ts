@@ -75,6 +75,14 @@ export type EventPage = {
 
 export type InsertResult = { inserted: number; skipped: number };
 
+/** See EventStore.runsHolding. */
+export type RunsHolding = {
+  /** Events an earlier run of the same mirror copied. */
+  copiedBefore: number;
+  /** Per other run holding some of the events: the oldest `created` (ms) among them. */
+  others: Record<string, number>;
+};
+
 /**
  * A filtered set read whole, newest first, from one snapshot of the
  * database: events committed after it opened are never seen, none is seen
@@ -283,15 +291,16 @@ export interface EventStore {
   /** The oldest `created` (ms) of the events a run inserted that are still stored, or null. */
   oldestRunEvent(orgId: string, runId: string): Promise<number | null>;
   /**
-   * Of the org's events `ids`, those inserted by a run other than
-   * `except.runId` and other than a mirror of `except.source`: per run, the
-   * oldest `created` (ms). What a mirror found present that it does not own.
+   * Who inserted the org's events `ids`, for the mirror of `mirror.source`
+   * running as `mirror.runId` (its own events are left out): how many an
+   * earlier run of that mirror copied, and per other run (an import,
+   * another source's mirror) the oldest `created` (ms) of those it holds.
    */
-  otherRunsHolding(
+  runsHolding(
     orgId: string,
     ids: readonly string[],
-    except: { runId: string; source: string },
-  ): Promise<Record<string, number>>;
+    mirror: { runId: string; source: string },
+  ): Promise<RunsHolding>;
 
   /**
    * Brings planner statistics and counter storage up to date after a bulk

@@ -84,7 +84,6 @@ export function groupCreatedDocument(options: {
   };
 }
 
-/** An event of a source: its document as served, and the time the source sorts and filters it by (ms). */
 /** The ids of the copy's events in `orgId`, newest first (at most 100). */
 export async function copyIds(store: EventStore, orgId: string): Promise<string[]> {
   const page = await store.listEvents({
@@ -97,6 +96,7 @@ export async function copyIds(store: EventStore, orgId: string): Promise<string[
   return page.events.map((e) => e.id);
 }
 
+/** An event of a source: its document as served, and the time the source sorts and filters it by (ms). */
 export type SourceEvent = { id: string; at: number; doc: Record<string, unknown> };
 
 /**

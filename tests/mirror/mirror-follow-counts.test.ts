@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { type MirrorCaughtUp, runMirror } from '@/lib/mirror/mirror';
+import { toNewEvent } from '@/lib/ingest/import';
+import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { type MirrorCaughtUp, type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import { groupCreatedEvent, listingSource } from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 
@@ -10,7 +12,9 @@ import { TEST_ENGINES } from '@/tests/helpers/test-stores';
  * (the overlap, for late arrivals). A quiet org's newest events were
  * counted "already present" at every check: the counts grew without
  * anything happening. Read again by the run that stored them, they are not
- * counted; an event that arrives is copied.
+ * counted; an event that arrives is copied. Nor are they by a later run of
+ * the same mirror (one started by cron, say): "already present" counts only
+ * what another run (an import, another source's mirror) stored.
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0071');
@@ -59,6 +63,63 @@ for (const [engine, open] of TEST_ENGINES) {
         );
         assert.deepEqual([summary.copied, summary.skipped], [4, 0]);
         assert.ok(await store.getEvent(ORG, events[0]!.id, false), 'the arrival is stored');
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
+  });
+
+  describe(`a mirror run again, as from cron (${engine})`, () => {
+    test("the overlap an earlier run copied is not counted again; an import's event is", async () => {
+      const now = Date.now();
+      const events = [
+        sourceEvent(now - 2000, 'c1'),
+        sourceEvent(now - 5000, 'b1'),
+        sourceEvent(now - 7_200_000, 'a1'),
+      ];
+      const source = await listingSource(events);
+      const { store, drop } = await open();
+      const mirror = () =>
+        runMirror({
+          store,
+          orgId: ORG,
+          itemsPerPage: 5,
+          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+        } satisfies MirrorOptions);
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+        const first = await mirror();
+        assert.deepEqual([first.copied, first.skipped], [3, 0]);
+        // Nothing new: the minute before the newest event is read again, all of it copied before.
+        const quiet = await mirror();
+        assert.deepEqual([quiet.copied, quiet.skipped], [0, 0]);
+        // An event arrives at the source; another, at the source too, is
+        // imported into the copy first: found present, and counted so.
+        const arrival = sourceEvent(now - 1000, 'd1');
+        const imported = sourceEvent(now - 500, 'e1');
+        events.unshift(imported, arrival);
+        const run = await startIngestRun(store, { orgId: ORG, kind: 'import', source: 'f.json' });
+        const event = toNewEvent(imported.doc, ORG, true, JSON.stringify(imported.doc));
+        assert.notEqual(typeof event, 'string');
+        await store.insertEvents(ORG, [event as Exclude<typeof event, string>], { runId: run.id });
+        await endIngestRun(store, run.id, { status: 'finished', inserted: 1 });
+        const third = await mirror();
+        assert.deepEqual([third.copied, third.skipped], [1, 1]);
+        const runs = await store.listIngestRuns(ORG);
+        assert.deepEqual(
+          runs
+            .filter((r) => r.kind === 'mirror')
+            .map((r) => [r.inserted, r.skipped])
+            .reverse(),
+          [
+            [3, 0],
+            [0, 0],
+            [1, 1],
+          ],
+          'the ledger holds the same counts',
+        );
       } finally {
         source.close();
         await store.close();

@@ -50,7 +50,8 @@ for (const [engine, open] of TEST_ENGINES) {
         const arrived = sourceEvent(Date.now(), 'b0');
         events.splice(1, 0, arrived);
         const second = await runMirror(options);
-        assert.deepEqual([second.copied, second.skipped], [1, 1]);
+        // The event dated in the future is read again: copied before, not counted present.
+        assert.deepEqual([second.copied, second.skipped], [1, 0]);
         assert.ok(await store.getEvent(ORG, arrived.id, false));
       } finally {
         source.close();

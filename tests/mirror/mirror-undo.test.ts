@@ -179,7 +179,9 @@ for (const [engine, open] of TEST_ENGINES) {
             name === 'deleteEvents'
               ? async () => {
                   const meanwhile = await runMirror(options(store, baseUrl));
-                  assert.deepEqual([meanwhile.copied, meanwhile.skipped], [0, 12]);
+                  // Walking the 12 newest again: the import's 7 are found present; the 5
+                  // the mirror copied before are read again, not counted.
+                  assert.deepEqual([meanwhile.copied, meanwhile.skipped], [0, 7]);
                   assert.equal(await store.deleteEvents(ORG, { ids: oldestThree }), 3);
                   throw new Error('killed midway');
                 }
