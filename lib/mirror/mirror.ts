@@ -210,6 +210,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     );
   const live = await liveMirror();
   if (live) throw refuse(live);
+  // An undo killed after marking its run undone, before its last pass over
+  // the checkpoints, left this one holding that run's deleted events as
+  // present: wound back now, or the copy would never fetch them again.
+  if (checkpoint.skipped !== undefined) {
+    await windBackForUndone(checkpoint.skipped);
+    await reread();
+  }
   const client = new SourceClient(options.source, options.sleep);
   let run: IngestRun;
   try {

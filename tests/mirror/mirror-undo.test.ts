@@ -272,6 +272,38 @@ for (const [engine, open] of TEST_ENGINES) {
       });
     });
 
+    test('an undo killed after marking the run undone, before its last pass over the checkpoints: the next mirror run winds back and copies the undone events', async () => {
+      const events = twentyEvents();
+      await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
+        const imported = await importRun(store, events.slice(5, 8));
+        assert.deepEqual(
+          await runMirror(options(store, baseUrl)).then((m) => [m.copied, m.skipped]),
+          [17, 3],
+        );
+        // Every pass over the checkpoints missed this one (a mirror saved it
+        // after each), and the process died once the run was marked undone.
+        const killed = new Proxy(store, {
+          get: (target, name, receiver) =>
+            name === 'rewriteMirrorCheckpoints'
+              ? () => Promise.resolve(0)
+              : name === 'updateIngestRun'
+                ? async (...args: Parameters<EventStore['updateIngestRun']>) => {
+                    await store.updateIngestRun(...args);
+                    if (args[1].status === 'undone') throw new Error('killed');
+                  }
+                : (Reflect.get(target, name, receiver) as unknown),
+        });
+        await assert.rejects(undoIngestRun(killed, imported), /killed/);
+        assert.equal((await store.getIngestRun(imported))?.status, 'undone');
+        const again = await runMirror(options(store, baseUrl));
+        assert.equal(again.copied, 3);
+        assert.deepEqual(
+          await copyIds(store, ORG),
+          events.map((e) => e.id),
+        );
+      });
+    });
+
     test("undoing an import older than the first run's --since: the next mirror run copies nothing --since left out", async () => {
       const events = twentyEvents();
       await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
