@@ -248,7 +248,9 @@ export async function undoIngestRun(
   // deleted and saved that (skipped) after the first pass. One saving after
   // the last pass reads the run as undone and winds itself back
   // (lib/mirror/mirror.ts windBackForUndone); the pass before the mark
-  // stands if this process dies before the mark.
+  // stands if this process dies before the mark, and a mirror whose
+  // checkpoint still holds the run when it starts (this process died
+  // between the mark and the last pass) winds itself back then.
   if (deleted > 0) await rewind();
   const detail = `undone at ${new Date().toISOString()}: ${deleted} events removed`;
   await store.updateIngestRun(id, { status: 'undone', detail, undoFrom: null });
