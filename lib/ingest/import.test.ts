@@ -359,56 +359,143 @@ describe('import', () => {
     });
   }
 
-  test('bytes that are no UTF-8 stop the import, naming where, instead of becoming U+FFFD', async () => {
+  test('an NDJSON line holding bytes that are no UTF-8 is reported by line and byte and skipped, instead of becoming U+FFFD; the lines around it import', async () => {
     // Latin-1 "é" (0xE9) and a lone 0xFF inside a username, after two good lines.
     const target = events.find((event) => typeof event.username === 'string')!;
-    const good = events
+    const [good0, good1, good2] = events
       .filter((event) => event !== target)
-      .slice(0, 2)
+      .slice(0, 3)
       .map((event) => JSON.stringify(event));
     const bad = Buffer.from(JSON.stringify({ ...target, username: 'caf#' }), 'utf8');
     const at = bad.indexOf('#');
+    const badLine = Buffer.concat([
+      bad.subarray(0, at),
+      Buffer.from([0xe9, 0xff]),
+      bad.subarray(at + 1),
+    ]);
+    const before = Buffer.from(`${good0}\n${good1}\n`, 'utf8');
+    const bytes = Buffer.concat([before, badLine, Buffer.from(`\n${good2}\n`)]);
+    // Named by its byte and line: the 0xE9, which 0xFF does not go on with.
+    const offset = before.length + at + 1;
+    const notUtf8 =
+      /^Not valid UTF-8: a byte sequence that is no UTF-8 character \(a file in another encoding converts with iconv -t UTF-8\)$/;
     const file = path.join(dir, 'latin1.ndjson');
+    fs.writeFileSync(file, bytes);
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.deepEqual(
+      report.issues.map((issue) => [issue.location, issue.line]),
+      [[`line 3, byte ${offset}`, 3]],
+    );
+    assert.match(report.issues[0]!.message, notUtf8);
+    assert.deepEqual([report.read, report.invalid, report.inserted], [4, 1, 3]);
+    assert.equal(await store.getEvent(ORG, target.id, false), null);
+
+    // The same bytes piped, cut anywhere: the same line and byte (a stream is not read again).
+    for (const cut of [before.length + 3, offset - 1, offset, offset + 1, bytes.length - 2]) {
+      const piped = await importEvents(
+        store,
+        Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)]),
+        {
+          orgId: ORG,
+        },
+      );
+      assert.deepEqual(
+        piped.issues.map((issue) => issue.location),
+        [`line 3, byte ${offset}`],
+        `cut at ${cut}`,
+      );
+      assert.deepEqual([piped.read, piped.invalid], [4, 1]);
+    }
+
+    // A file ending within a character: its last line is the invalid one.
+    fs.writeFileSync(file, Buffer.concat([Buffer.from(`${good0}\n`), Buffer.from([0xe2, 0x82])]));
+    const cut = await importEvents(store, file, { orgId: ORG });
+    assert.deepEqual(
+      cut.issues.map((issue) => [issue.location, issue.message]),
+      [
+        [
+          `line 2, byte ${Buffer.byteLength(good0!) + 2}`,
+          'Not valid UTF-8: the file ends within a character (a file in another encoding converts with iconv -t UTF-8)',
+        ],
+      ],
+    );
+
+    // The same text in UTF-8 is imported as written.
+    fs.writeFileSync(file, `${JSON.stringify({ ...target, username: 'café' })}\n`);
+    const fixed = await importEvents(store, file, { orgId: ORG });
+    assert.deepEqual(fixed.issues, []);
+    assert.equal(fixed.inserted, 1);
+    const stored = await store.getEvent(ORG, target.id, false);
+    assert.equal((JSON.parse(stored!.doc) as { username: string }).username, 'café');
+  });
+
+  test('bytes that are no UTF-8 across reads: a line cut by a read, a character cut by one, lines in UTF-8 after them', async () => {
+    const [a, b, c, d] = events
+      .slice(0, 4)
+      .map((event) => ({ ...event, username: `${event.id}-é€` }));
+    const line = (event: EventInput) => Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
+    // B's "€" (E2 82 AC) is cut by a read, then a lone FF a little later in B;
+    // C begins with an "é" cut from its second byte (C3, then "A"), a
+    // sequence that begins in the read before the one that shows it wrong;
+    // D is good, with "é€" read whole.
+    const lineB = line(b!);
+    const euro = lineB.indexOf(Buffer.from('€'));
+    const badB = Buffer.concat([
+      lineB.subarray(0, euro + 5),
+      Buffer.from([0xff]),
+      lineB.subarray(euro + 5),
+    ]);
+    const lineC = Buffer.concat([Buffer.from([0xc3]), Buffer.from('A'), line(c!)]);
+    const reads = [
+      Buffer.concat([line(a!), badB.subarray(0, euro + 1)]),
+      badB.subarray(euro + 1, euro + 3),
+      Buffer.concat([badB.subarray(euro + 3), lineC.subarray(0, 1)]),
+      Buffer.concat([lineC.subarray(1, 40)]),
+      Buffer.concat([lineC.subarray(40), line(d!)]),
+    ];
+    const start = line(a!).length;
+    const report = await importEvents(store, Readable.from(reads), { orgId: ORG });
+    assert.deepEqual(
+      report.issues.map((issue) => issue.location),
+      [`line 2, byte ${start + euro + 6}`, `line 3, byte ${start + badB.length + 1}`],
+    );
+    assert.deepEqual([report.read, report.invalid, report.inserted], [4, 2, 2]);
+    for (const [event, kept] of [
+      [a!, true],
+      [b!, false],
+      [c!, false],
+      [d!, true],
+    ] as const) {
+      const stored = await store.getEvent(ORG, event.id, false);
+      assert.equal(
+        stored === null ? null : (JSON.parse(stored.doc) as { username: string }).username,
+        kept ? event.username : null,
+      );
+    }
+  });
+
+  test('bytes that are no UTF-8 in a JSON document stop its import, naming byte and line (no part of a document can be skipped)', async () => {
+    const target = events[7]!;
+    const text = JSON.stringify(
+      { links: [], results: [events[6], { ...target, username: 'caf#' }] },
+      null,
+      2,
+    );
+    const at = Buffer.from(text).indexOf('#');
+    const file = path.join(dir, 'latin1.json');
+    const bytes = Buffer.from(text, 'utf8');
     fs.writeFileSync(
       file,
-      Buffer.concat([
-        Buffer.from(`${good.join('\n')}\n`, 'utf8'),
-        bad.subarray(0, at),
-        Buffer.from([0xe9, 0xff]),
-        bad.subarray(at + 1),
-        Buffer.from('\n'),
-      ]),
+      Buffer.concat([bytes.subarray(0, at), Buffer.from([0xe9]), bytes.subarray(at + 1)]),
     );
-    // Named by its byte and line: the 0xE9, which 0xFF does not go on with.
-    const offset = Buffer.byteLength(`${good.join('\n')}\n`) + at + 1;
+    const line = text.slice(0, at).split('\n').length;
     await assert.rejects(
       importEvents(store, file, { orgId: ORG }),
       new RegExp(
-        `The file is not valid UTF-8: byte ${offset} \\(line 3\\) begins a byte sequence that is no UTF-8 character`,
-      ),
-    );
-    // A file ending within a character, and the same bytes piped (no line: a stream is not read again).
-    fs.writeFileSync(file, Buffer.concat([Buffer.from(`${good[0]}\n`), Buffer.from([0xe2, 0x82])]));
-    await assert.rejects(
-      importEvents(store, file, { orgId: ORG }),
-      new RegExp(
-        `The file is not valid UTF-8: byte ${Buffer.byteLength(good[0]!) + 2} \\(line 2\\) begins a character the file ends within`,
-      ),
-    );
-    await assert.rejects(
-      importEvents(store, fs.createReadStream(file), { orgId: ORG }),
-      new RegExp(
-        `The file is not valid UTF-8: byte ${Buffer.byteLength(good[0]!) + 2} begins a character`,
+        `The file is not valid UTF-8: byte ${at + 1} \\(line ${line}\\) begins a byte sequence that is no UTF-8 character`,
       ),
     );
     assert.equal(await store.getEvent(ORG, target.id, false), null);
-    // The same text in UTF-8 is imported as written.
-    fs.writeFileSync(file, `${JSON.stringify({ ...target, username: 'café' })}\n`);
-    const report = await importEvents(store, file, { orgId: ORG });
-    assert.deepEqual(report.issues, []);
-    assert.equal(report.inserted, 1);
-    const stored = await store.getEvent(ORG, target.id, false);
-    assert.equal((JSON.parse(stored!.doc) as { username: string }).username, 'café');
   });
 
   test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {

@@ -288,10 +288,22 @@ export async function* readEventBatches(
   const counts = { read: 0, invalid: 0, bytes: 0 };
   let format: ImportFormat | null = null;
   const summary = (): ReadSummary => ({ format, ...counts });
-  const chunks = decode(source, (bytes) => {
-    counts.bytes = bytes;
-    options.onProgress?.(bytes);
-  });
+  const utf8: Utf8Problems = {};
+  const compression = { gzip: false };
+  const chunks = decode(
+    source,
+    (bytes) => {
+      counts.bytes = bytes;
+      options.onProgress?.(bytes);
+    },
+    utf8,
+    compression,
+  );
+  /** A JSON document's bytes that are no UTF-8: its import stops there, named by byte and line. */
+  const notUtf8 = async (problem: InvalidUtf8) =>
+    new ImportFatalError(
+      `The file is not valid UTF-8: ${notUtf8Message(problem, compression.gzip, await lineAt(source, problem.offset))}`,
+    );
   const maxBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
   const rehome = options.rehome ?? false;
   let batch = new BatchPacker(batchSize);
@@ -389,6 +401,7 @@ export async function* readEventBatches(
   try {
     const detected = await detectFormat(chunks);
     format = detected.format;
+    if (format !== 'ndjson' && utf8.first) throw await notUtf8(utf8.first);
     if (format === 'ndjson') {
       // A line may be longer than one record may be (a saved page of 500
       // events): it is held up to the line limit and split into its records.
@@ -398,6 +411,20 @@ export async function* readEventBatches(
         for (const done of full) ready.push(done);
       };
       const readLine = ({ text, line, oversize }: LineRecord): void => {
+        // A line holding bytes that are no UTF-8 is an invalid record: the
+        // lines around it are read on (a JSON document's import stops).
+        const mark =
+          utf8.first === undefined || oversize !== undefined ? undefined : readUtf8Mark(text);
+        if (mark) {
+          reject(
+            {
+              location: `line ${line}, byte ${mark.offset + 1}${compression.gzip ? ' of the decompressed text' : ''}`,
+              line,
+            },
+            `Not valid UTF-8: ${mark.endsWithin ? 'the file ends within a character' : 'a byte sequence that is no UTF-8 character'} ${CONVERT_HINT}`,
+          );
+          return;
+        }
         if (oversize === undefined && isBlank(text)) return;
         // Measured once: the page check below and parse() both need it.
         const size = oversize ?? recordBytes(text, maxBytes);
@@ -461,6 +488,7 @@ export async function* readEventBatches(
           yield* handOn();
           continue;
         }
+        if (utf8.first) throw await notUtf8(utf8.first);
         for (const element of splitter.push(chunk)) {
           const location = {
             // The records array's path as found: '' (an array), results or content.results.
@@ -690,9 +718,54 @@ export function toNewEvent(
 
 // ---- reading -----------------------------------------------------------------
 
+/**
+ * Where the text stops being UTF-8: the first byte of a sequence that is no
+ * UTF-8 character (0-based, in the decompressed text), or of a character
+ * the text ends within.
+ */
+type InvalidUtf8 = { offset: number; endsWithin: boolean };
+
+/**
+ * What decode() found that is no UTF-8, for the reader to act on by format.
+ * Each line holding such bytes is replaced from its first byte in this
+ * chunk to its end by a mark (utf8Mark): NDJSON reports that line as an
+ * invalid record and goes on; a JSON document cannot skip a part of itself,
+ * so `first` stops its import.
+ */
+type Utf8Problems = { first?: InvalidUtf8 };
+
+/**
+ * A lone surrogate opens and closes a mark: decoding UTF-8 never yields
+ * one, so no text read from the file holds it.
+ */
+const MARK = '\udfff';
+
+const CONVERT_HINT = '(a file in another encoding converts with iconv -t UTF-8)';
+
+function utf8Mark(problem: InvalidUtf8): string {
+  return `${MARK}${problem.offset}${problem.endsWithin ? 'e' : ''}${MARK}`;
+}
+
+/** The mark in a line of text, if any. */
+function readUtf8Mark(text: string): InvalidUtf8 | undefined {
+  const start = text.indexOf(MARK);
+  if (start === -1) return undefined;
+  const match = /^(\d+)(e?)\udfff/.exec(text.slice(start + 1));
+  return match ? { offset: Number(match[1]), endsWithin: match[2] === 'e' } : undefined;
+}
+
+/** What a reader says of bytes that are no UTF-8 (`line` when known). */
+function notUtf8Message(problem: InvalidUtf8, gzip: boolean, line?: number): string {
+  return `byte ${problem.offset + 1}${line === undefined ? '' : ` (line ${line})`}${
+    gzip ? ' of its decompressed text' : ''
+  } ${problem.endsWithin ? 'begins a character the file ends within' : 'begins a byte sequence that is no UTF-8 character'} ${CONVERT_HINT}`;
+}
+
 async function* decode(
   source: ImportSource,
   onBytes: (bytes: number) => void,
+  problems: Utf8Problems,
+  compression: { gzip: boolean },
 ): AsyncGenerator<string> {
   const input: AsyncIterable<Buffer | string> =
     typeof source !== 'string'
@@ -700,33 +773,74 @@ async function* decode(
       : source === '-'
         ? process.stdin
         : fs.createReadStream(source, { highWaterMark: 1 << 20 });
-  const compression = { gzip: false };
   const stream = decompressed(input, onBytes, compression);
-  // Fatal: a byte sequence that is not UTF-8 stops the import, naming where.
-  // Replaced with U+FFFD, as it was, the stored event differed from its
-  // source and nothing said so.
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  // Strict: a byte sequence that is not UTF-8 is found and named. Replaced
+  // with U+FFFD, as it was, the stored event differed from its source and
+  // nothing said so.
+  const strict = () => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let decoder = strict();
   /** The last bytes of the previous buffer: the start of a character it may have cut. */
   let tail: Buffer = Buffer.alloc(0);
-  /** Where the first byte that is no UTF-8 lies (1-based, in the decompressed text) and on which line. */
-  const notUtf8 = async (buffer: Buffer | undefined): Promise<ImportFatalError> => {
-    const offset =
-      buffer === undefined
-        ? bytes - heldBytes(tail)
-        : bytes - buffer.length + firstInvalidByte(tail, buffer);
-    const line = await lineAt(source, offset);
-    return new ImportFatalError(
-      `The file is not valid UTF-8: byte ${offset + 1}${line === undefined ? '' : ` (line ${line})`}${
-        compression.gzip ? ' of its decompressed text' : ''
-      } ${buffer === undefined ? 'begins a character the file ends within' : 'begins a byte sequence that is no UTF-8 character'} (a file in another encoding converts with iconv -t UTF-8)`,
-    );
-  };
   /** Whether the decoder holds no part of a character (its last input ended in an ASCII byte). */
   let decoderEmpty = true;
+  /** Dropping the rest of a line found not UTF-8, up to its newline. */
+  let skipping = false;
+  const found = (problem: InvalidUtf8): string => {
+    problems.first ??= problem;
+    return utf8Mark(problem);
+  };
+  /**
+   * `buffer` (whose first byte is at `start`) as text, each line holding
+   * bytes that are no UTF-8 replaced from there by a mark. Run only once a
+   * decoding has failed: the bytes before the bad line are decoded again.
+   */
+  const recover = (buffer: Buffer, start: number): string => {
+    let text = '';
+    let rest = buffer;
+    let restStart = start;
+    let held = tail.subarray(tail.length - (decoderEmpty ? 0 : heldBytes(tail)));
+    for (;;) {
+      try {
+        // A fresh decoder: one that threw is in no state to go on.
+        decoder = strict();
+        text += decoder.decode(Buffer.concat([held, rest]), { stream: true });
+        decoderEmpty = rest.length === 0 ? held.length === 0 : rest[rest.length - 1]! < 0x80;
+        return text;
+      } catch {
+        const bad = firstInvalidByte(held, rest);
+        // The line's start: its bytes in this buffer before the bad one go too.
+        const lineStart = bad <= 0 ? 0 : rest.lastIndexOf(10, bad - 1) + 1;
+        if (lineStart > 0)
+          text += strict().decode(Buffer.concat([held, rest.subarray(0, lineStart)]));
+        text += found({ offset: restStart + bad, endsWithin: false });
+        held = Buffer.alloc(0);
+        const newline = rest.indexOf(10, Math.max(0, bad));
+        if (newline === -1) {
+          skipping = true;
+          decoder = strict();
+          decoderEmpty = true;
+          return text;
+        }
+        // On from the newline, which ends the line replaced.
+        rest = rest.subarray(newline);
+        restStart += newline;
+      }
+    }
+  };
   let bytes = 0;
   let first = true;
-  for await (const buffer of stream) {
-    bytes += buffer.length;
+  for await (const whole of stream) {
+    let buffer = whole;
+    let start = bytes;
+    bytes += whole.length;
+    if (skipping) {
+      const newline = buffer.indexOf(10);
+      if (newline === -1) continue;
+      skipping = false;
+      buffer = buffer.subarray(newline);
+      start += newline;
+      tail = Buffer.alloc(0);
+    }
     let text: string;
     // ASCII is its own UTF-8 and Latin-1: decoded as Latin-1 it is the same
     // text at a fraction of the CPU (UTF-8 decoding was a tenth of the
@@ -736,10 +850,10 @@ async function* decode(
     } else {
       try {
         text = decoder.decode(buffer, { stream: true });
+        decoderEmpty = buffer.length === 0 ? decoderEmpty : buffer[buffer.length - 1]! < 0x80;
       } catch {
-        throw await notUtf8(buffer);
+        text = recover(buffer, start);
       }
-      decoderEmpty = buffer.length === 0 ? decoderEmpty : buffer[buffer.length - 1]! < 0x80;
     }
     if (buffer.length > 0) tail = buffer.subarray(Math.max(0, buffer.length - 3));
     if (first && text.length > 0) {
@@ -748,11 +862,12 @@ async function* decode(
     }
     if (text.length > 0) yield text;
   }
+  if (skipping) return;
   let rest: string;
   try {
     rest = decoder.decode();
   } catch {
-    throw await notUtf8(undefined);
+    rest = found({ offset: bytes - heldBytes(tail), endsWithin: true });
   }
   if (rest.length > 0) yield rest;
 }

@@ -48,7 +48,9 @@ Commands:
       returns it ({"results": [...]}), a JSON array, or NDJSON (one event per
       line), any of them gzip-compressed (events.ndjson.gz) or not. Invalid
       records are reported with their line or index and skipped. A record
-      nesting more than 100 levels deep is invalid (MongoDB's limit).
+      nesting more than 100 levels deep is invalid (MongoDB's limit), as is
+      an NDJSON line that is not UTF-8 (a JSON document that is not stops
+      the import at that byte).
       Events already stored (same id) are skipped, so imports can be re-run.
       Records naming another organization are refused unless --rehome.
       Each record is stored as its own text (raw included), byte for byte.
