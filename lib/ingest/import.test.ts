@@ -18,6 +18,7 @@ import {
   toNewEvent,
 } from './import';
 import { generateEvents } from './seed';
+import { Prng } from './seed-prng';
 
 const ORG = '6a0a1b2c3d4e5f6a7b8c9d0e';
 const OTHER_ORG = '6a0a1b2c3d4e5f6a7b8c9d0f';
@@ -471,6 +472,79 @@ describe('import', () => {
         stored === null ? null : (JSON.parse(stored.doc) as { username: string }).username,
         kept ? event.username : null,
       );
+    }
+  });
+
+  test('random reads of NDJSON with random bytes that are no UTF-8: exactly the lines that are not UTF-8 are reported, once each, and every other line is imported as written', async () => {
+    const prng = new Prng('not utf-8');
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    const isUtf8 = (bytes: Buffer) => {
+      try {
+        strict.decode(bytes);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const withUsername = events.filter((event) => typeof event.username === 'string');
+    const noUtf8 = [
+      [0x80],
+      [0xbf],
+      [0xc0],
+      [0xc1],
+      [0xf5],
+      [0xff],
+      [0xe2, 0x82],
+      [0xf0, 0x9d, 0x84],
+    ];
+    for (let round = 0; round < 8; round++) {
+      await freshStore();
+      // Events with a username (one with a publicKey cannot have one).
+      const written = withUsername.slice(round * 60, round * 60 + 60).map((event, i) => ({
+        ...event,
+        username: `${event.id}-${['é', '€', '𝄞', 'a'][i % 4]}`,
+      }));
+      const lines = written.map((event) => {
+        const bytes = Buffer.from(JSON.stringify(event), 'utf8');
+        if (!prng.chance(0.25)) return bytes;
+        const at = prng.int(bytes.length + 1);
+        return Buffer.concat([
+          bytes.subarray(0, at),
+          Buffer.from(prng.pick(noUtf8)),
+          bytes.subarray(at),
+        ]);
+      });
+      const bad = lines.flatMap((bytes, i) => (isUtf8(bytes) ? [] : [i + 1]));
+      const text = Buffer.concat(lines.flatMap((bytes) => [bytes, Buffer.from('\n')]));
+      const reads: Buffer[] = [];
+      for (let at = 0; at < text.length; ) {
+        const size = prng.pick([1, 2, 3, prng.range(4, 300), prng.range(300, 5000)]);
+        reads.push(text.subarray(at, at + size));
+        at += size;
+      }
+      const report = await importEvents(store, Readable.from(reads), { orgId: ORG });
+      assert.deepEqual(
+        report.issues.map((issue) => issue.line),
+        bad,
+        `round ${round}`,
+      );
+      // Each named by a byte of its own line (1-based offsets).
+      const starts = lines.map((_, i) =>
+        lines.slice(0, i).reduce((sum, l) => sum + l.length + 1, 0),
+      );
+      for (const issue of report.issues) {
+        assert.match(issue.message, /^Not valid UTF-8: /);
+        const byte = Number(/, byte (\d+)$/.exec(issue.location)?.[1]);
+        const start = starts[issue.line - 1]!;
+        assert.ok(byte > start && byte <= start + lines[issue.line - 1]!.length, issue.location);
+      }
+      assert.equal(report.inserted, written.length - bad.length);
+      for (const [i, event] of written.entries()) {
+        const stored = await store.getEvent(ORG, event.id, false);
+        if (bad.includes(i + 1)) assert.equal(stored, null);
+        else
+          assert.equal((JSON.parse(stored!.doc) as { username: string }).username, event.username);
+      }
     }
   });
 
