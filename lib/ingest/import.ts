@@ -13,6 +13,7 @@ import {
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
+import { NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
@@ -734,11 +735,10 @@ type InvalidUtf8 = { offset: number; endsWithin: boolean };
  */
 type Utf8Problems = { first?: InvalidUtf8 };
 
-/**
- * A lone surrogate opens and closes a mark: decoding UTF-8 never yields
- * one, so no text read from the file holds it.
- */
-const MARK = '\udfff';
+/** A mark opens and closes with NOT_UTF8, which no text read from the file holds. */
+const MARK = NOT_UTF8;
+/** What follows a mark's opening: its offset, `e` if the file ends within a character, and its close. */
+const MARK_REST = new RegExp(`^(\\d+)(e?)${MARK}`);
 
 const CONVERT_HINT = '(a file in another encoding converts with iconv -t UTF-8)';
 
@@ -750,7 +750,7 @@ function utf8Mark(problem: InvalidUtf8): string {
 function readUtf8Mark(text: string): InvalidUtf8 | undefined {
   const start = text.indexOf(MARK);
   if (start === -1) return undefined;
-  const match = /^(\d+)(e?)\udfff/.exec(text.slice(start + 1));
+  const match = MARK_REST.exec(text.slice(start + 1));
   return match ? { offset: Number(match[1]), endsWithin: match[2] === 'e' } : undefined;
 }
 

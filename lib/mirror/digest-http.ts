@@ -8,6 +8,7 @@ import {
   type DigestAlgorithmName,
   parseAuthParams,
 } from '@/lib/auth/digest';
+import { decodeMarkingInvalid } from '@/lib/domain/utf8';
 
 /**
  * A small HTTP Digest client (RFC 7616, qop=auth) for the mirror: GET only,
@@ -211,7 +212,9 @@ export class DigestHttpClient {
               resolve({
                 status: response.statusCode ?? 0,
                 headers: response.headers,
-                body: Buffer.concat(chunks).toString('utf8'),
+                // Bytes that are no UTF-8 marked, not replaced with U+FFFD:
+                // a record holding them is refused, never stored altered.
+                body: decodeMarkingInvalid(Buffer.concat(chunks)),
               });
             });
             response.on('error', failWith);

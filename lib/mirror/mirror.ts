@@ -7,6 +7,7 @@ import {
   rewoundMirrorCheckpoint,
 } from '@/lib/domain/mirror-checkpoint';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
+import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { ListingOrder } from '@/lib/ingest/listing-order';
@@ -111,6 +112,13 @@ export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
 };
 
 const DEFAULT_EVENTS_PER_WRITE = 5000;
+
+/**
+ * Why a record holding bytes that are no UTF-8 is rejected: stored, it would
+ * differ from what the source sent (decodeMarkingInvalid).
+ */
+const NOT_UTF8_AS_SERVED =
+  'Not valid UTF-8 as the source served it: bytes that are no UTF-8 character';
 
 /**
  * The checkpoint's key: one per source base URL and source org. The URL as
@@ -379,7 +387,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       page.forEach(({ value: record, text }) => {
         // Read again at a window's edge: already counted, never stored twice.
         const reread = edge.has(record);
-        const event = toNewEvent(record, orgId, true, text);
+        const event =
+          text?.includes(NOT_UTF8) === true
+            ? NOT_UTF8_AS_SERVED
+            : toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
           if (!reread) rejects.push([record, event]);
           return;

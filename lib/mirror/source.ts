@@ -1,3 +1,4 @@
+import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { JsonArraySplitter } from '@/lib/ingest/json-stream';
 import { DigestHttpClient, type HttpAnswer, headerOf } from './digest-http';
 
@@ -441,13 +442,15 @@ function parseListing(text: string): SourcePageRecord[] | string {
   try {
     body = JSON.parse(text);
   } catch {
-    return 'is not JSON';
+    return text.includes(NOT_UTF8) ? 'is not JSON (nor UTF-8)' : 'is not JSON';
   }
   // `null` parses too, and has no fields to read.
   const results =
     typeof body === 'object' && body !== null ? (body as { results?: unknown }).results : undefined;
   if (!Array.isArray(results)) return 'has no "results" list';
   const texts = resultTexts(text);
+  // Each record's text tells whether it held bytes that are no UTF-8; without them, the page cannot.
+  if (texts?.length !== results.length && text.includes(NOT_UTF8)) return 'is not UTF-8';
   return (results as SourceRecord[]).map((value, i) => ({
     value,
     // Only when the splitter saw the same list (it always should for valid JSON).

@@ -20,7 +20,8 @@ import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 /**
  * Answers a source may give: a 200 whose body is not a list (cut short, an
  * HTML page) after good pages is retried like a 5xx; a Retry-After given as
- * an HTTP-date is obeyed (as its seconds); a source that ignores pageNum,
+ * an HTTP-date is obeyed (as its seconds); a record holding bytes that are
+ * no UTF-8 is rejected, not altered; a source that ignores pageNum,
  * or a port of the other scheme (TLS named http://, plain HTTP named
  * https://), fails soon, saying so; an outage past the retries ends a
  * mirror, but not a --follow one.
@@ -66,6 +67,47 @@ for (const [name, body] of [
     }
   });
 }
+
+test('a record holding bytes that are no UTF-8 is rejected and reported, never stored with U+FFFD; the rest of its page is copied', async () => {
+  const latin1 = events[1]!;
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n !== 1) return false;
+      // Page 1 as the source lists it, with a Latin-1 "é" in one record's string.
+      const page = JSON.stringify({
+        links: [],
+        results: events.slice(0, 3).map((e) => (e === latin1 ? { ...e.doc, note: 'caf#' } : e.doc)),
+      });
+      const bytes = Buffer.from(page);
+      const at = bytes.indexOf('caf#') + 3;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(Buffer.concat([bytes.subarray(0, at), Buffer.from([0xe9]), bytes.subarray(at + 1)]));
+      return true;
+    },
+  });
+  const rejected: [unknown, string][] = [];
+  try {
+    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: src.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+      onRejected: (record, message) => rejected.push([record, message]),
+    });
+    assert.deepEqual([summary.copied, summary.rejected], [8, 1]);
+    assert.deepEqual(
+      rejected.map(([record, message]) => [(record as { id: string }).id, message]),
+      [[latin1.id, 'Not valid UTF-8 as the source served it: bytes that are no UTF-8 character']],
+    );
+    assert.deepEqual(
+      copy.map((e) => e.id),
+      events.filter((e) => e !== latin1).map((e) => e.id),
+    );
+  } finally {
+    src.close();
+  }
+});
 
 test('a Retry-After given as an HTTP-date is waited for as its seconds', async () => {
   const slept: number[] = [];
