@@ -421,6 +421,15 @@ describe('import', () => {
       ],
     );
 
+    // The first line: decided NDJSON by the lines after it, as for a first record otherwise broken.
+    fs.writeFileSync(file, Buffer.concat([badLine, Buffer.from(`\n${good0}\n${good1}\n`)]));
+    const firstLine = await importEvents(store, file, { orgId: ORG });
+    assert.equal(firstLine.format, 'ndjson');
+    assert.deepEqual(
+      firstLine.issues.map((issue) => [issue.location, issue.message]),
+      [[`line 1, byte ${at + 1}`, report.issues[0]!.message]],
+    );
+
     // The same text in UTF-8 is imported as written.
     fs.writeFileSync(file, `${JSON.stringify({ ...target, username: 'café' })}\n`);
     const fixed = await importEvents(store, file, { orgId: ORG });

@@ -1071,7 +1071,9 @@ async function detectFormat(
       format = 'array';
       break;
     }
-    if (trimmed[0] !== '{') {
+    // A first line that is no UTF-8 shows as its mark: NDJSON whose first
+    // record is broken if the next line is whole (decided below as for '{').
+    if (trimmed[0] !== '{' && trimmed[0] !== MARK) {
       // A first line of comma-separated names: most likely this tool's own CSV export.
       const lineEnd = trimmed.indexOf('\n');
       const firstLine = lineEnd === -1 ? trimmed : trimmed.slice(0, lineEnd);
