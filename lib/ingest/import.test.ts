@@ -581,6 +581,44 @@ describe('import', () => {
     assert.equal(await store.getEvent(ORG, target.id, false), null);
   });
 
+  test('an event with a field of its own named results is one record, never a page: too large it is reported, pretty-printed alone it is refused, and none of its inner objects is stored', async () => {
+    const [outer, ...inner] = events.slice(0, 5);
+    for (const field of ['results', 'content']) {
+      await freshStore();
+      const list = inner.map((e) => ({ ...e }));
+      const record = { ...outer!, [field]: field === 'results' ? list : { results: list } };
+      const line = JSON.stringify(record);
+      const file = write(`field-${field}.ndjson`, `${line}\n`);
+      const limit = Buffer.byteLength(line) - 1;
+      const report = await importEvents(store, file, { orgId: ORG, maxRecordBytes: limit });
+      assert.deepEqual(
+        [report.read, report.invalid, report.inserted, report.issues[0]?.location],
+        [1, 1, 0, 'line 1'],
+        field,
+      );
+      assert.match(report.issues[0]!.message, /larger than/);
+      // Under the limit it is one event, its field kept.
+      const whole = await importEvents(store, file, { orgId: ORG });
+      assert.deepEqual([whole.read, whole.inserted], [1, 1]);
+      for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null, field);
+    }
+    // The same event pretty-printed alone, its `results` before or after its id.
+    for (const [name, record] of [
+      ['sorted', { ...outer!, results: inner }],
+      ['results first', { results: inner, ...outer! }],
+    ] as const) {
+      await freshStore();
+      const file = write('one-event.json', JSON.stringify(record, null, 2));
+      await assert.rejects(
+        importEvents(store, file, { orgId: ORG }),
+        /The JSON document is one event/,
+        name,
+      );
+      for (const e of [outer!, ...inner])
+        assert.equal(await store.getEvent(ORG, e.id, false), null, name);
+    }
+  });
+
   test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {
     const text = JSON.stringify(events.slice(0, 100), null, 2);
     const file = write('truncated.json', text.slice(0, Math.floor(text.length * 0.8)));

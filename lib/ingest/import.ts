@@ -503,6 +503,11 @@ export async function* readEventBatches(
         }
       }
       splitter.end();
+      if (splitter.rootIsEvent) {
+        throw new ImportFatalError(
+          'The JSON document is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}',
+        );
+      }
       if (!splitter.foundTarget) {
         throw new ImportFatalError(
           'The JSON document has no "results" array (expected an array of events, a list envelope {"results": [...]}, or NDJSON)',
@@ -633,7 +638,7 @@ function pageRecords(text: string): { path: string; elements: ArrayElement[] } |
     const splitter = new JsonArraySplitter();
     const elements = splitter.push(text);
     splitter.end();
-    if (splitter.path === undefined) return undefined;
+    if (splitter.path === undefined || splitter.rootIsEvent) return undefined;
     return { path: splitter.path, elements };
   } catch {
     return undefined; // not valid JSON: reported as such (or as too large) by the caller

@@ -139,6 +139,8 @@ type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean 
 
 /** Key paths whose array holds the records. */
 const TARGET_PATHS = ['', 'results', 'content.results'];
+/** Keys that make an object an event, not a list envelope (as innerRecords decides for a parsed line). */
+const EVENT_KEYS = ['id', 'eventTypeName'];
 
 export class JsonArraySplitter {
   /**
@@ -175,6 +177,14 @@ export class JsonArraySplitter {
 
   /** Where the records array was found: '', 'results' or 'content.results'. */
   path: string | undefined;
+
+  /**
+   * The root object has an `id` or `eventTypeName`: it is one event, whose
+   * own `results` or `content.results` (unknown fields are kept) is no list
+   * of records. Known once such a key is read: before the records array (as
+   * in keys sorted, how the API writes them), it is never taken for one.
+   */
+  rootIsEvent = false;
 
   /** Whether the records array was found (and is being or was read). */
   get foundTarget(): boolean {
@@ -218,6 +228,7 @@ export class JsonArraySplitter {
         if (this.keyStart !== -1) {
           this.lastKey = JSON.parse(this.textFrom(this.keyStart, i)) as string;
           this.keyStart = -1;
+          if (this.stack.length === 1 && EVENT_KEYS.includes(this.lastKey)) this.rootIsEvent = true;
         }
         continue;
       }
@@ -260,7 +271,7 @@ export class JsonArraySplitter {
           // Once the records array is found, paths no longer matter (and cost).
           const path = searching && c === OPEN_ARRAY ? this.pathWith(key) : null;
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
-          if (path !== null && TARGET_PATHS.includes(path)) {
+          if (path !== null && TARGET_PATHS.includes(path) && !(path !== '' && this.rootIsEvent)) {
             this.targetDepth = this.stack.length;
             this.path = path;
           }
@@ -432,8 +443,10 @@ export class JsonArraySplitter {
 
   /** Keys matter only where the records array may still be found below. */
   private tracksKeys(depth: number): boolean {
+    // The root's keys always (an event's may follow its `results`); deeper, only while searching.
+    if (depth === 1) return true;
     if (this.targetDepth !== -1) return false;
-    return depth === 1 || (depth === 2 && this.stack[1]!.key === 'content');
+    return depth === 2 && this.stack[1]!.key === 'content';
   }
 
   private pathWith(key: string | null): string | null {
