@@ -68,7 +68,18 @@ const list: Command = async (args, context) => {
       ]),
     ),
   );
-  for (const run of runs.filter((r) => r.status === 'interrupted' || r.status === 'failed')) {
+  // An undo stopped midway (Ctrl-C, a crash), or still running: the counts
+  // above are the run's, not what is left of it.
+  const undoing = runs.filter((r) => r.undoFrom !== null && r.status !== 'undone');
+  for (const run of undoing) {
+    const left = await store.countRunEvents(run.orgId, run.id);
+    context.say(
+      `Run ${run.id}: an undo has not finished (stopped midway, or still running): ${formatCount(left, 'event')} of it remain. 'imports undo ${run.id}' again completes it.`,
+    );
+  }
+  for (const run of runs.filter(
+    (r) => (r.status === 'interrupted' || r.status === 'failed') && !undoing.includes(r),
+  )) {
     // Undo is offered only where there is something to undo.
     const undo = run.inserted > 0 ? ` 'imports undo ${run.id}' removes the events it added.` : '';
     context.say(`Run ${run.id} ${run.status}${run.detail ? `: ${run.detail}` : ''}.${undo}`);

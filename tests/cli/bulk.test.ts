@@ -314,6 +314,53 @@ describe('CLI: seed and import', () => {
     }
   });
 
+  test('imports list: an undo stopped midway is said, with what is left of the run, until it is completed', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
+    const { db } = orgAndEvents('undo-stopped', org, 1);
+    const events = [
+      ...generateEventBatches(
+        {
+          orgId: org,
+          count: 30,
+          seed: 'stopped',
+          from: Date.UTC(2026, 0, 1),
+          to: Date.UTC(2026, 0, 2),
+        },
+        30,
+      ),
+    ].flat();
+    const store = await openStore(db);
+    try {
+      const run = await startIngestRun(store, { orgId: org, kind: 'import', source: 'f.ndjson' });
+      await store.insertEvents(org, events, { runId: run.id });
+      await endIngestRun(store, run.id, {
+        status: 'finished',
+        inserted: 30,
+        skipped: 0,
+        rejected: 0,
+      });
+      // What an undo stopped after its first transaction leaves: its mark, and 12 events gone.
+      await store.updateIngestRun(run.id, { undoFrom: events[0]!.created, detail: 'undo started' });
+      assert.equal(
+        await store.deleteEvents(org, { ids: events.slice(0, 12).map((e) => e.id) }),
+        12,
+      );
+      const table = cli(db, 'imports', 'list', '--org', org);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(
+        table.stdout,
+        new RegExp(
+          `^Run ${run.id}: an undo has not finished \\(stopped midway, or still running\\): 18 events of it remain\\. 'imports undo ${run.id}' again completes it\\.$`,
+          'm',
+        ),
+      );
+      assert.equal(cli(db, 'imports', 'undo', run.id).code, 0);
+      assert.doesNotMatch(cli(db, 'imports', 'list', '--org', org).stdout, /has not finished/);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
     const db = path.join(dir, 'variants.db');
     const args = ['seed', '--org', ORG, '--events', '200', '--seed', '5'];
