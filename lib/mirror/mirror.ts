@@ -296,23 +296,26 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     const flush = async (done: boolean) => {
       const ids = batch.map((event) => event.id);
       const result = await store.insertEvents(orgId, batch, { runId: run.id });
-      // Of the events found present, those an earlier run of this mirror
-      // copied are read again (a catch-up's overlap, a resumed window), not
+      // Of the events found present, those this mirror copied before (an
+      // earlier run, or this one earlier: a catch-up's overlap, a resumed
+      // window, events dated after the walk began) are read again, not
       // "already present": a mirror run from cron counted its last minute
       // at every run. The others were inserted by another run (an import,
       // another source's mirror): held by the copy without being copied, so
       // an undo of that run must wind the copy back (rewoundMirrorCheckpoint).
+      // The mirror's own rows include what this write inserted.
       const held =
         result.skipped > 0
-          ? await store.runsHolding(orgId, ids, { runId: run.id, source: key })
-          : { others: {}, copiedBefore: 0 };
+          ? await store.runsHolding(orgId, ids, { source: key })
+          : { others: {}, bySource: result.inserted };
+      const reread = held.bySource - result.inserted;
       if (checkpoint.skipped !== undefined && Object.keys(held.others).length > 0) {
         checkpoint = { ...checkpoint, skipped: mergedSkipped(checkpoint.skipped, held.others) };
       }
       recent.remember(batch, segment.top);
       batch = [];
       counts.copied += result.inserted;
-      counts.skipped += result.skipped - held.copiedBefore;
+      counts.skipped += result.skipped - reread;
       counts.rejected += rejects.length;
       for (const [record, message] of rejects) options.onRejected?.(record, message);
       rejects = [];

@@ -260,9 +260,9 @@ export async function runsHolding(
   db: Kysely<Database>,
   orgId: string,
   ids: readonly string[],
-  mirror: { runId: string; source: string },
+  mirror: { source: string },
 ): Promise<RunsHolding> {
-  const held: RunsHolding = { others: {}, copiedBefore: 0 };
+  const held: RunsHolding = { others: {}, bySource: 0 };
   for (let start = 0; start < ids.length; start += IDS_PER_LOOKUP) {
     const rows = await db
       .selectFrom('events as e')
@@ -276,12 +276,11 @@ export async function runsHolding(
       ])
       .where('e.org_id', '=', orgId)
       .where('e.id', 'in', ids.slice(start, start + IDS_PER_LOOKUP))
-      .where('e.run_id', '<>', mirror.runId)
       .groupBy(['e.run_id', 'r.kind', 'r.source'])
       .execute();
     for (const row of rows) {
       if (row.kind === 'mirror' && row.source === mirror.source) {
-        held.copiedBefore += Number(row.events);
+        held.bySource += Number(row.events);
       } else {
         const runId = row.runId!;
         held.others[runId] = Math.min(held.others[runId] ?? Infinity, Number(row.oldest));

@@ -803,7 +803,7 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.rewriteMirrorCheckpoints(this.db, orgId, rewrite);
   }
 
-  runsHolding(orgId: string, ids: readonly string[], mirror: { runId: string; source: string }) {
+  runsHolding(orgId: string, ids: readonly string[], mirror: { source: string }) {
     return ingestRuns.runsHolding(this.db, orgId, ids, mirror);
   }
 

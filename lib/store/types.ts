@@ -77,8 +77,8 @@ export type InsertResult = { inserted: number; skipped: number };
 
 /** See EventStore.runsHolding. */
 export type RunsHolding = {
-  /** Events an earlier run of the same mirror copied. */
-  copiedBefore: number;
+  /** Events a run of the mirror copied (the one running included). */
+  bySource: number;
   /** Per other run holding some of the events: the oldest `created` (ms) among them. */
   others: Record<string, number>;
 };
@@ -291,15 +291,15 @@ export interface EventStore {
   /** The oldest `created` (ms) of the events a run inserted that are still stored, or null. */
   oldestRunEvent(orgId: string, runId: string): Promise<number | null>;
   /**
-   * Who inserted the org's events `ids`, for the mirror of `mirror.source`
-   * running as `mirror.runId` (its own events are left out): how many an
-   * earlier run of that mirror copied, and per other run (an import,
-   * another source's mirror) the oldest `created` (ms) of those it holds.
+   * Who inserted the org's events `ids`, for the mirror of `mirror.source`:
+   * how many a run of that mirror copied (any run, the one running too),
+   * and per other run (an import, another source's mirror) the oldest
+   * `created` (ms) of those it holds.
    */
   runsHolding(
     orgId: string,
     ids: readonly string[],
-    mirror: { runId: string; source: string },
+    mirror: { source: string },
   ): Promise<RunsHolding>;
 
   /**

@@ -71,6 +71,48 @@ for (const [engine, open] of TEST_ENGINES) {
     });
   });
 
+  describe(`a following mirror's counts, events dated in the future (${engine})`, () => {
+    test('events dated after the walk began, read again at each check, are not counted again', async () => {
+      const now = Date.now();
+      // Newest first: two in the future, an hour apart (more than the overlap), one now.
+      const events = [
+        sourceEvent(now + 7_200_000, 'f2'),
+        sourceEvent(now + 3_600_000, 'f1'),
+        sourceEvent(now - 2000, 'f0'),
+      ];
+      const source = await listingSource(events);
+      const { store, drop } = await open();
+      const checks: MirrorCaughtUp[] = [];
+      try {
+        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+        const summary = await runMirror({
+          store,
+          orgId: ORG,
+          itemsPerPage: 5,
+          follow: true,
+          intervalSeconds: 1,
+          pause: () => Promise.resolve(),
+          onCaughtUp: (state) => checks.push(state),
+          shouldStop: () => checks.length >= 3,
+          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+        });
+        assert.deepEqual(
+          checks.map((check) => [check.copied, check.skipped]),
+          [
+            [3, 0],
+            [3, 0],
+            [3, 0],
+          ],
+        );
+        assert.deepEqual([summary.copied, summary.skipped], [3, 0]);
+      } finally {
+        source.close();
+        await store.close();
+        await drop();
+      }
+    });
+  });
+
   describe(`a mirror run again, as from cron (${engine})`, () => {
     test("the overlap an earlier run copied is not counted again; an import's event is", async () => {
       const now = Date.now();
