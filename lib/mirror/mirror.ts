@@ -109,6 +109,12 @@ export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
   through: string | null;
   /** Ended by a stop request (SIGINT/SIGTERM) rather than by finishing. */
   stopped: boolean;
+  /**
+   * Stopped within a walk, so the copy is not complete through now: the
+   * run is recorded as interrupted. A `--follow` mirror stopped between
+   * checks is not (its last catch-up was complete).
+   */
+  interrupted: boolean;
 };
 
 const DEFAULT_EVENTS_PER_WRITE = 5000;
@@ -243,7 +249,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     window,
     seconds: (performance.now() - started) / 1000,
   });
-  const ledger = (status: 'running' | 'finished' | 'failed', detail: string | null = null) =>
+  const ledger = (
+    status: 'running' | 'finished' | 'failed' | 'interrupted',
+    detail: string | null = null,
+  ) =>
     status === 'running'
       ? store.updateIngestRun(run.id, {
           inserted: counts.copied,
@@ -421,10 +430,16 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   const throughText = () =>
     checkpoint.through === undefined ? null : formatCreated(checkpoint.through);
   let stopped = false;
+  /** Stopped within a walk: the copy is not complete through now (the ledger says interrupted). */
+  let cutShort = false;
+  const walked = async (segment: MirrorSegment) => {
+    cutShort = !(await walk(segment));
+    return !cutShort;
+  };
   try {
     for (;;) {
       try {
-        if (checkpoint.segment) stopped = !(await walk(checkpoint.segment));
+        if (checkpoint.segment) stopped = !(await walked(checkpoint.segment));
         while (!stopped) {
           // A checkpoint saved before walks were capped (MirrorSegment.started)
           // may say the copy is complete through a future instant: where it
@@ -453,7 +468,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
               // catch-up as usual.
               const hi = new Date(Math.floor(from / 1000) * 1000 + 999).toISOString();
               options.onBackfill?.({ since: formatCreated(options.since), until: hi });
-              if (!(await walk({ lo: options.since, hi, pageNum: 1 }))) {
+              if (!(await walked({ lo: options.since, hi, pageNum: 1 }))) {
                 stopped = true;
                 break;
               }
@@ -462,7 +477,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             // what --since left out or a prune removed.
             lo = Math.max(through - overlapMs, checkpoint.from ?? -Infinity);
           }
-          stopped = !(await walk({ lo, pageNum: 1, started: Date.now() }));
+          stopped = !(await walked({ lo, pageNum: 1, started: Date.now() }));
           if (stopped || !options.follow) break;
           const nextCheckSeconds = options.intervalSeconds ?? 60;
           options.onCaughtUp?.({ ...progress(), through: throughText(), nextCheckSeconds });
@@ -499,7 +514,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     clearInterval(watcher);
     client.close();
   }
-  await ledger('finished', stopped ? 'stopped on request; the next run resumes' : null);
+  await ledger(
+    cutShort ? 'interrupted' : 'finished',
+    cutShort ? 'stopped on request within a walk; the next run resumes' : null,
+  );
   const last = progress();
   return {
     runId: run.id,
@@ -511,6 +529,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     seconds: last.seconds,
     through: throughText(),
     stopped,
+    interrupted: cutShort,
   };
 }
 

@@ -176,6 +176,7 @@ export const mirror: Command = async (args, context) => {
       seconds: jsonSeconds(summary.seconds),
       through: summary.through,
       stopped: summary.stopped,
+      interrupted: summary.interrupted,
     });
     context.say(
       `Mirrored ${sourceOrg} from ${baseUrl} into ${orgId} in ${formatDuration(summary.seconds)}: ` +
@@ -183,11 +184,16 @@ export const mirror: Command = async (args, context) => {
         `${formatNumber(summary.rejected)} rejected; ${formatNumber(summary.requests)} requests, ` +
         `${formatNumber(summary.retries)} retries.` +
         (summary.through ? ` Complete through ${summary.through}.` : '') +
-        (summary.stopped
-          ? ' Stopped on request: the next run resumes where this one stopped.'
-          : '') +
+        (summary.interrupted
+          ? ' Stopped on request before the copy was complete: the next run resumes where this one stopped.'
+          : summary.stopped
+            ? ' Stopped on request.'
+            : '') +
         ` Run ${summary.runId}.`,
     );
+    // A copy cut short is no success to a script or cron (as an import's);
+    // a --follow mirror is stopped to end it, which is its success.
+    if (summary.interrupted && !values.follow) return EXIT.interrupted;
     return summary.rejected > 0 ? EXIT.someInvalid : EXIT.ok;
   } catch (error) {
     status.clear();
