@@ -4,6 +4,7 @@ import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type StoredEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import {
+  type MirrorCaughtUp,
   type MirrorOptions,
   type MirrorSummary,
   runMirror,
@@ -58,6 +59,40 @@ export async function mirrorIntoFreshStore(
     await store.close();
     await drop();
   }
+}
+
+/**
+ * A `--follow` mirror of `sourceOrg` at `baseUrl` into `orgId`, 5 events a
+ * page, its waits between checks skipped, stopped once `checks` catch-ups
+ * are done; `onCaughtUp` hears each one. Resolves to its summary and the
+ * catch-ups' states.
+ */
+export async function followMirror(
+  store: EventStore,
+  options: {
+    baseUrl: string;
+    sourceOrg: string;
+    orgId: string;
+    checks: number;
+    onCaughtUp?: (state: MirrorCaughtUp, checks: number) => void;
+  },
+): Promise<{ summary: MirrorSummary; checks: MirrorCaughtUp[] }> {
+  const checks: MirrorCaughtUp[] = [];
+  const summary = await runMirror({
+    store,
+    orgId: options.orgId,
+    itemsPerPage: 5,
+    follow: true,
+    intervalSeconds: 1,
+    pause: () => Promise.resolve(),
+    onCaughtUp: (state) => {
+      checks.push(state);
+      options.onCaughtUp?.(state, checks.length);
+    },
+    shouldStop: () => checks.length >= options.checks,
+    source: { baseUrl: options.baseUrl, orgId: options.sourceOrg, publicKey: 'p', privateKey: 'k' },
+  });
+  return { summary, checks };
 }
 
 /** A source's GROUP_CREATED event of `sourceOrg` at `at`, its id made of the time and `tag`. */

@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
-import { type MirrorCaughtUp, type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
-import { groupCreatedEvent, listingSource } from '@/tests/helpers/mirror-copy';
+import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
+import { followMirror, groupCreatedEvent, listingSource } from '@/tests/helpers/mirror-copy';
 import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 
 /**
@@ -34,23 +34,17 @@ for (const [engine, open] of TEST_ENGINES) {
       ];
       const source = await listingSource(events);
       const { store, drop } = await open();
-      const checks: MirrorCaughtUp[] = [];
       try {
         await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
-        const summary = await runMirror({
-          store,
+        const { summary, checks } = await followMirror(store, {
+          baseUrl: source.baseUrl,
+          sourceOrg: SOURCE_ORG,
           orgId: ORG,
-          itemsPerPage: 5,
-          follow: true,
-          intervalSeconds: 1,
-          pause: () => Promise.resolve(),
-          onCaughtUp: (state) => {
-            checks.push(state);
-            // Between the second and third checks an event arrives.
-            if (checks.length === 2) events.unshift(sourceEvent(Date.now(), 'd0'));
+          checks: 4,
+          // Between the second and third checks an event arrives.
+          onCaughtUp: (_, check) => {
+            if (check === 2) events.unshift(sourceEvent(Date.now(), 'd0'));
           },
-          shouldStop: () => checks.length >= 4,
-          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
         });
         assert.deepEqual(
           checks.map((check) => [check.copied, check.skipped]),
@@ -82,19 +76,13 @@ for (const [engine, open] of TEST_ENGINES) {
       ];
       const source = await listingSource(events);
       const { store, drop } = await open();
-      const checks: MirrorCaughtUp[] = [];
       try {
         await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
-        const summary = await runMirror({
-          store,
+        const { summary, checks } = await followMirror(store, {
+          baseUrl: source.baseUrl,
+          sourceOrg: SOURCE_ORG,
           orgId: ORG,
-          itemsPerPage: 5,
-          follow: true,
-          intervalSeconds: 1,
-          pause: () => Promise.resolve(),
-          onCaughtUp: (state) => checks.push(state),
-          shouldStop: () => checks.length >= 3,
-          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+          checks: 3,
         });
         assert.deepEqual(
           checks.map((check) => [check.copied, check.skipped]),

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { type MirrorCaughtUp, type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
-import { eventsSecondApart, listingSource } from '@/tests/helpers/mirror-copy';
+import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
+import { eventsSecondApart, followMirror, listingSource } from '@/tests/helpers/mirror-copy';
 import { openSqliteTestStore } from '@/tests/helpers/test-stores';
 
 /**
@@ -58,17 +58,11 @@ test('a --follow mirror stopped between its checks is finished, not interrupted'
   const { store, drop } = await openSqliteTestStore();
   try {
     await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-    const checks: MirrorCaughtUp[] = [];
-    const summary = await runMirror({
-      store,
+    const { summary } = await followMirror(store, {
+      baseUrl: source.baseUrl,
+      sourceOrg: SOURCE_ORG,
       orgId: ORG,
-      itemsPerPage: 5,
-      follow: true,
-      intervalSeconds: 1,
-      pause: () => Promise.resolve(),
-      onCaughtUp: (state) => checks.push(state),
-      shouldStop: () => checks.length >= 2,
-      source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+      checks: 2,
     });
     assert.deepEqual([summary.stopped, summary.interrupted, summary.copied], [true, false, 12]);
     assert.equal((await store.getIngestRun(summary.runId))?.status, 'finished');
