@@ -24,6 +24,7 @@ export function decodeMarkingInvalid(bytes: Buffer): string {
   let from = 0;
   let at = 0;
   while (at < bytes.length) {
+    // A character cut short by the end is no UTF-8 either: the body is whole.
     const length = sequenceLength(bytes, at);
     if (length > 0) {
       at += length;
@@ -37,26 +38,47 @@ export function decodeMarkingInvalid(bytes: Buffer): string {
 }
 
 /**
+ * Where in `bytes`, from `from`, the first byte lies that begins no
+ * well-formed UTF-8 sequence; `bytes.length` if none. A character the end
+ * cuts short is not counted: more bytes follow (a stream read in parts).
+ * Linear: each byte is looked at once.
+ */
+export function firstNotUtf8(bytes: Buffer, from = 0): number {
+  let at = from;
+  while (at < bytes.length) {
+    const length = sequenceLength(bytes, at);
+    if (length === 0) return at;
+    if (length < 0) return bytes.length;
+    at += length;
+  }
+  return at;
+}
+
+/**
  * The length of the well-formed UTF-8 sequence at `at` (Unicode's table
- * 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+ * 3-7: no overlong forms, no surrogates, nothing past U+10FFFF); -1 when
+ * the bytes end within one that is well-formed so far; 0 when none begins.
  */
 function sequenceLength(bytes: Buffer, at: number): number {
   const lead = bytes[at]!;
   if (lead < 0x80) return 1;
-  const next = (i: number, low = 0x80, high = 0xbf) => {
+  let length: number;
+  let low = 0x80;
+  let high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+  else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead === 0xe0) low = 0xa0;
+    if (lead === 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead === 0xf0) low = 0x90;
+    if (lead === 0xf4) high = 0x8f;
+  } else return 0;
+  for (let i = 1; i < length; i++) {
     const byte = bytes[at + i];
-    return byte !== undefined && byte >= low && byte <= high;
-  };
-  if (lead >= 0xc2 && lead <= 0xdf) return next(1) ? 2 : 0;
-  if (lead >= 0xe0 && lead <= 0xef) {
-    const low = lead === 0xe0 ? 0xa0 : 0x80;
-    const high = lead === 0xed ? 0x9f : 0xbf;
-    return next(1, low, high) && next(2) ? 3 : 0;
+    if (byte === undefined) return -1;
+    if (byte < (i === 1 ? low : 0x80) || byte > (i === 1 ? high : 0xbf)) return 0;
   }
-  if (lead >= 0xf0 && lead <= 0xf4) {
-    const low = lead === 0xf0 ? 0x90 : 0x80;
-    const high = lead === 0xf4 ? 0x8f : 0xbf;
-    return next(1, low, high) && next(2) && next(3) ? 4 : 0;
-  }
-  return 0;
+  return length;
 }

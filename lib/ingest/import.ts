@@ -13,7 +13,7 @@ import {
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
-import { NOT_UTF8 } from '@/lib/domain/utf8';
+import { firstNotUtf8, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
@@ -797,39 +797,39 @@ async function* decode(
   /**
    * `buffer` (whose first byte is at `start`) as text, each line holding
    * bytes that are no UTF-8 replaced from there by a mark. Run only once a
-   * decoding has failed: the bytes before the bad line are decoded again.
+   * decoding has failed; one pass over the buffer (firstNotUtf8), however
+   * many of its lines are bad (a file in another encoding has most).
    */
   const recover = (buffer: Buffer, start: number): string => {
+    // The start of a character the previous buffer cut, held by the decoder.
+    const held = tail.subarray(tail.length - (decoderEmpty ? 0 : heldBytes(tail)));
+    const data = held.length === 0 ? buffer : Buffer.concat([held, buffer]);
+    const base = start - held.length;
     let text = '';
-    let rest = buffer;
-    let restStart = start;
-    let held = tail.subarray(tail.length - (decoderEmpty ? 0 : heldBytes(tail)));
+    let from = 0;
     for (;;) {
-      try {
+      const bad = firstNotUtf8(data, from);
+      if (bad === data.length) {
         // A fresh decoder: one that threw is in no state to go on.
         decoder = strict();
-        text += decoder.decode(Buffer.concat([held, rest]), { stream: true });
-        decoderEmpty = rest.length === 0 ? held.length === 0 : rest[rest.length - 1]! < 0x80;
+        text += decoder.decode(data.subarray(from), { stream: true });
+        decoderEmpty = data.length === from || data[data.length - 1]! < 0x80;
         return text;
-      } catch {
-        const bad = firstInvalidByte(held, rest);
-        // The line's start: its bytes in this buffer before the bad one go too.
-        const lineStart = bad <= 0 ? 0 : rest.lastIndexOf(10, bad - 1) + 1;
-        if (lineStart > 0)
-          text += strict().decode(Buffer.concat([held, rest.subarray(0, lineStart)]));
-        text += found({ offset: restStart + bad, endsWithin: false });
-        held = Buffer.alloc(0);
-        const newline = rest.indexOf(10, Math.max(0, bad));
-        if (newline === -1) {
-          skipping = true;
-          decoder = strict();
-          decoderEmpty = true;
-          return text;
-        }
-        // On from the newline, which ends the line replaced.
-        rest = rest.subarray(newline);
-        restStart += newline;
       }
+      // The line's start: its bytes before the bad one go too.
+      const newlineBefore = bad > from ? data.lastIndexOf(10, bad - 1) : -1;
+      const lineStart = Math.max(from, newlineBefore + 1);
+      text += strict().decode(data.subarray(from, lineStart));
+      text += found({ offset: base + bad, endsWithin: false });
+      const newline = data.indexOf(10, bad);
+      if (newline === -1) {
+        skipping = true;
+        decoder = strict();
+        decoderEmpty = true;
+        return text;
+      }
+      // On from the newline, which ends the line replaced.
+      from = newline;
     }
   };
   let bytes = 0;
@@ -891,39 +891,6 @@ function heldBytes(tail: Buffer): number {
     }
   }
   return 0;
-}
-
-/**
- * The index in `buffer` where the first byte sequence that is no UTF-8
- * character begins, `tail` being the bytes before it (a character may
- * begin there): found by halving the shortest start of the text a strict
- * decoder refuses. Run only once a decoding has failed.
- */
-function firstInvalidByte(tail: Buffer, buffer: Buffer): number {
-  const held = tail.subarray(tail.length - heldBytes(tail));
-  const refuses = (length: number) => {
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(
-        Buffer.concat([held, buffer.subarray(0, length)]),
-        { stream: true },
-      );
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  let good = 0;
-  let bad = buffer.length;
-  while (bad - good > 1) {
-    const middle = (good + bad) >>> 1;
-    if (refuses(middle)) bad = middle;
-    else good = middle;
-  }
-  // The refused prefix ends with the byte no character goes on with; its
-  // sequence began where the accepted one left a character unfinished
-  // (perhaps in the buffer before: a negative index).
-  const accepted = Buffer.concat([held, buffer.subarray(0, bad - 1)]);
-  return bad - 1 - heldBytes(accepted.subarray(Math.max(0, accepted.length - 3)));
 }
 
 /**
