@@ -89,6 +89,13 @@ export const mirror: Command = async (args, context) => {
     }
   }
   const since = values.since === undefined ? undefined : parseDate(values.since, '--since');
+  // A later date would become the copy's start: the events dated between
+  // now and then would never be copied, and nothing would say so.
+  if (since !== undefined && since > Date.now()) {
+    throw new UsageError(
+      `--since lies in the future ('${values.since!}'): it is the oldest event time to copy from; leave it out to copy everything`,
+    );
+  }
   if (values.interval !== undefined && !values.follow) {
     throw new UsageError('--interval only applies with --follow');
   }

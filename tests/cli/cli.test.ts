@@ -103,6 +103,14 @@ describe('admin CLI', () => {
         ],
         /--source is the API's base URL, without a query or fragment/,
       ],
+      [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+          ...['--source-org', ORG, '--public-key', 'abcdefgh', '--private-key', 'secret'],
+          ...['--since', new Date(Date.now() + 86_400_000).toISOString()],
+        ],
+        /--since lies in the future/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = cli(db, ...args);
