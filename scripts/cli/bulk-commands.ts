@@ -300,6 +300,13 @@ export const importFile: Command = async (args, context) => {
       detail: fatal ?? null,
     });
   }
+  // Events read whole before a break in the file but after the last whole
+  // batch: not imported (they are once the file is fixed and re-run). Said,
+  // or read would not add up to inserted, present and invalid.
+  const notImported =
+    fatal === undefined || result.voidsRun
+      ? 0
+      : Math.max(0, summary.read - result.inserted - result.skipped - invalid);
   const failure =
     fatal === undefined
       ? undefined
@@ -307,7 +314,11 @@ export const importFile: Command = async (args, context) => {
           // Nothing stored (refused at its start, or voided): nothing to say of batches.
           result.voidsRun || result.inserted + result.skipped === 0
             ? `${fatal}.`
-            : `${fatal}. Batches committed before this point stay imported; fix the file and re-run (already imported events are skipped).`,
+            : `${fatal}. Batches committed before this point stay imported` +
+                (notImported > 0
+                  ? `; the ${formatCount(notImported, 'event')} read after the last of them ${notImported === 1 ? 'is' : 'are'} not`
+                  : '') +
+                '; fix the file and re-run (already imported events are skipped).',
         );
   if (ended === 'undone') {
     // `imports undo --force` ran while this import went on (ingest-runs.ts endIngestRun).
@@ -325,6 +336,7 @@ export const importFile: Command = async (args, context) => {
     inserted: result.inserted,
     duplicates: result.skipped,
     invalid,
+    ...(fatal === undefined ? {} : { notImported }),
     bytes: summary.bytes,
     seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
@@ -349,8 +361,9 @@ export const importFile: Command = async (args, context) => {
   context.say(
     `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format ?? 'format not recognised'}, ${formatBytes(summary.bytes)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
       `${formatNumber(summary.read)} read, ${formatNumber(result.inserted)} inserted, ` +
-      `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid ` +
-      `(${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s). ` +
+      `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid` +
+      (notImported > 0 ? `, ${formatNumber(notImported)} not imported` : '') +
+      ` (${formatNumber(summary.read / Math.max(result.seconds, 0.001))} events/s). ` +
       `Run ${run.id}` +
       // As `imports list` does: an undo is offered only when there is something to undo.
       (result.inserted > 0 ? ` ('imports undo ${run.id}' removes what it added).` : '.'),

@@ -412,6 +412,28 @@ describe('admin CLI', () => {
     assert.match(fatalJson.error.message as string, /truncated/);
     assert.equal(typeof fatalJson.runId, 'string');
     assert.equal(fatalJson.format, 'array');
+    // Three whole events before the break, batches of two: the third is read
+    // but not imported, and the summary says so (read adds up).
+    const cutShort = path.join(dir, 'cut-short.json');
+    const three = events
+      .slice(0, 3)
+      .map((e) => JSON.stringify({ ...e, id: `${e.id.slice(0, 20)}cccc` }));
+    fs.writeFileSync(cutShort, `[${three.join(',')},{"id": "65a1`);
+    const cut = cli(db, 'import', '--org', ORG_2, cutShort, '--batch-size', '2', '--json');
+    assert.equal(cut.code, 1, cut.stderr);
+    const cutJson = cut.json as Json & { error: Json };
+    assert.deepEqual(
+      [cutJson.read, cutJson.inserted, cutJson.duplicates, cutJson.invalid, cutJson.notImported],
+      [3, 2, 0, 0, 1],
+    );
+    assert.match(
+      cutJson.error.message as string,
+      /stay imported; the 1 event read after the last of them is not; fix the file/,
+    );
+    assert.match(
+      cli(db, 'import', '--org', ORG_2, cutShort, '--batch-size', '2').stdout,
+      /: 3 read, 0 inserted, 2 already present, 0 invalid, 1 not imported \(/,
+    );
     // Refused before its format was known: the summary names none instead of a default.
     const csv = path.join(dir, 'events.csv');
     fs.writeFileSync(csv, 'id,created\n1,2\n');
