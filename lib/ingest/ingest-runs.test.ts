@@ -84,4 +84,26 @@ describe('the import ledger: a run undone while it goes on', () => {
     assert.equal((await undoIngestRun(store, run.id)).deleted, events.length);
     assert.match((await store.getIngestRun(run.id))!.detail ?? '', /^undone at /);
   });
+  test('an undo asked to stop ends after its batch, says what remains, and is not marked undone; run again, it completes', async () => {
+    const run = await startIngestRun(store, {
+      orgId: ORG,
+      kind: 'import',
+      source: 'fourth.ndjson',
+    });
+    await store.insertEvents(ORG, events, { runId: run.id });
+    await endIngestRun(store, run.id, { status: 'finished', inserted: events.length });
+    let batches = 0;
+    const stopped = await undoIngestRun(store, run.id, {
+      batchSize: 8,
+      onBatch: () => batches++,
+      stop: () => batches >= 2,
+    });
+    assert.deepEqual([stopped.deleted, stopped.remaining], [16, events.length - 16]);
+    assert.equal(stopped.run.status, 'finished');
+    assert.match(stopped.run.detail ?? '', /undo started at .* and not finished/);
+    assert.equal(await store.countRunEvents(ORG, run.id), events.length - 16);
+    const completed = await undoIngestRun(store, run.id);
+    assert.deepEqual([completed.deleted, completed.remaining], [events.length - 16, undefined]);
+    assert.equal((await store.getIngestRun(run.id))!.status, 'undone');
+  });
 });

@@ -182,12 +182,14 @@ export class UndoRefusedError extends Error {
  * still alive is refused unless `force` (it would go on inserting); a killed
  * one is settled as interrupted first and undone like any other. An undone
  * run is refused unless events of it remain (it went on after a forced undo).
+ * Ended early by `options.stop`, it returns `remaining` (the run's events
+ * still stored) and the ledger says the undo is unfinished, as after a crash.
  */
 export async function undoIngestRun(
   store: EventStore,
   id: string,
   options: DeleteOptions & { force?: boolean } = {},
-): Promise<{ run: IngestRun; deleted: number }> {
+): Promise<{ run: IngestRun; deleted: number; remaining?: number }> {
   const found = await store.getIngestRun(id);
   if (!found) throw new UndoRefusedError(`No import or mirror run with id ${id}`);
   const run = (await settleIngestRuns(store, [found]))[0]!;
@@ -230,6 +232,16 @@ export async function undoIngestRun(
         );
   await rewind();
   const deleted = await store.deleteEvents(run.orgId, { runId: id }, options);
+  if (options.stop?.()) {
+    const remaining = await store.countRunEvents(run.orgId, id);
+    if (remaining > 0) {
+      // Not undone: the detail said before deleting stands. The second pass
+      // below, for the part deleted.
+      if (deleted > 0) await rewind();
+      const current = await store.getIngestRun(id);
+      return { run: current ?? run, deleted, remaining };
+    }
+  }
   // An undone run is undone again only for what it inserted after its undo
   // (it went on: endIngestRun); with nothing of it left, that is refused.
   if (run.status === 'undone' && deleted === 0) {

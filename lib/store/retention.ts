@@ -278,6 +278,10 @@ export async function deleteEvents(
     });
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
+    // A turn of the event loop's I/O phase before `stop` is asked: SQLite's
+    // batches settle as microtasks only, so a SIGINT's handler (which sets
+    // what `stop` reads) would not run before the whole deletion was done.
+    if (options.stop) await new Promise<void>((resolve) => setImmediate(resolve));
     return n;
   };
   if ('ids' in selection) {

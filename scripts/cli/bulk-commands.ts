@@ -15,7 +15,7 @@ import {
   UsageError,
 } from './args';
 import type { EventStore } from '@/lib/store/types';
-import { type Command, type CommandContext, isoTime, requireOrg } from './context';
+import { type Command, type CommandContext, isoTime, requireOrg, stopOnSignals } from './context';
 import {
   Progress,
   formatBytes,
@@ -222,15 +222,10 @@ export const importFile: Command = async (args, context) => {
   // SIGINT/SIGTERM: the batches being written commit, the run is recorded
   // as stopped and the summary printed; a second signal quits at once (the
   // run then shows as interrupted, its committed batches kept).
-  const stop = new AbortController();
-  const onSignal = () => {
-    if (stop.signal.aborted) process.exit(130);
+  const stop = stopOnSignals(() => {
     progress.finish();
     context.note('Stopping after the batches being written (again to quit at once)...');
-    stop.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   let result;
   try {
     result = await runBulkLoad(
@@ -270,8 +265,7 @@ export const importFile: Command = async (args, context) => {
     }).catch(() => undefined);
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.release();
   }
   progress.finish();
   if (result.stopped)

@@ -1,5 +1,5 @@
 import type { EventStore, Org } from '@/lib/store/types';
-import { CommandError } from './args';
+import { CommandError, EXIT } from './args';
 
 /** What every command gets: the store and where its output goes. */
 export type CommandContext = {
@@ -52,4 +52,28 @@ export function table(headers: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
+}
+
+/**
+ * SIGINT and SIGTERM as a request to stop, for a command that ends cleanly
+ * after its current step: the first aborts `signal` (after `onFirst` says
+ * what finishes first), a second quits at once with exit 130 (whatever
+ * committed stands). `release()` gives the signals back their default.
+ */
+export function stopOnSignals(onFirst: () => void): { signal: AbortSignal; release: () => void } {
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) process.exit(EXIT.interrupted);
+    onFirst();
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: stop.signal,
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

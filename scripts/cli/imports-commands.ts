@@ -1,7 +1,7 @@
 import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import type { IngestRun } from '@/lib/store/types';
 import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
-import { type Command, isoTime, requireOrg, table } from './context';
+import { type Command, isoTime, requireOrg, stopOnSignals, table } from './context';
 import { Progress, formatCount, formatNumber } from './progress';
 
 /** `imports list [--org ORG] [--limit N]` and `imports undo ID [--force]`: the import ledger. */
@@ -110,17 +110,38 @@ const undo: Command = async (args, context) => {
   const remaining = found ? await store.countRunEvents(found.orgId, id) : 0;
   const progress =
     !context.json && remaining > 0 ? new Progress('Undoing', remaining, 'events') : undefined;
+  // Ctrl-C ends the undo after the batch being deleted; the ledger keeps
+  // it unfinished, and running it again completes it.
+  const stop = stopOnSignals(() => {
+    progress?.finish();
+    context.note('Stopping after the batch being deleted (again to quit at once)...');
+  });
   let outcome;
   try {
     outcome = await undoIngestRun(store, id, {
       force: values.force ?? false,
       onBatch: (deleted) => progress?.update(deleted),
+      stop: () => stop.signal.aborted,
     });
   } catch (error) {
     if (error instanceof UndoRefusedError) throw new CommandError(error.message);
     throw error;
   } finally {
+    stop.release();
     progress?.finish();
+  }
+  if (outcome.remaining !== undefined) {
+    context.emit({
+      run: runJson(outcome.run),
+      deleted: outcome.deleted,
+      stopped: true,
+      remaining: outcome.remaining,
+    });
+    context.say(
+      `Stopped undoing ${outcome.run.kind} run ${id} on request: ${formatCount(outcome.deleted, 'event')} removed, ` +
+        `${formatCount(outcome.remaining, 'event')} of it remain (counters updated for what went). 'imports undo ${id}' again completes it.`,
+    );
+    return EXIT.interrupted;
   }
   context.emit({ run: runJson(outcome.run), deleted: outcome.deleted });
   context.say(

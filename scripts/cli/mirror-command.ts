@@ -10,7 +10,7 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, requireOrg } from './context';
+import { type Command, requireOrg, stopOnSignals } from './context';
 import { rejectedNote, StatusLine } from './mirror-status';
 import { formatDuration, formatNumber, jsonSeconds } from './progress';
 
@@ -119,16 +119,9 @@ export const mirror: Command = async (args, context) => {
 
   // SIGINT/SIGTERM: finish the current page, save the checkpoint, summarize.
   // A second signal exits at once (the checkpoint of the last page stands).
-  let stop = false;
-  let wake: (() => void) | undefined;
-  const onSignal = () => {
-    if (stop) process.exit(130);
-    stop = true;
-    context.note('\nStopping after the current page (again to quit at once)...');
-    wake?.();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = stopOnSignals(() =>
+    context.note('\nStopping after the current page (again to quit at once)...'),
+  );
   const status = new StatusLine();
   try {
     const summary = await runMirror({
@@ -146,14 +139,18 @@ export const mirror: Command = async (args, context) => {
       follow: values.follow ?? false,
       intervalSeconds,
       itemsPerPage,
-      shouldStop: () => stop,
+      shouldStop: () => stop.signal.aborted,
+      // Until the next check, or a stop.
       pause: (ms) =>
         new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, ms);
-          wake = () => {
+          const done = () => {
             clearTimeout(timer);
+            stop.signal.removeEventListener('abort', done);
             resolve();
           };
+          const timer = setTimeout(done, ms);
+          if (stop.signal.aborted) done();
+          else stop.signal.addEventListener('abort', done);
         }),
       onProgress: (progress) => status.update(progress),
       onBackfill: ({ since: from, until }) => {
@@ -207,7 +204,6 @@ export const mirror: Command = async (args, context) => {
     if (error instanceof MirrorError) throw new CommandError(error.message);
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.release();
   }
 };

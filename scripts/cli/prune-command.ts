@@ -1,7 +1,7 @@
 import { formatCreated } from '@/lib/domain/event';
 import { pruneEvents } from '@/lib/ingest/prune';
 import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
-import { type Command, requireOrg } from './context';
+import { type Command, requireOrg, stopOnSignals } from './context';
 import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
 
 /**
@@ -31,11 +31,42 @@ export const prune: Command = async (args, context) => {
   }
   const progress = count > 0 ? new Progress('Pruning', count, 'events') : undefined;
   const started = performance.now();
-  const deleted = await pruneEvents(store, orgId, before, {
-    onBatch: (n) => progress?.update(n),
+  // Ctrl-C ends the prune after the batch being deleted; running it again completes it.
+  const stop = stopOnSignals(() => {
+    progress?.finish();
+    context.note('Stopping after the batch being deleted (again to quit at once)...');
   });
-  progress?.finish();
+  let deleted;
+  try {
+    deleted = await pruneEvents(store, orgId, before, {
+      onBatch: (n) => progress?.update(n),
+      stop: () => stop.signal.aborted,
+    });
+  } finally {
+    stop.release();
+    progress?.finish();
+  }
   const seconds = (performance.now() - started) / 1000;
+  // Asked to stop after the last batch, it is done: said as such.
+  const remaining = stop.signal.aborted
+    ? await store.countEvents({ orgId, maxCreated: before - 1 })
+    : 0;
+  if (remaining > 0) {
+    context.emit({
+      orgId,
+      before: beforeText,
+      dryRun: false,
+      deleted,
+      stopped: true,
+      remaining,
+      seconds: jsonSeconds(seconds),
+    });
+    context.say(
+      `Stopped pruning ${orgId} on request after ${formatDuration(seconds)}: ${formatCount(deleted, 'event')} deleted, ` +
+        `${formatCount(remaining, 'event')} created before ${beforeText} remain; running the prune again completes it.`,
+    );
+    return EXIT.interrupted;
+  }
   context.emit({
     orgId,
     before: beforeText,

@@ -361,6 +361,107 @@ describe('CLI: seed and import', () => {
     }
   });
 
+  /**
+   * Runs the CLI with `args` and sends it SIGINT at its first progress line
+   * (off a terminal, a line per tenth: the first comes after the first batch).
+   */
+  async function interruptedAtFirstProgress(db: string, args: string[]) {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI_SCRIPT, ...args, '--database', db],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_ENV: 'test' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // Once: a second signal quits at once.
+      if (!sent && /^(Undoing|Pruning) /m.test(stderr)) sent = child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, stdout, stderr };
+  }
+
+  /** A database holding `org` with 30,000 events (January 2026) recorded as one finished import run. */
+  async function importedRun(name: string, org: string) {
+    const { db } = orgAndEvents(name, org, 1);
+    const store = await openStore(db);
+    try {
+      const run = await startIngestRun(store, { orgId: org, kind: 'import', source: 'f.ndjson' });
+      const options = { orgId: org, count: 30_000, seed: name, from: Date.UTC(2026, 0, 1) };
+      for (const batch of generateEventBatches({ ...options, to: Date.UTC(2026, 1, 1) }, 10_000)) {
+        await store.insertEvents(org, batch, { runId: run.id });
+      }
+      await endIngestRun(store, run.id, {
+        status: 'finished',
+        inserted: 30_000,
+        skipped: 0,
+        rejected: 0,
+      });
+      return { db, runId: run.id };
+    } finally {
+      await store.close();
+    }
+  }
+
+  test('imports undo stopped with SIGINT ends after the batch being deleted, says what remains, exits 130; run again, it completes', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0c';
+    const { db, runId } = await importedRun('undo-sigint', org);
+    const stopped = await interruptedAtFirstProgress(db, ['imports', 'undo', runId]);
+    assert.equal(stopped.code, 130, stopped.stderr);
+    assert.match(stopped.stderr, /Stopping after the batch being deleted/);
+    const said = new RegExp(
+      `^Stopped undoing import run ${runId} on request: ([\\d,]+) events removed, ([\\d,]+) events of it remain \\(counters updated for what went\\)\\. 'imports undo ${runId}' again completes it\\.$`,
+      'm',
+    ).exec(stopped.stdout);
+    assert.ok(said, stopped.stdout);
+    const [removed, remain] = [said[1]!, said[2]!].map((n) => Number(n.replaceAll(',', '')));
+    assert.ok(removed! > 0 && remain! > 0, said[0]);
+    assert.equal(removed! + remain!, 30_000);
+    const list = cli(db, 'imports', 'list', '--org', org);
+    assert.match(
+      list.stdout,
+      new RegExp(`^Run ${runId}: an undo has not finished .*: ${said[2]} events of it remain`, 'm'),
+    );
+    const [run] = (cli(db, 'imports', 'list', '--org', org, '--json').json as { runs: Json[] })
+      .runs;
+    assert.notEqual(run?.status, 'undone');
+    const again = cli(db, 'imports', 'undo', runId, '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((again.json as Json).deleted, remain);
+    const store = await openStore(db);
+    try {
+      assert.equal(await store.countEvents({ orgId: org }), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('events prune stopped with SIGINT ends after the batch being deleted, says what remains, exits 130; run again, it completes', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0d';
+    const { db } = await importedRun('prune-sigint', org);
+    const args = ['events', 'prune', '--org', org, '--before', '2026-02-01'];
+    const stopped = await interruptedAtFirstProgress(db, args);
+    assert.equal(stopped.code, 130, stopped.stderr);
+    const said = new RegExp(
+      `^Stopped pruning ${org} on request after [\\d.]+ s: ([\\d,]+) events deleted, ([\\d,]+) events created before 2026-02-01T00:00:00Z remain; running the prune again completes it\\.$`,
+      'm',
+    ).exec(stopped.stdout);
+    assert.ok(said, stopped.stdout);
+    const [deleted, remain] = [said[1]!, said[2]!].map((n) => Number(n.replaceAll(',', '')));
+    assert.ok(deleted! > 0 && remain! > 0, said[0]);
+    assert.equal(deleted! + remain!, 30_000);
+    const again = cli(db, ...args, '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((again.json as Json).deleted, remain);
+  });
+
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
     const db = path.join(dir, 'variants.db');
     const args = ['seed', '--org', ORG, '--events', '200', '--seed', '5'];
