@@ -24,9 +24,12 @@ export type SourceOptions = {
   /** First back-off, doubled per attempt up to 30 s (default 500 ms). */
   backoffMs?: number;
   /**
-   * Told before each wait the source asked for (429 with or without
-   * Retry-After); `reason` is "rate limited", with the source's detail when
-   * it gave one.
+   * Told before each wait longer than a blink: one the source asked for
+   * (429 with or without Retry-After; `reason` is "rate limited", with the
+   * source's detail when it gave one), a back-off before a retry (`reason`
+   * says what failed and which retry comes), and the rest of the minute
+   * when its request budget is spent. A mirror's log is otherwise silent
+   * for the minute or more these may take.
    */
   onWait?: (wait: { reason: string; ms: number }) => void;
   /** Per-request deadline for the whole answer, retried like a dropped connection (default 60 s). */
@@ -215,7 +218,7 @@ export class SourceClient {
         );
       }
       failures++;
-      await this.retry(failures);
+      await this.retry(failures, this.maxRetries, `the source's answer ${listing}`);
     }
   }
 
@@ -301,7 +304,7 @@ export class SourceClient {
           );
         }
         failures++;
-        await this.retry(failures);
+        await this.retry(failures, limit, `the request failed (${reason.split('\n')[0]!})`);
         continue;
       }
       this.answered = true;
@@ -337,7 +340,11 @@ export class SourceClient {
           );
         }
         failures++;
-        await this.retry(failures);
+        await this.retry(
+          failures,
+          this.maxRetries,
+          `the source answered ${statusLine(answer.status, errorCode)}`,
+        );
         continue;
       }
       throw this.refusal(answer, errorCode);
@@ -386,9 +393,17 @@ export class SourceClient {
     );
   }
 
-  private async retry(attempt: number): Promise<void> {
+  /** The back-off before retry `attempt` of at most `limit`, said (onWait) with what failed. */
+  private async retry(attempt: number, limit: number, failed: string): Promise<void> {
     this.retries++;
-    await this.wait(this.backoff(attempt));
+    const ms = this.backoff(attempt);
+    this.tellWait(`${failed}; retry ${attempt} of ${limit}`, ms);
+    await this.wait(ms);
+  }
+
+  /** onWait, for a wait of a second or more (shorter ones pass unseen). */
+  private tellWait(reason: string, ms: number): void {
+    if (ms >= 1000) this.options.onWait?.({ reason, ms });
   }
 
   /** Exponential with full jitter's upper half: spreads retries of many mirrors. */
@@ -406,7 +421,9 @@ export class SourceClient {
         this.sent.push(now);
         return;
       }
-      await this.wait(this.sent[0]! + 60_000 - now + 1);
+      const ms = this.sent[0]! + 60_000 - now + 1;
+      this.tellWait(`the budget of ${this.budget} requests a minute is spent`, ms);
+      await this.wait(ms);
     }
   }
 }

@@ -25,8 +25,8 @@ export async function mirrorIntoFreshStore(
     sourceOrg: string;
     orgId: string;
     created: number;
-    /** The source client's deadline and back-off (its defaults otherwise). */
-    source?: Pick<SourceOptions, 'timeoutMs' | 'backoffMs'>;
+    /** The source client's deadline, back-off and what it says of waits (its defaults otherwise). */
+    source?: Pick<SourceOptions, 'timeoutMs' | 'backoffMs' | 'onWait'>;
   } & Pick<MirrorOptions, 'itemsPerPage' | 'onRejected' | 'sleep' | 'shouldStop'>,
 ): Promise<{ summary: MirrorSummary; events: StoredEvent[] }> {
   const { store, drop } = await open();

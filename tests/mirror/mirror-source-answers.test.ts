@@ -109,6 +109,55 @@ test('a record holding bytes that are no UTF-8 is rejected and reported, never s
   }
 });
 
+test('each back-off before a retry is said, with what failed and which retry of how many comes', async () => {
+  const waits: { reason: string; ms: number }[] = [];
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n === 2) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 503, errorCode: 'UNEXPECTED_ERROR' }));
+        return true;
+      }
+      if (n === 3) {
+        res.socket?.destroy();
+        return true;
+      }
+      if (n === 4) {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+        return true;
+      }
+      return false;
+    },
+  });
+  try {
+    const { summary } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: src.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+      sleep: () => Promise.resolve(),
+      // Back-offs of seconds, as the default's later ones are: waits under a second pass unsaid.
+      source: { backoffMs: 2000, onWait: (wait) => waits.push(wait) },
+    });
+    assert.deepEqual([summary.copied, summary.retries], [9, 3]);
+    assert.deepEqual(
+      waits.map((w) => w.reason),
+      [
+        'the source answered 503 UNEXPECTED_ERROR; retry 1 of 8',
+        'the request failed (socket hang up); retry 2 of 8',
+        "the source's answer is not JSON; retry 1 of 8",
+      ],
+    );
+    // Exponential, the upper half of each ceiling: 1-2 s, then 2-4 s, then 1-2 s again.
+    assert.ok(waits[0]!.ms >= 1000 && waits[0]!.ms <= 2000, String(waits[0]!.ms));
+    assert.ok(waits[1]!.ms >= 2000 && waits[1]!.ms <= 4000, String(waits[1]!.ms));
+    assert.ok(waits[2]!.ms >= 1000 && waits[2]!.ms <= 2000, String(waits[2]!.ms));
+  } finally {
+    src.close();
+  }
+});
+
 test('a Retry-After given as an HTTP-date is waited for as its seconds', async () => {
   const slept: number[] = [];
   const src = await listingSource(events, {
