@@ -697,6 +697,27 @@ describe('import', () => {
       return true;
     });
 
+    // Bytes after the last member that are not gzip: what came before passed
+    // its checksums, so what was imported of it stays (not void).
+    await freshStore();
+    const trailing = path.join(dir, 'trailing.ndjson.gz');
+    fs.writeFileSync(trailing, Buffer.concat([compressed, Buffer.from('garbage\n')]));
+    await assert.rejects(
+      importEvents(store, trailing, { orgId: ORG, batchSize: 100 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.match(
+          error.message,
+          /^The file is gzip-compressed, and after its last whole gzip member come bytes that are not gzip \(trailing garbage\)\. What came before them passed its checksums; gunzip -c FILE > FILE\.ndjson writes it without them \(with a warning\): import that$/,
+        );
+        assert.equal(error.voidsRun, false);
+        return true;
+      },
+    );
+    const [kept] = await store.listIngestRuns(ORG);
+    assert.equal(kept?.status, 'failed');
+    assert.equal(await store.countEvents({ orgId: ORG }), kept?.inserted);
+
     // A byte changed inside the archive: its checksum, checked at the end,
     // fails after batches of the altered text were committed. None stays.
     await freshStore();

@@ -991,6 +991,17 @@ async function* decompressedFrom(
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'Z_DATA_ERROR' && reason(error) === 'incorrect header check') {
+      // The file starts with gzip's magic, so only bytes after a whole
+      // member can fail this way: the members before passed their
+      // checksums, and what was imported of them stays (gunzip itself
+      // warns "trailing garbage ignored"). Where those bytes start, zlib
+      // does not tell.
+      throw new ImportFatalError(
+        'The file is gzip-compressed, and after its last whole gzip member come bytes that are not gzip (trailing garbage). ' +
+          'What came before them passed its checksums; gunzip -c FILE > FILE.ndjson writes it without them (with a warning): import that',
+      );
+    }
     if (typeof code === 'string' && code.startsWith('Z_')) {
       // Damage shows at the latest when a member's checksum is checked, at
       // its end; a file cut short never reaches it. Either way what was
