@@ -314,33 +314,41 @@ describe('CLI: seed and import', () => {
     }
   });
 
-  test('imports list: an undo stopped midway is said, with what is left of the run, until it is completed', async () => {
-    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
-    const { db } = orgAndEvents('undo-stopped', org, 1);
+  /**
+   * A database holding `org` with `count` events (January 2026) recorded as
+   * one finished import run, and those events.
+   */
+  async function importedRun(name: string, org: string, count = 30_000) {
+    const { db } = orgAndEvents(name, org, 1);
+    const options = { orgId: org, count, seed: name, from: Date.UTC(2026, 0, 1) };
     const events = [
-      ...generateEventBatches(
-        {
-          orgId: org,
-          count: 30,
-          seed: 'stopped',
-          from: Date.UTC(2026, 0, 1),
-          to: Date.UTC(2026, 0, 2),
-        },
-        30,
-      ),
+      ...generateEventBatches({ ...options, to: Date.UTC(2026, 1, 1) }, 10_000),
     ].flat();
     const store = await openStore(db);
     try {
       const run = await startIngestRun(store, { orgId: org, kind: 'import', source: 'f.ndjson' });
-      await store.insertEvents(org, events, { runId: run.id });
+      for (let at = 0; at < count; at += 10_000) {
+        await store.insertEvents(org, events.slice(at, at + 10_000), { runId: run.id });
+      }
       await endIngestRun(store, run.id, {
         status: 'finished',
-        inserted: 30,
+        inserted: count,
         skipped: 0,
         rejected: 0,
       });
+      return { db, runId: run.id, events };
+    } finally {
+      await store.close();
+    }
+  }
+
+  test('imports list: an undo stopped midway is said, with what is left of the run, until it is completed', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
+    const { db, runId, events } = await importedRun('undo-stopped', org, 30);
+    const store = await openStore(db);
+    try {
       // What an undo stopped after its first transaction leaves: its mark, and 12 events gone.
-      await store.updateIngestRun(run.id, { undoFrom: events[0]!.created, detail: 'undo started' });
+      await store.updateIngestRun(runId, { undoFrom: events[0]!.created, detail: 'undo started' });
       assert.equal(
         await store.deleteEvents(org, { ids: events.slice(0, 12).map((e) => e.id) }),
         12,
@@ -350,11 +358,11 @@ describe('CLI: seed and import', () => {
       assert.match(
         table.stdout,
         new RegExp(
-          `^Run ${run.id}: an undo has not finished \\(stopped midway, or still running\\): 18 events of it remain\\. 'imports undo ${run.id}' again completes it\\.$`,
+          `^Run ${runId}: an undo has not finished \\(stopped midway, or still running\\): 18 events of it remain\\. 'imports undo ${runId}' again completes it\\.$`,
           'm',
         ),
       );
-      assert.equal(cli(db, 'imports', 'undo', run.id).code, 0);
+      assert.equal(cli(db, 'imports', 'undo', runId).code, 0);
       assert.doesNotMatch(cli(db, 'imports', 'list', '--org', org).stdout, /has not finished/);
     } finally {
       await store.close();
@@ -386,28 +394,6 @@ describe('CLI: seed and import', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     return { code, stdout, stderr };
-  }
-
-  /** A database holding `org` with 30,000 events (January 2026) recorded as one finished import run. */
-  async function importedRun(name: string, org: string) {
-    const { db } = orgAndEvents(name, org, 1);
-    const store = await openStore(db);
-    try {
-      const run = await startIngestRun(store, { orgId: org, kind: 'import', source: 'f.ndjson' });
-      const options = { orgId: org, count: 30_000, seed: name, from: Date.UTC(2026, 0, 1) };
-      for (const batch of generateEventBatches({ ...options, to: Date.UTC(2026, 1, 1) }, 10_000)) {
-        await store.insertEvents(org, batch, { runId: run.id });
-      }
-      await endIngestRun(store, run.id, {
-        status: 'finished',
-        inserted: 30_000,
-        skipped: 0,
-        rejected: 0,
-      });
-      return { db, runId: run.id };
-    } finally {
-      await store.close();
-    }
   }
 
   test('imports undo stopped with SIGINT ends after the batch being deleted, says what remains, exits 130; run again, it completes', async () => {
