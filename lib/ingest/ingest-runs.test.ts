@@ -61,6 +61,22 @@ describe('the import ledger: a run undone while it goes on', () => {
     await assert.rejects(undoIngestRun(store, run.id), UndoRefusedError);
   });
 
+  test('a live mirror run is not undone, even with force: its walk would copy back what the undo removes', async () => {
+    const run = await startIngestRun(store, { orgId: ORG, kind: 'mirror', source: 'https://x#y' });
+    await store.insertEvents(ORG, events.slice(0, 5), { runId: run.id });
+    await assert.rejects(undoIngestRun(store, run.id, { force: true }), (error: unknown) => {
+      assert.ok(error instanceof UndoRefusedError);
+      assert.match(
+        error.message,
+        /^Run [0-9a-f]{24} is a mirror still running \(process \d+ on .*\): stop it first \(SIGINT or SIGTERM ends it after its current page\); --force does not apply to a live mirror/,
+      );
+      return true;
+    });
+    assert.equal(await store.countRunEvents(ORG, run.id), 5);
+    // Once it has ended, it is undone as any run.
+    await endIngestRun(store, run.id, { status: 'interrupted', inserted: 5 });
+    assert.equal((await undoIngestRun(store, run.id)).deleted, 5);
+  });
   test('a run that ends without being undone ends as it says', async () => {
     const run = await startIngestRun(store, { orgId: ORG, kind: 'import', source: 'other.ndjson' });
     assert.equal(await endIngestRun(store, run.id, { status: 'failed', detail: 'x' }), 'failed');

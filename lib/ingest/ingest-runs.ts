@@ -193,11 +193,18 @@ export async function undoIngestRun(
   const found = await store.getIngestRun(id);
   if (!found) throw new UndoRefusedError(`No import or mirror run with id ${id}`);
   const run = (await settleIngestRuns(store, [found]))[0]!;
-  if (run.status === 'running' && !options.force) {
+  if (run.status === 'running' && (!options.force || run.kind === 'mirror')) {
     const lastSign = run.heartbeat ?? run.started;
+    const alive = `(process ${run.pid ?? '?'} on ${run.host ?? '?'}, started ${new Date(run.started).toISOString()}, last heard from ${Math.round((Date.now() - lastSign) / 1000)} s ago)`;
+    // Not even with force: the undo winds the mirror's checkpoint back, so
+    // it walks that range again and copies it back under this same run,
+    // which the undo goes on deleting. A copy was left with a hole its
+    // checkpoint called complete. A mirror stops cleanly on SIGINT/SIGTERM,
+    // and a dead one is settled as interrupted within a minute.
     throw new UndoRefusedError(
-      `Run ${id} is still running (process ${run.pid ?? '?'} on ${run.host ?? '?'}, started ${new Date(run.started).toISOString()}, ` +
-        `last heard from ${Math.round((Date.now() - lastSign) / 1000)} s ago): stop it first, or undo it anyway with --force`,
+      run.kind === 'mirror'
+        ? `Run ${id} is a mirror still running ${alive}: stop it first (SIGINT or SIGTERM ends it after its current page); --force does not apply to a live mirror, which would copy back what the undo removes`
+        : `Run ${id} is still running ${alive}: stop it first, or undo it anyway with --force`,
     );
   }
   // Where the copy a mirror holds may now have holes: from the run's oldest
