@@ -189,6 +189,53 @@ describe('import', () => {
     await assertStored(events.slice(0, 3));
   });
 
+  test('a page that names its records array twice is refused, never one list checked and the other stored', async () => {
+    const [first, second, third] = events.slice(0, 3).map((e) => JSON.stringify(e));
+    // A line: that line is an invalid record, the lines around it imported.
+    const lines = [first, `{"results":[${second}],"results":[${third}]}`, `{"results":[${third}]}`];
+    const report = await importEvents(store, write('twice.ndjson', lines.join('\n')), {
+      orgId: ORG,
+    });
+    assert.deepEqual(
+      report.issues.map((i) => [i.location, i.message]),
+      [
+        [
+          'line 2',
+          '"results" appears twice in one object: which list of records is meant is unclear',
+        ],
+      ],
+    );
+    await assertStored([events[0]!, events[2]!]);
+    // A document: the import stops, nothing of it read.
+    await freshStore();
+    const document = `{\n"results": [${first}],\n"results": [${second}]\n}`;
+    await assert.rejects(
+      importEvents(store, write('twice.json', document), { orgId: ORG }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.match(
+          error.message,
+          /^The file cannot be read as a list of events: "results" appears twice in one object: which list of records is meant is unclear \(line 3\)/,
+        );
+        return true;
+      },
+    );
+    assert.equal(await store.countEvents({ orgId: ORG }), 0);
+  });
+
+  test('NDJSON whose first line is cut off inside a string is NDJSON, however broken the next line', async () => {
+    const whole = JSON.stringify(events[1]);
+    const text = [JSON.stringify(events[0]).slice(0, 40), '{oops}', whole].join('\n');
+    const report = await importEvents(store, write('cut-first.ndjson', text), { orgId: ORG });
+    assert.equal(report.format, 'ndjson');
+    assert.deepEqual([report.read, report.inserted, report.invalid], [3, 1, 2]);
+    assert.deepEqual(
+      report.issues.map((i) => i.line),
+      [1, 2],
+    );
+    assert.equal((await store.getEvent(ORG, events[1]!.id, false))?.id, events[1]!.id);
+  });
+
   test('reports invalid array elements by index and line, malformed ones included', async () => {
     const text = [
       '[',

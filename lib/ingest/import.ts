@@ -24,6 +24,8 @@ import {
   JsonStructureError,
   type LineRecord,
   LineSplitter,
+  RepeatedListKeyError,
+  repeatedListKey,
 } from './json-stream';
 
 /**
@@ -427,10 +429,21 @@ export async function* readEventBatches(
           return;
         }
         if (oversize === undefined && isBlank(text)) return;
+        /** The line as a page (pageRecords); null when it names its list twice (refused here). */
+        const pageOf = (): ReturnType<typeof pageRecords> | null => {
+          try {
+            return pageRecords(text);
+          } catch (error) {
+            if (!(error instanceof RepeatedListKeyError)) throw error;
+            reject(at(line), repeatedListKey(error.key));
+            return null;
+          }
+        };
         // Measured once: the page check below and parse() both need it.
         const size = oversize ?? recordBytes(text, maxBytes);
         if (oversize === undefined && size > maxBytes) {
-          const page = pageRecords(text);
+          const page = pageOf();
+          if (page === null) return;
           if (page) {
             for (const element of page.elements) {
               const location = {
@@ -456,7 +469,8 @@ export async function* readEventBatches(
         if (inner) {
           // The source's own texts only when the splitter found the array the
           // parse chose (a document may hold both `results` and `content.results`).
-          const page = pageRecords(text);
+          const page = pageOf();
+          if (page === null) return;
           const texts = page?.path === inner.prefix ? page.elements : undefined;
           for (let index = 0; index < inner.list.length; index++) {
             take(
@@ -518,11 +532,13 @@ export async function* readEventBatches(
     const fatal =
       error instanceof ImportFatalError
         ? error.message
-        : error instanceof JsonStructureError
-          ? `The file is not valid JSON: ${error.message}`
-          : typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string'
-            ? readFailure(source, error)
-            : undefined;
+        : error instanceof RepeatedListKeyError
+          ? `The file cannot be read as a list of events: ${error.message}`
+          : error instanceof JsonStructureError
+            ? `The file is not valid JSON: ${error.message}`
+            : typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string'
+              ? readFailure(source, error)
+              : undefined;
     if (fatal === undefined) throw error;
     // Whole batches held back (every event so far in one second) are kept
     // as every whole batch before the break is; the one being filled is not.
@@ -640,7 +656,9 @@ function pageRecords(text: string): { path: string; elements: ArrayElement[] } |
     splitter.end();
     if (splitter.path === undefined || splitter.rootIsEvent) return undefined;
     return { path: splitter.path, elements };
-  } catch {
+  } catch (error) {
+    // Valid JSON, but no one list: the caller refuses the line.
+    if (error instanceof RepeatedListKeyError) throw error;
     return undefined; // not valid JSON: reported as such (or as too large) by the caller
   }
 }
@@ -1076,7 +1094,9 @@ async function detectFormat(
       // array, with one record alone on the next, is not.
       const first = firstLineShape(nonBlank[0]);
       format =
-        first === 'whole' || (first === 'other' && parses(nonBlank[1])) ? 'ndjson' : 'envelope';
+        first === 'whole' || first === 'cutInString' || (first === 'other' && parses(nonBlank[1]))
+          ? 'ndjson'
+          : 'envelope';
       break;
     }
   }
@@ -1100,9 +1120,13 @@ async function detectFormat(
  * What a first line shows by its structure (brackets and strings), valid
  * JSON or not, scanned once: a whole document (any NDJSON record, valid or
  * not: a raw tab in a string, a bad number), the start of a list envelope
- * that opens its records array (`results`, `content.results`), or neither.
+ * that opens its records array (`results`, `content.results`), a record
+ * cut off inside a string (no JSON document holds a raw line break in a
+ * string: NDJSON whose first line is broken), or none of these.
  */
-function firstLineShape(line: string | undefined): 'whole' | 'opensRecords' | 'other' {
+function firstLineShape(
+  line: string | undefined,
+): 'whole' | 'opensRecords' | 'cutInString' | 'other' {
   if (line === undefined) return 'other';
   const splitter = new JsonArraySplitter();
   try {
@@ -1110,6 +1134,7 @@ function firstLineShape(line: string | undefined): 'whole' | 'opensRecords' | 'o
   } catch {
     return 'other';
   }
+  if (splitter.endsInString) return 'cutInString';
   try {
     splitter.end();
     return 'whole';

@@ -6,6 +6,7 @@ import {
   JsonStructureError,
   LineSplitter,
   type LineRecord,
+  RepeatedListKeyError,
 } from './json-stream';
 import { Prng } from './seed-prng';
 
@@ -147,6 +148,49 @@ describe('JsonArraySplitter', () => {
       ];
       splitter.end();
       assert.deepEqual(elements, expected.elements, `cut at ${cut}`);
+    }
+  });
+
+  test("the records array's key, or the content holding it, named twice is refused: JSON.parse would take the other list", () => {
+    for (const text of [
+      '{"results": [{"a": 1}],\n"results": [{"b": 2}]}',
+      '{"results": [], "r\\u0065sults": [{"b": 2}]}',
+      '{"content": {"results": [{"a": 1}], "results": []}}',
+      '{"content": {"results": [{"a": 1}]}, "content": {}}',
+    ]) {
+      for (const size of [1, 5, 1000]) {
+        assert.throws(
+          () => split(text, size),
+          (error: unknown) =>
+            error instanceof RepeatedListKeyError &&
+            /^"(results|content)" appears twice in one object: which list of records is meant is unclear \(line \d\)$/.test(
+              error.message,
+            ),
+          `${text} in chunks of ${size}`,
+        );
+      }
+    }
+    // The same names elsewhere are no second list.
+    for (const text of [
+      '{"results": [{"results": [], "results": []}], "links": {"results": 1, "results": 2}}',
+      '{"content": {"results": [1]}, "results": [2]}',
+      '{"id": "x", "results": [1], "results": [2]}',
+    ]) {
+      assert.doesNotThrow(() => split(text, 3), text);
+    }
+  });
+
+  test('an object key holding a raw control character or an unknown escape is broken structure, with its line', () => {
+    for (const text of ['{"resu\nlts": []}', '{"a\\q": [], "results": []}', '{\n"a\tb": 1}']) {
+      assert.throws(
+        () => split(text, 1000),
+        (error: unknown) =>
+          error instanceof JsonStructureError &&
+          /^An object key holds a raw control character or an escape JSON does not know \(line \d\)$/.test(
+            error.message,
+          ),
+        text,
+      );
     }
   });
 

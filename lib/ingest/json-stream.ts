@@ -38,6 +38,26 @@ export class JsonStructureError extends Error {
   }
 }
 
+/**
+ * The records array's key (or `content` above it) appears twice in one
+ * object. JSON.parse keeps the last, this splitter finds the first: which
+ * list is meant is unclear, and pairing one's texts with the other's
+ * records stored one event's text under another's id.
+ */
+export class RepeatedListKeyError extends JsonStructureError {
+  constructor(
+    readonly key: string,
+    line: number,
+  ) {
+    super(repeatedListKey(key), line);
+    this.name = 'RepeatedListKeyError';
+  }
+}
+
+export function repeatedListKey(key: string): string {
+  return `"${key}" appears twice in one object: which list of records is meant is unclear`;
+}
+
 export type LineRecord = {
   text: string;
   line: number;
@@ -186,6 +206,11 @@ export class JsonArraySplitter {
    */
   rootIsEvent = false;
 
+  /** Whether the text fed so far ends inside a string. */
+  get endsInString(): boolean {
+    return this.inString;
+  }
+
   /** Whether the records array was found (and is being or was read). */
   get foundTarget(): boolean {
     return this.targetDepth !== -1;
@@ -226,9 +251,12 @@ export class JsonArraySplitter {
         i = this.stringRest(text, i, length);
         if (this.inString) break; // the chunk ended inside the string
         if (this.keyStart !== -1) {
-          this.lastKey = JSON.parse(this.textFrom(this.keyStart, i)) as string;
+          this.lastKey = parseKey(this.textFrom(this.keyStart, i), this.line);
           this.keyStart = -1;
           if (this.stack.length === 1 && EVENT_KEYS.includes(this.lastKey)) this.rootIsEvent = true;
+          if (this.repeatsTargetPath(this.lastKey)) {
+            throw new RepeatedListKeyError(this.lastKey, this.line);
+          }
         }
         continue;
       }
@@ -441,12 +469,25 @@ export class JsonArraySplitter {
       : this.held.slice(start - this.heldBase) + this.chunk.slice(0, end);
   }
 
-  /** Keys matter only where the records array may still be found below. */
+  /**
+   * Keys matter only where the records array may still be found below, or
+   * where it was found (a second key of its path: repeatsTargetPath).
+   */
   private tracksKeys(depth: number): boolean {
     // The root's keys always (an event's may follow its `results`); deeper, only while searching.
     if (depth === 1) return true;
-    if (this.targetDepth !== -1) return false;
+    if (this.targetDepth !== -1 && this.path !== 'content.results') return false;
     return depth === 2 && this.stack[1]!.key === 'content';
+  }
+
+  /** Whether `key`, just read, names again an object or array on the found records array's path. */
+  private repeatsTargetPath(key: string): boolean {
+    if (this.targetDepth === -1 || !this.path) return false;
+    const depth = this.stack.length;
+    if (depth >= this.targetDepth) return false;
+    const path = this.path.split('.');
+    // Inside the path's own objects only: `content` of the root, `results` of that `content`.
+    return key === path[depth - 1] && (depth === 1 || this.stack[1]!.key === path[0]);
   }
 
   private pathWith(key: string | null): string | null {
@@ -461,5 +502,17 @@ export class JsonArraySplitter {
       keys.push(key);
     }
     return keys.join('.');
+  }
+}
+
+/** An object key's text, quotes included, as its string; broken (a raw control character, an unknown escape) is broken structure. */
+function parseKey(text: string, line: number): string {
+  try {
+    return JSON.parse(text) as string;
+  } catch {
+    throw new JsonStructureError(
+      'An object key holds a raw control character or an escape JSON does not know',
+      line,
+    );
   }
 }
