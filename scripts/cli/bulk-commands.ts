@@ -295,10 +295,11 @@ export const importFile: Command = async (args, context) => {
     });
   }
   // Events read whole before a break in the file but after the last whole
-  // batch: not imported (they are once the file is fixed and re-run). Said,
-  // or read would not add up to inserted, present and invalid.
+  // batch (they are imported once the file is fixed and re-run), or all of
+  // a voided run's: not imported. Said, or read would not add up to
+  // inserted, present and invalid.
   const notImported =
-    fatal === undefined || result.voidsRun
+    fatal === undefined
       ? 0
       : Math.max(0, summary.read - result.inserted - result.skipped - invalid);
   const failure =

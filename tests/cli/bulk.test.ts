@@ -198,6 +198,14 @@ describe('CLI: seed and import', () => {
     assert.equal(imported.code, 1, imported.stderr);
     const summary = imported.json as Json;
     assert.equal(summary.inserted, 0);
+    // What was read adds up: none of it imported.
+    assert.ok((summary.read as number) > 0);
+    assert.equal(
+      summary.read,
+      (summary.duplicates as number) +
+        (summary.invalid as number) +
+        (summary.notImported as number),
+    );
     const removed =
       /damaged .*incorrect data check.*nothing of this import is kept: the ([\d,]+) events it had stored were removed/.exec(
         String((summary.error as Json).message),
