@@ -41,7 +41,7 @@ export function stringEnd(text: string, start: number): number {
 }
 
 /** The index just past the value starting at `start` (no leading whitespace). */
-function valueEnd(text: string, start: number): number {
+export function valueEnd(text: string, start: number): number {
   return scanValue(text, start, false);
 }
 

@@ -236,6 +236,42 @@ describe('import', () => {
     assert.equal((await store.getEvent(ORG, events[1]!.id, false))?.id, events[1]!.id);
   });
 
+  test('pages appended on one line (curl >> file), lines of arrays (jq -c .results) and an empty file import as NDJSON', async () => {
+    const [e0, e1, e2, e3] = events.slice(0, 4).map((e) => JSON.stringify(e));
+    for (const [name, text, records] of [
+      ['appended.ndjson', `{"results":[${e0}],"totalCount":4}{"results":[${e1},${e2}]}`, 3],
+      ['appended-later.ndjson', `${e3}\n{"results":[${e0}]}{"results":[${e1},${e2}]}\n`, 4],
+      ['arrays.ndjson', `[${e0},${e1}]\n[]\n[${e2}]\n`, 3],
+      ['empty.ndjson', '', 0],
+      ['blank.ndjson', ' \n\n', 0],
+    ] as const) {
+      await freshStore();
+      const report = await importEvents(store, write(name, text), { orgId: ORG });
+      assert.deepEqual(
+        [report.format, report.read, report.inserted, report.issues],
+        ['ndjson', records, records, []],
+        name,
+      );
+    }
+    // Appended pages longer together than a record may be, each within it.
+    await freshStore();
+    const page = `{"results":[${e0},${e1}]}`;
+    const long = await importEvents(
+      store,
+      write('appended-long.ndjson', `${page}{"results":[${e2},${e3}]}`),
+      { orgId: ORG, maxRecordBytes: page.length + 100 },
+    );
+    assert.deepEqual([long.inserted, long.issues], [4, []]);
+    // One cut short among them is one bad record; the others import.
+    await freshStore();
+    const cut = await importEvents(
+      store,
+      write('appended-cut.ndjson', `{"results":[${e0}]}{"results":[${e1}`),
+      { orgId: ORG },
+    );
+    assert.deepEqual([cut.format, cut.inserted, cut.invalid], ['ndjson', 1, 1]);
+  });
+
   test('reports invalid array elements by index and line, malformed ones included', async () => {
     const text = [
       '[',
@@ -377,7 +413,6 @@ describe('import', () => {
 
   /** Each refusal, and the format the summary names: none where the file was refused before its format was known. */
   const fatal: [string, string, RegExp, ImportReport['format']][] = [
-    ['an empty file', '  \n ', /The file is empty/, null],
     ['text that is not JSON', 'hello world\n', /The file is not JSON: it must start with/, null],
     // This tool's own CSV export, given back.
     [
@@ -393,7 +428,7 @@ describe('import', () => {
       'envelope',
     ],
     ['unbalanced brackets', '[\n{"a": 1}}\n]', /Unexpected '}' \(line 2\)/, 'array'],
-    ['trailing garbage', '[]\n[]', /after the end of the JSON document/, 'array'],
+    ['trailing garbage', '[\n]\n[]', /after the end of the JSON document/, 'array'],
   ];
   for (const [name, content, message, format] of fatal) {
     test(`refuses ${name} as a whole`, async () => {

@@ -25,6 +25,7 @@ import {
   type LineRecord,
   LineSplitter,
   RepeatedListKeyError,
+  concatenatedDocuments,
   repeatedListKey,
 } from './json-stream';
 
@@ -375,10 +376,12 @@ export async function* readEventBatches(
    * straight from it (encodeRecordText), anything else parsed for the
    * general path; undefined (reported) when it cannot be read.
    */
+  /** `unparsable`: said instead of the record's rejection when JSON.parse fails; true if it took the text. */
   const parse = (
     text: string,
     oversize: number | undefined,
     location: Location,
+    unparsable?: () => boolean,
   ): { event: NewEvent } | { value: unknown } | undefined => {
     const size = oversize ?? recordBytes(text, maxBytes);
     if (size > maxBytes) {
@@ -390,7 +393,7 @@ export async function* readEventBatches(
     try {
       return { value: JSON.parse(text) as unknown };
     } catch (error) {
-      reject(location, `Not valid JSON: ${reason(error)}`);
+      if (!unparsable?.()) reject(location, `Not valid JSON: ${reason(error)}`);
       return undefined;
     }
   };
@@ -429,6 +432,15 @@ export async function* readEventBatches(
           return;
         }
         if (oversize === undefined && isBlank(text)) return;
+        // API answers appended by `curl >> file` share a line (they end
+        // without a line break): each is read as a line of its own. Looked
+        // for only when the line is no one document (the fast paths first).
+        const readAppended = (): boolean => {
+          const documents = text.includes('}{') ? concatenatedDocuments(text) : undefined;
+          if (!documents) return false;
+          for (const document of documents) readLine({ text: document, line });
+          return true;
+        };
         /** The line as a page (pageRecords); null when it names its list twice (refused here). */
         const pageOf = (): ReturnType<typeof pageRecords> | null => {
           try {
@@ -456,8 +468,9 @@ export async function* readEventBatches(
             }
             return;
           }
+          if (readAppended()) return;
         }
-        const parsed = parse(text, size, at(line));
+        const parsed = parse(text, size, at(line), readAppended);
         if (!parsed) return;
         if ('event' in parsed) {
           take(add(parsed.event));
@@ -1043,8 +1056,11 @@ async function* decompressedFrom(
 const DETECT_LIMIT = 16 << 20;
 
 /**
- * Decides the format from the first non-blank character and, for "{", the
- * first lines: a first line that is a complete JSON value means NDJSON (a
+ * Decides the format from the first non-blank character and the first
+ * lines. A file of no text is NDJSON of no records. For "[": an array,
+ * unless its first line is a whole array with more lines after it (NDJSON
+ * of arrays). For "{": a first line that is a complete JSON value (or
+ * several, appended) means NDJSON (a
  * pretty-printed document's first line never is); so does a first line that
  * fails when the second parses (NDJSON whose first record is broken),
  * unless that first line opens a list envelope's records array: an
@@ -1065,16 +1081,16 @@ async function detectFormat(
     }
     const trimmed = head.trimStart();
     if (trimmed.length === 0) {
-      if (next.done) throw new ImportFatalError('The file is empty');
+      // NDJSON of no lines: what an export of nothing writes, imported back.
+      if (next.done) {
+        format = 'ndjson';
+        break;
+      }
       continue;
-    }
-    if (trimmed[0] === '[') {
-      format = 'array';
-      break;
     }
     // A first line that is no UTF-8 shows as its mark: NDJSON whose first
     // record is broken if the next line is whole (decided below as for '{').
-    if (trimmed[0] !== '{' && trimmed[0] !== MARK) {
+    if (trimmed[0] !== '{' && trimmed[0] !== '[' && trimmed[0] !== MARK) {
       // A first line of comma-separated names: most likely this tool's own CSV export.
       const lineEnd = trimmed.indexOf('\n');
       const firstLine = lineEnd === -1 ? trimmed : trimmed.slice(0, lineEnd);
@@ -1089,10 +1105,16 @@ async function detectFormat(
     const complete = next.done ? lines : lines.slice(0, -1);
     const nonBlank = complete.filter((line) => line.trim() !== '');
     if (nonBlank.length >= 2 || next.done || head.length > DETECT_LIMIT) {
+      const first = firstLineShape(nonBlank[0]);
+      if (trimmed[0] === '[') {
+        // A whole array on the first line and more lines after it: NDJSON
+        // of pages' records (`jq -c .results` writes a line per page).
+        format = first === 'whole' && nonBlank.length >= 2 ? 'ndjson' : 'array';
+        break;
+      }
       // A broken first record followed by a good one is NDJSON (the first
       // is then reported); an envelope's first line opening its records
       // array, with one record alone on the next, is not.
-      const first = firstLineShape(nonBlank[0]);
       format =
         first === 'whole' || first === 'cutInString' || (first === 'other' && parses(nonBlank[1]))
           ? 'ndjson'
@@ -1132,7 +1154,8 @@ function firstLineShape(
   try {
     splitter.push(line);
   } catch {
-    return 'other';
+    // Documents appended on one line (`curl >> file`) are whole too.
+    return concatenatedDocuments(line) ? 'whole' : 'other';
   }
   if (splitter.endsInString) return 'cutInString';
   try {

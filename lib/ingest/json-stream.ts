@@ -26,6 +26,7 @@ const {
   OPEN_OBJECT,
   QUOTE,
   trailingBackslashes,
+  valueEnd,
 } = jsonText;
 
 export class JsonStructureError extends Error {
@@ -515,4 +516,33 @@ function parseKey(text: string, line: number): string {
       line,
     );
   }
+}
+
+/**
+ * The JSON objects or arrays written one after another on one line
+ * (`{…}{…}`: `curl >> file` appends API answers, which end without a line
+ * break), each as its text; undefined when the line holds fewer than two,
+ * or anything else between them. A last one left open is cut as it is (its
+ * parse then says what is wrong).
+ */
+export function concatenatedDocuments(line: string): string[] | undefined {
+  const documents: string[] = [];
+  let i = skipWhitespace(line, 0);
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return undefined;
+    const end = valueEnd(line, i);
+    documents.push(line.slice(i, end));
+    i = skipWhitespace(line, end);
+  }
+  return documents.length >= 2 ? documents : undefined;
+}
+
+function skipWhitespace(text: string, i: number): number {
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 10) break;
+    i++;
+  }
+  return i;
 }

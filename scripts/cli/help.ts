@@ -46,7 +46,8 @@ Commands:
   import --org ORG_ID FILE [--rehome] [--batch-size N] [--max-record-bytes N]
       Import events from FILE ("-" for stdin): a list envelope as the API
       returns it ({"results": [...]}), a JSON array, or NDJSON (one event per
-      line), any of them gzip-compressed (events.ndjson.gz) or not. Invalid
+      line; a line may hold a page, or pages appended by curl >> FILE, or an
+      array), any of them gzip-compressed (events.ndjson.gz) or not. Invalid
       records are reported with their line or index and skipped. A record
       nesting more than 100 levels deep is invalid (MongoDB's limit), as is
       an NDJSON line that is not UTF-8 (a JSON document that is not stops
