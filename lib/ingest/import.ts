@@ -376,12 +376,16 @@ export async function* readEventBatches(
    * straight from it (encodeRecordText), anything else parsed for the
    * general path; undefined (reported) when it cannot be read.
    */
-  /** `unparsable`: said instead of the record's rejection when JSON.parse fails; true if it took the text. */
+  /**
+   * A record's text parsed, or reported (undefined). With `appended` (an
+   * NDJSON line's reader), text JSON.parse refuses is first offered to it
+   * as documents appended on one line; true if it took them.
+   */
   const parse = (
     text: string,
     oversize: number | undefined,
     location: Location,
-    unparsable?: () => boolean,
+    appended?: (text: string, line: number) => boolean,
   ): { event: NewEvent } | { value: unknown } | undefined => {
     const size = oversize ?? recordBytes(text, maxBytes);
     if (size > maxBytes) {
@@ -393,7 +397,7 @@ export async function* readEventBatches(
     try {
       return { value: JSON.parse(text) as unknown };
     } catch (error) {
-      if (!unparsable?.()) reject(location, `Not valid JSON: ${reason(error)}`);
+      if (!appended?.(text, location.line)) reject(location, `Not valid JSON: ${reason(error)}`);
       return undefined;
     }
   };
@@ -416,6 +420,27 @@ export async function* readEventBatches(
       const take = (full: readonly PackedBatch[]) => {
         for (const done of full) ready.push(done);
       };
+      /**
+       * API answers appended by `curl >> file` share a line (they end
+       * without a line break): each is read as a line of its own. Looked
+       * for only when the line is no one document (the fast paths first).
+       */
+      const readAppended = (text: string, line: number): boolean => {
+        const documents = text.includes('}{') ? concatenatedDocuments(text) : undefined;
+        if (!documents) return false;
+        for (const document of documents) readLine({ text: document, line });
+        return true;
+      };
+      /** Line `line` as a page (pageRecords); null when it names its list twice (refused here). */
+      const pageOf = (text: string, line: number): ReturnType<typeof pageRecords> | null => {
+        try {
+          return pageRecords(text);
+        } catch (error) {
+          if (!(error instanceof RepeatedListKeyError)) throw error;
+          reject(at(line), repeatedListKey(error.key));
+          return null;
+        }
+      };
       const readLine = ({ text, line, oversize }: LineRecord): void => {
         // A line holding bytes that are no UTF-8 is an invalid record: the
         // lines around it are read on (a JSON document's import stops).
@@ -432,29 +457,10 @@ export async function* readEventBatches(
           return;
         }
         if (oversize === undefined && isBlank(text)) return;
-        // API answers appended by `curl >> file` share a line (they end
-        // without a line break): each is read as a line of its own. Looked
-        // for only when the line is no one document (the fast paths first).
-        const readAppended = (): boolean => {
-          const documents = text.includes('}{') ? concatenatedDocuments(text) : undefined;
-          if (!documents) return false;
-          for (const document of documents) readLine({ text: document, line });
-          return true;
-        };
-        /** The line as a page (pageRecords); null when it names its list twice (refused here). */
-        const pageOf = (): ReturnType<typeof pageRecords> | null => {
-          try {
-            return pageRecords(text);
-          } catch (error) {
-            if (!(error instanceof RepeatedListKeyError)) throw error;
-            reject(at(line), repeatedListKey(error.key));
-            return null;
-          }
-        };
         // Measured once: the page check below and parse() both need it.
         const size = oversize ?? recordBytes(text, maxBytes);
         if (oversize === undefined && size > maxBytes) {
-          const page = pageOf();
+          const page = pageOf(text, line);
           if (page === null) return;
           if (page) {
             for (const element of page.elements) {
@@ -468,7 +474,7 @@ export async function* readEventBatches(
             }
             return;
           }
-          if (readAppended()) return;
+          if (readAppended(text, line)) return;
         }
         const parsed = parse(text, size, at(line), readAppended);
         if (!parsed) return;
@@ -482,7 +488,7 @@ export async function* readEventBatches(
         if (inner) {
           // The source's own texts only when the splitter found the array the
           // parse chose (a document may hold both `results` and `content.results`).
-          const page = pageOf();
+          const page = pageOf(text, line);
           if (page === null) return;
           const texts = page?.path === inner.prefix ? page.elements : undefined;
           for (let index = 0; index < inner.list.length; index++) {
