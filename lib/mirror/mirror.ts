@@ -468,7 +468,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
               // catch-up as usual.
               const hi = new Date(Math.floor(from / 1000) * 1000 + 999).toISOString();
               options.onBackfill?.({ since: formatCreated(options.since), until: hi });
-              if (!(await walked({ lo: options.since, hi, pageNum: 1 }))) {
+              // Saved before its first page: a run killed before its first
+              // write left no trace of it, and a next run without this
+              // --since never copied the range.
+              const backfill: MirrorSegment = { lo: options.since, hi, pageNum: 1 };
+              checkpoint = { ...checkpoint, segment: backfill };
+              await save();
+              if (!(await walked({ ...backfill }))) {
                 stopped = true;
                 break;
               }

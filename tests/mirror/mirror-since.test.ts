@@ -123,5 +123,28 @@ for (const [engine, open] of TEST_ENGINES) {
         assert.equal((await copyIds(store, ORG)).length, 20);
       });
     });
+
+    test('a backfill killed before its first write resumes on the next run, even one without --since', async () => {
+      await withCopy(async (store, events, mirror) => {
+        assert.equal((await mirror({ since: events[2]!.at })).copied, 3);
+        // Killed after its first page, nothing of it written yet (here: a
+        // callback that throws, which ends the run as a kill would).
+        await assert.rejects(
+          mirror({
+            overlapMs: 0,
+            since: events[19]!.at,
+            eventsPerWrite: 1000,
+            onProgress: () => {
+              throw new Error('killed');
+            },
+          }),
+          /killed/,
+        );
+        assert.equal((await copyIds(store, ORG)).length, 3);
+        const resumed = await mirror({ overlapMs: 0 });
+        assert.equal(resumed.copied, 17);
+        assert.equal((await copyIds(store, ORG)).length, 20);
+      });
+    });
   });
 }
