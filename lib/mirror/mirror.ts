@@ -460,6 +460,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             // finds present is known (MirrorCheckpoint.skipped).
             checkpoint = { ...checkpoint, from: lo, skipped: checkpoint.skipped ?? {} };
             if (lo === undefined) delete checkpoint.from;
+            // Saved before the first page, as a backfill is: a first run
+            // killed before its first write would leave a next run without
+            // --since to copy everything.
+            else if (lo !== parseMirrorCheckpoint(stored).from) await save();
           } else {
             const from = checkpoint.from;
             if (options.since !== undefined && from !== undefined && options.since < from) {

@@ -124,6 +124,27 @@ for (const [engine, open] of TEST_ENGINES) {
       });
     });
 
+    test("a first run's --since stands when that run is killed before its first write", async () => {
+      await withCopy(async (store, events, mirror) => {
+        await assert.rejects(
+          mirror({
+            since: events[9]!.at,
+            eventsPerWrite: 1000,
+            onProgress: () => {
+              throw new Error('killed');
+            },
+          }),
+          /killed/,
+        );
+        assert.equal((await copyIds(store, ORG)).length, 0);
+        assert.equal((await mirror()).copied, 10);
+        assert.deepEqual(
+          await copyIds(store, ORG),
+          events.slice(0, 10).map((e) => e.id),
+        );
+      });
+    });
+
     test('a backfill killed before its first write resumes on the next run, even one without --since', async () => {
       await withCopy(async (store, events, mirror) => {
         assert.equal((await mirror({ since: events[2]!.at })).copied, 3);
