@@ -319,7 +319,6 @@ export class SourceClient {
           );
         }
         throttled++;
-        this.retries++;
         const asked = retryAfterMs(headerOf(answer, 'retry-after'));
         // At most 10 minutes: a larger one is more likely a fault than a plan.
         const ms =
@@ -329,6 +328,8 @@ export class SourceClient {
         const detail = detailOf(answer)?.replace(CONTROL_CHARACTERS, ' ').slice(0, 160);
         this.options.onWait?.({ reason: detail ? `rate limited (${detail})` : 'rate limited', ms });
         await this.wait(ms);
+        // Counted once made: a wait cut short by a stop is no retry.
+        this.retries++;
         continue;
       }
       if (answer.status >= 500 || errorCode === 'TIMEOUT_WHILE_PAGING') {
@@ -395,10 +396,11 @@ export class SourceClient {
 
   /** The back-off before retry `attempt` of at most `limit`, said (onWait) with what failed. */
   private async retry(attempt: number, limit: number, failed: string): Promise<void> {
-    this.retries++;
     const ms = this.backoff(attempt);
     this.tellWait(`${failed}; retry ${attempt} of ${limit}`, ms);
     await this.wait(ms);
+    // Counted once made: a wait cut short by a stop is no retry.
+    this.retries++;
   }
 
   /** onWait, for a wait of a second or more (shorter ones pass unseen). */
