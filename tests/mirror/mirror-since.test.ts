@@ -22,6 +22,18 @@ const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0051');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0052');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
+/**
+ * A run killed after its first page, nothing of it written yet (here: a
+ * callback that throws, which ends the run as a kill would: no write, no
+ * checkpoint saved after it).
+ */
+const KILLED_BEFORE_FIRST_WRITE: Partial<MirrorOptions> = {
+  eventsPerWrite: 1000,
+  onProgress: () => {
+    throw new Error('killed');
+  },
+};
+
 for (const [engine, open] of TEST_ENGINES) {
   describe(`a later run's --since (${engine})`, () => {
     /** Twenty source events 1 s apart (newest first), a fresh copy org, and `body`. */
@@ -127,13 +139,7 @@ for (const [engine, open] of TEST_ENGINES) {
     test("a first run's --since stands when that run is killed before its first write", async () => {
       await withCopy(async (store, events, mirror) => {
         await assert.rejects(
-          mirror({
-            since: events[9]!.at,
-            eventsPerWrite: 1000,
-            onProgress: () => {
-              throw new Error('killed');
-            },
-          }),
+          mirror({ since: events[9]!.at, ...KILLED_BEFORE_FIRST_WRITE }),
           /killed/,
         );
         assert.equal((await copyIds(store, ORG)).length, 0);
@@ -148,17 +154,8 @@ for (const [engine, open] of TEST_ENGINES) {
     test('a backfill killed before its first write resumes on the next run, even one without --since', async () => {
       await withCopy(async (store, events, mirror) => {
         assert.equal((await mirror({ since: events[2]!.at })).copied, 3);
-        // Killed after its first page, nothing of it written yet (here: a
-        // callback that throws, which ends the run as a kill would).
         await assert.rejects(
-          mirror({
-            overlapMs: 0,
-            since: events[19]!.at,
-            eventsPerWrite: 1000,
-            onProgress: () => {
-              throw new Error('killed');
-            },
-          }),
+          mirror({ overlapMs: 0, since: events[19]!.at, ...KILLED_BEFORE_FIRST_WRITE }),
           /killed/,
         );
         assert.equal((await copyIds(store, ORG)).length, 3);
