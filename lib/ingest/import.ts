@@ -374,12 +374,9 @@ export async function* readEventBatches(
   /**
    * Reads one record's text: a valid event in the common shape is encoded
    * straight from it (encodeRecordText), anything else parsed for the
-   * general path; undefined (reported) when it cannot be read.
-   */
-  /**
-   * A record's text parsed, or reported (undefined). With `appended` (an
-   * NDJSON line's reader), text JSON.parse refuses is first offered to it
-   * as documents appended on one line; true if it took them.
+   * general path; undefined (reported) when it cannot be read. With
+   * `appended` (an NDJSON line's reader), text JSON.parse refuses is first
+   * offered to it as documents appended on one line (true if it took them).
    */
   const parse = (
     text: string,
