@@ -265,7 +265,8 @@ function numberEnd(text: string, start: number): number {
   return i;
 }
 
-function skipSpace(text: string, i: number): number {
+/** The index of the first character from `i` on that is not JSON whitespace. */
+export function skipSpace(text: string, i: number): number {
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   return i;
 }

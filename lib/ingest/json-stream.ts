@@ -25,6 +25,7 @@ const {
   OPEN_ARRAY,
   OPEN_OBJECT,
   QUOTE,
+  skipSpace,
   trailingBackslashes,
   valueEnd,
 } = jsonText;
@@ -527,22 +528,13 @@ function parseKey(text: string, line: number): string {
  */
 export function concatenatedDocuments(line: string): string[] | undefined {
   const documents: string[] = [];
-  let i = skipWhitespace(line, 0);
+  let i = skipSpace(line, 0);
   while (i < line.length) {
     const c = line.charCodeAt(i);
     if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return undefined;
     const end = valueEnd(line, i);
     documents.push(line.slice(i, end));
-    i = skipWhitespace(line, end);
+    i = skipSpace(line, end);
   }
   return documents.length >= 2 ? documents : undefined;
-}
-
-function skipWhitespace(text: string, i: number): number {
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9 && c !== 13 && c !== 10) break;
-    i++;
-  }
-  return i;
 }
