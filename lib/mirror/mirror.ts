@@ -456,6 +456,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             // A first walk (or one after an undo emptied the copy): from
             // --since, else where the copy was said to start.
             lo = options.since ?? checkpoint.from;
+            const startMoved = lo !== checkpoint.from;
             // This walk reads all the copy holds: from here on what it
             // finds present is known (MirrorCheckpoint.skipped).
             checkpoint = { ...checkpoint, from: lo, skipped: checkpoint.skipped ?? {} };
@@ -463,7 +464,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             // Saved before the first page, as a backfill is: a first run
             // killed before its first write would leave a next run without
             // --since to copy everything.
-            else if (lo !== parseMirrorCheckpoint(stored).from) await save();
+            else if (startMoved) await save();
           } else {
             const from = checkpoint.from;
             if (options.since !== undefined && from !== undefined && options.since < from) {
