@@ -4,7 +4,13 @@ import { objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
-import { followMirror, groupCreatedEvent, listingSource } from '@/tests/helpers/mirror-copy';
+import {
+  followMirror,
+  groupCreatedEvent,
+  listingSource,
+  type SourceEvent,
+} from '@/tests/helpers/mirror-copy';
+import type { EventStore } from '@/lib/store/types';
 import { TEST_ENGINES } from '@/tests/helpers/test-stores';
 
 /**
@@ -23,6 +29,23 @@ const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0072');
 const sourceEvent = (at: number, tag: string) => groupCreatedEvent(SOURCE_ORG, at, tag);
 
 for (const [engine, open] of TEST_ENGINES) {
+  /** A source serving `events` (the array as it is at each request), a fresh copy org, and `body`. */
+  const withCopy = async (
+    events: SourceEvent[],
+    body: (store: EventStore, baseUrl: string) => Promise<void>,
+  ) => {
+    const source = await listingSource(events);
+    const { store, drop } = await open();
+    try {
+      await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+      await body(store, source.baseUrl);
+    } finally {
+      source.close();
+      await store.close();
+      await drop();
+    }
+  };
+
   describe(`a following mirror's counts (${engine})`, () => {
     test('the overlap read again at each check is not counted again; an arrival is copied', async () => {
       const now = Date.now();
@@ -32,12 +55,9 @@ for (const [engine, open] of TEST_ENGINES) {
         sourceEvent(now - 5000, 'b0'),
         sourceEvent(now - 7_200_000, 'a0'),
       ];
-      const source = await listingSource(events);
-      const { store, drop } = await open();
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+      await withCopy(events, async (store, baseUrl) => {
         const { summary, checks } = await followMirror(store, {
-          baseUrl: source.baseUrl,
+          baseUrl,
           sourceOrg: SOURCE_ORG,
           orgId: ORG,
           checks: 4,
@@ -57,11 +77,7 @@ for (const [engine, open] of TEST_ENGINES) {
         );
         assert.deepEqual([summary.copied, summary.skipped], [4, 0]);
         assert.ok(await store.getEvent(ORG, events[0]!.id, false), 'the arrival is stored');
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      });
     });
   });
 
@@ -74,12 +90,9 @@ for (const [engine, open] of TEST_ENGINES) {
         sourceEvent(now + 3_600_000, 'f1'),
         sourceEvent(now - 2000, 'f0'),
       ];
-      const source = await listingSource(events);
-      const { store, drop } = await open();
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+      await withCopy(events, async (store, baseUrl) => {
         const { summary, checks } = await followMirror(store, {
-          baseUrl: source.baseUrl,
+          baseUrl,
           sourceOrg: SOURCE_ORG,
           orgId: ORG,
           checks: 3,
@@ -93,11 +106,7 @@ for (const [engine, open] of TEST_ENGINES) {
           ],
         );
         assert.deepEqual([summary.copied, summary.skipped], [3, 0]);
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      });
     });
   });
 
@@ -109,17 +118,14 @@ for (const [engine, open] of TEST_ENGINES) {
         sourceEvent(now - 5000, 'b1'),
         sourceEvent(now - 7_200_000, 'a1'),
       ];
-      const source = await listingSource(events);
-      const { store, drop } = await open();
-      const mirror = () =>
-        runMirror({
-          store,
-          orgId: ORG,
-          itemsPerPage: 5,
-          source: { baseUrl: source.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
-        } satisfies MirrorOptions);
-      try {
-        await store.createOrg({ id: ORG, name: 'Copy', created: 0 });
+      await withCopy(events, async (store, baseUrl) => {
+        const mirror = () =>
+          runMirror({
+            store,
+            orgId: ORG,
+            itemsPerPage: 5,
+            source: { baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+          } satisfies MirrorOptions);
         const first = await mirror();
         assert.deepEqual([first.copied, first.skipped], [3, 0]);
         // Nothing new: the minute before the newest event is read again, all of it copied before.
@@ -150,11 +156,7 @@ for (const [engine, open] of TEST_ENGINES) {
           ],
           'the ledger holds the same counts',
         );
-      } finally {
-        source.close();
-        await store.close();
-        await drop();
-      }
+      });
     });
   });
 }
