@@ -1,5 +1,6 @@
 import type { EventStore, Org } from '@/lib/store/types';
 import { CommandError, EXIT } from './args';
+import type { Progress } from './progress';
 
 /** What every command gets: the store and where its output goes. */
 export type CommandContext = {
@@ -76,4 +77,19 @@ export function stopOnSignals(onFirst: () => void): { signal: AbortSignal; relea
       process.off('SIGTERM', onSignal);
     },
   };
+}
+
+/**
+ * stopOnSignals for a deletion in batches (`imports undo`, `events prune`):
+ * the first signal ends `progress`'s line and says the batch being deleted
+ * finishes first.
+ */
+export function stopDeletionOnSignals(
+  context: CommandContext,
+  progress: Progress | undefined,
+): ReturnType<typeof stopOnSignals> {
+  return stopOnSignals(() => {
+    progress?.finish();
+    context.note('Stopping after the batch being deleted (again to quit at once)...');
+  });
 }

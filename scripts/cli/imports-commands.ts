@@ -1,7 +1,7 @@
 import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import type { IngestRun } from '@/lib/store/types';
 import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
-import { type Command, isoTime, requireOrg, stopOnSignals, table } from './context';
+import { type Command, isoTime, requireOrg, stopDeletionOnSignals, table } from './context';
 import { Progress, formatCount, formatNumber } from './progress';
 
 /** `imports list [--org ORG] [--limit N]` and `imports undo ID [--force]`: the import ledger. */
@@ -112,10 +112,7 @@ const undo: Command = async (args, context) => {
     !context.json && remaining > 0 ? new Progress('Undoing', remaining, 'events') : undefined;
   // Ctrl-C ends the undo after the batch being deleted; the ledger keeps
   // it unfinished, and running it again completes it.
-  const stop = stopOnSignals(() => {
-    progress?.finish();
-    context.note('Stopping after the batch being deleted (again to quit at once)...');
-  });
+  const stop = stopDeletionOnSignals(context, progress);
   let outcome;
   try {
     outcome = await undoIngestRun(store, id, {

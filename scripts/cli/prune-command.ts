@@ -1,7 +1,7 @@
 import { formatCreated } from '@/lib/domain/event';
 import { pruneEvents } from '@/lib/ingest/prune';
 import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
-import { type Command, requireOrg, stopOnSignals } from './context';
+import { type Command, requireOrg, stopDeletionOnSignals } from './context';
 import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
 
 /**
@@ -32,10 +32,7 @@ export const prune: Command = async (args, context) => {
   const progress = count > 0 ? new Progress('Pruning', count, 'events') : undefined;
   const started = performance.now();
   // Ctrl-C ends the prune after the batch being deleted; running it again completes it.
-  const stop = stopOnSignals(() => {
-    progress?.finish();
-    context.note('Stopping after the batch being deleted (again to quit at once)...');
-  });
+  const stop = stopDeletionOnSignals(context, progress);
   let deleted;
   try {
     deleted = await pruneEvents(store, orgId, before, {
