@@ -272,6 +272,64 @@ describe('import', () => {
     assert.deepEqual([cut.format, cut.inserted, cut.invalid], ['ndjson', 1, 1]);
   });
 
+  test('pretty-printed API answers appended one after another (curl >> file) import in turn; one that is no list stops the import at its line', async () => {
+    const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+    const pages = [
+      pretty({ links: [], results: events.slice(0, 3), totalCount: 5 }),
+      pretty({ content: { results: [events[3]] } }),
+      pretty(events.slice(4, 6)),
+    ];
+    // Written by curl (no line break at the end) and by a tool that adds one.
+    for (const joint of ['', '\n']) {
+      await freshStore();
+      const report = await importEvents(store, write('pages.json', pages.join(joint)), {
+        orgId: ORG,
+      });
+      assert.deepEqual(
+        [report.format, report.read, report.inserted, report.issues],
+        ['envelope', 6, 6, []],
+        JSON.stringify(joint),
+      );
+    }
+    // A bad record of the second answer is located in it, by its own index and line.
+    await freshStore();
+    const badSecond = pretty({ results: [events[6], { id: 'x' }] });
+    const joined = pages[0]! + badSecond;
+    const badLine = joined.slice(0, joined.indexOf('"id": "x"')).split('\n').length - 1;
+    const located = await importEvents(store, write('bad-second.json', joined), { orgId: ORG });
+    assert.deepEqual(
+      [located.inserted, located.issues.map((i) => [i.location, i.index])],
+      [4, [[`results[1] (line ${badLine})`, 1]]],
+    );
+    // An answer that is one event: the error names its line, and the answers
+    // before it import (whole batches are kept: a batch a record here).
+    await freshStore();
+    const oneEvent = pretty(events[7]);
+    await assert.rejects(
+      importEvents(store, write('event-second.json', `${pages[0]}\n${oneEvent}\n${pages[2]}`), {
+        orgId: ORG,
+        batchSize: 1,
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.match(
+          error.message,
+          new RegExp(
+            `^The JSON document starting on line ${pages[0]!.split('\n').length + 1} is one event`,
+          ),
+        );
+        assert.deepEqual([error.partial?.inserted, error.partial?.read], [3, 3]);
+        return true;
+      },
+    );
+    // Anything but a document after one is still broken structure.
+    await freshStore();
+    await assert.rejects(
+      importEvents(store, write('trailing.json', `${pages[0]}\nnot json`), { orgId: ORG }),
+      /content after the end of the JSON document \(line/,
+    );
+  });
+
   test('reports invalid array elements by index and line, malformed ones included', async () => {
     const text = [
       '[',
@@ -428,7 +486,7 @@ describe('import', () => {
       'envelope',
     ],
     ['unbalanced brackets', '[\n{"a": 1}}\n]', /Unexpected '}' \(line 2\)/, 'array'],
-    ['trailing garbage', '[\n]\n[]', /after the end of the JSON document/, 'array'],
+    ['trailing garbage', '[\n]\n]', /after the end of the JSON document/, 'array'],
   ];
   for (const [name, content, message, format] of fatal) {
     test(`refuses ${name} as a whole`, async () => {

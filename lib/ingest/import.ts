@@ -21,6 +21,7 @@ import { ListingOrder } from './listing-order';
 import {
   type ArrayElement,
   JsonArraySplitter,
+  NotAListError,
   JsonStructureError,
   type LineRecord,
   LineSplitter,
@@ -513,7 +514,8 @@ export async function* readEventBatches(
       if (last) readLine(last);
       while (ready.length > 0) yield ready.shift()!;
     } else {
-      const splitter = new JsonArraySplitter(maxBytes);
+      // Documents may follow one another (`curl >> file` appends API answers).
+      const splitter = new JsonArraySplitter(maxBytes, true);
       for await (const chunk of withStallMarks(detected.chunks)) {
         if (chunk === STALLED) {
           yield* handOn();
@@ -523,7 +525,7 @@ export async function* readEventBatches(
         for (const element of splitter.push(chunk)) {
           const location = {
             // The records array's path as found: '' (an array), results or content.results.
-            location: `${splitter.path ?? ''}[${element.index}] (line ${element.line})`,
+            location: `${element.path}[${element.index}] (line ${element.line})`,
             line: element.line,
             index: element.index,
           };
@@ -533,28 +535,21 @@ export async function* readEventBatches(
         }
       }
       splitter.end();
-      if (splitter.rootIsEvent) {
-        throw new ImportFatalError(
-          'The JSON document is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}',
-        );
-      }
-      if (!splitter.foundTarget) {
-        throw new ImportFatalError(
-          'The JSON document has no "results" array (expected an array of events, a list envelope {"results": [...]}, or NDJSON)',
-        );
-      }
+      splitter.assertList();
     }
   } catch (error) {
     const fatal =
       error instanceof ImportFatalError
         ? error.message
-        : error instanceof RepeatedListKeyError
-          ? `The file cannot be read as a list of events: ${error.message}`
-          : error instanceof JsonStructureError
-            ? `The file is not valid JSON: ${error.message}`
-            : typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string'
-              ? readFailure(source, error)
-              : undefined;
+        : error instanceof NotAListError
+          ? notAList(error)
+          : error instanceof RepeatedListKeyError
+            ? `The file cannot be read as a list of events: ${error.message}`
+            : error instanceof JsonStructureError
+              ? `The file is not valid JSON: ${error.message}`
+              : typeof (error as NodeJS.ErrnoException | undefined)?.code === 'string'
+                ? readFailure(source, error)
+                : undefined;
     if (fatal === undefined) throw error;
     // Whole batches held back (every event so far in one second) are kept
     // as every whole batch before the break is; the one being filled is not.
@@ -564,6 +559,15 @@ export async function* readEventBatches(
   }
   yield* inListingOrder(batch, true);
   return { format, ...counts };
+}
+
+/** What is wrong with a JSON document (of possibly several in a row) that is no list of events. */
+function notAList(error: NotAListError): string {
+  const which =
+    error.document === 1 ? 'The JSON document' : `The JSON document starting on line ${error.line}`;
+  return error.reason === 'oneEvent'
+    ? `${which} is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
+    : `${which} has no "results" array (expected an array of events, a list envelope {"results": [...]}, or NDJSON)`;
 }
 
 /** How long the source may pause before the events read so far are inserted anyway. */
@@ -1154,9 +1158,8 @@ function firstLineShape(
 ): 'whole' | 'opensRecords' | 'cutInString' | 'other' {
   if (line === undefined) return 'other';
   const splitter = new JsonArraySplitter();
-  try {
-    splitter.push(line);
-  } catch {
+  splitter.push(line);
+  if (splitter.failed) {
     // Documents appended on one line (`curl >> file`) are whole too.
     return concatenatedDocuments(line) ? 'whole' : 'other';
   }

@@ -6,6 +6,7 @@ import {
   JsonStructureError,
   LineSplitter,
   type LineRecord,
+  NotAListError,
   RepeatedListKeyError,
 } from './json-stream';
 import { Prng } from './seed-prng';
@@ -203,6 +204,48 @@ describe('JsonArraySplitter', () => {
         `chunks of ${size}`,
       );
     }
+  });
+
+  test('broken structure is thrown by the next push or end, after the whole elements before it in the same chunk', () => {
+    const splitter = new JsonArraySplitter();
+    const elements = splitter.push('[{"a": 1},\n{"b": [2]}}\n, {"c": 3}]');
+    assert.deepEqual(
+      elements.map((e) => e.text),
+      ['{"a": 1}', '{"b": [2]}'],
+    );
+    assert.ok(splitter.failed);
+    assert.throws(() => splitter.push(']'), /Unexpected '}' \(line 2\)/);
+    assert.throws(() => splitter.end(), /Unexpected '}' \(line 2\)/);
+  });
+
+  test('documents in a row are read in turn only when a sequence is expected, each a list', () => {
+    const text = '[{"a": 1}]\n{"links": [], "results": [\n{"b": 2}]}{"content": {"results": [3]}}';
+    for (const size of [1, 4, 1000]) {
+      const splitter = new JsonArraySplitter(Infinity, true);
+      const seen: string[] = [];
+      for (let i = 0; i < text.length; i += size) {
+        for (const e of splitter.push(text.slice(i, i + size))) {
+          seen.push(`${e.path}[${e.index}] ${e.text} (line ${e.line})`);
+        }
+      }
+      splitter.end();
+      splitter.assertList();
+      assert.deepEqual(
+        seen,
+        ['[0] {"a": 1} (line 1)', 'results[0] {"b": 2} (line 3)', 'content.results[0] 3 (line 3)'],
+        `chunks of ${size}`,
+      );
+    }
+    assert.throws(() => split(text, 1000), /after the end of the JSON document \(line 2\)/);
+    // One that is no list is refused where the next begins (or at the end), with its start line.
+    const notList = new JsonArraySplitter(Infinity, true);
+    notList.push('[1]\n{\n"id": "x"}\n[2]');
+    assert.throws(
+      () => notList.end(),
+      (error: unknown) =>
+        error instanceof NotAListError &&
+        [error.reason, error.line, error.document].join() === 'oneEvent,2,2',
+    );
   });
 
   test('random documents cut at random places give the elements JSON.parse finds, as cut whole', () => {

@@ -60,6 +60,26 @@ export function repeatedListKey(key: string): string {
   return `"${key}" appears twice in one object: which list of records is meant is unclear`;
 }
 
+/**
+ * A JSON document of a sequence that is no list of events: one event (an
+ * `id` or `eventTypeName` at its root), or no records array at all.
+ */
+export class NotAListError extends Error {
+  constructor(
+    readonly reason: 'oneEvent' | 'noRecords',
+    /** The line the document starts on, and its place in the file (1 for the first). */
+    readonly line: number,
+    readonly document: number,
+  ) {
+    super(
+      reason === 'oneEvent'
+        ? 'The JSON document is one event'
+        : 'The JSON document has no records array',
+    );
+    this.name = 'NotAListError';
+  }
+}
+
 export type LineRecord = {
   text: string;
   line: number;
@@ -150,6 +170,8 @@ function stripCr(text: string): string {
 export type ArrayElement = {
   text: string;
   index: number;
+  /** The path of the records array it is in ('', 'results' or 'content.results'): documents in a row may differ. */
+  path: string;
   line: number;
   /** Set instead of `text` (then empty) when the element is longer than the limit. */
   oversize?: number;
@@ -194,8 +216,21 @@ export class JsonArraySplitter {
   /** Set when the element being read outgrew the limit: its text is no longer kept. */
   private elementOversize = false;
 
-  /** `maxChars`: elements longer than this are reported with `oversize`, not held in memory. */
-  constructor(private readonly maxChars = Infinity) {}
+  /** The document being read (1 for the first) and the line it starts on. */
+  private document = 1;
+  private documentLine = 1;
+
+  /**
+   * `maxChars`: elements longer than this are reported with `oversize`, not
+   * held in memory. `sequence`: documents may follow one another (API
+   * answers appended by `curl >> file`, pretty-printed or not), each a list
+   * whose records are given in turn; without it, content after the first
+   * document is broken structure (a mirror's page, one line of NDJSON).
+   */
+  constructor(
+    private readonly maxChars = Infinity,
+    private readonly sequence = false,
+  ) {}
 
   /** Where the records array was found: '', 'results' or 'content.results'. */
   path: string | undefined;
@@ -218,9 +253,33 @@ export class JsonArraySplitter {
     return this.targetDepth !== -1;
   }
 
-  /** Feeds the next chunk; returns the elements it completed. */
+  /** Broken structure met in a chunk already given back: thrown by the next push or end. */
+  private failure: Error | undefined;
+
+  /** Whether broken structure was met (push or end then throws it). */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /**
+   * Feeds the next chunk; returns the elements it completed. Broken
+   * structure (JsonStructureError, NotAListError) is thrown by the next
+   * push or end, so the whole elements before it in the chunk are given
+   * first: a reader keeps what a file held before its break.
+   */
   push(chunk: string): ArrayElement[] {
+    if (this.failure) throw this.failure;
     const out: ArrayElement[] = [];
+    try {
+      this.scan(chunk, out);
+    } catch (error) {
+      if (!(error instanceof JsonStructureError || error instanceof NotAListError)) throw error;
+      this.failure = error;
+    }
+    return out;
+  }
+
+  private scan(chunk: string, out: ArrayElement[]): void {
     // Hold the unfinished element (or key) text, unless it already outgrew
     // the limit (see the end of this method); drop everything before it.
     const keep = Math.min(
@@ -273,10 +332,13 @@ export class JsonArraySplitter {
         continue;
       }
       if (this.rootClosed) {
-        throw new JsonStructureError(
-          'Unexpected content after the end of the JSON document',
-          this.line,
-        );
+        if (!this.sequence || (c !== OPEN_OBJECT && c !== OPEN_ARRAY)) {
+          throw new JsonStructureError(
+            'Unexpected content after the end of the JSON document',
+            this.line,
+          );
+        }
+        this.nextDocument();
       }
       const depth = this.stack.length;
       const top = this.stack[depth - 1];
@@ -300,6 +362,7 @@ export class JsonArraySplitter {
           const key = searching && top?.kind === 'object' ? this.lastKey : null;
           // Once the records array is found, paths no longer matter (and cost).
           const path = searching && c === OPEN_ARRAY ? this.pathWith(key) : null;
+          if (depth === 0) this.documentLine = this.line;
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
           if (path !== null && TARGET_PATHS.includes(path) && !(path !== '' && this.rootIsEvent)) {
             this.targetDepth = this.stack.length;
@@ -364,7 +427,6 @@ export class JsonArraySplitter {
     ) {
       this.elementOversize = true;
     }
-    return out;
   }
 
   /** The brackets open inside the current element, below its own: 1 for an object, 0 for an array. */
@@ -433,6 +495,7 @@ export class JsonArraySplitter {
 
   /** Checks the document ended properly. */
   end(): void {
+    if (this.failure) throw this.failure;
     if (this.inString)
       throw new JsonStructureError('Unterminated string at end of file', this.line);
     if (this.stack.length > 0) {
@@ -445,11 +508,31 @@ export class JsonArraySplitter {
       throw new JsonStructureError('The file holds no JSON document', this.line);
   }
 
+  /** Throws NotAListError unless the document read last (or being read) holds a list of records. */
+  assertList(): void {
+    if (this.rootIsEvent) throw new NotAListError('oneEvent', this.documentLine, this.document);
+    if (!this.foundTarget) throw new NotAListError('noRecords', this.documentLine, this.document);
+  }
+
+  /** Ends a document of a sequence (a list, or NotAListError) and starts reading the next. */
+  private nextDocument(): void {
+    this.assertList();
+    this.document++;
+    this.rootClosed = false;
+    this.rootIsEvent = false;
+    this.targetDepth = -1;
+    this.targetDone = false;
+    this.path = undefined;
+    this.lastKey = null;
+    this.index = 0;
+  }
+
   private finishElement(end: number, out: ArrayElement[]): void {
     if (this.elementStart === -1) return;
     if (this.elementOversize) {
       out.push({
         text: '',
+        path: this.path!,
         index: this.index++,
         line: this.elementLine,
         oversize: this.base + end - this.elementStart,
@@ -461,7 +544,7 @@ export class JsonArraySplitter {
     const elementText = this.textFrom(this.elementStart, end).trim();
     this.elementStart = -1;
     if (elementText.length === 0) return;
-    out.push({ text: elementText, index: this.index++, line: this.elementLine });
+    out.push({ text: elementText, path: this.path!, index: this.index++, line: this.elementLine });
   }
 
   /** The document's text from absolute offset `start` to index `end` of the current chunk. */
