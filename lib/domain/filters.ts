@@ -56,13 +56,29 @@ export function fieldValues(fields: Record<string, unknown>): (string | undefine
  * surrogate pair (`"\udc00"` in JSON) is stored by SQLite as bytes that read
  * back otherwise and by PostgreSQL as U+FFFD, so its term was never found
  * again: undo and prune left it counted, and importing the event again
- * failed on the postings' key. Such a value stays in the document and its
+ * failed on the postings' key. Nor longer than MAX_INDEXED_VALUE_LENGTH.
+ * Such a value stays in the document and its
  * raw; on both engines alike it is not indexed, and a filter asking for it
  * matches nothing.
  */
 export function isIndexable(value: string): boolean {
-  return value !== '' && !value.includes('\u0000') && value.isWellFormed();
+  return (
+    value !== '' &&
+    value.length <= MAX_INDEXED_VALUE_LENGTH &&
+    !value.includes('\u0000') &&
+    value.isWellFormed()
+  );
 }
+
+/**
+ * The longest field value indexed, in UTF-16 code units: at most 2,400
+ * bytes of UTF-8 (3 a unit at most), so a term (`field:value`) with its org
+ * fits a PostgreSQL B-tree entry (2,704 bytes); a longer one failed the
+ * whole batch there. Real names and addresses are far shorter (a hostname
+ * is at most 253 characters); a longer value stays in its document, unindexed
+ * on both engines alike, as above.
+ */
+export const MAX_INDEXED_VALUE_LENGTH = 800;
 
 /** `actor` matches any of these fields of an event. */
 export const ACTOR_FIELDS = ['username', 'userId', 'publicKey', 'apiKeyId'] as const;

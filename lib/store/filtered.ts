@@ -97,9 +97,10 @@ async function lookup(
   orgId: string,
   candidates: string[],
 ): Promise<DictRow[]> {
-  // A value no event's index holds (isIndexable), and which PostgreSQL
-  // would refuse as a parameter: it matches nothing, on both engines.
-  const terms = candidates.filter((t) => isIndexable(t));
+  // A value no event's index holds (isIndexable: judged on the value, after
+  // its field's name), and which PostgreSQL may refuse as a parameter: it
+  // matches nothing, on both engines.
+  const terms = candidates.filter((t) => isIndexable(t.slice(t.indexOf(':') + 1)));
   if (terms.length === 0) return [];
   return db
     .selectFrom('term_dict')

@@ -4,7 +4,13 @@ import { DAY_MS, HOUR_MS, parseApiDateTime } from '@/lib/domain/dates';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import type { ConcurrentWriter } from './testing/sqlite-writer';
-import { FACET_FIELDS, FILTER_FIELDS, HISTOGRAM_INTERVALS, words } from '@/lib/domain/filters';
+import {
+  FACET_FIELDS,
+  FILTER_FIELDS,
+  HISTOGRAM_INTERVALS,
+  MAX_INDEXED_VALUE_LENGTH,
+  words,
+} from '@/lib/domain/filters';
 import { generateEventBatches } from '@/lib/ingest/seed';
 import {
   matches,
@@ -1028,6 +1034,46 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       );
       assert.deepEqual(facets.facets.hostname ?? [], []);
       assert.equal(await store.getApiKeyByPublicKey('ab\u0000cd'), null);
+    });
+
+    test('a field value longer than the indexed length is kept in its document, not indexed, and fails nothing beside it; one at the length is indexed whatever its bytes', async () => {
+      // On PostgreSQL a term longer than a B-tree entry (2,704 bytes) failed
+      // the whole batch, the valid events with it; SQLite took it.
+      const orgL = objectIdAt(base, '7777777777777772');
+      await store.createOrg({ id: orgL, name: 'Org L', created: base });
+      const tooLong = 'c'.repeat(MAX_INDEXED_VALUE_LENGTH + 1);
+      // Three bytes of UTF-8 a code unit: the most bytes a value of this length holds.
+      const atLength = '\u20ac'.repeat(MAX_INDEXED_VALUE_LENGTH);
+      const longOne = encodeEvent(orgL, {
+        id: objectIdAt(base, '0000000000d00003'),
+        created: new Date(base).toISOString(),
+        eventTypeName: 'CLUSTER_CREATED',
+        clusterName: tooLong,
+        hostname: atLength,
+        groupId: '5f4e3d2c1b0a99887766554f',
+      });
+      const plain = makeEvent(orgL, 900_102, base + 1_000, 'JOINED_ORG');
+      assert.equal((await store.insertEvents(orgL, [longOne, plain])).inserted, 2);
+      const count = async (filter: Omit<EventFilter, 'orgId'>) =>
+        (
+          await store.listEvents({
+            orgId: orgL,
+            offset: 0,
+            limit: 10,
+            includeCount: true,
+            includeRaw: false,
+            ...filter,
+          })
+        ).totalCount;
+      assert.equal(await count({}), 2);
+      assert.equal(await count({ fields: { clusterName: [tooLong] } }), 0);
+      assert.equal(await count({ fields: { hostname: [atLength] } }), 1);
+      assert.equal(await count({ fields: { groupId: ['5f4e3d2c1b0a99887766554f'] } }), 1);
+      const facets = await store.facets({ orgId: orgL }, ['clusterName', 'hostname'], 10);
+      assert.deepEqual(facets.facets.clusterName ?? [], []);
+      assert.deepEqual(facets.facets.hostname, [{ value: atLength, count: 1 }]);
+      assert.equal(await store.deleteEvents(orgL, { ids: [longOne.id, plain.id] }), 2);
+      assert.equal(await count({ fields: { hostname: [atLength] } }), 0);
     });
 
     test('a field value holding half a surrogate pair is not indexed: deleting and importing the event again leave exact counts', async () => {
