@@ -17,6 +17,8 @@ import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { generateEventBatches } from '@/lib/ingest/seed';
+import { MAX_INDEXED_VALUE_LENGTH } from '@/lib/domain/filters';
+import { eventKey } from './terms';
 
 storeContract('SQLite', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-store-'));
@@ -388,6 +390,75 @@ describe('SQLite store made before migration 0008', () => {
           assert.deepEqual(a[table], b[table], table);
         }
         assert.deepEqual((await migrated.health()).pendingMigrations, []);
+      } finally {
+        await migrated.close();
+        await fresh.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SQLite store made before migration 0015', () => {
+  test('loses the terms of values over the indexed length, which undo could no longer find: it equals a fresh store’s, and deleting the event leaves no term', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-0015-'));
+    const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'eeeeeeeeeeeeeeee');
+    const created = Date.UTC(2025, 0, 2, 3, 4, 5);
+    const long = 'c'.repeat(MAX_INDEXED_VALUE_LENGTH + 1);
+    const event = encodeEvent(orgId, {
+      id: objectIdAt(created, '0000000000000015'),
+      created: new Date(created).toISOString(),
+      eventTypeName: 'CLUSTER_CREATED',
+      clusterName: long,
+      groupId: '5f4e3d2c1b0a99887766554f',
+    });
+    try {
+      const oldFile = path.join(dir, 'old.db');
+      const old = await SqliteStore.open(oldFile);
+      await old.createOrg({ id: orgId, name: 'Old', created: 0 });
+      await old.insertEvents(orgId, [event]);
+      await old.close();
+      // The long value's term as the writers stored it before: in the
+      // dictionary with its words, a posting and a day counter.
+      const raw = new BetterSqlite3(oldFile);
+      const term = `clusterName:${long}`;
+      const termId = Number(
+        raw
+          .prepare('INSERT INTO term_dict (org_id, term, n) VALUES (?, ?, 1) RETURNING id')
+          .pluck()
+          .get(orgId, term),
+      );
+      const typeId = raw
+        .prepare('SELECT id FROM event_type_ids WHERE name = ?')
+        .pluck()
+        .get('CLUSTER_CREATED');
+      const [hi, lo] = eventKey(event.id);
+      raw
+        .prepare('INSERT INTO term_postings VALUES (?, ?, ?, ?, ?)')
+        .run(termId, created, hi, lo, typeId);
+      raw
+        .prepare('INSERT INTO term_days VALUES (?, ?, ?, 1)')
+        .run(termId, Date.UTC(2025, 0, 2), typeId);
+      raw.prepare('INSERT INTO term_words VALUES (?, ?, ?)').run(orgId, long, termId);
+      raw.prepare("DELETE FROM kysely_migration WHERE name = '0015_unindex_long_values'").run();
+      raw.close();
+
+      const migrated = await SqliteStore.open(oldFile);
+      const fresh = await SqliteStore.open(path.join(dir, 'fresh.db'));
+      try {
+        await fresh.createOrg({ id: orgId, name: 'Old', created: 0 });
+        await fresh.insertEvents(orgId, [event]);
+        const [a, b] = [await migrated.dumpOrg(orgId), await fresh.dumpOrg(orgId)];
+        for (const table of ['term_dict', 'term_postings', 'term_days', 'term_words']) {
+          assert.ok(b[table]!.length > 0, table); // groupId's term
+          assert.deepEqual(a[table], b[table], table);
+        }
+        assert.equal(await migrated.deleteEvents(orgId, { ids: [event.id] }), 1);
+        const after = await migrated.dumpOrg(orgId);
+        for (const table of ['term_dict', 'term_postings', 'term_days', 'term_words']) {
+          assert.deepEqual(after[table], [], table);
+        }
       } finally {
         await migrated.close();
         await fresh.close();

@@ -12,6 +12,7 @@ import * as m0011 from './0011_term_words';
 import * as m0012 from './0012_one_live_mirror';
 import * as m0013 from './0013_binary_text_order';
 import * as m0014 from './0014_undo_wind_back';
+import * as m0015 from './0015_unindex_long_values';
 
 /**
  * Versioned migrations, applied in name order. Listed statically (not read
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_one_live_mirror': m0012,
   '0013_binary_text_order': m0013,
   '0014_undo_wind_back': m0014,
+  '0015_unindex_long_values': m0015,
 };
 
 /** Every shipped migration's name, in the order they apply. */
