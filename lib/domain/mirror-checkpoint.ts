@@ -11,6 +11,14 @@ export type MirrorSegment = {
   /** Upper bound, inclusive (ISO, the last millisecond of a second), or none (open). */
   hi?: string;
   pageNum: number;
+  /**
+   * How many events the source listed on pages 1..pageNum-1 (all in the
+   * window's top second): where page pageNum starts in that second's
+   * listing order. Not (pageNum-1) × the page size asked for: a source may
+   * serve fewer (it clamps itemsPerPage). Absent on page 1, and in
+   * checkpoints saved before it existed (then that product is assumed).
+   */
+  listed?: number;
   /** Newest `created` (ms) seen in this segment: `through` once it is done. */
   top?: number;
   /**

@@ -292,8 +292,17 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    */
   const walk = async (segment: MirrorSegment): Promise<boolean> => {
     let next = windowOf(segment);
+    /** Where the page asked for starts in its window's top second's listing (MirrorSegment.listed). */
+    let nextListed = segment.listed ?? (segment.pageNum - 1) * itemsPerPage;
     let pending = fetchPage(next);
     let batch: NewEvent[] = [];
+    /**
+     * The ids in `batch`: an id the source lists twice (in two seconds, a
+     * page shifted under the walk) is stored once and read again the second
+     * time. In one write, the store found it present and runsHolding, which
+     * counts ids, not rows, left it counted as "already present".
+     */
+    let batchIds = new Set<string>();
     /**
      * The gathered pages' invalid records, counted and reported with the
      * pages' events: a walk that fails before storing them (a source outage
@@ -323,6 +332,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       }
       recent.remember(batch, segment.top);
       batch = [];
+      batchIds = new Set();
       counts.copied += result.inserted;
       counts.skipped += result.skipped - reread;
       counts.rejected += rejects.length;
@@ -354,6 +364,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     };
     for (;;) {
       window = next;
+      const listedBefore = nextListed;
       let page: SourcePageRecord[];
       try {
         page = await pending;
@@ -383,19 +394,19 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         const oldestSecondEnd = Math.floor(oldestCreated(ends, records) / 1000) * 1000 + 999;
         if (segment.hi !== undefined && oldestSecondEnd >= parseDateTime(segment.hi)!) {
           segment.pageNum++; // a whole page in one second: the next page of that second
+          segment.listed = listedBefore + records.length;
         } else {
           segment.hi = new Date(oldestSecondEnd).toISOString();
           segment.pageNum = 1;
+          delete segment.listed;
         }
         next = windowOf(segment);
+        nextListed = segment.listed ?? 0;
         if (!shouldStop()) pending = fetchPage(next);
       }
       // A page p > 1 continues its window's top second (see ListingOrder).
       const top = window.maxDate === undefined ? undefined : parseDateTime(window.maxDate)!;
-      listing.restart(
-        top === undefined ? undefined : Math.floor(top / 1000) * 1000,
-        (window.pageNum - 1) * itemsPerPage,
-      );
+      listing.restart(top === undefined ? undefined : Math.floor(top / 1000) * 1000, listedBefore);
       page.forEach(({ value: record, text }) => {
         // Read again at a window's edge: already counted, never stored twice.
         const reread = edge.has(record);
@@ -409,7 +420,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         }
         // Its place in the second is counted either way (see ListingOrder).
         event.created = listing.sortKey(event.created);
-        if (!reread && !recent.has(event)) batch.push(event);
+        if (!reread && !recent.has(event) && !batchIds.has(event.id)) {
+          batch.push(event);
+          batchIds.add(event.id);
+        }
       });
       edge.after(records);
       // Read once: a stop must never leave gathered pages unstored.
@@ -651,19 +665,25 @@ function secondOf(record: SourceRecord): number | undefined {
   return created === null ? undefined : Math.floor(created / 1000);
 }
 
-/** The newest and oldest valid `created` of a page (ms), the first and last found; undefined when none has one. */
+/**
+ * The newest and oldest valid `created` of a page (ms); undefined when none
+ * has one. The greatest and least, not the first and last: a source that
+ * does not list newest first (the real service does) would otherwise move
+ * the next window from the wrong instant and call the copy complete
+ * through a time older than events it copied.
+ */
 type DatedEnds = { newest: number; oldest: number };
 
 function datedEnds(records: readonly SourceRecord[]): DatedEnds | undefined {
-  let newest: number | undefined;
-  let oldest: number | undefined;
+  let newest = -Infinity;
+  let oldest = Infinity;
   for (const record of records) {
     const created = createdOrNull(record);
     if (created === null) continue;
-    newest ??= created;
-    oldest = created;
+    if (created > newest) newest = created;
+    if (created < oldest) oldest = created;
   }
-  return newest === undefined || oldest === undefined ? undefined : { newest, oldest };
+  return newest === -Infinity ? undefined : { newest, oldest };
 }
 
 /**

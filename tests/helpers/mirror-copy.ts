@@ -27,6 +27,8 @@ export async function mirrorIntoFreshStore(
     created: number;
     /** The source client's deadline, back-off and what it says of waits (its defaults otherwise). */
     source?: Pick<SourceOptions, 'timeoutMs' | 'backoffMs' | 'onWait'>;
+    /** How many of the copy's events to list (100 unless told). */
+    listed?: number;
   } & Pick<MirrorOptions, 'itemsPerPage' | 'onRejected' | 'sleep' | 'shouldStop'>,
 ): Promise<{ summary: MirrorSummary; events: StoredEvent[] }> {
   const { store, drop } = await open();
@@ -50,7 +52,7 @@ export async function mirrorIntoFreshStore(
     const page = await store.listEvents({
       orgId: options.orgId,
       offset: 0,
-      limit: 100,
+      limit: options.listed ?? 100,
       includeCount: true,
       includeRaw: false,
     });
@@ -159,6 +161,8 @@ export async function listingSource(
   faults: {
     /** Serves at most this many events a page, whatever was asked (as a service may clamp). */
     clamp?: number;
+    /** Lists each page's events oldest first (the set the page holds is the right one). */
+    reversePages?: boolean;
     /** Cuts the results of the n-th request (1-based) to their first `to`. */
     truncate?: { request: number; to: number };
     /** Awaited before answering the n-th request (1-based). */
@@ -184,6 +188,7 @@ export async function listingSource(
     );
     let results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
     if (faults.truncate?.request === n) results = results.slice(0, faults.truncate.to);
+    if (faults.reversePages) results = results.reverse();
     res
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));

@@ -222,3 +222,55 @@ test('a source that ignores maxDate is a clear error, not an endless walk', asyn
     server.close();
   }
 });
+
+test('a source listing each page oldest first: the copy is complete, nothing counted as already present, and complete through the newest event', async () => {
+  // The next window and `through` came from a page's first and last records,
+  // taken for its newest and oldest: windows overlapped (their events
+  // counted as already present) and `through` was the oldest page's top.
+  const events = fortyEvents();
+  const source = await listingSource(events, { reversePages: true });
+  try {
+    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: source.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 10,
+    });
+    assert.deepEqual(new Set(copied.map((e) => e.id)), new Set(events.map((e) => e.id)));
+    assert.deepEqual([summary.copied, summary.skipped], [40, 0]);
+    assert.equal(summary.through, new Date(events[0]!.at).toISOString().replace('.000Z', 'Z'));
+  } finally {
+    source.close();
+  }
+});
+
+test('an id the source lists twice in one write is copied once and not counted as already present', async () => {
+  const events = fortyEvents();
+  // The 30th event listed again in an older second, with other content.
+  const again = events[29]!;
+  const older = BASE - 5000;
+  const repeated: SourceEvent = {
+    id: again.id,
+    at: older,
+    doc: groupCreatedDocument({ at: older, id: again.id, orgId: SOURCE_ORG, groupId: ORG }),
+  };
+  const source = await listingSource([...events, repeated]);
+  try {
+    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: source.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 100,
+    });
+    assert.deepEqual([summary.copied, summary.skipped], [40, 0]);
+    // The first listed is kept.
+    assert.equal(
+      (JSON.parse(copied.find((e) => e.id === again.id)!.doc) as { created: string }).created,
+      again.doc.created,
+    );
+  } finally {
+    source.close();
+  }
+});

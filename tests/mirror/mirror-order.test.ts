@@ -92,6 +92,38 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
         source.close();
       }
     });
+    test('a source serving fewer events a page than asked (it clamps itemsPerPage) still gives its order across a busy second of 1,000 events', async () => {
+      // 1,000 is as many as a second's sort keys tell apart (ListingOrder).
+      // Each page's place in the second was counted in pages of the size
+      // asked, so from the 11th page of 20 on every event shared the last key.
+      const second = BASE + 5000;
+      const events: SourceEvent[] = Array.from({ length: 1000 }, (_, i) => {
+        const id = objectIdAt(second, ((i * 7919) % 9973).toString(16).padStart(16, '0'));
+        return {
+          id,
+          at: second + 999 - i,
+          doc: groupCreatedDocument({ at: second, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
+        };
+      });
+      const source = await listingSource(events, { clamp: 20 });
+      try {
+        const { summary, events: copied } = await mirrorIntoFreshStore(open, {
+          baseUrl: source.baseUrl,
+          sourceOrg: SOURCE_ORG,
+          orgId: ORG,
+          created: BASE,
+          itemsPerPage: 100,
+          listed: 1000,
+        });
+        assert.deepEqual([summary.copied, summary.skipped], [1000, 0]);
+        assert.deepEqual(
+          copied.map((e) => e.id),
+          events.map((e) => e.id),
+        );
+      } finally {
+        source.close();
+      }
+    });
   });
 }
 
