@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import zlib from 'node:zlib';
 import { computeHa1 } from '@/lib/auth/api-keys';
 import {
   computeDigestResponse,
@@ -199,6 +200,8 @@ export class DigestHttpClient {
             agent: this.agent,
             headers: {
               accept: 'application/json',
+              // A page of 500 events with raw is about a megabyte of JSON, a tenth of it gzipped.
+              'accept-encoding': 'gzip, deflate, br',
               'user-agent': 'org-events-mirror',
               ...(authorization ? { authorization } : {}),
             },
@@ -208,13 +211,20 @@ export class DigestHttpClient {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
+              let bytes: Buffer;
+              try {
+                bytes = decoded(Buffer.concat(chunks), response.headers['content-encoding']);
+              } catch (error) {
+                failWith(error instanceof Error ? error : new Error(String(error)));
+                return;
+              }
               settle();
               resolve({
                 status: response.statusCode ?? 0,
                 headers: response.headers,
                 // Bytes that are no UTF-8 marked, not replaced with U+FFFD:
                 // a record holding them is refused, never stored altered.
-                body: decodeMarkingInvalid(Buffer.concat(chunks)),
+                body: decodeMarkingInvalid(bytes),
               });
             });
             response.on('error', failWith);
@@ -233,6 +243,27 @@ export class DigestHttpClient {
       request.end();
     });
   }
+}
+
+/**
+ * A body as sent, undone of its Content-Encoding: asked for (gzip, deflate,
+ * br), and sent by some proxies whatever was asked. A body that does not
+ * decode (cut short, damaged) fails the request, which is retried as any
+ * answer cut short is; an encoding this client does not know fails it too.
+ */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  const name = encoding?.trim().toLowerCase();
+  if (!name || name === 'identity') return body;
+  try {
+    if (name === 'gzip' || name === 'x-gzip') return zlib.gunzipSync(body);
+    if (name === 'deflate') return zlib.inflateSync(body);
+    if (name === 'br') return zlib.brotliDecompressSync(body);
+  } catch (error) {
+    throw new Error(
+      `the answer's ${name}-encoded body does not decode (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  throw new Error(`the answer is encoded as "${encoding}", which this client does not read`);
 }
 
 export function headerOf(answer: HttpAnswer, name: string): string | undefined {

@@ -163,6 +163,8 @@ export async function listingSource(
     clamp?: number;
     /** Lists each page's events oldest first (the set the page holds is the right one). */
     reversePages?: boolean;
+    /** Encodes the n-th answer's body (1-based), sent with its Content-Encoding, when it returns one. */
+    encode?: (request: number, body: Buffer) => { encoding: string; body: Buffer } | undefined;
     /** Cuts the results of the n-th request (1-based) to their first `to`. */
     truncate?: { request: number; to: number };
     /** Awaited before answering the n-th request (1-based). */
@@ -189,9 +191,14 @@ export async function listingSource(
     let results = within.slice((pageNum - 1) * itemsPerPage, pageNum * itemsPerPage);
     if (faults.truncate?.request === n) results = results.slice(0, faults.truncate.to);
     if (faults.reversePages) results = results.reverse();
+    const body = Buffer.from(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));
+    const encoded = faults.encode?.(n, body);
     res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ links: [], results: results.map((e) => e.doc) }));
+      .writeHead(200, {
+        'content-type': 'application/json',
+        ...(encoded ? { 'content-encoding': encoded.encoding } : {}),
+      })
+      .end(encoded?.body ?? body);
   };
   const server = http.createServer((req, res) => {
     requests++;

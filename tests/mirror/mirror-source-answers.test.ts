@@ -5,6 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
@@ -67,6 +68,41 @@ for (const [name, body] of [
     }
   });
 }
+
+test('answers gzip-, deflate- or br-encoded are read as what they encode; one that does not decode is retried; an unknown encoding fails, naming it', async () => {
+  const encoders: Record<string, (body: Buffer) => Buffer> = {
+    gzip: (body) => zlib.gzipSync(body),
+    deflate: (body) => zlib.deflateSync(body),
+    br: (body) => zlib.brotliCompressSync(body),
+    // Cut short: does not decode.
+    damaged: (body) => zlib.gzipSync(body).subarray(0, 20),
+  };
+  const names = Object.keys(encoders);
+  const src = await listingSource(events, {
+    encode: (n, body) => {
+      const name = names[(n - 1) % names.length]!;
+      return { encoding: name === 'damaged' ? 'gzip' : name, body: encoders[name]!(body) };
+    },
+  });
+  try {
+    const summary = await mirror(src.baseUrl);
+    assert.deepEqual([summary.copied, summary.rejected], [events.length, 0]);
+    assert.ok(summary.retries >= 1, `retries ${summary.retries}`);
+  } finally {
+    src.close();
+  }
+  const unknown = await listingSource(events, {
+    encode: (_n, body) => ({ encoding: 'zstd', body }),
+  });
+  try {
+    await assert.rejects(
+      mirror(unknown.baseUrl),
+      /encoded as "zstd", which this client does not read/,
+    );
+  } finally {
+    unknown.close();
+  }
+});
 
 test('a record holding bytes that are no UTF-8 is rejected and reported, never stored with U+FFFD; the rest of its page is copied', async () => {
   const latin1 = events[1]!;
