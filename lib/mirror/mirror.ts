@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
 import {
@@ -173,6 +174,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * they are dropped as the edge second's repeats are.
    */
   const recent = new RecentEvents(overlapMs);
+  /** The invalid records this run counted: read again (a catch-up's overlap, a walk resumed), they are not counted twice. */
+  const rejected = new SeenRecords();
   /** Takes the stored checkpoint for the walk's own when it changed under it; true if it had. */
   const reread = async () => {
     const now = await store.getMirrorCheckpoint(orgId, key);
@@ -308,7 +311,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
      * pages' events: a walk that fails before storing them (a source outage
      * under --follow) reads those pages again, and they were counted twice.
      */
-    let rejects: [record: unknown, message: string][] = [];
+    let rejects: [record: unknown, message: string, text: string | undefined][] = [];
     const edge = new EdgeSecond();
     /** Stores the gathered pages and moves the checkpoint to where they end. */
     const flush = async (done: boolean) => {
@@ -335,8 +338,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       batchIds = new Set();
       counts.copied += result.inserted;
       counts.skipped += result.skipped - reread;
-      counts.rejected += rejects.length;
-      for (const [record, message] of rejects) options.onRejected?.(record, message);
+      for (const [record, message, text] of rejects) {
+        if (rejected.isNew(record, text)) {
+          counts.rejected++;
+          options.onRejected?.(record, message);
+        }
+      }
       rejects = [];
       if (!done) {
         checkpoint = { ...checkpoint, segment: { ...segment } };
@@ -369,11 +376,18 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       try {
         page = await pending;
       } catch (error) {
-        // A stop cut the request (or its retry's wait) short: the pages
-        // gathered are stored, and the next run asks for this one again.
-        if (!(error instanceof SourceStopped)) throw error;
-        await flush(false);
-        return false;
+        // A stop cut the request (or its retry's wait) short, or the source
+        // failed for good: the pages gathered are stored either way, and the
+        // next run asks for this one again (before, a failure dropped them,
+        // and the next run read them again).
+        if (error instanceof SourceStopped) {
+          await flush(false);
+          return false;
+        }
+        // The source's error is the one to tell; a store failing too shows
+        // again at the next run's first write.
+        await flush(false).catch(() => undefined);
+        throw error;
       }
       const records = page.map((record) => record.value);
       // Read once per page: the newest and oldest valid `created` on it.
@@ -415,7 +429,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             ? NOT_UTF8_AS_SERVED
             : toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
-          if (!reread) rejects.push([record, event]);
+          if (!reread) rejects.push([record, event, text]);
           return;
         }
         // Its place in the second is counted either way (see ListingOrder).
@@ -556,6 +570,28 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     stopped,
     interrupted: cutShort,
   };
+}
+
+/**
+ * Records seen before, by a digest of their text (as served, else as
+ * parsed): an invalid record has no id to know it by, nor a valid time to
+ * forget it after, and a catch-up reads the last minute again at every
+ * check. Digests are small; a source serving more invalid records than
+ * MAX has the rest counted at each reading.
+ */
+class SeenRecords {
+  private static readonly MAX = 100_000;
+  private readonly digests = new Set<string>();
+
+  /** Whether `record` is seen for the first time (and remembers it). */
+  isNew(record: unknown, text: string | undefined): boolean {
+    const digest = createHash('sha1')
+      .update(text ?? JSON.stringify(record) ?? String(record))
+      .digest('base64');
+    if (this.digests.has(digest)) return false;
+    if (this.digests.size < SeenRecords.MAX) this.digests.add(digest);
+    return true;
+  }
 }
 
 /**

@@ -138,6 +138,9 @@ function certificateAdvice(code: string, hostname: string): string {
 /** Said when an answer suggests --source names something other than the API's base. */
 const BASE_URL_HINT =
   "is --source the API's base URL (https://cloud.mongodb.com/api/public/v1.0, or …/api/public/v1.0 of a self-hosted installation)?";
+/** Said instead once the source has served pages of events: --source is right. */
+const AFTER_PAGES_HINT =
+  'the source served this mirror pages of events before, so --source is right: has something in front of it (a proxy, a single sign-on) changed? What was copied is kept, and the next run goes on from there.';
 
 const MAX_BACKOFF_MS = 30_000;
 /** The longest Retry-After obeyed as asked. */
@@ -373,7 +376,7 @@ export class SourceClient {
           )
         : new MirrorError(
             'NOT_FOUND',
-            `The source answered ${statusLine(404, errorCode)} for ${this.base.origin}${this.eventsPath}: ${BASE_URL_HINT} Is --source-org right?`,
+            `The source answered ${statusLine(404, errorCode)} for ${this.base.origin}${this.eventsPath}: ${this.listed ? AFTER_PAGES_HINT : `${BASE_URL_HINT} Is --source-org right?`}`,
           );
     }
     if (answer.status >= 300 && answer.status < 400) {
@@ -382,16 +385,21 @@ export class SourceClient {
       const location = headerOf(answer, 'location');
       return new MirrorError(
         'REJECTED',
-        `The source redirected the request (${answer.status}) to ${location ?? 'nowhere named'}: ${BASE_URL_HINT}`,
+        `The source redirected the request (${answer.status}) to ${location ?? 'nowhere named'}: ${this.hint()}`,
       );
     }
     const detail = detailOf(answer);
     return new MirrorError(
       'REJECTED',
       detail === undefined
-        ? `The source refused the request (${statusLine(answer.status, errorCode)}) with something that is not the API's error: ${BASE_URL_HINT}`
+        ? `The source refused the request (${statusLine(answer.status, errorCode)}) with something that is not the API's error: ${this.hint()}`
         : `The source refused the request (${statusLine(answer.status, errorCode)}): ${detail}`,
     );
+  }
+
+  /** What an answer that is not the API's suggests: a wrong --source, unless pages were served. */
+  private hint(): string {
+    return this.listed ? AFTER_PAGES_HINT : BASE_URL_HINT;
   }
 
   /** The back-off before retry `attempt` of at most `limit`, said (onWait) with what failed. */

@@ -77,7 +77,7 @@ export async function followMirror(
     orgId: string;
     checks: number;
     onCaughtUp?: (state: MirrorCaughtUp, checks: number) => void;
-  },
+  } & Pick<MirrorOptions, 'onRejected'>,
 ): Promise<{ summary: MirrorSummary; checks: MirrorCaughtUp[] }> {
   const checks: MirrorCaughtUp[] = [];
   const summary = await runMirror({
@@ -92,6 +92,7 @@ export async function followMirror(
       options.onCaughtUp?.(state, checks.length);
     },
     shouldStop: () => checks.length >= options.checks,
+    onRejected: options.onRejected,
     source: { baseUrl: options.baseUrl, orgId: options.sourceOrg, publicKey: 'p', privateKey: 'k' },
   });
   return { summary, checks };

@@ -79,6 +79,35 @@ for (const [engine, open] of TEST_ENGINES) {
         assert.ok(await store.getEvent(ORG, events[0]!.id, false), 'the arrival is stored');
       });
     });
+
+    test('an invalid record in the overlap, read again at each check, is counted and reported once', async () => {
+      const now = Date.now();
+      const invalid = sourceEvent(now - 3000, 'e0');
+      const events = [
+        sourceEvent(now - 2000, 'c0'),
+        { ...invalid, doc: { ...invalid.doc, eventTypeName: 'not a type' } },
+        sourceEvent(now - 5000, 'b0'),
+      ];
+      await withCopy(events, async (store, baseUrl) => {
+        const reported: unknown[] = [];
+        const { summary, checks } = await followMirror(store, {
+          baseUrl,
+          sourceOrg: SOURCE_ORG,
+          orgId: ORG,
+          checks: 3,
+          onRejected: (record) => reported.push(record),
+        });
+        assert.deepEqual(
+          checks.map((check) => [check.copied, check.rejected]),
+          [
+            [2, 1],
+            [2, 1],
+            [2, 1],
+          ],
+        );
+        assert.deepEqual([summary.copied, summary.rejected, reported.length], [2, 1, 1]);
+      });
+    });
   });
 
   describe(`a following mirror's counts, events dated in the future (${engine})`, () => {

@@ -357,6 +357,52 @@ test('without --follow, a source outage past the retries ends the mirror with th
   }
 });
 
+test('a redirect after pages were served (a sign-in in front of the source) fails without blaming --source, and keeps the events of those pages', async () => {
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n < 3) return false;
+      res.writeHead(302, { location: 'https://sso.example.com/login' }).end();
+      return true;
+    },
+  });
+  const { store, drop } = await openSqliteTestStore();
+  try {
+    await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
+    await assert.rejects(
+      runMirror({
+        store,
+        orgId: ORG,
+        itemsPerPage: 3,
+        source: { baseUrl: src.baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+      }),
+      (error: unknown) => {
+        assert.match(
+          String(error),
+          /redirected the request \(302\) to https:\/\/sso\.example\.com\/login: the source served this mirror pages of events before, so --source is right/,
+        );
+        assert.doesNotMatch(String(error), /is --source the API's base URL/);
+        return true;
+      },
+    );
+    // The two pages served: 5 events (each page reads the one before's oldest second again).
+    const copied = await store.listEvents({
+      orgId: ORG,
+      offset: 0,
+      limit: 100,
+      includeCount: true,
+      includeRaw: false,
+    });
+    assert.deepEqual(
+      copied.events.map((e) => e.id),
+      events.slice(0, 5).map((e) => e.id),
+    );
+  } finally {
+    src.close();
+    await store.close();
+    await drop();
+  }
+});
+
 test('an http:// source that is a TLS port fails after a few attempts, asking whether it is https://', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-tls-only-'));
   const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
