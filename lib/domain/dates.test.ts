@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  FIRST_INSTANT,
   formatShortRelative,
   inclusiveEnd,
   toApiDateTimeExact,
@@ -125,6 +126,20 @@ describe('lib/domain/dates', () => {
       parseDateTime('0050-06-01T10:00+02:00'),
     );
     assert.equal(parseDateTime('0099-12-31', 'Etc/GMT-2'), parseDateTime('0099-12-31T00:00+02:00'));
+  });
+
+  it('writes the years 0000-0099 as themselves, not as the year of an era (0000 is not 0001)', () => {
+    assert.equal(formatTimestamp(FIRST_INSTANT, 'UTC'), '0000-01-01 00:00:00');
+    assert.equal(formatLongTimestamp(FIRST_INSTANT, 'UTC'), 'Sat, 1 Jan 0000, 00:00:00 UTC');
+    assert.equal(toUrlDateTime(FIRST_INSTANT, 'UTC'), '0000-01-01T00:00Z');
+    assert.equal(parseDateTime(toUrlDateTime(FIRST_INSTANT, 'UTC'), 'UTC'), FIRST_INSTANT);
+    // New York kept its local mean time (UTC-04:56:02) until 1883.
+    const noonInNewYork = new Date(0).setUTCFullYear(0, 5, 1) + (16 * 3600 + 56 * 60 + 2) * 1000;
+    assert.equal(formatTimestamp(noonInNewYork, 'America/New_York'), '0000-06-01 12:00:00');
+    assert.equal(
+      formatLongTimestamp(noonInNewYork, 'America/New_York'),
+      'Thu, 1 Jun 0000, 12:00:00 UTC-04:56',
+    );
   });
 
   it('fills date inputs in the table format and zone, and round-trips them', () => {

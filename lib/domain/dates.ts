@@ -69,14 +69,20 @@ function inZone(millis: number, zone: string): Date {
   return new TZDate(millis, zone);
 }
 
+/*
+ * Years are written with date-fns's `uuuu` (the proleptic year, as ISO 8601
+ * and the API count), never `yyyy`: that is the year of the era, which
+ * writes the year 0000 (1 BC) as 0001.
+ */
+
 /** "2026-01-02 10:04:05", the absolute time shown in the table. */
 export function formatTimestamp(millis: number, zone: string): string {
-  return format(inZone(millis, zone), 'yyyy-MM-dd HH:mm:ss');
+  return format(inZone(millis, zone), 'uuuu-MM-dd HH:mm:ss');
 }
 
 /** "Fri, 2 Jan 2026, 10:04:05 UTC+01:00", the long form shown in the detail view. */
 export function formatLongTimestamp(millis: number, zone: string): string {
-  return `${format(inZone(millis, zone), 'EEE, d MMM yyyy, HH:mm:ss')} ${formatZoneOffset(millis, zone)}`;
+  return `${format(inZone(millis, zone), 'EEE, d MMM uuuu, HH:mm:ss')} ${formatZoneOffset(millis, zone)}`;
 }
 
 /** The zone as people name it: "UTC", or its IANA name ("Europe/Paris"). */
@@ -262,7 +268,7 @@ export function toUrlDateTime(millis: number, zone: string): string {
   const date = inZone(millis, zone);
   const clock = format(
     date,
-    date.getSeconds() === 0 ? "yyyy-MM-dd'T'HH:mm" : "yyyy-MM-dd'T'HH:mm:ss",
+    date.getSeconds() === 0 ? "uuuu-MM-dd'T'HH:mm" : "uuuu-MM-dd'T'HH:mm:ss",
   );
   const offset = format(date, 'xxx');
   return clock + (offset === '+00:00' ? 'Z' : offset);
@@ -288,7 +294,11 @@ export function parseEndBound(text: string, zone: string): number | null {
   return nextStart === null ? null : nextStart - 1000;
 }
 
-/** The form date inputs show and take: the table's own ISO 24-hour format. */
+/**
+ * The form date inputs show and take: the table's own ISO 24-hour format.
+ * Words for people, never a date-fns pattern (there `yyyy` would be the
+ * year of the era, 0001 for the year 0000): parseDateTime reads the inputs.
+ */
 export const DATE_INPUT_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 
 /** The value of a date text input showing an instant in a zone: "2026-01-31 23:59:00". */
