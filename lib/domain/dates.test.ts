@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  DAY_MS,
   FIRST_INSTANT,
+  LAST_INSTANT,
   formatShortRelative,
   inclusiveEnd,
   toApiDateTimeExact,
@@ -140,6 +142,55 @@ describe('lib/domain/dates', () => {
       formatLongTimestamp(noonInNewYork, 'America/New_York'),
       'Thu, 1 Jun 0000, 12:00:00 UTC-04:56',
     );
+  });
+
+  it('round-trips the years 0000, 0050, 0099, 0100 and 9999 through the table, input and URL forms', () => {
+    for (const year of ['0000', '0050', '0099', '0100', '9999']) {
+      for (const zone of ['UTC', 'America/New_York', 'Etc/GMT+5']) {
+        for (const wall of [`${year}-01-01 00:00:00`, `${year}-06-15 13:45:30`]) {
+          const instant = parseDateTime(wall, zone);
+          assert.notEqual(instant, null, `${wall} ${zone}`);
+          assert.equal(formatTimestamp(instant!, zone), wall, `${wall} ${zone}`);
+          assert.equal(toDateTimeInputValue(instant!, zone), wall, `${wall} ${zone}`);
+          assert.ok(formatLongTimestamp(instant!, zone).includes(` ${year}, `), `${wall} ${zone}`);
+          const url = toUrlDateTime(instant!, zone);
+          assert.ok(url.startsWith(wall.slice(0, 10)), `${url} ${zone}`);
+          // New York's local mean time (UTC-04:56:02, until 1883) has seconds
+          // a URL's offset cannot write; Etc/GMT+5 is UTC-05:00 all along.
+          if (zone !== 'America/New_York' || year === '9999') {
+            assert.equal(parseDateTime(url, zone), instant, `${url} ${zone}`);
+          }
+        }
+      }
+    }
+  });
+
+  it('ends a bare "to" date of the years 0000-0099 on that day, not 1900-1999, and 9999-12-31 at its last second', () => {
+    const endOfDay = (year: number, month: number, day: number) => {
+      const date = new Date(0);
+      date.setUTCFullYear(year, month - 1, day);
+      return date.getTime() + DAY_MS - 1000;
+    };
+    assert.equal(parseEndBound('0000-01-01', 'UTC'), endOfDay(0, 1, 1));
+    assert.equal(parseEndBound('0050-06-01', 'UTC'), endOfDay(50, 6, 1));
+    assert.equal(parseEndBound('0099-12-31', 'UTC'), endOfDay(99, 12, 31));
+    assert.equal(parseEndBound('0100-03-01', 'UTC'), endOfDay(100, 3, 1));
+    assert.equal(parseEndBound('9999-12-31', 'UTC'), LAST_INSTANT - 999);
+    assert.equal(toUrlDateTime(parseEndBound('0050-06-01', 'UTC')!, 'UTC'), '0050-06-01T23:59:59Z');
+    assert.equal(
+      toUrlDateTime(parseEndBound('0050-06-01', 'Etc/GMT+5')!, 'Etc/GMT+5'),
+      '0050-06-01T23:59:59-05:00',
+    );
+    for (const day of ['0000-01-01', '0050-06-01', '0099-12-31', '0100-03-01']) {
+      // In a zone too: the second before the next day starts there.
+      const end = parseEndBound(day, 'America/New_York');
+      assert.notEqual(end, null, day);
+      assert.equal(formatTimestamp(end!, 'America/New_York').slice(0, 10), day, day);
+    }
+    // East of UTC the last day ends within the served range; west of it, past
+    // it, so at the last second the served form can write.
+    assert.equal(parseEndBound('9999-12-31', 'Asia/Tokyo'), Date.UTC(9999, 11, 31, 14, 59, 59));
+    assert.equal(parseEndBound('9999-12-31', 'America/New_York'), LAST_INSTANT - 999);
   });
 
   it('fills date inputs in the table format and zone, and round-trips them', () => {

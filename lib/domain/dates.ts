@@ -163,10 +163,14 @@ function parseDateTimeUnbounded(text: string, zone?: string): number | null {
   if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
 
   if (!hasOffset && zone !== undefined && zone !== UTC_ZONE) {
-    const wall = new TZDate(year, month - 1, day, hour, minute, second, millis, zone);
-    // As with Date, the constructor reads years 0-99 as 1900-1999.
-    if (year < 100) wall.setFullYear(year, month - 1, day);
-    const instant = wall.getTime();
+    // As with Date, the constructor reads years 0-99 as 1900-1999, and
+    // setFullYear afterwards kept the offset in whole minutes (a zone's
+    // local mean time, New York's UTC-04:56:02, came out 2 s late): such a
+    // year is read 400 years on (the calendar repeats every 146,097 days,
+    // and those centuries keep the same local mean time) and moved back.
+    const shift = year < 100 ? GREGORIAN_CYCLE_YEARS : 0;
+    const wall = new TZDate(year + shift, month - 1, day, hour, minute, second, millis, zone);
+    const instant = wall.getTime() - (shift === 0 ? 0 : GREGORIAN_CYCLE_MS);
     return Number.isFinite(instant) ? instant : null;
   }
   const offsetHours = oh === undefined ? 0 : Number(oh);
@@ -178,6 +182,10 @@ function parseDateTimeUnbounded(text: string, zone?: string): number | null {
   const offset = (offsetHours * 60 + offsetMinutes) * 60_000;
   return date.getTime() - (sign === '-' ? -offset : offset);
 }
+
+/** The Gregorian calendar repeats every 400 years, 146,097 days. */
+const GREGORIAN_CYCLE_YEARS = 400;
+const GREGORIAN_CYCLE_MS = 146_097 * 86_400_000;
 
 const DIGIT_0 = 48;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -289,9 +297,25 @@ export function parseEndBound(text: string, zone: string): number | null {
   const day = text.trim();
   if (parseDateTime(`${day} 00:00:00`, zone) === null) return null; // no such day
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  const next = new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
-  const nextStart = parseDateTime(`${next} 00:00:00`, zone);
+  // setUTCFullYear, not Date.UTC: that reads the years 0-99 as 1900-1999,
+  // so "to 0050-06-01" ended on 1950-06-01.
+  const next = new Date(0);
+  next.setUTCFullYear(y, m - 1, d + 1);
+  if (next.getUTCFullYear() > 9999) {
+    // The day after 9999-12-31 has no four-digit year to read it by. No
+    // clock changes at that midnight, so the day ends at its 23:59:59; where
+    // that lies past the last instant the served form can write (zones west
+    // of UTC), no event is later than that instant's second.
+    return parseDateTime(`${day} 23:59:59`, zone) ?? LAST_INSTANT - 999;
+  }
+  const nextStart = parseDateTime(`${calendarDay(next)} 00:00:00`, zone);
   return nextStart === null ? null : nextStart - 1000;
+}
+
+/** "0050-06-02": a Date's UTC calendar day, its year in four digits (toISOString writes 10000 as +010000). */
+function calendarDay(date: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(date.getUTCFullYear()).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
 }
 
 /**
