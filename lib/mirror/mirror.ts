@@ -313,6 +313,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
      */
     let rejects: [record: unknown, message: string, text: string | undefined][] = [];
     const edge = new EdgeSecond();
+    /** The window's empty page was asked for again (see below). */
+    let askedAgain = false;
     /** Stores the gathered pages and moves the checkpoint to where they end. */
     const flush = async (done: boolean) => {
       const ids = batch.map((event) => event.id);
@@ -390,6 +392,15 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         throw error;
       }
       const records = page.map((record) => record.value);
+      // An empty page ends the walk, and nothing below it is asked for by
+      // any later run: one that follows events (a source's passing fault, a
+      // replica behind) is asked for once more before it is believed.
+      if (records.length === 0 && segment.top !== undefined && !askedAgain) {
+        askedAgain = true;
+        pending = fetchPage(next);
+        continue;
+      }
+      askedAgain = false;
       // Read once per page: the newest and oldest valid `created` on it.
       const ends = datedEnds(records);
       segment.top ??= ends?.newest;

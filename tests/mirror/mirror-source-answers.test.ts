@@ -104,6 +104,27 @@ test('answers gzip-, deflate- or br-encoded are read as what they encode; one th
   }
 });
 
+test('an empty page after pages of events is asked for again before it ends the walk: one empty by a passing fault loses nothing', async () => {
+  // Before, the third answer ending the walk left 5 of the 9 events
+  // uncopied for good, the copy said complete through the newest.
+  const src = await listingSource(events, {
+    misbehave: (n, res) => {
+      if (n !== 3) return false;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"links":[],"results":[]}');
+      return true;
+    },
+  });
+  try {
+    const summary = await mirror(src.baseUrl);
+    assert.deepEqual([summary.copied, summary.rejected], [events.length, 0]);
+    // Pages of 3, each after the first reading its predecessor's oldest
+    // second again: 5 with events, the faulty one, the empty one asked twice.
+    assert.equal(summary.requests, 8);
+  } finally {
+    src.close();
+  }
+});
+
 test('a record holding bytes that are no UTF-8 is rejected and reported, never stored with U+FFFD; the rest of its page is copied', async () => {
   const latin1 = events[1]!;
   const src = await listingSource(events, {
