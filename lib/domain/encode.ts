@@ -22,7 +22,7 @@ const {
   hasControlCharacter,
   isNullText,
 } = jsonText;
-const { FILTER_FIELDS, isIndexable } = filters;
+const { FILTER_FIELDS, MAX_INDEXED_VALUE_LENGTH, isIndexable } = filters;
 const { checkFieldText, EXCLUSIVE_FIELDS, FIELD_KIND_OF } = event;
 
 /** One checker for every record read (they are read one at a time). */
@@ -401,9 +401,11 @@ function readMember(
   }
   if (info.field !== undefined && source.charCodeAt(start) === QUOTE && end - start > 2) {
     const value = source.slice(start + 1, end - 1);
-    if (!value.includes('\\')) facts.fieldValues[info.field] = value;
-    else {
-      // Only an escape can make a value unindexable (`\u0000`): JSON text holds no raw U+0000.
+    // Without an escape the text is the value: only its length can make it
+    // unindexable (JSON text holds no raw U+0000 nor half a surrogate pair).
+    if (!value.includes('\\')) {
+      if (value.length <= MAX_INDEXED_VALUE_LENGTH) facts.fieldValues[info.field] = value;
+    } else {
       const unescaped = JSON.parse(source.slice(start, end)) as string;
       if (isIndexable(unescaped)) facts.fieldValues[info.field] = unescaped;
     }

@@ -9,6 +9,7 @@ import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { encodeEvent, encodeRecordText } from '@/lib/domain/encode';
 import { eventInputSchema, type EventInput } from '@/lib/domain/event';
+import { MAX_INDEXED_VALUE_LENGTH } from '@/lib/domain/filters';
 import {
   ImportFatalError,
   type ImportReport,
@@ -1283,7 +1284,16 @@ describe('encodeRecordText (records read from their text, unparsed)', () => {
           number: pick([1, '2.5', 'x', null]),
           units: pick(['RAW', 'new unit', 3]),
         };
-      if (variant === 6) record.username = pick(['a\\"b', 'tab\there', 'é', '\u0000']);
+      if (variant === 6)
+        record.username = pick([
+          'a\\"b',
+          'tab\there',
+          'é',
+          '\u0000',
+          // At and over the longest value indexed.
+          'y'.repeat(MAX_INDEXED_VALUE_LENGTH),
+          'z'.repeat(MAX_INDEXED_VALUE_LENGTH + 1),
+        ]);
       if (variant === 9) {
         // A key one letter off a known one (same length and first letter): an unknown key.
         const key = pick(Object.keys(record));

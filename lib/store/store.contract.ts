@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DAY_MS, HOUR_MS, parseApiDateTime } from '@/lib/domain/dates';
-import { encodeEvent } from '@/lib/domain/encode';
+import { encodeEvent, encodeRecordText } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import type { ConcurrentWriter } from './testing/sqlite-writer';
 import {
@@ -1044,14 +1044,22 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       const tooLong = 'c'.repeat(MAX_INDEXED_VALUE_LENGTH + 1);
       // Three bytes of UTF-8 a code unit: the most bytes a value of this length holds.
       const atLength = '\u20ac'.repeat(MAX_INDEXED_VALUE_LENGTH);
-      const longOne = encodeEvent(orgL, {
-        id: objectIdAt(base, '0000000000d00003'),
-        created: new Date(base).toISOString(),
-        eventTypeName: 'CLUSTER_CREATED',
-        clusterName: tooLong,
-        hostname: atLength,
-        groupId: '5f4e3d2c1b0a99887766554f',
-      });
+      // Read from its text, as an import reads a compact record with its
+      // keys in order (the index's values then come from the text alone).
+      const longOne = encodeRecordText(
+        orgL,
+        JSON.stringify({
+          clusterName: tooLong,
+          created: new Date(base).toISOString().replace('.000Z', 'Z'),
+          eventTypeName: 'CLUSTER_CREATED',
+          groupId: '5f4e3d2c1b0a99887766554f',
+          hostname: atLength,
+          id: objectIdAt(base, '0000000000d00003'),
+          orgId: orgL,
+        }),
+        false,
+      );
+      assert.ok(longOne, 'read from its text');
       const plain = makeEvent(orgL, 900_102, base + 1_000, 'JOINED_ORG');
       assert.equal((await store.insertEvents(orgL, [longOne, plain])).inserted, 2);
       const count = async (filter: Omit<EventFilter, 'orgId'>) =>

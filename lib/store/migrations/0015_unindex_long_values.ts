@@ -3,10 +3,11 @@ import { isIndexable } from '@/lib/domain/filters';
 
 /**
  * Terms whose value is no longer indexed (isIndexable: over 800 UTF-16 code
- * units since 2026-11) leave the index. SQLite took them before; undo and
- * prune find an event's postings by the terms of its document, which no
- * longer yield them, so they would stay counted after their events were
- * gone. PostgreSQL refused them (the batch failed), so it has none.
+ * units since 2026-11) leave the index. Both engines took them before
+ * (PostgreSQL up to its B-tree entry's 2,704 bytes, which failed the batch
+ * beyond); undo and prune find an event's postings by the terms of its
+ * document, which no longer yield them, so they would stay counted after
+ * their events were gone.
  * The document and its raw keep the value; only its term goes.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
