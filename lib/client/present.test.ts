@@ -110,6 +110,19 @@ describe('lib/client/present', () => {
       'Other fields/someNewField=kept',
     ]);
   });
+
+  it('shows a field named "__proto__" under its own name, lending its fields to nothing', () => {
+    // As JSON.parse reads the API's answer: an own member, not a prototype.
+    const served = JSON.parse(
+      '{"__proto__":{"username":"ceo@example.com"},"created":"2026-08-10T03:01:00Z",' +
+        '"eventTypeName":"JOINED_ORG","id":"6d0000000000000000000001"}',
+    ) as ApiEvent;
+    const flat = eventDetailSections(served).flatMap((s) =>
+      s.fields.map((f) => `${s.title}/${f.label}=${f.value}`),
+    );
+    assert.deepEqual(flat, ['Other fields/__proto__={"username":"ceo@example.com"}']);
+    assert.equal(eventActor(served).kind, 'none');
+  });
 });
 
 describe('relative times', () => {

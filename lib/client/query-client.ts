@@ -1,4 +1,4 @@
-import { QueryCache, QueryClient, isServer } from '@tanstack/react-query';
+import { QueryCache, QueryClient, isServer, replaceEqualDeep } from '@tanstack/react-query';
 import { ApiRequestError } from '@/lib/client/api-client';
 
 /**
@@ -18,9 +18,33 @@ export function makeQueryClient(): QueryClient {
         // A 4xx will not change on retry; a dropped connection might.
         retry: (failureCount, error) =>
           failureCount < 1 && !(error instanceof ApiRequestError && error.status < 500),
+        structuralSharing: shareStructure,
       },
+      // The server's answers reach the browser as JSON text, not as objects:
+      // React's Flight props drop every member named "__proto__", and an
+      // event may have one (the API serves every field as recorded).
+      dehydrate: { serializeData: (data: unknown) => JSON.stringify(data) },
+      hydrate: { deserializeData: (text: string): unknown => JSON.parse(text) },
     },
   });
+}
+
+/**
+ * Keeps what did not change of a refetched answer (TanStack Query's
+ * structural sharing), unless the answer holds a member named "__proto__":
+ * replaceEqualDeep copies by assignment, which made that member the copy's
+ * prototype, gone from its keys and lending its fields ("username") to a
+ * record that has none. JSON.parse keeps it an own field; so does this.
+ */
+export function shareStructure(previous: unknown, next: unknown): unknown {
+  return hasProtoMember(next) ? next : replaceEqualDeep(previous, next);
+}
+
+function hasProtoMember(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasProtoMember);
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some(hasProtoMember);
 }
 
 let browserQueryClient: QueryClient | undefined;
