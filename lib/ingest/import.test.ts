@@ -273,7 +273,7 @@ describe('import', () => {
     assert.deepEqual([cut.format, cut.inserted, cut.invalid], ['ndjson', 1, 1]);
   });
 
-  test('pretty-printed API answers appended one after another (curl >> file) import in turn; one that is no list stops the import at its line', async () => {
+  test('API answers appended one after another (curl >> file), pretty-printed or compact before pretty-printed ones, import in turn; one that is no list stops the import at its line', async () => {
     const pretty = (value: unknown) => JSON.stringify(value, null, 2);
     const pages = [
       pretty({ links: [], results: events.slice(0, 3), totalCount: 5 }),
@@ -290,6 +290,34 @@ describe('import', () => {
         [report.format, report.read, report.inserted, report.issues],
         ['envelope', 6, 6, []],
         JSON.stringify(joint),
+      );
+    }
+    // A compact answer (as the API writes it) before pretty-printed ones, on
+    // its own line or with the next one's opening after it: documents in a
+    // row, not NDJSON whose later lines are all broken.
+    const compact = [
+      JSON.stringify({ links: [], results: events.slice(0, 3), totalCount: 5 }),
+      JSON.stringify(events.slice(0, 3)),
+    ];
+    for (const [name, text] of [
+      ['compact-then-pretty.json', `${compact[0]}\n${pages[1]}\n${pages[2]}`],
+      ['compact-pretty-one-line.json', `${compact[0]}${pages[1]}`],
+      ['arrays-compact-then-pretty.json', `${compact[1]}\n${pages[2]}`],
+    ] as const) {
+      await freshStore();
+      const report = await importEvents(store, write(name, text), { orgId: ORG });
+      assert.deepEqual(
+        [report.invalid, report.inserted, report.issues],
+        [
+          0,
+          name === 'compact-then-pretty.json'
+            ? 6
+            : name === 'arrays-compact-then-pretty.json'
+              ? 5
+              : 4,
+          [],
+        ],
+        name,
       );
     }
     // A bad record of the second answer is located in it, by its own index and line.

@@ -1116,14 +1116,22 @@ async function detectFormat(
       if (trimmed[0] === '[') {
         // A whole array on the first line and more lines after it: NDJSON
         // of pages' records (`jq -c .results` writes a line per page).
-        format = first === 'whole' && nonBlank.length >= 2 ? 'ndjson' : 'array';
+        format =
+          first === 'whole' && nonBlank.length >= 2 && !opensPrettyDocument(nonBlank[1])
+            ? 'ndjson'
+            : 'array';
         break;
       }
       // A broken first record followed by a good one is NDJSON (the first
       // is then reported); an envelope's first line opening its records
       // array, with one record alone on the next, is not.
+      // A whole first line followed by a pretty-printed document's opening
+      // (`curl >> FILE` of a compact answer, then of one through `jq .`)
+      // is a sequence of documents, not NDJSON.
       format =
-        first === 'whole' || first === 'cutInString' || (first === 'other' && parses(nonBlank[1]))
+        (first === 'whole' && !opensPrettyDocument(nonBlank[1])) ||
+        first === 'cutInString' ||
+        (first === 'other' && parses(nonBlank[1]))
           ? 'ndjson'
           : 'envelope';
       break;
@@ -1143,6 +1151,17 @@ async function detectFormat(
       }
     })(),
   };
+}
+
+/**
+ * Whether a line is how a pretty-printed JSON document goes on after its
+ * first: a bracket alone, or a member's key (`  "links": [`). No NDJSON
+ * record is either.
+ */
+function opensPrettyDocument(line: string | undefined): boolean {
+  if (line === undefined) return false;
+  const text = line.trim();
+  return text === '{' || text === '[' || /^"(?:[^"\\]|\\.)*"\s*:/.test(text);
 }
 
 /**
