@@ -1,6 +1,7 @@
 import { newObjectId, objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { openStore } from '@/lib/store';
+import type { Locator } from '@playwright/test';
 import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
 import type { E2eState } from './support/state';
 
@@ -99,4 +100,59 @@ test('the Raw tab and Compare show raw documents exactly as recorded', async ({
   // The same string written two ways is the same value.
   await expect(row('raw.name')).not.toHaveAttribute('data-differs', 'true');
   await expect(row('raw.one')).toContainText('1.0');
+});
+
+/** A top-level field named "__proto__", as an import keeps it, with one in its raw document too. */
+async function orgWithProtoField(state: E2eState): Promise<{ orgId: string; eventId: string }> {
+  const store = await openStore(state.databaseUrl);
+  try {
+    const orgId = newObjectId();
+    await store.createOrg({ id: orgId, name: 'Proto field', created: Date.now() });
+    const member = await store.getApiKeyByPublicKey(state.keys.member.publicKey);
+    await store.grantRole({
+      orgId,
+      apiKeyId: member!.id,
+      role: 'ORG_MEMBER',
+      created: Date.now(),
+    });
+    const created = Date.UTC(2026, 0, 1);
+    const eventId = objectIdAt(created, '0000000000000001');
+    const text = `{"__proto__":{"username":"ceo@example.com"},"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${eventId}","raw":{"__proto__":{"isAdmin":true}}}`;
+    const event = toNewEvent(JSON.parse(text), orgId, false, text);
+    if (typeof event === 'string') throw new Error(event);
+    await store.insertEvents(orgId, [event]);
+    return { orgId, eventId };
+  } finally {
+    await store.close();
+  }
+}
+
+test('a field named "__proto__" shows as served, on the event\'s page and in the panel', async ({
+  page,
+  state,
+}) => {
+  const { orgId, eventId } = await orgWithProtoField(state);
+  await signIn(page, state.keys.member);
+  const shownAsServed = async (detail: Locator) => {
+    const others = detail.locator('section', {
+      has: page.getByRole('heading', { name: 'Other fields' }),
+    });
+    await expect(others.locator('dt')).toHaveText(['__proto__']);
+    await expect(others.locator('dd')).toHaveText(['{"username":"ceo@example.com"}']);
+    // Its fields are not the event's: no actor.
+    await expect(detail.getByText('ceo@example.com (user)')).toHaveCount(0);
+    await detail.getByRole('tab', { name: 'Raw' }).click();
+    const tree = detail.getByRole('group', { name: 'Raw document' });
+    await expect(tree.locator('.json-leaf')).toHaveText(['"isAdmin": true']);
+    await expect(tree).toContainText('"__proto__"');
+  };
+
+  // Rendered on the server, then hydrated.
+  await page.goto(`/orgs/${orgId}/events/${eventId}`);
+  await shownAsServed(page.locator('main'));
+
+  await page.goto(eventsUrl(orgId, 'from=2025-12-31&to=2026-01-02'));
+  await expect(rows(page)).toHaveCount(1);
+  await rows(page).first().click();
+  await shownAsServed(page.getByRole('dialog'));
 });
