@@ -253,7 +253,8 @@ export class DigestHttpClient {
  */
 function decoded(body: Buffer, encoding: string | undefined): Buffer {
   const name = encoding?.trim().toLowerCase();
-  if (!name || name === 'identity') return body;
+  // An empty body is empty however it is said to be encoded (a challenge's 401, a 204).
+  if (!name || name === 'identity' || body.length === 0) return body;
   try {
     if (name === 'gzip' || name === 'x-gzip') return zlib.gunzipSync(body);
     if (name === 'deflate') return zlib.inflateSync(body);

@@ -283,6 +283,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     return fetching;
   };
 
+  /** The most events the source served on one page: its page size, if it clamps itemsPerPage. */
+  let servedMost = 0;
   /** The source's order within a second, kept in the copy's sort keys. */
   let listing = new ListingOrder();
 
@@ -315,6 +317,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     const edge = new EdgeSecond();
     /** The window's empty page was asked for again (see below). */
     let askedAgain = false;
+    /** A page in one second, shorter than the source's others, is being asked for again (see below). */
+    let shortPageAskedAgain = false;
     /** Stores the gathered pages and moves the checkpoint to where they end. */
     const flush = async (done: boolean) => {
       const ids = batch.map((event) => event.id);
@@ -412,14 +416,25 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       const done = records.length === 0;
       if (!done) {
         tooNew(ends, segment.hi);
-        repeatedPage(window, records, edge);
+        const reasked = shortPageAskedAgain;
+        shortPageAskedAgain = false;
+        servedMost = Math.max(servedMost, records.length);
+        // The same page asked again holds what it held: no sign of a source ignoring pageNum.
+        if (!reasked) repeatedPage(window, records, edge);
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
         const oldestSecondEnd = Math.floor(oldestCreated(ends, records) / 1000) * 1000 + 999;
         if (segment.hi !== undefined && oldestSecondEnd >= parseDateTime(segment.hi)!) {
-          segment.pageNum++; // a whole page in one second: the next page of that second
-          segment.listed = listedBefore + records.length;
+          // A page in one second: the next page of that second. But the
+          // source starts that page where a whole one ends, so a page
+          // shorter than its others (cut short by a fault) is asked for
+          // once more, or what it lacked would never be read.
+          if (records.length < servedMost && !reasked) shortPageAskedAgain = true;
+          else {
+            segment.pageNum++;
+            segment.listed = listedBefore + records.length;
+          }
         } else {
           segment.hi = new Date(oldestSecondEnd).toISOString();
           segment.pageNum = 1;

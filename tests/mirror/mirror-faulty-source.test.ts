@@ -274,3 +274,34 @@ test('an id the source lists twice in one write is copied once and not counted a
     source.close();
   }
 });
+
+test('a page within one second cut short by a fault is asked for again: the page after it would start where a whole one ends', async () => {
+  // Ten events in one second, pages of 3; the third answer is cut to 2.
+  // Before, the next page started at the 7th event, and the 6th was never copied.
+  const second = BASE + 60_000;
+  const events: SourceEvent[] = Array.from({ length: 10 }, (_, i) => {
+    const id = objectIdAt(second, `dddddddddddd${String(i).padStart(4, '0')}`);
+    return {
+      id,
+      at: second + 900 - i * 10,
+      doc: groupCreatedDocument({ at: second, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
+    };
+  });
+  const source = await listingSource(events, { truncate: { request: 3, to: 2 } });
+  try {
+    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: source.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+    });
+    assert.deepEqual([summary.copied, summary.skipped], [10, 0]);
+    assert.deepEqual(
+      copied.map((e) => e.id),
+      events.map((e) => e.id),
+    );
+  } finally {
+    source.close();
+  }
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -77,6 +78,28 @@ test('answers gzip-, deflate- or br-encoded are read as what they encode; one th
     // Cut short: does not decode.
     damaged: (body) => zlib.gzipSync(body).subarray(0, 20),
   };
+  // An empty answer said to be gzip (a proxy marking everything so): a 401 challenge.
+  const challenges = http.createServer((req, res) => {
+    if (!req.headers.authorization) {
+      res
+        .writeHead(401, {
+          'www-authenticate':
+            'Digest realm="MMS Public API", nonce="n1", qop="auth", algorithm=MD5',
+          'content-encoding': 'gzip',
+        })
+        .end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"links":[],"results":[]}');
+  });
+  await new Promise<void>((resolve) => challenges.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = challenges.address() as AddressInfo;
+    const summary = await mirror(`http://127.0.0.1:${port}/api/public/v1.0`);
+    assert.deepEqual([summary.copied, summary.retries], [0, 0]);
+  } finally {
+    challenges.close();
+  }
   const names = Object.keys(encoders);
   const src = await listingSource(events, {
     encode: (n, body) => {
@@ -118,8 +141,9 @@ test('an empty page after pages of events is asked for again before it ends the 
     const summary = await mirror(src.baseUrl);
     assert.deepEqual([summary.copied, summary.rejected], [events.length, 0]);
     // Pages of 3, each after the first reading its predecessor's oldest
-    // second again: 5 with events, the faulty one, the empty one asked twice.
-    assert.equal(summary.requests, 8);
+    // second again: 5 with events, the last of them (one second, short)
+    // asked twice, the faulty one, the empty one asked twice.
+    assert.equal(summary.requests, 9);
   } finally {
     src.close();
   }
