@@ -1,6 +1,7 @@
 import { newObjectId, objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { openStore } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
 import type { Locator } from '@playwright/test';
 import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
 import type { E2eState } from './support/state';
@@ -17,18 +18,19 @@ const RAWS = [
   '{"z":1,"2":"two","accountId":9007199254740992,"one":1.0,"neg":-0.0,"huge":1e400,"name":"é"}',
 ];
 
+/** A new org named `name`, of which the e2e member key is a member. */
+async function newMemberOrg(store: EventStore, state: E2eState, name: string): Promise<string> {
+  const orgId = newObjectId();
+  await store.createOrg({ id: orgId, name, created: Date.now() });
+  const member = await store.getApiKeyByPublicKey(state.keys.member.publicKey);
+  await store.grantRole({ orgId, apiKeyId: member!.id, role: 'ORG_MEMBER', created: Date.now() });
+  return orgId;
+}
+
 async function orgWithExactRaws(state: E2eState): Promise<string> {
   const store = await openStore(state.databaseUrl);
   try {
-    const orgId = newObjectId();
-    await store.createOrg({ id: orgId, name: 'Exact raw', created: Date.now() });
-    const member = await store.getApiKeyByPublicKey(state.keys.member.publicKey);
-    await store.grantRole({
-      orgId,
-      apiKeyId: member!.id,
-      role: 'ORG_MEMBER',
-      created: Date.now(),
-    });
+    const orgId = await newMemberOrg(store, state, 'Exact raw');
     const base = Date.UTC(2026, 0, 1);
     const events = RAWS.map((raw, i) => {
       const id = objectIdAt(base + i * 1000, `e${i}`.padStart(16, '0'));
@@ -106,15 +108,7 @@ test('the Raw tab and Compare show raw documents exactly as recorded', async ({
 async function orgWithProtoField(state: E2eState): Promise<{ orgId: string; eventId: string }> {
   const store = await openStore(state.databaseUrl);
   try {
-    const orgId = newObjectId();
-    await store.createOrg({ id: orgId, name: 'Proto field', created: Date.now() });
-    const member = await store.getApiKeyByPublicKey(state.keys.member.publicKey);
-    await store.grantRole({
-      orgId,
-      apiKeyId: member!.id,
-      role: 'ORG_MEMBER',
-      created: Date.now(),
-    });
+    const orgId = await newMemberOrg(store, state, 'Proto field');
     const created = Date.UTC(2026, 0, 1);
     const eventId = objectIdAt(created, '0000000000000001');
     const text = `{"__proto__":{"username":"ceo@example.com"},"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${eventId}","raw":{"__proto__":{"isAdmin":true}}}`;

@@ -146,13 +146,7 @@ test('a full page none of whose records has a valid created is a clear error', a
   const source = await listingSource(events);
   try {
     await assert.rejects(
-      mirrorIntoFreshStore(openSqliteTestStore, {
-        baseUrl: source.baseUrl,
-        sourceOrg: SOURCE_ORG,
-        orgId: ORG,
-        created: BASE,
-        itemsPerPage: 3,
-      }),
+      copyFrom(source.baseUrl, 3),
       (error: unknown) =>
         error instanceof MirrorError &&
         error.code === 'SOURCE_FAILED' &&
@@ -162,6 +156,17 @@ test('a full page none of whose records has a valid created is a clear error', a
     source.close();
   }
 });
+
+/** Copies the source at `baseUrl` into a fresh SQLite store, `itemsPerPage` a page. */
+function copyFrom(baseUrl: string, itemsPerPage: number) {
+  return mirrorIntoFreshStore(openSqliteTestStore, {
+    baseUrl,
+    sourceOrg: SOURCE_ORG,
+    orgId: ORG,
+    created: BASE,
+    itemsPerPage,
+  });
+}
 
 /** Forty events a second apart, newest first. */
 function fortyEvents(): SourceEvent[] {
@@ -176,13 +181,7 @@ for (const [name, faults] of [
     const events = fortyEvents();
     const source = await listingSource(events, faults);
     try {
-      const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
-        baseUrl: source.baseUrl,
-        sourceOrg: SOURCE_ORG,
-        orgId: ORG,
-        created: BASE,
-        itemsPerPage: 10,
-      });
+      const { summary, events: copied } = await copyFrom(source.baseUrl, 10);
       assert.deepEqual(
         copied.map((e) => e.id),
         events.map((e) => e.id),
@@ -230,13 +229,7 @@ test('a source listing each page oldest first: the copy is complete, nothing cou
   const events = fortyEvents();
   const source = await listingSource(events, { reversePages: true });
   try {
-    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
-      baseUrl: source.baseUrl,
-      sourceOrg: SOURCE_ORG,
-      orgId: ORG,
-      created: BASE,
-      itemsPerPage: 10,
-    });
+    const { summary, events: copied } = await copyFrom(source.baseUrl, 10);
     assert.deepEqual(new Set(copied.map((e) => e.id)), new Set(events.map((e) => e.id)));
     assert.deepEqual([summary.copied, summary.skipped], [40, 0]);
     assert.equal(summary.through, new Date(events[0]!.at).toISOString().replace('.000Z', 'Z'));
@@ -257,13 +250,7 @@ test('an id the source lists twice in one write is copied once and not counted a
   };
   const source = await listingSource([...events, repeated]);
   try {
-    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
-      baseUrl: source.baseUrl,
-      sourceOrg: SOURCE_ORG,
-      orgId: ORG,
-      created: BASE,
-      itemsPerPage: 100,
-    });
+    const { summary, events: copied } = await copyFrom(source.baseUrl, 100);
     assert.deepEqual([summary.copied, summary.skipped], [40, 0]);
     // The first listed is kept.
     assert.equal(
@@ -289,13 +276,7 @@ test('a page within one second cut short by a fault is asked for again: the page
   });
   const source = await listingSource(events, { truncate: { request: 3, to: 2 } });
   try {
-    const { summary, events: copied } = await mirrorIntoFreshStore(openSqliteTestStore, {
-      baseUrl: source.baseUrl,
-      sourceOrg: SOURCE_ORG,
-      orgId: ORG,
-      created: BASE,
-      itemsPerPage: 3,
-    });
+    const { summary, events: copied } = await copyFrom(source.baseUrl, 3);
     assert.deepEqual([summary.copied, summary.skipped], [10, 0]);
     assert.deepEqual(
       copied.map((e) => e.id),
