@@ -24,19 +24,21 @@ const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0021');
 const SOURCE_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0022');
 const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 
-/** 7, 4 and 2 events in three seconds, ids in an order unrelated to time. */
-function sourceEvents(): SourceEvent[] {
+/**
+ * Events shown at these seconds (`count` each), newest first by a hidden
+ * millisecond (`first` into the second, then `step` ms apart), ids in an
+ * order unrelated to time (tails from a fixed permutation).
+ */
+function sourceEvents(
+  seconds: readonly (readonly [second: number, count: number])[],
+  first: number,
+  step: number,
+): SourceEvent[] {
   const events: SourceEvent[] = [];
-  const seconds = [
-    [BASE + 2000, 7],
-    [BASE + 1000, 4],
-    [BASE, 2],
-  ] as const;
   let n = 0;
   for (const [second, count] of seconds) {
     for (let i = 0; i < count; i++) {
-      // Newest first by the hidden time; ids shuffled (tail from a fixed permutation).
-      const at = second + 900 - i * 100;
+      const at = second + first - i * step;
       const id = objectIdAt(second, ((n * 7919) % 9973).toString(16).padStart(16, '0'));
       n++;
       events.push({
@@ -55,18 +57,32 @@ function sourceEvents(): SourceEvent[] {
 }
 
 function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
+  /** Copies the source at `baseUrl` into a fresh store, `itemsPerPage` a page, and lists `listed` of the copy. */
+  const copyFrom = (baseUrl: string, itemsPerPage: number, listed?: number) =>
+    mirrorIntoFreshStore(open, {
+      baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage,
+      listed,
+    });
+
   describe(`the source's order within a second (${engine})`, () => {
     test('a copy made through windows that split seconds lists same-second events in the order the source listed them', async () => {
-      const events = sourceEvents();
+      // 7, 4 and 2 events in three seconds.
+      const events = sourceEvents(
+        [
+          [BASE + 2000, 7],
+          [BASE + 1000, 4],
+          [BASE, 2],
+        ],
+        900,
+        100,
+      );
       const source = await listingSource(events);
       try {
-        const { summary, events: copied } = await mirrorIntoFreshStore(open, {
-          baseUrl: source.baseUrl,
-          sourceOrg: SOURCE_ORG,
-          orgId: ORG,
-          created: BASE,
-          itemsPerPage: 3,
-        });
+        const { summary, events: copied } = await copyFrom(source.baseUrl, 3);
         assert.equal(summary.copied, events.length);
         // Windows end with the second the last page ended in, so its events
         // are served again: recognised, not counted as already present.
@@ -96,25 +112,10 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
       // 1,000 is as many as a second's sort keys tell apart (ListingOrder).
       // Each page's place in the second was counted in pages of the size
       // asked, so from the 11th page of 20 on every event shared the last key.
-      const second = BASE + 5000;
-      const events: SourceEvent[] = Array.from({ length: 1000 }, (_, i) => {
-        const id = objectIdAt(second, ((i * 7919) % 9973).toString(16).padStart(16, '0'));
-        return {
-          id,
-          at: second + 999 - i,
-          doc: groupCreatedDocument({ at: second, id, orgId: SOURCE_ORG, groupId: SOURCE_ORG }),
-        };
-      });
+      const events = sourceEvents([[BASE + 5000, 1000]], 999, 1);
       const source = await listingSource(events, { clamp: 20 });
       try {
-        const { summary, events: copied } = await mirrorIntoFreshStore(open, {
-          baseUrl: source.baseUrl,
-          sourceOrg: SOURCE_ORG,
-          orgId: ORG,
-          created: BASE,
-          itemsPerPage: 100,
-          listed: 1000,
-        });
+        const { summary, events: copied } = await copyFrom(source.baseUrl, 100, 1000);
         assert.deepEqual([summary.copied, summary.skipped], [1000, 0]);
         assert.deepEqual(
           copied.map((e) => e.id),
