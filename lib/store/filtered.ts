@@ -11,7 +11,7 @@ import {
   parseCidr,
 } from '@/lib/domain/filters';
 import type { Database } from './schema';
-import { fieldRange, prefixEnd, term, termValue } from './terms';
+import { fieldRange, prefixEnd, term, termValue, valueOfTerm } from './terms';
 import type { EventFilter } from './types';
 
 /**
@@ -100,7 +100,7 @@ async function lookup(
   // A value no event's index holds (isIndexable: judged on the value, after
   // its field's name), and which PostgreSQL may refuse as a parameter: it
   // matches nothing, on both engines.
-  const terms = candidates.filter((t) => isIndexable(t.slice(t.indexOf(':') + 1)));
+  const terms = candidates.filter((t) => isIndexable(valueOfTerm(t)));
   if (terms.length === 0) return [];
   return db
     .selectFrom('term_dict')
@@ -157,7 +157,7 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
     const matching = (await types()).filter(
       (type) => hasWordPrefix(type, word) || hasWordPrefix(eventTypeLabel(type), word),
     );
-    const terms = rows.filter((r) => hasWordPrefix(r.term.slice(r.term.indexOf(':') + 1), word));
+    const terms = rows.filter((r) => hasWordPrefix(valueOfTerm(r.term), word));
     clauses.push(clauseOf('q', terms, false, matching));
   }
 

@@ -28,9 +28,14 @@ export function termValue(field: string, term: string): string {
   return term.slice(field.length + 1);
 }
 
+/** A term's value, whatever its field (no field's name holds ':'). */
+export function valueOfTerm(term: string): string {
+  return term.slice(term.indexOf(':') + 1);
+}
+
 /** The distinct words of a term's value: what `q` words are matched against (term_words). */
 export function termWords(term: string): string[] {
-  return [...new Set(words(term.slice(term.indexOf(':') + 1)))];
+  return [...new Set(words(valueOfTerm(term)))];
 }
 
 /**

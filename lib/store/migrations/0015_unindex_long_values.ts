@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { isIndexable } from '@/lib/domain/filters';
+import { valueOfTerm } from '../terms';
 
 /**
  * Terms whose value is no longer indexed (isIndexable: over 800 UTF-16 code
@@ -16,7 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const { rows } = await sql<{ id: number | string; term: string }>`
     SELECT id, term FROM term_dict WHERE length(term) > 400`.execute(db);
   const ids = rows
-    .filter((row) => !isIndexable(row.term.slice(row.term.indexOf(':') + 1)))
+    .filter((row) => !isIndexable(valueOfTerm(row.term)))
     .map((row) => Number(row.id));
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = sql.join(ids.slice(i, i + 500));
