@@ -387,7 +387,7 @@ export async function* readEventBatches(
   ): { event: NewEvent } | { value: unknown } | undefined => {
     const size = oversize ?? recordBytes(text, maxBytes);
     if (size > maxBytes) {
-      reject(location, tooLarge(size, maxBytes));
+      reject(location, tooLargeMessage(size, maxBytes));
       return undefined;
     }
     const event = encodeRecordText(options.orgId, text, rehome);
@@ -648,12 +648,13 @@ function fileDirection(batches: readonly BatchPacker[]): 'ascending' | 'descendi
 }
 
 /** A record's UTF-8 size, computed only when its length alone cannot settle it against `limit`. */
-function recordBytes(text: string, limit: number): number {
+export function recordBytes(text: string, limit: number): number {
   // A UTF-16 code unit is at most 3 UTF-8 bytes.
   return text.length * 3 <= limit ? text.length : Buffer.byteLength(text, 'utf8');
 }
 
-function tooLarge(size: number, limit: number): string {
+/** Why a record of `size` bytes or more is refused under `limit` (import and mirror alike). */
+export function tooLargeMessage(size: number, limit: number): string {
   return `The record is larger than the ${limit.toLocaleString('en-US')}-byte limit (${size.toLocaleString('en-US')} bytes or more; raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`;
 }
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { DigestHttpClient } from './digest-http';
+import zlib from 'node:zlib';
+import { AnswerTooLargeError, DigestHttpClient } from './digest-http';
 
 /**
  * A server answering each request by `decide(n, authorized)` (n counts the
@@ -100,5 +101,67 @@ test('a key a header cannot carry fails its request at once, leaving no deadline
     await new Promise((resolve) => setTimeout(resolve, 200));
   } finally {
     source.close();
+  }
+});
+
+test('an answer longer than the client reads fails with AnswerTooLargeError, as sent or once decoded, and one of the limit is read whole', async () => {
+  // Before, a gzip answer decoding past the longest string threw in the
+  // response's handler, out of reach of any catch: the mirror died.
+  const limit = 64 * 1024;
+  const spaces = (n: number) => Buffer.alloc(n, 0x20);
+  const answers: Record<string, { encoding?: string; body: Buffer } | 'endless'> = {
+    '/plain-at-limit': { body: spaces(limit) },
+    '/plain-over': { body: spaces(limit + 1) },
+    '/gzip-at-limit': { encoding: 'gzip', body: zlib.gzipSync(spaces(limit)) },
+    '/gzip-over': { encoding: 'gzip', body: zlib.gzipSync(spaces(limit * 1024)) },
+    '/br-over': { encoding: 'br', body: zlib.brotliCompressSync(spaces(limit + 1)) },
+    '/deflate-over': { encoding: 'deflate', body: zlib.deflateSync(spaces(limit + 1)) },
+    // A source sending without end: refused once past the limit, not at its deadline.
+    '/endless': 'endless',
+  };
+  const listener = http.createServer((req, res) => {
+    const answer = answers[req.url!]!;
+    if (answer === 'endless') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const more = () => {
+        while (res.write(spaces(16 * 1024)));
+      };
+      res.on('drain', more);
+      res.on('close', () => res.off('drain', more));
+      more();
+      return;
+    }
+    res
+      .writeHead(200, answer.encoding ? { 'content-encoding': answer.encoding } : {})
+      .end(answer.body);
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  const client = new DigestHttpClient(
+    new URL(`http://127.0.0.1:${port}`),
+    { username: 'abcdefgh', password: 'secret' },
+    60_000,
+    limit,
+  );
+  try {
+    for (const path of ['/plain-at-limit', '/gzip-at-limit']) {
+      assert.equal((await client.get(path)).body, spaces(limit).toString(), path);
+    }
+    for (const path of ['/plain-over', '/gzip-over', '/br-over', '/deflate-over', '/endless']) {
+      const started = Date.now();
+      await assert.rejects(
+        client.get(path),
+        (error) => error instanceof AnswerTooLargeError && error.limit === limit,
+        path,
+      );
+      assert.ok(
+        Date.now() - started < 10_000,
+        `${path} failed only after ${Date.now() - started} ms`,
+      );
+    }
+  } finally {
+    client.close();
+    listener.close();
+    listener.closeAllConnections();
   }
 });

@@ -1,3 +1,4 @@
+import { constants as bufferConstants } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -22,6 +23,21 @@ import { decodeMarkingInvalid } from '@/lib/domain/utf8';
 export type HttpAnswer = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
 export type DigestCredentials = { username: string; password: string };
+
+/**
+ * The longest answer that can be read as text at all: a body decoding to
+ * more UTF-8 bytes than a string can hold UTF-16 units failed in the
+ * response's handler, out of reach of any catch (the process died).
+ */
+export const MAX_ANSWER_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
+/** An answer longer than the client reads (as sent, or once decoded): retrying cannot shorten it. */
+export class AnswerTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer is larger than ${limit.toLocaleString('en-US')} bytes`);
+    this.name = 'AnswerTooLargeError';
+  }
+}
 
 type Challenge = {
   realm: string;
@@ -68,6 +84,8 @@ export class DigestHttpClient {
     private readonly origin: URL,
     private readonly credentials: DigestCredentials,
     private readonly timeoutMs = 60_000,
+    /** The longest answer read, as sent and once decoded (at most MAX_ANSWER_BYTES). */
+    private readonly maxAnswerBytes = MAX_ANSWER_BYTES,
   ) {
     this.agent =
       origin.protocol === 'https:'
@@ -209,23 +227,31 @@ export class DigestHttpClient {
           },
           (response) => {
             const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            let received = 0;
+            const limit = Math.min(this.maxAnswerBytes, MAX_ANSWER_BYTES);
+            response.on('data', (chunk: Buffer) => {
+              received += chunk.length;
+              // Not held to the end: a source sending without end would fill the memory first.
+              if (received > limit) fail(new AnswerTooLargeError(limit));
+              else chunks.push(chunk);
+            });
             response.on('end', () => {
-              let bytes: Buffer;
+              let body: string;
               try {
-                bytes = decoded(Buffer.concat(chunks), response.headers['content-encoding']);
+                const bytes = decoded(
+                  Buffer.concat(chunks),
+                  response.headers['content-encoding'],
+                  limit,
+                );
+                // Bytes that are no UTF-8 marked, not replaced with U+FFFD:
+                // a record holding them is refused, never stored altered.
+                body = decodeMarkingInvalid(bytes);
               } catch (error) {
                 failWith(error instanceof Error ? error : new Error(String(error)));
                 return;
               }
               settle();
-              resolve({
-                status: response.statusCode ?? 0,
-                headers: response.headers,
-                // Bytes that are no UTF-8 marked, not replaced with U+FFFD:
-                // a record holding them is refused, never stored altered.
-                body: decodeMarkingInvalid(bytes),
-              });
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
             });
             response.on('error', failWith);
             response.on('aborted', () => failWith(new Error('the connection closed mid-response')));
@@ -251,15 +277,20 @@ export class DigestHttpClient {
  * decode (cut short, damaged) fails the request, which is retried as any
  * answer cut short is; an encoding this client does not know fails it too.
  */
-function decoded(body: Buffer, encoding: string | undefined): Buffer {
+function decoded(body: Buffer, encoding: string | undefined, limit: number): Buffer {
   const name = encoding?.trim().toLowerCase();
   // An empty body is empty however it is said to be encoded (a challenge's 401, a 204).
   if (!name || name === 'identity' || body.length === 0) return body;
+  // A megabyte of gzip may hold a gigabyte of spaces: decoding stops at the limit.
+  const options = { maxOutputLength: limit };
   try {
-    if (name === 'gzip' || name === 'x-gzip') return zlib.gunzipSync(body);
-    if (name === 'deflate') return zlib.inflateSync(body);
-    if (name === 'br') return zlib.brotliDecompressSync(body);
+    if (name === 'gzip' || name === 'x-gzip') return zlib.gunzipSync(body, options);
+    if (name === 'deflate') return zlib.inflateSync(body, options);
+    if (name === 'br') return zlib.brotliDecompressSync(body, options);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new AnswerTooLargeError(limit);
+    }
     throw new Error(
       `the answer's ${name}-encoded body does not decode (${error instanceof Error ? error.message : String(error)})`,
     );

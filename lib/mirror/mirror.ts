@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { getConfig } from '@/lib/config';
 import { parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
 import {
@@ -9,11 +10,12 @@ import {
 } from '@/lib/domain/mirror-checkpoint';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { NOT_UTF8 } from '@/lib/domain/utf8';
-import { toNewEvent } from '@/lib/ingest/import';
+import { recordBytes, toNewEvent, tooLargeMessage } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { ListingOrder } from '@/lib/ingest/listing-order';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
 import type { EventStore, IngestRun } from '@/lib/store/types';
+import { MAX_ANSWER_BYTES } from './digest-http';
 import {
   MirrorError,
   SourceClient,
@@ -65,6 +67,13 @@ export type MirrorOptions = {
    * (a store's cost per transaction dwarfs its cost per event at 500).
    */
   eventsPerWrite?: number;
+  /**
+   * The longest record copied, in UTF-8 bytes as served (default
+   * IMPORT_MAX_RECORD_BYTES, 1 MB, as for `import`): a longer one is
+   * rejected and reported. A page's answer may be as long as its records
+   * at this limit, and no longer.
+   */
+  maxRecordBytes?: number;
   /** How far before `through` each catch-up starts again (default 60 s). */
   overlapMs?: number;
   /** Checked after every page: true ends the mirror cleanly (checkpoint saved). */
@@ -234,7 +243,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     await windBackForUndone(checkpoint.skipped);
     await reread();
   }
-  const client = new SourceClient(options.source, options.sleep);
+  const maxRecordBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
+  // A page's records at the limit, and a megabyte for the list around them.
+  const pageBytes = Math.min(MAX_ANSWER_BYTES, itemsPerPage * maxRecordBytes + (1 << 20));
+  const client = new SourceClient({ maxAnswerBytes: pageBytes, ...options.source }, options.sleep);
   let run: IngestRun;
   try {
     run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
@@ -450,10 +462,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       page.forEach(({ value: record, text }) => {
         // Read again at a window's edge: already counted, never stored twice.
         const reread = edge.has(record);
+        const size = text === undefined ? 0 : recordBytes(text, maxRecordBytes);
         const event =
           text?.includes(NOT_UTF8) === true
             ? NOT_UTF8_AS_SERVED
-            : toNewEvent(record, orgId, true, text);
+            : size > maxRecordBytes
+              ? tooLargeMessage(size, maxRecordBytes)
+              : toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
           if (!reread) rejects.push([record, event, text]);
           return;

@@ -1,6 +1,6 @@
 import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { JsonArraySplitter } from '@/lib/ingest/json-stream';
-import { DigestHttpClient, type HttpAnswer, headerOf } from './digest-http';
+import { AnswerTooLargeError, DigestHttpClient, type HttpAnswer, headerOf } from './digest-http';
 
 /**
  * The source organization's list endpoint, read politely and persistently:
@@ -34,6 +34,11 @@ export type SourceOptions = {
   onWait?: (wait: { reason: string; ms: number }) => void;
   /** Per-request deadline for the whole answer, retried like a dropped connection (default 60 s). */
   timeoutMs?: number;
+  /**
+   * The longest answer read, as sent and once decoded (default: the most a
+   * string holds, about 512 MiB); a longer one ends the mirror (ANSWER_TOO_LARGE).
+   */
+  maxAnswerBytes?: number;
 };
 
 export type MirrorErrorCode =
@@ -45,6 +50,7 @@ export type MirrorErrorCode =
   | 'REJECTED'
   | 'SOURCE_FAILED'
   | 'UNTRUSTED_CERTIFICATE'
+  | 'ANSWER_TOO_LARGE'
   | 'ALREADY_RUNNING';
 
 /** Thrown by a SourceClient's request or wait cut short by `stop()`. */
@@ -181,6 +187,7 @@ export class SourceClient {
       this.base,
       { username: options.publicKey, password: options.privateKey },
       options.timeoutMs,
+      options.maxAnswerBytes,
     );
     this.budget = Math.max(1, options.requestsPerMinute ?? 500);
     this.maxRetries = Math.max(0, options.maxRetries ?? 8);
@@ -272,6 +279,13 @@ export class SourceClient {
         answer = await this.http.get(path);
       } catch (error) {
         if (error instanceof SourceStopped) throw error;
+        if (error instanceof AnswerTooLargeError) {
+          // Asked again, the same page is as long: ending says why at once.
+          throw new MirrorError(
+            'ANSWER_TOO_LARGE',
+            `The source's answer to ${path} is larger than ${error.limit.toLocaleString('en-US')} bytes, more than a page of records within the record size limit can be (raise the limit with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`,
+          );
+        }
         const code = (error as NodeJS.ErrnoException).code;
         // OpenSSL's messages end in a newline.
         const reason = (error instanceof Error ? error.message : String(error)).trim();

@@ -123,6 +123,11 @@ export function parsePublicKey(value: string): string {
   return value;
 }
 
+/** --max-record-bytes (import, mirror): at least 1 KiB, as IMPORT_MAX_RECORD_BYTES. */
+export function parseMaxRecordBytes(value: string): number {
+  return parseCount(value, '--max-record-bytes', 1024, Number.MAX_SAFE_INTEGER);
+}
+
 /** A whole number in [min, max]; "1_000_000" and "1,000,000" are accepted. */
 export function parseCount(value: string, flag: string, min: number, max: number): number {
   const digits = value.replace(/[_,]/g, '');

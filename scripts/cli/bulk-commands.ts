@@ -8,6 +8,7 @@ import {
   EXIT,
   parseCommand,
   parseCount,
+  parseMaxRecordBytes,
   parseDate,
   parseObjectId,
   parseOrgName,
@@ -185,14 +186,7 @@ export const importFile: Command = async (args, context) => {
     batchSize: batchSize(values['batch-size']),
     ...(values['max-record-bytes'] === undefined
       ? {}
-      : {
-          maxRecordBytes: parseCount(
-            values['max-record-bytes'],
-            '--max-record-bytes',
-            1024,
-            Number.MAX_SAFE_INTEGER,
-          ),
-        }),
+      : { maxRecordBytes: parseMaxRecordBytes(values['max-record-bytes']) }),
   };
   let size = 0;
   if (file !== '-') {

@@ -78,14 +78,17 @@ Commands:
 
   mirror --org ORG_ID --source BASE_URL --source-org ORG_ID --public-key PUB
          [--private-key KEY] [--since DATE] [--follow [--interval SECONDS]]
-         [--requests-per-minute N] [--items-per-page N]
+         [--requests-per-minute N] [--items-per-page N] [--max-record-bytes N]
       Copy a live organization through its own API (BASE_URL: the hosted
       service's or a self-hosted installation's .../api/public/v1.0; a private
       CA through NODE_EXTRA_CA_CERTS) into ORG_ID, with raw. The private key
       comes from MIRROR_PRIVATE_KEY (better) or --private-key. Resumes from
       its checkpoint; --follow keeps the copy current every --interval seconds
       (default 60) until SIGINT/SIGTERM, which end it after the current page.
-      Defaults: 500 requests per minute, 500 events per page.
+      Defaults: 500 requests per minute, 500 events per page. A record over
+      --max-record-bytes (default IMPORT_MAX_RECORD_BYTES, 1 MB) is reported
+      and not copied; an answer longer than a page of such records ends the
+      mirror.
 
   events list --org ORG_ID [FILTERS] [--page N] [--limit N] [--omit-count]
        [--include-raw]

@@ -6,6 +6,7 @@ import {
   parseCommand,
   parseCount,
   parseDate,
+  parseMaxRecordBytes,
   parseObjectId,
   requireOption,
   UsageError,
@@ -33,6 +34,7 @@ export const mirror: Command = async (args, context) => {
       interval: { type: 'string' },
       'requests-per-minute': { type: 'string' },
       'items-per-page': { type: 'string' },
+      'max-record-bytes': { type: 'string' },
     },
     { min: 0, max: 0, names: '' },
   );
@@ -109,6 +111,10 @@ export const mirror: Command = async (args, context) => {
     values['items-per-page'] === undefined
       ? MAX_ITEMS_PER_PAGE
       : parseCount(values['items-per-page'], '--items-per-page', 1, MAX_ITEMS_PER_PAGE);
+  const maxRecordBytes =
+    values['max-record-bytes'] === undefined
+      ? undefined
+      : parseMaxRecordBytes(values['max-record-bytes']);
 
   const store = await context.store();
   await requireOrg(
@@ -139,6 +145,7 @@ export const mirror: Command = async (args, context) => {
       follow: values.follow ?? false,
       intervalSeconds,
       itemsPerPage,
+      maxRecordBytes,
       shouldStop: () => stop.signal.aborted,
       // Until the next check, or a stop.
       pause: (ms) =>

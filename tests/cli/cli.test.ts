@@ -111,6 +111,14 @@ describe('admin CLI', () => {
         ],
         /--since lies in the future/,
       ],
+      [
+        [
+          ...['mirror', '--org', ORG, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+          ...['--source-org', ORG, '--public-key', 'abcdefgh', '--private-key', 'secret'],
+          ...['--max-record-bytes', '1023'],
+        ],
+        /--max-record-bytes must be a whole number from 1,024 to/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = cli(db, ...args);

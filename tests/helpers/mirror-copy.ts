@@ -29,7 +29,10 @@ export async function mirrorIntoFreshStore(
     source?: Pick<SourceOptions, 'timeoutMs' | 'backoffMs' | 'onWait'>;
     /** How many of the copy's events to list (100 unless told). */
     listed?: number;
-  } & Pick<MirrorOptions, 'itemsPerPage' | 'onRejected' | 'sleep' | 'shouldStop'>,
+  } & Pick<
+    MirrorOptions,
+    'itemsPerPage' | 'maxRecordBytes' | 'onRejected' | 'sleep' | 'shouldStop'
+  >,
 ): Promise<{ summary: MirrorSummary; events: StoredEvent[] }> {
   const { store, drop } = await open();
   try {
@@ -38,6 +41,7 @@ export async function mirrorIntoFreshStore(
       store,
       orgId: options.orgId,
       itemsPerPage: options.itemsPerPage,
+      maxRecordBytes: options.maxRecordBytes,
       onRejected: options.onRejected,
       sleep: options.sleep,
       shouldStop: options.shouldStop,

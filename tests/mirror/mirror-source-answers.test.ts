@@ -9,7 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { runMirror } from '@/lib/mirror/mirror';
+import { MirrorError, runMirror } from '@/lib/mirror/mirror';
 import {
   eventsSecondApart,
   groupCreatedDocument,
@@ -187,6 +187,69 @@ test('a record holding bytes that are no UTF-8 is rejected and reported, never s
     );
   } finally {
     src.close();
+  }
+});
+
+test('a record over the record size limit is rejected and reported, the rest copied; an answer longer than a page of such records ends the mirror, saying why', async () => {
+  const big = events[4]!;
+  const padded = { ...big.doc, note: 'x'.repeat(2048) };
+  // The record's text as this source serves it (JSON.stringify).
+  const size = Buffer.byteLength(JSON.stringify(padded)).toLocaleString('en-US');
+  const src = await listingSource(events.map((e) => (e === big ? { ...e, doc: padded } : e)));
+  const rejected: [unknown, string][] = [];
+  try {
+    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: src.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+      maxRecordBytes: 2048,
+      onRejected: (record, message) => rejected.push([record, message]),
+    });
+    assert.deepEqual([summary.copied, summary.rejected], [8, 1]);
+    assert.deepEqual(
+      rejected.map(([record, message]) => [(record as { id: string }).id, message]),
+      [
+        [
+          big.id,
+          `The record is larger than the 2,048-byte limit (${size} bytes or more; raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`,
+        ],
+      ],
+    );
+    assert.deepEqual(
+      copy.map((e) => e.id),
+      events.filter((e) => e !== big).map((e) => e.id),
+    );
+  } finally {
+    src.close();
+  }
+  // A megabyte of gzip holding a gigabyte: before, decoding it past the
+  // longest string killed the mirror from within the response's handler.
+  const bomb = zlib.gzipSync(Buffer.alloc(8 << 20, 0x20));
+  const bombing = await listingSource(events, {
+    encode: (n) => (n === 2 ? { encoding: 'gzip', body: bomb } : undefined),
+  });
+  try {
+    await assert.rejects(
+      mirrorIntoFreshStore(openSqliteTestStore, {
+        baseUrl: bombing.baseUrl,
+        sourceOrg: SOURCE_ORG,
+        orgId: ORG,
+        created: BASE,
+        itemsPerPage: 3,
+        maxRecordBytes: 2048,
+      }),
+      (error) =>
+        error instanceof MirrorError &&
+        error.code === 'ANSWER_TOO_LARGE' &&
+        !error.transient &&
+        /answer to \/api\/public\/v1\.0\/orgs\/\w+\/events\?.* is larger than 1,054,720 bytes, more than a page of records within the record size limit can be \(raise the limit with --max-record-bytes or IMPORT_MAX_RECORD_BYTES\)$/.test(
+          error.message,
+        ),
+    );
+  } finally {
+    bombing.close();
   }
 });
 
