@@ -31,6 +31,14 @@ export type DigestCredentials = { username: string; password: string };
  */
 export const MAX_ANSWER_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
+/** An answer in a Content-Encoding other than those asked for: asked again, it would come so again. */
+export class UnknownEncodingError extends Error {
+  constructor(readonly encoding: string) {
+    super(`the answer is encoded as "${encoding}", which this client does not read`);
+    this.name = 'UnknownEncodingError';
+  }
+}
+
 /** An answer longer than the client reads (as sent, or once decoded): retrying cannot shorten it. */
 export class AnswerTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -275,7 +283,8 @@ export class DigestHttpClient {
  * A body as sent, undone of its Content-Encoding: asked for (gzip, deflate,
  * br), and sent by some proxies whatever was asked. A body that does not
  * decode (cut short, damaged) fails the request, which is retried as any
- * answer cut short is; an encoding this client does not know fails it too.
+ * answer cut short is; an encoding this client does not know fails it with
+ * UnknownEncodingError, which retrying cannot fix.
  */
 function decoded(body: Buffer, encoding: string | undefined, limit: number): Buffer {
   const name = encoding?.trim().toLowerCase();
@@ -295,7 +304,7 @@ function decoded(body: Buffer, encoding: string | undefined, limit: number): Buf
       `the answer's ${name}-encoded body does not decode (${error instanceof Error ? error.message : String(error)})`,
     );
   }
-  throw new Error(`the answer is encoded as "${encoding}", which this client does not read`);
+  throw new UnknownEncodingError(encoding!);
 }
 
 export function headerOf(answer: HttpAnswer, name: string): string | undefined {

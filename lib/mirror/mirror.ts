@@ -247,6 +247,20 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   // A page's records at the limit, and a megabyte for the list around them.
   const pageBytes = Math.min(MAX_ANSWER_BYTES, itemsPerPage * maxRecordBytes + (1 << 20));
   const client = new SourceClient({ maxAnswerBytes: pageBytes, ...options.source }, options.sleep);
+  const sourceOrg = options.source.orgId;
+  /** Why a served record is not copied, found before its fields are validated (toNewEvent). */
+  const refusal = (record: SourceRecord, text: string | undefined): string | undefined => {
+    if (text?.includes(NOT_UTF8) === true) return NOT_UTF8_AS_SERVED;
+    const size = text === undefined ? 0 : recordBytes(text, maxRecordBytes);
+    if (size > maxRecordBytes) return tooLargeMessage(size, maxRecordBytes);
+    // Stored, it would have become an event of the local org like the
+    // source's own: a source listing another org's event is faulty.
+    const recordOrg = fieldOf(record, 'orgId');
+    if (recordOrg != null && recordOrg !== sourceOrg) {
+      return `orgId ${JSON.stringify(recordOrg)} is not the source organization ${sourceOrg}`;
+    }
+    return undefined;
+  };
   let run: IngestRun;
   try {
     run = await startIngestRun(store, { orgId, kind: 'mirror', source: key });
@@ -462,13 +476,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       page.forEach(({ value: record, text }) => {
         // Read again at a window's edge: already counted, never stored twice.
         const reread = edge.has(record);
-        const size = text === undefined ? 0 : recordBytes(text, maxRecordBytes);
-        const event =
-          text?.includes(NOT_UTF8) === true
-            ? NOT_UTF8_AS_SERVED
-            : size > maxRecordBytes
-              ? tooLargeMessage(size, maxRecordBytes)
-              : toNewEvent(record, orgId, true, text);
+        const event = refusal(record, text) ?? toNewEvent(record, orgId, true, text);
         if (typeof event === 'string') {
           if (!reread) rejects.push([record, event, text]);
           return;
@@ -721,7 +729,7 @@ class EdgeSecond {
 }
 
 /** A field of a served record; undefined when the record is no object (a source may serve null). */
-function fieldOf(record: SourceRecord, name: 'id' | 'created'): unknown {
+function fieldOf(record: SourceRecord, name: 'id' | 'created' | 'orgId'): unknown {
   return typeof record === 'object' && record !== null
     ? (record as Record<string, unknown>)[name]
     : undefined;

@@ -1,6 +1,12 @@
 import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { JsonArraySplitter } from '@/lib/ingest/json-stream';
-import { AnswerTooLargeError, DigestHttpClient, type HttpAnswer, headerOf } from './digest-http';
+import {
+  AnswerTooLargeError,
+  DigestHttpClient,
+  type HttpAnswer,
+  headerOf,
+  UnknownEncodingError,
+} from './digest-http';
 
 /**
  * The source organization's list endpoint, read politely and persistently:
@@ -284,6 +290,12 @@ export class SourceClient {
           throw new MirrorError(
             'ANSWER_TOO_LARGE',
             `The source's answer to ${path} is larger than ${error.limit.toLocaleString('en-US')} bytes, more than a page of records within the record size limit can be (raise the limit with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`,
+          );
+        }
+        if (error instanceof UnknownEncodingError) {
+          throw new MirrorError(
+            'REJECTED',
+            `The source's answer to ${path} is encoded as "${error.encoding.replace(CONTROL_CHARACTERS, ' ').slice(0, 80)}" (Content-Encoding), which this client does not read (it asks for gzip, deflate or br): ${this.hint()}`,
           );
         }
         const code = (error as NodeJS.ErrnoException).code;

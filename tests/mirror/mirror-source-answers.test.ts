@@ -70,7 +70,7 @@ for (const [name, body] of [
   });
 }
 
-test('answers gzip-, deflate- or br-encoded are read as what they encode; one that does not decode is retried; an unknown encoding fails, naming it', async () => {
+test('answers gzip-, deflate- or br-encoded are read as what they encode; one that does not decode is retried; an unknown encoding fails at once, naming it', async () => {
   const encoders: Record<string, (body: Buffer) => Buffer> = {
     gzip: (body) => zlib.gzipSync(body),
     deflate: (body) => zlib.deflateSync(body),
@@ -118,10 +118,18 @@ test('answers gzip-, deflate- or br-encoded are read as what they encode; one th
     encode: (_n, body) => ({ encoding: 'zstd', body }),
   });
   try {
+    // Asked again, it would come so again: one request, not nine.
     await assert.rejects(
       mirror(unknown.baseUrl),
-      /encoded as "zstd", which this client does not read/,
+      (error) =>
+        error instanceof MirrorError &&
+        error.code === 'REJECTED' &&
+        !error.transient &&
+        /is encoded as "zstd" \(Content-Encoding\), which this client does not read \(it asks for gzip, deflate or br\)/.test(
+          error.message,
+        ),
     );
+    assert.equal(unknown.requests(), 1);
   } finally {
     unknown.close();
   }
@@ -250,6 +258,37 @@ test('a record over the record size limit is rejected and reported, the rest cop
     );
   } finally {
     bombing.close();
+  }
+});
+
+test("an event of another organization on the source's list is rejected and reported, never stored as one of the copy's", async () => {
+  // Before, it was rehomed into the local org like the source's own events.
+  const OTHER_ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0063');
+  const stray = events[2]!;
+  const src = await listingSource(
+    events.map((e) => (e === stray ? { ...e, doc: { ...e.doc, orgId: OTHER_ORG } } : e)),
+  );
+  const rejected: [unknown, string][] = [];
+  try {
+    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: src.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+      onRejected: (record, message) => rejected.push([record, message]),
+    });
+    assert.deepEqual([summary.copied, summary.rejected], [8, 1]);
+    assert.deepEqual(
+      rejected.map(([record, message]) => [(record as { id: string }).id, message]),
+      [[stray.id, `orgId "${OTHER_ORG}" is not the source organization ${SOURCE_ORG}`]],
+    );
+    assert.deepEqual(
+      copy.map((e) => e.id),
+      events.filter((e) => e !== stray).map((e) => e.id),
+    );
+  } finally {
+    src.close();
   }
 });
 
