@@ -45,24 +45,43 @@ function flag(defaultValue: boolean, description: string) {
 }
 
 /** Plain decimal digits (leading zeros allowed): no sign, fraction, exponent, hex or spaces. */
-const DECIMAL_DIGITS = /^\d{1,16}$/;
+const DECIMAL_DIGITS = /^\d+$/;
+
+/** Why a page number past every offset a store can address is refused. */
+const PAGE_OUT_OF_REACH = 'page is beyond any possible result';
 
 function integer(options: {
   min: number;
   max?: number;
   defaultValue: number;
   description: string;
+  /**
+   * The rule quoted for a value above every safe integer, when there is no
+   * max: such a number is well-formed, only too large to be exact as a
+   * double (9007199254740993 read as ...992), so "must be an integer" would
+   * misstate it.
+   */
+  tooLarge?: string;
 }) {
   const max = options.max ?? Number.MAX_SAFE_INTEGER;
   const rule =
     options.max === undefined
       ? `must be an integer of at least ${options.min}`
       : `must be an integer from ${options.min} to ${options.max}`;
+  const tooLarge = options.max === undefined ? options.tooLarge : undefined;
   return z
     .codec(
       z.string().regex(DECIMAL_DIGITS, { error: rule }),
       z.int({ error: rule }).min(options.min, { error: rule }).max(max, { error: rule }),
-      { decode: Number, encode: String },
+      {
+        decode: (text, payload) => {
+          const value = Number(text);
+          if (tooLarge === undefined || Number.isSafeInteger(value)) return value;
+          payload.issues.push({ code: 'custom', message: tooLarge, input: text });
+          return z.NEVER;
+        },
+        encode: String,
+      },
     )
     .default(options.defaultValue)
     .meta({ description: options.description });
@@ -279,6 +298,7 @@ export const queryParameters = {
     min: 1,
     defaultValue: 1,
     description: '1-based page number. A page beyond any possible offset is a 400.',
+    tooLarge: PAGE_OUT_OF_REACH,
   }),
   itemsPerPage: integer({
     min: 1,
@@ -341,7 +361,7 @@ function pageWithinReach(
   if ((value.pageNum - 1) * value.itemsPerPage > Number.MAX_SAFE_INTEGER) {
     payload.issues.push({
       code: 'custom',
-      message: 'page is beyond any possible result',
+      message: PAGE_OUT_OF_REACH,
       path: ['pageNum'],
       input: value.pageNum,
     });
