@@ -129,3 +129,63 @@ test('PostgreSQL: deleteEvents, which prune and imports undo both call, vacuums 
     await database.drop();
   }
 });
+
+test('PostgreSQL: undoing a run the statistics do not know yet (a mirror run, an import killed before its ANALYZE) deletes it within the query deadline', async () => {
+  // Before, the DELETE's subquery picking the run's ids was planned as a
+  // nested loop rerunning the pick for every event of the org: the undo
+  // outlasted the deadline every time and deleted nothing.
+  const database = await createTestDatabase();
+  const store = await PostgresStore.open(database.url, 4, { queryDeadlineMs: 5000 });
+  const db = testKysely<Database>(database.url);
+  try {
+    await sql`ALTER TABLE events SET (autovacuum_enabled = false)`.execute(db);
+    const eventsOf = (orgId: string, count: number, tag: string) =>
+      Array.from({ length: count }, (_, i) =>
+        encodeEvent(orgId, {
+          id: objectIdAt(
+            Date.UTC(2026, 0, 1) + i * 1000,
+            `${tag}${i.toString(16).padStart(14, '0')}`,
+          ),
+          created: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+          eventTypeName: 'JOINED_ORG',
+          username: `user${i % 7}@example.com`,
+          isGlobalAdmin: false,
+        }),
+      );
+    const known = objectIdAt(Date.UTC(2024, 0, 1), 'c2'.repeat(8));
+    await store.createOrg({ id: known, name: 'Known', created: Date.UTC(2024, 0, 1) });
+    await store.insertEvents(known, eventsOf(known, 100, 'a1'));
+    // The statistics now know this org only.
+    await store.refreshStatistics();
+    const fresh = objectIdAt(Date.UTC(2024, 0, 1), 'c3'.repeat(8));
+    await store.createOrg({ id: fresh, name: 'Fresh', created: Date.UTC(2024, 0, 1) });
+    const run = await store.createIngestRun({
+      id: objectIdAt(Date.UTC(2026, 0, 2), 'd4'.repeat(8)),
+      orgId: fresh,
+      kind: 'mirror',
+      source: 'test',
+      started: Date.now(),
+      finished: Date.now(),
+      inserted: 20_000,
+      skipped: 0,
+      rejected: 0,
+      status: 'finished',
+      detail: null,
+      host: null,
+      pid: null,
+      heartbeat: null,
+      undoFrom: null,
+    });
+    const added = eventsOf(fresh, 20_000, 'b2');
+    for (let i = 0; i < added.length; i += 5000) {
+      await store.insertEvents(fresh, added.slice(i, i + 5000), { runId: run.id });
+    }
+    assert.equal(await store.deleteEvents(fresh, { runId: run.id }), 20_000);
+    assert.equal(await store.countEvents({ orgId: fresh }), 0);
+    assert.equal(await store.countEvents({ orgId: known }), 100);
+  } finally {
+    await db.destroy();
+    await store.close();
+    await database.drop();
+  }
+});

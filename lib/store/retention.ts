@@ -270,11 +270,30 @@ export async function deleteEvents(
     options.batchSize ?? DELETE_BATCH[isSqlite(db) ? 'sqlite' : 'postgres'],
   );
   let deleted = 0;
-  const run = async (ids: RawBuilder<unknown>) => {
+  /** How many ids the last batch's pick found (a whole batch: more may follow). */
+  let picked = 0;
+  /** One batch: the events `ids` names, or, with `pick`, those the query `ids` selects. */
+  const run = async (ids: RawBuilder<unknown>, pick = false) => {
     // Counters shared with concurrent writers, as inserts (write-transaction.ts).
     const n = await writeTransaction(db, async (trx) => {
+      let list = ids;
+      if (pick && !isSqlite(trx)) {
+        // PostgreSQL: the ids first, as a list. A subquery in the DELETE was
+        // planned under lookUpByKey's settings, and with statistics that did
+        // not know the org yet (a mirror's run, an import killed before its
+        // ANALYZE) the planner estimated one row and ran the pick again for
+        // every event of the org: undoing a 40,000-event run outlasted the
+        // query deadline every time, deleting nothing. (SQLite keeps the
+        // subquery: its first statement must write, see deleteBatch.)
+        const { rows } = await sql<{ id: string }>`${ids}`.execute(trx);
+        picked = rows.length;
+        if (rows.length === 0) return 0;
+        list = sql.join(rows.map((row) => sql`${row.id}`));
+      }
       await lookUpByKey(trx);
-      return deleteBatch({ trx, eachKey }, orgId, ids);
+      const n = await deleteBatch({ trx, eachKey }, orgId, list);
+      if (pick && isSqlite(trx)) picked = n;
+      return n;
     });
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
@@ -300,8 +319,8 @@ export async function deleteEvents(
       : sql`SELECT id FROM events WHERE org_id = ${orgId} AND run_id = ${selection.runId}
           LIMIT ${batchSize}`;
   for (;;) {
-    const n = await run(pick);
-    if (n < batchSize || options.stop?.()) break;
+    await run(pick, true);
+    if (picked < batchSize || options.stop?.()) break;
   }
   return deleted;
 }
