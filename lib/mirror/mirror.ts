@@ -128,6 +128,8 @@ export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
 };
 
 const DEFAULT_EVENTS_PER_WRITE = 5000;
+/** Events a `--follow` mirror copies between refreshes of the planner's statistics. */
+const REFRESH_STATISTICS_AFTER = 10_000;
 
 /**
  * Why a record holding bytes that are no UTF-8 is rejected: stored, it would
@@ -270,6 +272,18 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     throw error;
   }
   const counts = { copied: 0, skipped: 0, rejected: 0 };
+  /**
+   * The planner's statistics, refreshed as an import's are once `atLeast`
+   * events were copied since the last refresh: on PostgreSQL, statistics
+   * that do not know the copy's org yet plan its queries for a handful of
+   * rows. A failure here is no failure of the copy, which has committed.
+   */
+  let copiedAtRefresh = 0;
+  const refreshStatistics = async (atLeast: number) => {
+    if (counts.copied - copiedAtRefresh < atLeast) return;
+    copiedAtRefresh = counts.copied;
+    await store.refreshStatistics().catch(() => undefined);
+  };
   let window: MirrorProgress['window'] = { pageNum: 1 };
   const progress = (): MirrorProgress => ({
     ...counts,
@@ -567,6 +581,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           }
           stopped = !(await walked({ lo, pageNum: 1, started: Date.now() }));
           if (stopped || !options.follow) break;
+          // A quiet org's catch-ups copy a few events each: not worth a vacuum every minute.
+          await refreshStatistics(REFRESH_STATISTICS_AFTER);
           const nextCheckSeconds = options.intervalSeconds ?? 60;
           options.onCaughtUp?.({ ...progress(), through: throughText(), nextCheckSeconds });
           await pause(nextCheckSeconds * 1000);
@@ -602,6 +618,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     clearInterval(watcher);
     client.close();
   }
+  await refreshStatistics(1);
   await ledger(
     cutShort ? 'interrupted' : 'finished',
     cutShort ? 'stopped on request within a walk; the next run resumes' : null,
