@@ -73,6 +73,22 @@ describe('issue 9 filter parameters', () => {
     rejects(() => parseHistogramParams(q('interval=millennium')), 'interval');
   });
 
+  test('event type lists: an empty item or more than 400 types is a 400, 400 types are taken', () => {
+    for (const name of ['eventType', 'excludeEventType']) {
+      for (const value of ['', ',', ' ', 'A,', ',A', 'A,,B']) {
+        rejects(() => parseListEventsParams(q(`${name}=${encodeURIComponent(value)}`)), name);
+      }
+      rejects(() => parseListEventsParams(q(`${name}=A&${name}=`)), name);
+      rejects(() => parseFacetsParams(q(`${name}=`)), name);
+      rejects(() => parseHistogramParams(q(`${name}=`)), name);
+      const types = Array.from({ length: 401 }, (_, i) => `T${i}`);
+      rejects(() => parseListEventsParams(q(`${name}=${types.join(',')}`)), name);
+      const allowed = parseListEventsParams(q(`${name}=${types.slice(0, 400).join(',')},T0`));
+      const parsed = name === 'eventType' ? allowed.eventTypes : allowed.excludeEventTypes;
+      assert.equal(parsed?.length, 400);
+    }
+  });
+
   test('facets and histogram defaults', () => {
     const f = parseFacetsParams(q(''));
     assert.deepEqual(f.facetFields, [...FACET_FIELDS]);

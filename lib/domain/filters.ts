@@ -104,6 +104,13 @@ export type FacetField = (typeof FACET_FIELDS)[number];
 
 /** Most values one filter parameter may carry. */
 export const MAX_FILTER_VALUES = 100;
+/**
+ * Most event types `eventType` or `excludeEventType` may carry: more than
+ * MAX_FILTER_VALUES, because the dashboard sends a view of every type but one
+ * category (the catalogue has about 300) as one list, and caps its own lists
+ * at this (MAX_TYPES in lib/client/url-state.ts).
+ */
+export const MAX_EVENT_TYPE_VALUES = 400;
 /** Facet values returned per field: default and maximum. */
 export const DEFAULT_FACET_LIMIT = 10;
 export const MAX_FACET_LIMIT = 100;

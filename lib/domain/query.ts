@@ -9,6 +9,7 @@ import {
   type FilterField,
   HISTOGRAM_INTERVALS,
   MAX_FACET_LIMIT,
+  MAX_EVENT_TYPE_VALUES,
   MAX_FILTER_VALUES,
   MAX_HISTOGRAM_BUCKETS,
   isMalformedCidr,
@@ -108,8 +109,11 @@ function dateTime(description: string) {
 
 /**
  * A list of event types: every value of the repeated name, each possibly a
- * comma list. Items are trimmed, empties dropped and duplicates removed
- * (first kept), so the handler sees each distinct type once, in the order given.
+ * comma list. Items are trimmed and duplicates removed (first kept), so the
+ * handler sees each distinct type once, in the order given. An empty item
+ * (`eventType=`, `eventType=A,`) is a 400, as for the field filters: read as
+ * "no filter" it silently widened the answer to every type. So is more than
+ * MAX_EVENT_TYPE_VALUES types.
  */
 function eventTypeList(description: string) {
   return z
@@ -121,12 +125,22 @@ function eventTypeList(description: string) {
         }),
       ),
       {
-        decode: (values) => {
+        decode: (values, payload) => {
           const types = new Set<string>();
           for (const value of values) {
             for (const item of value.split(',')) {
               const type = item.trim();
-              if (type !== '') types.add(type);
+              const problem =
+                type === ''
+                  ? 'must not be empty'
+                  : types.size >= MAX_EVENT_TYPE_VALUES && !types.has(type)
+                    ? `must have at most ${MAX_EVENT_TYPE_VALUES} values`
+                    : null;
+              if (problem !== null) {
+                payload.issues.push({ code: 'custom', message: problem, input: value });
+                return z.NEVER;
+              }
+              types.add(type);
             }
           }
           return [...types];
@@ -144,14 +158,16 @@ const eventType = eventTypeList(
     '(`eventType=A&eventType=B`) or separate values with commas (`eventType=A,B`). Each value',
     "must be upper snake case (else 400 INVALID_QUERY_PARAMETER) and name a type of this variant's",
     "catalogue or one present in the org's events (else 400 INVALID_ENUM_VALUE). See",
-    '`/orgs/{orgId}/eventTypes`.',
+    `\`/orgs/{orgId}/eventTypes\`. An empty value or more than ${MAX_EVENT_TYPE_VALUES} types is a 400`,
+    'INVALID_QUERY_PARAMETER.',
   ].join('\n'),
 );
 
 const excludeEventType = eventTypeList(
   [
     'Leave out events of these types (repeatable or a comma list, upper snake case). Unknown',
-    'types exclude nothing. Applies after eventType.',
+    `types exclude nothing. Applies after eventType. At most ${MAX_EVENT_TYPE_VALUES} types; an empty value is`,
+    'a 400 INVALID_QUERY_PARAMETER.',
   ].join('\n'),
 );
 
