@@ -10,6 +10,7 @@ import { serverKeys } from '@/lib/auth/keys';
 import { sealSession, SESSION_COOKIE } from '@/lib/auth/session';
 import { getConfig, setConfigForTesting } from '@/lib/config';
 import { encodeEvent } from '@/lib/domain/encode';
+import { CHALLENGE_BODY } from '@/lib/domain/errors';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
@@ -146,6 +147,53 @@ describe('before authentication', () => {
     assert.equal(res.status, 401);
     assert.equal(header(res, 'WWW-Authenticate'), undefined);
     assert.equal(header(res, 'Content-Type'), 'application/json;charset=ISO-8859-1');
+  });
+});
+
+describe('answers before the query is checked honour envelope and pretty', () => {
+  const asked = 'envelope=true&pretty=true';
+  /** The body's status and error code, enveloped and indented as asked. */
+  function assertEnveloped(res: ApiResponse, status: number, errorCode: string) {
+    assert.equal(res.status, status);
+    assert.ok(res.body.startsWith(`{\n  "status": ${status},\n  "content": {\n`), res.body);
+    const body = JSON.parse(res.body) as { status: number; content: { errorCode: string } };
+    assert.equal(body.content.errorCode, errorCode);
+  }
+
+  test('unknown path 404 and method 405', async () => {
+    assertEnveloped(await request(`${P}/nothing?${asked}`), 404, 'RESOURCE_NOT_FOUND');
+    const post = await request(`${P}/orgs/${orgId}/events?${asked}`, {}, 'POST');
+    assertEnveloped(post, 405, 'METHOD_NOT_ALLOWED');
+    assert.equal(header(post, 'Allow'), 'GET, HEAD');
+  });
+
+  test('the challenge: enveloped, its header unchanged; without envelope the real body', async () => {
+    const res = await request(`${P}/orgs/${orgId}/events?${asked}`);
+    assertEnveloped(res, 401, 'UNEXPECTED_ERROR');
+    assert.deepEqual(Object.keys((JSON.parse(res.body) as { content: object }).content), [
+      'error',
+      'reason',
+      'detail',
+      'errorCode',
+    ]);
+    assert.match(header(res, 'WWW-Authenticate')!, /^Digest realm="MMS Public API", /);
+    assert.equal(header(res, 'Content-Type'), 'application/json;charset=ISO-8859-1');
+    for (const query of ['', '?pretty=true', '?envelope=false', '?envelope=maybe']) {
+      const plain = await request(`${P}/orgs/${orgId}/events${query}`);
+      assert.equal(plain.body, CHALLENGE_BODY, query);
+    }
+  });
+
+  test('the throttle 429', async () => {
+    const realm = getConfig().DIGEST_REALM;
+    const issued = await issueApiKey(store, { orgId, role: 'ORG_MEMBER', description: 't', realm });
+    const wrong = { publicKey: issued.record.publicKey, privateKey: 'not-the-key' };
+    let res: ApiResponse | undefined;
+    for (let i = 0; i < 11 && res?.status !== 429; i++) {
+      res = await digest(`${P}/orgs/${orgId}/events?${asked}`, wrong);
+    }
+    assertEnveloped(res!, 429, 'RATE_LIMITED');
+    assert.ok(Number(header(res!, 'Retry-After')) > 0);
   });
 });
 

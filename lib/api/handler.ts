@@ -22,7 +22,7 @@ import {
 import { serviceHeaders } from './headers';
 import { baseUrl } from './links';
 import { openApiJson } from './openapi';
-import { parseFormat, parseQuery } from './params';
+import { parseFormat, parseQuery, type QueryParam } from './params';
 import { matchRoute, serveOperation, splitTarget } from './routes';
 import { formatBody } from './serialize';
 import {
@@ -65,14 +65,39 @@ export function errorResponse(error: ApiError, format: ResponseFormat): ApiRespo
   };
 }
 
-function challengeResponse(request: ApiRequest, wwwAuthenticate: string): ApiResponse {
+/** The challenge body's members, compact, in its own (not alphabetical) order. */
+const CHALLENGE_JSON = JSON.stringify(JSON.parse(CHALLENGE_BODY));
+
+function challengeResponse(
+  request: ApiRequest,
+  wwwAuthenticate: string,
+  format: ResponseFormat,
+): ApiResponse {
   const headers: [string, string][] = [['Content-Type', CHALLENGE_CONTENT_TYPE]];
   // The dashboard renders its own sign-in page; a WWW-Authenticate: Digest
   // would make the browser pop up its native credential dialog instead.
   if (request.headers.get(DASHBOARD_CLIENT_HEADER)?.toLowerCase() !== DASHBOARD_CLIENT_VALUE) {
     headers.unshift(['WWW-Authenticate', wwwAuthenticate]);
   }
-  return { status: 401, headers, body: CHALLENGE_BODY };
+  // The spec reports the status in the body under envelope=true, and says so
+  // of its one listed error, this 401. Without envelope the body stays the
+  // real one byte for byte: already pretty, so pretty changes nothing.
+  const body = format.envelope ? formatBody(CHALLENGE_JSON, 401, format, 'object') : CHALLENGE_BODY;
+  return { status: 401, headers, body };
+}
+
+/**
+ * The format for answers given before the query is checked (404, 405, the
+ * challenge, 429, a store failure): envelope and pretty as asked, so a
+ * client that reads the status from the body gets it there too. A malformed
+ * one reads as absent: it is the 400 of a request that gets that far.
+ */
+function formatAsAsked(params: readonly QueryParam[]): ResponseFormat {
+  try {
+    return parseFormat(params);
+  } catch {
+    return PLAIN_FORMAT;
+  }
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
@@ -102,8 +127,9 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
   const openStore = options.store ?? getStore;
 
   const answer = async (request: ApiRequest, facts: Facts): Promise<ApiResponse> => {
-    let format: ResponseFormat = PLAIN_FORMAT;
     const { path, search } = splitTarget(request.url);
+    const params = parseQuery(search);
+    let format = formatAsAsked(params);
     try {
       const route = matchRoute(path);
       if (!route) throw routeNotFound(path);
@@ -112,7 +138,6 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         throw methodNotAllowed(request.method);
       }
-      const params = parseQuery(search);
       if (route.operation === 'getOpenApiDocument') {
         format = parseFormat(params);
         return success({ json: openApiJson(baseUrl(request)), shape: 'object' }, format);
@@ -126,7 +151,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
         const { reason, stale } = auth.challenge;
         facts.auth = { outcome: 'challenge', reason, stale };
         facts.publicKey = claimedPublicKey(request);
-        return challengeResponse(request, auth.challenge.wwwAuthenticate);
+        return challengeResponse(request, auth.challenge.wwwAuthenticate, format);
       }
       if ('throttled' in auth) {
         facts.auth = { outcome: 'lockout', retryAfterSeconds: auth.throttled.retryAfterSeconds };
