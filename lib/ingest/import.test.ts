@@ -1165,18 +1165,48 @@ describe('import', () => {
     assert.match(report.issues[0]!.message, /"username" appears more than once/);
   });
 
-  test("a line holding both content.results and results imports results, never with the other array's text", async () => {
-    const [kept, ignored] = [events[5]!, events[6]!];
-    const line = JSON.stringify({ content: { results: [ignored] }, results: [kept] });
-    const report = await importEvents(store, write('both.ndjson', line), { orgId: ORG });
-    assert.deepEqual(report.issues, []);
-    assert.equal(report.inserted, 1);
-    assert.equal(await store.getEvent(ORG, ignored.id, false), null);
-    const stored = await store.getEvent(ORG, kept.id, false);
-    const doc = JSON.parse(stored!.doc) as Record<string, unknown>;
-    assert.equal(doc.id, kept.id);
-    assert.equal(doc.created, kept.created);
-    assert.equal(doc.eventTypeName, kept.eventTypeName);
+  test('a page holding both a results list and a content.results one is refused, as a line (reported) and as a document (the import stops), in either order', async () => {
+    // Values JSON.parse and JSON.stringify would change: the bug stored them so.
+    const record = JSON.stringify(events[5]).replace(
+      /^\{/,
+      '{"raw":{"big":9007199254740993,"f":1.0,"e":"\\u00e9"},',
+    );
+    const refusal =
+      'the object holds both a "results" list and a "content.results" list: which list of records is meant is unclear';
+    const pages = [
+      `{"content":{"results":[]},"results":[${record}]}`,
+      `{"results":[${record}],"content":{"results":[]}}`,
+    ];
+    const lines = [JSON.stringify(events[0]), ...pages, JSON.stringify(events[1])];
+    const report = await importEvents(store, write('both.ndjson', lines.join('\n')), {
+      orgId: ORG,
+    });
+    assert.deepEqual(
+      report.issues.map((i) => [i.location, i.message]),
+      [
+        ['line 2', refusal],
+        ['line 3', refusal],
+      ],
+    );
+    assert.deepEqual([report.read, report.invalid, report.inserted], [4, 2, 2]);
+    assert.equal(await store.getEvent(ORG, events[5]!.id, false), null);
+    for (const [i, page] of pages.entries()) {
+      await freshStore();
+      const document = page.replace('"results":[', '\n"results":[');
+      await assert.rejects(
+        importEvents(store, write(`both-${i}.json`, document), { orgId: ORG }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError);
+          assert.equal(
+            error.message,
+            // The line the second list opens on.
+            `The file cannot be read as a list of events: ${refusal} (line 2)`,
+          );
+          return true;
+        },
+      );
+      assert.equal(await store.countEvents({ orgId: ORG }), 0);
+    }
   });
 
   test('an event with a field of its own named results is imported as the event, not read as a page', async () => {

@@ -27,7 +27,7 @@ import {
   LineSplitter,
   RepeatedListKeyError,
   concatenatedDocuments,
-  repeatedListKey,
+  recordsPath,
 } from './json-stream';
 
 /**
@@ -346,8 +346,8 @@ export async function* readEventBatches(
     counts.invalid++;
     options.onIssue?.({ ...location, message });
   };
-  /** `text`: the record's own JSON text, when known (it is kept verbatim). */
-  const accept = (value: unknown, text: string | undefined, location: Location) => {
+  /** `text`: the record's own JSON text (it is kept verbatim). */
+  const accept = (value: unknown, text: string, location: Location) => {
     const result = toNewEvent(value, options.orgId, rehome, text);
     if (typeof result === 'string') {
       reject(location, result);
@@ -429,13 +429,13 @@ export async function* readEventBatches(
         for (const document of documents) readLine({ text: document, line });
         return true;
       };
-      /** Line `line` as a page (pageRecords); null when it names its list twice (refused here). */
+      /** Line `line` as a page (pageRecords); null when it names its list twice, or two lists (refused here). */
       const pageOf = (text: string, line: number): ReturnType<typeof pageRecords> | null => {
         try {
           return pageRecords(text);
         } catch (error) {
           if (!(error instanceof RepeatedListKeyError)) throw error;
-          reject(at(line), repeatedListKey(error.key));
+          reject(at(line), error.reason);
           return null;
         }
       };
@@ -484,19 +484,24 @@ export async function* readEventBatches(
         // or an array of events; each inner record is then its own record.
         const inner = innerRecords(parsed.value);
         if (inner) {
-          // The source's own texts only when the splitter found the array the
-          // parse chose (a document may hold both `results` and `content.results`).
           const page = pageOf(text, line);
           if (page === null) return;
-          const texts = page?.path === inner.prefix ? page.elements : undefined;
+          // Both follow one rule (recordsPath), so the splitter's texts are
+          // this list's; were they ever not, each record is reported rather
+          // than stored re-serialized (its big integers, `1.0` and escapes lost).
+          const texts =
+            page?.path === inner.prefix && page.elements.length === inner.list.length
+              ? page.elements
+              : undefined;
           for (let index = 0; index < inner.list.length; index++) {
-            take(
-              accept(inner.list[index], texts?.[index]?.text, {
-                location: `line ${line}, ${inner.prefix}[${index}]`,
-                line,
-                index,
-              }),
-            );
+            const location = {
+              location: `line ${line}, ${inner.prefix}[${index}]`,
+              line,
+              index,
+            };
+            const own = texts?.[index]?.text;
+            if (own === undefined) reject(location, NO_OWN_TEXT);
+            else take(accept(inner.list[index], own, location));
           }
         } else {
           take(accept(parsed.value, text, at(line)));
@@ -560,6 +565,10 @@ export async function* readEventBatches(
   yield* inListingOrder(batch, true);
   return { format, ...counts };
 }
+
+/** Why a record of a page is not stored when its own text could not be cut from the page. */
+const NO_OWN_TEXT =
+  'Its own text could not be cut from the page holding it, and a record is stored only as written';
 
 /** What is wrong with a JSON document (of possibly several in a row) that is no list of events. */
 function notAList(error: NotAListError): string {
@@ -698,15 +707,11 @@ function at(line: number): Location {
  * dropped without a word.
  */
 export function innerRecords(value: unknown): { list: unknown[]; prefix: string } | null {
-  if (Array.isArray(value)) return { list: value, prefix: '' };
-  if (value && typeof value === 'object' && !('id' in value) && !('eventTypeName' in value)) {
-    const object = value as { results?: unknown; content?: { results?: unknown } };
-    if (Array.isArray(object.results)) return { list: object.results, prefix: 'results' };
-    if (Array.isArray(object.content?.results)) {
-      return { list: object.content.results, prefix: 'content.results' };
-    }
-  }
-  return null;
+  // The splitter's rule (recordsPath), so the texts it cuts are this list's.
+  const prefix = recordsPath(value);
+  if (prefix === undefined) return null;
+  const list = prefix === '' ? value : valueAt(value, prefix.split('.'));
+  return { list: list as unknown[], prefix };
 }
 
 /**

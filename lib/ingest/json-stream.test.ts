@@ -8,6 +8,8 @@ import {
   type LineRecord,
   NotAListError,
   RepeatedListKeyError,
+  recordsPath,
+  TwoListsError,
 } from './json-stream';
 import { Prng } from './seed-prng';
 
@@ -174,10 +176,60 @@ describe('JsonArraySplitter', () => {
     // The same names elsewhere are no second list.
     for (const text of [
       '{"results": [{"results": [], "results": []}], "links": {"results": 1, "results": 2}}',
-      '{"content": {"results": [1]}, "results": [2]}',
       '{"id": "x", "results": [1], "results": [2]}',
     ]) {
       assert.doesNotThrow(() => split(text, 3), text);
+    }
+  });
+
+  test('an envelope holding both a results list and a content.results one is refused, in either order, with the line the second opens on', () => {
+    for (const text of [
+      '{"content": {"results": [1]},\n"results": [2]}',
+      '{"results": [2], "content":\n{"results": []}}',
+      '{"content": {"x": 1, "results": [1]}, "links": [], "results": []}',
+    ]) {
+      for (const size of [1, 5, 1000]) {
+        assert.throws(
+          () => split(text, size),
+          (error: unknown) =>
+            error instanceof TwoListsError &&
+            error.message ===
+              'the object holds both a "results" list and a "content.results" list: which list of records is meant is unclear (line ' +
+                `${text.includes('\n') ? 2 : 1})`,
+          `${text} in chunks of ${size}`,
+        );
+      }
+    }
+    // Not a second list: not an array, not at the envelope's level, or the root is an event.
+    for (const text of [
+      '{"content": {"results": [1]}, "results": {"a": [2]}}',
+      '{"results": [1], "content": {"results": 2, "more": {"results": []}}}',
+      '{"results": [{"content": {"results": []}}], "meta": {"results": []}}',
+      '{"id": "x", "content": {"results": [1]}, "results": [2]}',
+      '[{"results": []}, {"content": {"results": []}}]',
+    ]) {
+      assert.doesNotThrow(() => split(text, 3), text);
+    }
+  });
+
+  test('recordsPath names the list the splitter reads, for each shape', () => {
+    for (const text of [
+      '[1]',
+      '{"results": [1]}',
+      '{"status": 200, "content": {"results": [1]}}',
+      '{"results": null, "content": {"results": [1]}}',
+      '{"content": {"results": [1]}, "results": {"a": [2]}}',
+    ]) {
+      assert.equal(recordsPath(JSON.parse(text)), split(text, 4).path, text);
+    }
+    for (const value of [
+      { id: 'x', results: [] },
+      { eventTypeName: 'X', content: { results: [] } },
+      1,
+      null,
+      {},
+    ]) {
+      assert.equal(recordsPath(value), undefined, JSON.stringify(value));
     }
   });
 

@@ -50,14 +50,51 @@ export class RepeatedListKeyError extends JsonStructureError {
   constructor(
     readonly key: string,
     line: number,
+    /** What is wrong, without the line (an NDJSON record's report names its line apart). */
+    readonly reason = repeatedListKey(key),
   ) {
-    super(repeatedListKey(key), line);
+    super(reason, line);
     this.name = 'RepeatedListKeyError';
   }
 }
 
 export function repeatedListKey(key: string): string {
   return `"${key}" appears twice in one object: which list of records is meant is unclear`;
+}
+
+/**
+ * An envelope holding both a `results` list and a `content.results` one.
+ * This splitter took the first it met, JSON.parse readers (innerRecords,
+ * the mirror's parseListing) took `results`: where they differed, records
+ * were stored without their own text, re-serialized (9007199254740993 read
+ * as ...992), or dropped. Refused like a repeated key: neither is more
+ * clearly the list meant.
+ */
+export class TwoListsError extends RepeatedListKeyError {
+  constructor(line: number) {
+    super('results', line, TWO_LISTS);
+    this.name = 'TwoListsError';
+  }
+}
+
+export const TWO_LISTS =
+  'the object holds both a "results" list and a "content.results" list: which list of records is meant is unclear';
+
+/**
+ * Where the records of a parsed page are, by the rule this splitter
+ * follows: the array itself, else its `results`, else its
+ * `content.results`; undefined for an event (an `id` or `eventTypeName` at
+ * its root) and for anything else. A page holding both lists is refused by
+ * the splitter (TwoListsError), so the two never pick different lists.
+ */
+export function recordsPath(value: unknown): '' | 'results' | 'content.results' | undefined {
+  if (Array.isArray(value)) return '';
+  if (value === null || typeof value !== 'object') return undefined;
+  if (EVENT_KEYS.some((key) => key in value)) return undefined;
+  const object = value as { results?: unknown; content?: { results?: unknown } };
+  if (Array.isArray(object.results)) return 'results';
+  if (Array.isArray(object.content?.results)) return 'content.results';
+  return undefined;
 }
 
 /**
@@ -359,12 +396,16 @@ export class JsonArraySplitter {
         case OPEN_OBJECT:
         case OPEN_ARRAY: {
           const searching = this.targetDepth === -1;
-          const key = searching && top?.kind === 'object' ? this.lastKey : null;
-          // Once the records array is found, paths no longer matter (and cost).
-          const path = searching && c === OPEN_ARRAY ? this.pathWith(key) : null;
+          // Once the records array is found, paths no longer matter (and
+          // cost) but at the envelope's own two levels, where the other
+          // list would be (TwoListsError).
+          const envelope = searching || (depth <= 2 && this.path !== '');
+          const key = envelope && top?.kind === 'object' ? this.lastKey : null;
+          const path = envelope && c === OPEN_ARRAY ? this.pathWith(key) : null;
           if (depth === 0) this.documentLine = this.line;
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
           if (path !== null && TARGET_PATHS.includes(path) && !(path !== '' && this.rootIsEvent)) {
+            if (!searching) throw new TwoListsError(this.line);
             this.targetDepth = this.stack.length;
             this.path = path;
           }
@@ -559,10 +600,11 @@ export class JsonArraySplitter {
    * where it was found (a second key of its path: repeatsTargetPath).
    */
   private tracksKeys(depth: number): boolean {
-    // The root's keys always (an event's may follow its `results`); deeper, only while searching.
+    // The root's keys always (an event's may follow its `results`); those
+    // of its `content` too: the records array may be there, or a second one
+    // (TwoListsError, repeatsTargetPath).
     if (depth === 1) return true;
-    if (this.targetDepth !== -1 && this.path !== 'content.results') return false;
-    return depth === 2 && this.stack[1]!.key === 'content';
+    return depth === 2 && this.path !== '' && this.stack[1]!.key === 'content';
   }
 
   /** Whether `key`, just read, names again an object or array on the found records array's path. */

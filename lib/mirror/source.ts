@@ -1,5 +1,5 @@
 import { NOT_UTF8 } from '@/lib/domain/utf8';
-import { JsonArraySplitter } from '@/lib/ingest/json-stream';
+import { JsonArraySplitter, RepeatedListKeyError, recordsPath } from '@/lib/ingest/json-stream';
 import {
   AnswerTooLargeError,
   DigestHttpClient,
@@ -490,25 +490,39 @@ function detailOf(answer: HttpAnswer): string | undefined {
 }
 
 /** A list body's records, or what is wrong with it ("is not JSON", "has no \"results\" list"). */
-function parseListing(text: string): SourcePageRecord[] | string {
+export function parseListing(text: string): SourcePageRecord[] | string {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     return text.includes(NOT_UTF8) ? 'is not JSON (nor UTF-8)' : 'is not JSON';
   }
-  // `null` parses too, and has no fields to read.
-  const results =
-    typeof body === 'object' && body !== null ? (body as { results?: unknown }).results : undefined;
-  if (!Array.isArray(results)) return 'has no "results" list';
-  const texts = resultTexts(text);
-  // Each record's text tells whether it held bytes that are no UTF-8; without them, the page cannot.
-  if (texts?.length !== results.length && text.includes(NOT_UTF8)) return 'is not UTF-8';
-  return (results as SourceRecord[]).map((value, i) => ({
-    value,
-    // Only when the splitter saw the same list (it always should for valid JSON).
-    text: texts?.length === results.length ? texts[i] : undefined,
-  }));
+  // The list is the one the import's rule names (recordsPath): a page that
+  // is one event, or holds a `content.results` besides, gave its records no
+  // texts of their own, and every one was stored re-serialized.
+  if (recordsPath(body) !== 'results') {
+    const event =
+      typeof body === 'object' && body !== null && ('id' in body || 'eventTypeName' in body);
+    return event
+      ? 'is one event (it has an "id" or "eventTypeName"), not a list of events'
+      : 'has no "results" list';
+  }
+  const results = (body as { results: SourceRecord[] }).results;
+  let texts: string[] | undefined;
+  try {
+    texts = resultTexts(text);
+  } catch (error) {
+    // The same list named twice, or a second list beside it.
+    if (error instanceof RepeatedListKeyError) return `is no one list of events: ${error.reason}`;
+    throw error;
+  }
+  if (texts?.length !== results.length) {
+    // Each record's text tells whether it held bytes that are no UTF-8; without them, the page cannot.
+    if (text.includes(NOT_UTF8)) return 'is not UTF-8';
+    // A record is stored only as the source wrote it, never re-serialized.
+    return 'has records whose own text could not be cut from it';
+  }
+  return results.map((value, i) => ({ value, text: texts[i] }));
 }
 
 /**
