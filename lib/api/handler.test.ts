@@ -352,3 +352,75 @@ test('a store failure is a logged 500 with the standard body and no internals', 
   assert.equal(lines[0]!.fields.status, 500);
   assert.ok(lines[0]!.fields.err instanceof Error);
 });
+
+test('self-hosted: invoiceId and paymentId filter nothing and leave the self link; hosted: they filter', async () => {
+  const billingOrg = objectIdAt(Date.UTC(2025, 0, 1), '00000000000000c3');
+  await store.createOrg({ id: billingOrg, name: 'Billing', created: Date.UTC(2025, 0, 1) });
+  await store.insertEvents(billingOrg, [
+    encodeEvent(billingOrg, {
+      id: objectIdAt(Date.UTC(2026, 0, 3), '0000000000000e02'),
+      created: '2026-01-03T00:00:00Z',
+      eventTypeName: 'INVOICE_CLOSED',
+      invoiceId: 'inv-1',
+      paymentId: 'pay-1',
+    }),
+    encodeEvent(billingOrg, {
+      id: objectIdAt(Date.UTC(2026, 0, 4), '0000000000000e03'),
+      created: '2026-01-04T00:00:00Z',
+      eventTypeName: 'JOINED_ORG',
+      username: 'b@example.com',
+    }),
+  ]);
+  const realm = getConfig().DIGEST_REALM;
+  const key = await issueApiKey(store, {
+    orgId: billingOrg,
+    role: 'ORG_MEMBER',
+    description: 'b',
+    realm,
+  });
+  const reader = { publicKey: key.record.publicKey, privateKey: key.privateKey };
+  const base = `${P}/orgs/${billingOrg}/events`;
+  /** totalCount of the list, facets and histogram, and the export's X-Total-Count. */
+  async function counts(query: string) {
+    const total = async (url: string) => {
+      const res = await digest(url, reader);
+      assert.equal(res.status, 200, res.body);
+      return (JSON.parse(res.body) as { totalCount: number }).totalCount;
+    };
+    const exported = await digest(`${base}/export?${query}`, reader, {});
+    await exported.stream?.cancel();
+    return [
+      await total(`${base}?${query}`),
+      await total(`${base}/facets?${query}`),
+      await total(`${base}/histogram?${query}`),
+      Number(header(exported, 'X-Total-Count')),
+    ];
+  }
+  const selfOf = async (query: string) =>
+    (
+      JSON.parse((await digest(`${base}?${query}`, reader)).body) as {
+        links: { href: string; rel: string }[];
+      }
+    ).links.find((l) => l.rel === 'self')!.href;
+
+  setConfigForTesting({ EVENTS_VARIANT: 'self-hosted' });
+  try {
+    for (const query of [
+      'invoiceId=inv-1',
+      'invoiceId=inv-404',
+      'paymentId=pay-404',
+      'invoiceId=',
+    ]) {
+      assert.deepEqual(await counts(query), [2, 2, 2, 2], query);
+    }
+    // Gone before any route reads the query: the self link repeats the rest only.
+    assert.match(
+      await selfOf('includeRaw=false&invoiceId=inv-404&noSuchName=x'),
+      /\/events\?includeRaw=false&noSuchName=x&pageNum=1&itemsPerPage=100$/,
+    );
+  } finally {
+    setConfigForTesting({ EVENTS_VARIANT: 'hosted' });
+  }
+  assert.deepEqual(await counts('invoiceId=inv-1'), [1, 1, 1, 1]);
+  assert.deepEqual(await counts('paymentId=pay-404'), [0, 0, 0, 0]);
+});

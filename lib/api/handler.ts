@@ -24,7 +24,7 @@ import { baseUrl } from './links';
 import { openApiJson } from './openapi';
 import { parseFormat, parseQuery, type QueryParam } from './params';
 import { matchRoute, serveOperation, splitTarget } from './routes';
-import { formatBody } from './serialize';
+import { formatBody, HOSTED_ONLY_FIELDS } from './serialize';
 import {
   PLAIN_FORMAT,
   type ApiRequest,
@@ -100,6 +100,21 @@ function formatAsAsked(params: readonly QueryParam[]): ResponseFormat {
   }
 }
 
+/**
+ * The query as this variant knows it. The self-hosted variant never returns
+ * invoiceId or paymentId (spec rule 3), so neither is a filter there: a
+ * filter on a field no answer shows would reveal its values by the counts.
+ * Dropped here, before any route reads the query (so every events endpoint,
+ * export included), they are ignored as an unknown parameter is, except that
+ * a list's `self` link, which repeats an unknown one, leaves them out.
+ */
+function variantParams(params: QueryParam[]): QueryParam[] {
+  if (getConfig().EVENTS_VARIANT !== 'self-hosted') return params;
+  return params.some((p) => HOSTED_ONLY_FIELDS.has(p.name))
+    ? params.filter((p) => !HOSTED_ONLY_FIELDS.has(p.name))
+    : params;
+}
+
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 
 /** What the handler learned about a request on its way to an answer: the log line's fields. */
@@ -128,7 +143,7 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
 
   const answer = async (request: ApiRequest, facts: Facts): Promise<ApiResponse> => {
     const { path, search } = splitTarget(request.url);
-    const params = parseQuery(search);
+    const params = variantParams(parseQuery(search));
     let format = formatAsAsked(params);
     try {
       const route = matchRoute(path);
