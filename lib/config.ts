@@ -72,6 +72,14 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Bearer token for GET /metrics; unset, /metrics answers 404 (metrics are off). */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  /**
+   * Exports one process streams at once through the API: each holds a
+   * database snapshot (on PostgreSQL, one of the pool's connections) until
+   * read out; one more is answered 429 TOO_MANY_EXPORTS.
+   */
+  EXPORT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(4),
+  /** An export whose client reads nothing for this long is ended, its snapshot released. */
+  EXPORT_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** The longest record `import` accepts, in bytes: a longer one is reported, not read into memory. */
   IMPORT_MAX_RECORD_BYTES: z.coerce
     .number()

@@ -125,6 +125,54 @@ describe('export over node:http', () => {
     );
   });
 
+  test('exports past EXPORT_MAX_CONCURRENT are answered 429 TOO_MANY_EXPORTS; one whose client stops reading is ended after EXPORT_IDLE_SECONDS, its cursor closed and its place given back', async () => {
+    // Before, clients that stopped reading held their snapshots for as long
+    // as they stayed connected: on PostgreSQL, ten of them took every pooled
+    // connection and every other request of the instance failed with 503.
+    const saved = getConfig();
+    setConfigForTesting({ EXPORT_MAX_CONCURRENT: 2, EXPORT_IDLE_SECONDS: 1 });
+    const url = `/api/public/v1.0/orgs/${orgId}/events/export?includeRaw=true`;
+    const open = async () =>
+      fetch(`${baseUrl}${url}`, { headers: { authorization: await authorization(url) } });
+    const aborts: AbortController[] = [];
+    try {
+      const stalled = [];
+      for (let i = 0; i < 2; i++) {
+        const abort = new AbortController();
+        aborts.push(abort);
+        const res = await fetch(`${baseUrl}${url}`, {
+          headers: { authorization: await authorization(url) },
+          signal: abort.signal,
+        });
+        assert.equal(res.status, 200);
+        // One chunk read, then nothing more: the body is far larger than the socket's buffers.
+        assert.ok(!(await res.body!.getReader().read()).done);
+        stalled.push(cursors.at(-1)!);
+      }
+      const refused = await open();
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get('retry-after'), '5');
+      assert.deepEqual(await refused.json(), {
+        detail: 'This instance is streaming 2 exports already, its limit. Retry in 5 seconds.',
+        error: 429,
+        errorCode: 'TOO_MANY_EXPORTS',
+        parameters: ['2'],
+        reason: 'Too Many Requests',
+      });
+      for (const watch of stalled) {
+        await until(() => watch.cursor.closed, 'the stalled export ended after its idle time');
+        assert.ok(watch.delivered < EVENTS, `${watch.delivered} of ${EVENTS} read`);
+      }
+      const again = await open();
+      assert.equal(again.status, 200);
+      const lines = (await again.text()).split('\n').length - 1;
+      assert.equal(lines, EVENTS);
+    } finally {
+      for (const abort of aborts) abort.abort();
+      setConfigForTesting(saved);
+    }
+  });
+
   test('an import committed while the body is read is neither in it nor doubled', async () => {
     const url = `/api/public/v1.0/orgs/${orgId}/events/export`;
     const res = await fetch(`${baseUrl}${url}`, {

@@ -5,6 +5,7 @@ import {
   csvLine,
   EVENT_CSV_FIELDS,
 } from '@/lib/domain/csv';
+import { tooManyExports } from '@/lib/domain/errors';
 import type { ExportFormat } from '@/lib/domain/query';
 import type { EventCursor, Org, StoredEvent } from '@/lib/store/types';
 import {
@@ -131,12 +132,67 @@ export async function openOrgExport(ctx: ReadContext, org: Org): Promise<EventEx
   };
 }
 
+/** The API's exports this process is streaming (EXPORT_MAX_CONCURRENT). */
+let exportsUnderWay = 0;
+
+/**
+ * The body of an API export, counted among the exports under way until it
+ * ends however it ends (read out, failed, cancelled), and
+ * ends itself when its client has read nothing for `idleMs`: without, ten
+ * clients that stopped reading held ten snapshots, on PostgreSQL every
+ * connection of the pool, and every other request of the instance failed
+ * with 503 until they went away. The client then sees a cut connection.
+ */
+function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
+  let ended = false;
+  let stalled = false;
+  const end = async () => {
+    clearTimeout(idle);
+    if (ended) return;
+    ended = true;
+    exportsUnderWay--;
+    await body.cancel();
+  };
+  const armed = () =>
+    setTimeout(() => {
+      stalled = true;
+      void end();
+    }, idleMs).unref();
+  let idle = armed();
+  return {
+    async read() {
+      clearTimeout(idle);
+      if (stalled) throw new Error(`the client read nothing of the export for ${idleMs / 1000} s`);
+      try {
+        const chunk = await body.read();
+        if (chunk === null) await end();
+        else idle = armed();
+        return chunk;
+      } catch (error) {
+        await end();
+        throw error;
+      }
+    },
+    cancel: end,
+  };
+}
+
 // GET /orgs/{orgId}/events/export – the whole filtered set, streamed (extension).
 export async function exportEvents(ctx: RouteContext, orgId: string): Promise<RouteResult> {
   const org = await requireReadableOrg(ctx, orgId);
-  const opened = await openOrgExport(ctx, org);
+  const limit = ctx.config.EXPORT_MAX_CONCURRENT;
+  if (exportsUnderWay >= limit) throw tooManyExports(limit, 5);
+  // Counted from here: its snapshot (a connection) is taken before the body is read.
+  exportsUnderWay++;
+  let opened: EventExport;
+  try {
+    opened = await openOrgExport(ctx, org);
+  } catch (error) {
+    exportsUnderWay--;
+    throw error;
+  }
   return {
-    stream: opened.body,
+    stream: heldExport(opened.body, ctx.config.EXPORT_IDLE_SECONDS * 1000),
     headers: [
       ['Content-Type', opened.contentType],
       ['Content-Disposition', `attachment; filename="${opened.fileName}"`],

@@ -441,7 +441,9 @@ function buildDocument(vendor: string) {
             'JSON), `raw` last with includeRaw; cells starting with `=`, `+`, `-`, `@`, tab or',
             "carriage return get a leading `'` so spreadsheets show them as text. The file name",
             '(Content-Disposition) names the organization and the range. pretty and envelope do',
-            'not apply. Same authorization as the events list.',
+            'not apply. Same authorization as the events list. An instance streams at most',
+            'EXPORT_MAX_CONCURRENT exports at once (429 TOO_MANY_EXPORTS with Retry-After beyond),',
+            'and ends one whose client reads nothing for EXPORT_IDLE_SECONDS (a cut connection).',
           ].join('\n'),
           parameters: [param('orgId'), ...queryParams(exportEventsParameters)],
           responses: {
@@ -615,7 +617,7 @@ function buildDocument(vendor: string) {
           Allow: { description: '`GET, HEAD`.', schema: { type: 'string' } },
         }),
         tooManyRequests: errorResponse(
-          'Too many failed authentication attempts for this key or client address (RATE_LIMITED).',
+          'Too many failed authentication attempts for this key or client address (RATE_LIMITED), or, for an export, as many exports under way as the instance streams at once (TOO_MANY_EXPORTS).',
           { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
         ),
         internalServerError: errorResponse(

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   /** Too many failed sign-in attempts for the key or the client address. */
   RATE_LIMITED: 429,
+  /** As many exports as the instance streams at once are under way (EXPORT_MAX_CONCURRENT). */
+  TOO_MANY_EXPORTS: 429,
   UNEXPECTED_ERROR: 500,
   /**
    * State every instance must agree on (replay and throttle counters, session
@@ -189,6 +191,15 @@ export function rateLimited(retryAfterSeconds: number): ApiError {
     'RATE_LIMITED',
     `Too many failed authentication attempts. Retry in ${retryAfterSeconds} seconds.`,
     [String(retryAfterSeconds)],
+    [['Retry-After', String(retryAfterSeconds)]],
+  );
+}
+
+export function tooManyExports(limit: number, retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'TOO_MANY_EXPORTS',
+    `This instance is streaming ${limit} exports already, its limit. Retry in ${retryAfterSeconds} seconds.`,
+    [String(limit)],
     [['Retry-After', String(retryAfterSeconds)]],
   );
 }
