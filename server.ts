@@ -43,7 +43,9 @@ import { isPortText } from '@/lib/domain/limits';
 import { answerClientError } from '@/lib/http/client-error';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { startNextThread } from '@/lib/http/next-thread';
+import { recordRequest } from '@/lib/ops/access-log';
 import { flushLog, getLogger } from '@/lib/ops/log';
+import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { metricsAnswer } from '@/lib/ops/metrics';
 import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
 import { getStore, setStoreLogger } from '@/lib/store';
@@ -86,6 +88,27 @@ function answerNotServedHere(req: IncomingMessage, res: ServerResponse): void {
   writeApiResponse(req, res, errorResponse(notHere, PLAIN_FORMAT));
 }
 
+/**
+ * An HTTP/1.1 request without Host is malformed (RFC 9112 §3.2: a 400), and
+ * links built from Host would point nowhere: refused before any route, as
+ * Node refused it, with the body a request the parser cannot read gets.
+ */
+function answerWithoutHost(req: IncomingMessage, res: ServerResponse): void {
+  const started = performance.now();
+  const response = errorResponse(unreadableRequest(undefined, MAX_HEADER_BYTES), PLAIN_FORMAT);
+  const requestId = requestIdFor(undefined);
+  response.headers.push([REQUEST_ID_HEADER, requestId], ['Connection', 'close']);
+  writeApiResponse(req, res, response);
+  recordRequest({
+    requestId,
+    method: req.method?.slice(0, 16) ?? '-',
+    route: 'unparsed',
+    status: response.status,
+    durationMs: performance.now() - started,
+    clientAddress: req.socket.remoteAddress,
+  });
+}
+
 /** Whether every percent-escape of a path decodes (to UTF-8), as Next's routing requires. */
 function isDecodable(path: string): boolean {
   try {
@@ -104,7 +127,10 @@ function answerDashboardUnavailable(req: IncomingMessage, res: ServerResponse): 
 
 /** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
 function createServer(config: Config, listener: http.RequestListener): http.Server | https.Server {
-  const options = { maxHeaderSize: MAX_HEADER_BYTES };
+  // requireHostHeader off: Node's own check answered a bare 400 with no body
+  // before the listener or 'clientError' saw the request; answerWithoutHost
+  // gives the same 400 in the service's error body.
+  const options = { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false };
   if (!config.TLS_CERT_FILE !== !config.TLS_KEY_FILE) {
     throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
@@ -178,6 +204,10 @@ async function main(): Promise<void> {
   const handleApi = createNodeApiHandler();
 
   const server = createServer(config, (req, res) => {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      answerWithoutHost(req, res);
+      return;
+    }
     if (isApiTarget(req.url)) {
       handleApi(req, res);
       return;
