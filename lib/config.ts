@@ -6,6 +6,9 @@ import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
  * Runtime configuration, read once from the environment and validated.
  * Every knob the README documents lives here; nothing else reads process.env.
  */
+/** PostgreSQL connections per process: instances x this must fit under the server's max_connections (100 by default). */
+export const DEFAULT_POOL_SIZE = 10;
+
 const configSchema = z.object({
   // Checked here, so a URL of no supported form (postgress://, mysql://) is
   // refused at start instead of opening a new SQLite file named after it.
@@ -75,11 +78,16 @@ const configSchema = z.object({
   /**
    * Exports one process streams at once through the API: each holds a
    * database snapshot (on PostgreSQL, one of the pool's connections) until
-   * read out; one more is answered 429 TOO_MANY_EXPORTS.
+   * read out; one more is answered 429 TOO_MANY_EXPORTS. Unset: 4, and
+   * never more than DATABASE_POOL_SIZE less 2 (exportLimit in lib/api/export.ts).
    */
-  EXPORT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(4),
-  /** An export whose client reads nothing for this long is ended, its snapshot released. */
-  EXPORT_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  EXPORT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).optional(),
+  /**
+   * An export whose client has taken nothing of it for this long (a chunk
+   * is up to 500 events, about a megabyte with raw) is ended, its snapshot
+   * released: 300 s lets a client at 4 KB/s through.
+   */
+  EXPORT_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** The longest record `import` accepts, in bytes: a longer one is reported, not read into memory. */
   IMPORT_MAX_RECORD_BYTES: z.coerce
     .number()

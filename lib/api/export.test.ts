@@ -12,6 +12,7 @@ import { openStore } from '@/lib/store';
 import type { EventCursor, EventStore } from '@/lib/store/types';
 import { answerChallenge } from '@/tests/helpers/digest-client';
 import { generateEvents } from '@/tests/helpers/test-events';
+import { exportLimit } from './export';
 import { createApiHandler } from './handler';
 import { createNodeApiHandler } from './node-adapter';
 
@@ -204,4 +205,14 @@ describe('export over node:http', () => {
     assert.equal(ids.filter((id) => added.has(id)).length, 0, 'none of the import');
     assert.equal(await store.countEvents({ orgId }), total + inserted.inserted);
   });
+});
+
+test('exportLimit: EXPORT_MAX_CONCURRENT when set; else 4, leaving two PostgreSQL pool connections to other requests, and at least one', () => {
+  const limit = (EXPORT_MAX_CONCURRENT?: number, DATABASE_POOL_SIZE?: number) =>
+    exportLimit({ EXPORT_MAX_CONCURRENT, DATABASE_POOL_SIZE });
+  assert.deepEqual(
+    [limit(), limit(undefined, 20), limit(undefined, 5), limit(undefined, 3), limit(undefined, 2)],
+    [4, 4, 3, 1, 1],
+  );
+  assert.equal(limit(12, 5), 12);
 });

@@ -5,6 +5,7 @@ import {
   csvLine,
   EVENT_CSV_FIELDS,
 } from '@/lib/domain/csv';
+import { type Config, DEFAULT_POOL_SIZE } from '@/lib/config';
 import { tooManyExports } from '@/lib/domain/errors';
 import type { ExportFormat } from '@/lib/domain/query';
 import type { EventCursor, Org, StoredEvent } from '@/lib/store/types';
@@ -132,7 +133,19 @@ export async function openOrgExport(ctx: ReadContext, org: Org): Promise<EventEx
   };
 }
 
-/** The API's exports this process is streaming (EXPORT_MAX_CONCURRENT). */
+/**
+ * How many API exports this process streams at once: EXPORT_MAX_CONCURRENT,
+ * else 4, leaving at least two of the PostgreSQL pool's connections to
+ * every other request (a pool of 2, the least, still allows one export).
+ */
+export function exportLimit(
+  config: Pick<Config, 'EXPORT_MAX_CONCURRENT' | 'DATABASE_POOL_SIZE'>,
+): number {
+  const pool = config.DATABASE_POOL_SIZE ?? DEFAULT_POOL_SIZE;
+  return config.EXPORT_MAX_CONCURRENT ?? Math.max(1, Math.min(4, pool - 2));
+}
+
+/** The API's exports this process is streaming (exportLimit). */
 let exportsUnderWay = 0;
 
 /**
@@ -180,7 +193,7 @@ function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
 // GET /orgs/{orgId}/events/export – the whole filtered set, streamed (extension).
 export async function exportEvents(ctx: RouteContext, orgId: string): Promise<RouteResult> {
   const org = await requireReadableOrg(ctx, orgId);
-  const limit = ctx.config.EXPORT_MAX_CONCURRENT;
+  const limit = exportLimit(ctx.config);
   if (exportsUnderWay >= limit) throw tooManyExports(limit, 5);
   // Counted from here: its snapshot (a connection) is taken before the body is read.
   exportsUnderWay++;

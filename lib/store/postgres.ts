@@ -1,4 +1,5 @@
 import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import { DEFAULT_POOL_SIZE } from '@/lib/config';
 import pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
 import { pgArray } from './pg-array';
@@ -32,8 +33,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 const QUERY_DEADLINE_MS = 90_000;
 const CANCEL_GRACE_MS = 10_000;
-/** Connections per instance: instances x this must fit under the server's max_connections (100 by default). */
-const POOL_SIZE = 10;
+const POOL_SIZE = DEFAULT_POOL_SIZE;
 
 /**
  * A connection that dies while nobody is querying on it (a restart, an
