@@ -48,6 +48,42 @@ async function mirror(baseUrl: string, sleep?: (ms: number) => Promise<void>) {
   return summary;
 }
 
+/**
+ * Mirrors `src` (pages of 3) into a fresh store, then closes it: every
+ * event but `left` is copied, and `left` alone is rejected and reported
+ * with `message`.
+ */
+async function assertRejectedAlone(
+  src: { baseUrl: string; close: () => void },
+  left: SourceEvent,
+  message: string,
+  maxRecordBytes?: number,
+) {
+  const rejected: [unknown, string][] = [];
+  try {
+    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
+      baseUrl: src.baseUrl,
+      sourceOrg: SOURCE_ORG,
+      orgId: ORG,
+      created: BASE,
+      itemsPerPage: 3,
+      maxRecordBytes,
+      onRejected: (record, reason) => rejected.push([record, reason]),
+    });
+    assert.deepEqual([summary.copied, summary.rejected], [events.length - 1, 1]);
+    assert.deepEqual(
+      rejected.map(([record, reason]) => [(record as { id: string }).id, reason]),
+      [[left.id, message]],
+    );
+    assert.deepEqual(
+      copy.map((e) => e.id),
+      events.filter((e) => e !== left).map((e) => e.id),
+    );
+  } finally {
+    src.close();
+  }
+}
+
 for (const [name, body] of [
   ['a list cut short', '{"links":[],"results":[{"created":"2025-06-01T12:00:0'],
   ['an HTML page', '<html><body>502 Bad Gateway</body></html>'],
@@ -174,28 +210,11 @@ test('a record holding bytes that are no UTF-8 is rejected and reported, never s
       return true;
     },
   });
-  const rejected: [unknown, string][] = [];
-  try {
-    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
-      baseUrl: src.baseUrl,
-      sourceOrg: SOURCE_ORG,
-      orgId: ORG,
-      created: BASE,
-      itemsPerPage: 3,
-      onRejected: (record, message) => rejected.push([record, message]),
-    });
-    assert.deepEqual([summary.copied, summary.rejected], [8, 1]);
-    assert.deepEqual(
-      rejected.map(([record, message]) => [(record as { id: string }).id, message]),
-      [[latin1.id, 'Not valid UTF-8 as the source served it: bytes that are no UTF-8 character']],
-    );
-    assert.deepEqual(
-      copy.map((e) => e.id),
-      events.filter((e) => e !== latin1).map((e) => e.id),
-    );
-  } finally {
-    src.close();
-  }
+  await assertRejectedAlone(
+    src,
+    latin1,
+    'Not valid UTF-8 as the source served it: bytes that are no UTF-8 character',
+  );
 });
 
 test('a record over the record size limit is rejected and reported, the rest copied; an answer longer than a page of such records ends the mirror, saying why', async () => {
@@ -204,34 +223,12 @@ test('a record over the record size limit is rejected and reported, the rest cop
   // The record's text as this source serves it (JSON.stringify).
   const size = Buffer.byteLength(JSON.stringify(padded)).toLocaleString('en-US');
   const src = await listingSource(events.map((e) => (e === big ? { ...e, doc: padded } : e)));
-  const rejected: [unknown, string][] = [];
-  try {
-    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
-      baseUrl: src.baseUrl,
-      sourceOrg: SOURCE_ORG,
-      orgId: ORG,
-      created: BASE,
-      itemsPerPage: 3,
-      maxRecordBytes: 2048,
-      onRejected: (record, message) => rejected.push([record, message]),
-    });
-    assert.deepEqual([summary.copied, summary.rejected], [8, 1]);
-    assert.deepEqual(
-      rejected.map(([record, message]) => [(record as { id: string }).id, message]),
-      [
-        [
-          big.id,
-          `The record is larger than the 2,048-byte limit (${size} bytes or more; raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`,
-        ],
-      ],
-    );
-    assert.deepEqual(
-      copy.map((e) => e.id),
-      events.filter((e) => e !== big).map((e) => e.id),
-    );
-  } finally {
-    src.close();
-  }
+  await assertRejectedAlone(
+    src,
+    big,
+    `The record is larger than the 2,048-byte limit (${size} bytes or more; raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`,
+    2048,
+  );
   // A megabyte of gzip holding a gigabyte: before, decoding it past the
   // longest string killed the mirror from within the response's handler.
   const bomb = zlib.gzipSync(Buffer.alloc(8 << 20, 0x20));
@@ -268,28 +265,11 @@ test("an event of another organization on the source's list is rejected and repo
   const src = await listingSource(
     events.map((e) => (e === stray ? { ...e, doc: { ...e.doc, orgId: OTHER_ORG } } : e)),
   );
-  const rejected: [unknown, string][] = [];
-  try {
-    const { summary, events: copy } = await mirrorIntoFreshStore(openSqliteTestStore, {
-      baseUrl: src.baseUrl,
-      sourceOrg: SOURCE_ORG,
-      orgId: ORG,
-      created: BASE,
-      itemsPerPage: 3,
-      onRejected: (record, message) => rejected.push([record, message]),
-    });
-    assert.deepEqual([summary.copied, summary.rejected], [8, 1]);
-    assert.deepEqual(
-      rejected.map(([record, message]) => [(record as { id: string }).id, message]),
-      [[stray.id, `orgId "${OTHER_ORG}" is not the source organization ${SOURCE_ORG}`]],
-    );
-    assert.deepEqual(
-      copy.map((e) => e.id),
-      events.filter((e) => e !== stray).map((e) => e.id),
-    );
-  } finally {
-    src.close();
-  }
+  await assertRejectedAlone(
+    src,
+    stray,
+    `orgId "${OTHER_ORG}" is not the source organization ${SOURCE_ORG}`,
+  );
 });
 
 test('each back-off before a retry is said, with what failed and which retry of how many comes', async () => {
