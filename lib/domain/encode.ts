@@ -4,6 +4,7 @@ import { type EventInput, formatCreated, type NewEvent } from './event';
 import * as filters from './filters';
 import * as jsonText from './json-text';
 import { MAX_EVENT_NESTING } from './limits';
+import { hasLoneSurrogate } from './utf8';
 import type { JsonMember } from './json-text';
 
 // Module-level copies, read once: under tsx (how the CLI's bulk loads run)
@@ -198,6 +199,7 @@ export function encodeRecordText(
   };
   // The general path says why.
   if (jsonText.nestsDeeperThan(source, MAX_EVENT_NESTING)) return undefined;
+  if (hasLoneSurrogate(source)) return undefined;
   let cut: { doc: string; raw: string | null } | undefined;
   try {
     cut = cutCompact(orgId, source, facts);

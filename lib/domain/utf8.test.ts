@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Prng } from '@/lib/ingest/seed-prng';
-import { decodeMarkingInvalid, NOT_UTF8 } from './utf8';
+import { decodeMarkingInvalid, hasLoneSurrogate, NOT_UTF8 } from './utf8';
 
 test('well-formed UTF-8 decodes as it is, a BOM and U+FFFD sent as text included', () => {
   const text = '\ufeff{"username":"café €𝄞 \ufffd"}';
@@ -43,5 +43,31 @@ test('random bytes: marks stand exactly where a replacing decoder puts U+FFFD, a
       bytes.toString('utf8').replace(/\ufffd+/g, '#'),
       bytes.toString('hex'),
     );
+  }
+});
+
+test('hasLoneSurrogate: half a surrogate pair, escaped or raw, in a value or a key, is found; whole pairs and look-alikes are not', () => {
+  for (const json of [
+    '{"a":"\\ud800lone"}',
+    '{"a":"\\uDBFF"}',
+    '{"a":"\\udc00"}',
+    '{"a":"x\\ud83d"}',
+    '{"a":"\\ud83d\\u0041"}',
+    '{"a":"\\ud83d\\n"}',
+    '{"a":"\\ud83d\\\\ude00"}',
+    '{"a":"\\ud83d\\ud83d\\ude00"}',
+    '{"\\udfff":1}',
+    '{"a":"\ud800"}',
+    '{"a":"\ud83d\\ude00"}',
+  ]) {
+    assert.equal(hasLoneSurrogate(json), true, json);
+  }
+  for (const json of [
+    '{"a":"plain"}',
+    '{"a":"\\ud83d\\ude00","b":"\\uD834\\uDD1E"}',
+    '{"a":"😀 é \\u00e9 \\"\\\\"}',
+    '{"a":"\\\\ud800"}',
+  ]) {
+    assert.equal(hasLoneSurrogate(json), false, json);
   }
 });

@@ -82,3 +82,44 @@ function sequenceLength(bytes: Buffer, at: number): number {
   }
   return length;
 }
+
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+
+/** The UTF-16 unit of the four hex digits at `at` (NaN when they are not hex). */
+function hexUnit(text: string, at: number): number {
+  return Number.parseInt(text.slice(at, at + 4), 16);
+}
+
+/**
+ * Whether JSON text holds half a UTF-16 surrogate pair: raw, or as an
+ * escape (`"\ud800"` without a `\udc00`–`\udfff` escape right after). Such
+ * a string is valid JSON but no Unicode text: the real service (its strings
+ * are UTF-8) never serves one, and stored, it broke the dashboard's
+ * hydration (React #418) and search. Cheap enough for every record of an
+ * import: one native well-formedness pass, then only the text's escapes
+ * are looked at (most records have none). Only strings hold backslashes in
+ * valid JSON, so each is the start of an escape.
+ */
+export function hasLoneSurrogate(json: string): boolean {
+  if (!json.isWellFormed()) return true;
+  for (let i = json.indexOf('\\'); i !== -1; i = json.indexOf('\\', i)) {
+    if (json.charCodeAt(i + 1) !== LETTER_U) {
+      i += 2; // `\\`, `\"`, `\n`…: the escaped character is no escape's start
+      continue;
+    }
+    const unit = hexUnit(json, i + 2);
+    i += 6;
+    if (!(unit >= 0xd800 && unit <= 0xdfff)) continue;
+    if (unit >= 0xdc00) return true; // a low half with no high one before it
+    if (json.charCodeAt(i) !== BACKSLASH || json.charCodeAt(i + 1) !== LETTER_U) return true;
+    const low = hexUnit(json, i + 2);
+    if (!(low >= 0xdc00 && low <= 0xdfff)) return true;
+    i += 6;
+  }
+  return false;
+}
+
+/** Why a record holding half a surrogate pair (hasLoneSurrogate) is refused. */
+export const LONE_SURROGATE =
+  'Not Unicode text: a string holds half a UTF-16 surrogate pair (an escape \\ud800–\\udfff without its other half), which no UTF-8 source serves';

@@ -1267,6 +1267,53 @@ describe('import', () => {
       `{"created":"2026-02-01T00:00:00Z","eventTypeName":"JOINED_ORG","extra":{"b":1.50,"a":null},"id":"${id}","orgId":"${ORG}","username":"u@example.com"}`,
     );
   });
+  test('a record holding half a surrogate pair is reported as not Unicode text, in NDJSON, arrays and pages; a whole pair imports as written', async () => {
+    const message = /^Not Unicode text: a string holds half a UTF-16 surrogate pair/;
+    const [lone, pair, key, other] = events.slice(0, 4).map((e) => JSON.stringify(e));
+    const withField = (record: string, member: string) => record.replace(/\}$/, `,${member}}`);
+    const records = [
+      withField(lone!, '"zz":"\\ud800lone"'),
+      withField(pair!, '"zz":"\\ud83d\\ude00"'),
+      // A key, in a shape encodeRecordText does not read (unsorted).
+      key!.replace(/^\{/, '{"z\\udc00":1,'),
+      other!,
+    ];
+    // The lone half's record has the shape read unparsed (encodeRecordText):
+    // the same record with a whole pair is taken by it.
+    assert.ok(encodeRecordText(ORG, withField(lone!, '"zz":"\\ud83d\\ude00"'), false));
+    const cases: [string, string, string[]][] = [
+      ['lone.ndjson', records.join('\n'), ['line 1', 'line 3']],
+      ['lone.json', `[\n${records.join(',\n')}\n]`, ['[0] (line 2)', '[2] (line 4)']],
+      [
+        'lone-page.ndjson',
+        `{"results":[${records.join(',')}]}`,
+        ['line 1, results[0]', 'line 1, results[2]'],
+      ],
+    ];
+    for (const [file, text, locations] of cases) {
+      await freshStore();
+      const report = await importEvents(store, write(file, text), { orgId: ORG });
+      assert.deepEqual(
+        report.issues.map((i) => i.location),
+        locations,
+        file,
+      );
+      for (const issue of report.issues) assert.match(issue.message, message, file);
+      assert.deepEqual([report.read, report.invalid, report.inserted], [4, 2, 2], file);
+      const stored = await store.getEvent(ORG, events[1]!.id, false);
+      assert.match(stored!.doc, /"zz":"\\ud83d\\ude00"/, file);
+    }
+  });
+  test("toNewEvent, the mirror's check too, refuses half a surrogate pair with the record's text or without it", () => {
+    const text = JSON.stringify(events[0]).replace(/\}$/, ',"zz":"a\\udfffb"}');
+    const value = JSON.parse(text) as unknown;
+    for (const own of [text, undefined]) {
+      assert.match(
+        toNewEvent(value, ORG, true, own) as string,
+        /^Not Unicode text: a string holds half a UTF-16 surrogate pair/,
+      );
+    }
+  });
 });
 
 describe('encodeRecordText (records read from their text, unparsed)', () => {

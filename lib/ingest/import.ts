@@ -13,7 +13,7 @@ import {
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
-import { firstNotUtf8, NOT_UTF8 } from '@/lib/domain/utf8';
+import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
@@ -730,6 +730,9 @@ export function toNewEvent(
   }
   const tooDeep = nestingProblem(value, text);
   if (tooDeep !== undefined) return tooDeep;
+  // Valid JSON but no Unicode text: stored, it broke the dashboard and
+  // search. Checked on the text stored (JSON.stringify escapes a lone half).
+  if (hasLoneSurrogate(text ?? JSON.stringify(value))) return LONE_SURROGATE;
   const recordOrg = (value as { orgId?: unknown }).orgId;
   if (!rehome && recordOrg != null && recordOrg !== orgId) {
     return `orgId ${JSON.stringify(recordOrg)} is not the target organization ${orgId} (use --rehome to import it there)`;
