@@ -1,3 +1,4 @@
+import { getConfig } from '@/lib/config';
 import { isCatalogedEventType } from '@/lib/domain/catalog';
 import { isObjectId } from '@/lib/domain/object-id';
 import {
@@ -12,7 +13,7 @@ import {
   invalidQueryParameter,
   malformedPath,
 } from '@/lib/domain/errors';
-import { MAX_HISTOGRAM_BUCKETS } from '@/lib/domain/filters';
+import { FILTER_FIELDS, MAX_HISTOGRAM_BUCKETS } from '@/lib/domain/filters';
 import { toApiDateTime } from '@/lib/domain/dates';
 import { TooManyBucketsError } from '@/lib/store/types';
 import { pageLinks } from './links';
@@ -23,7 +24,7 @@ import {
   parseHistogramParams,
   parseListEventsParams,
 } from './params';
-import { eventJson, listJson } from './serialize';
+import { eventJson, HOSTED_ONLY_FIELDS, listJson } from './serialize';
 import { API_PREFIX } from './types';
 
 /**
@@ -72,11 +73,31 @@ export async function listReadableOrgEvents(
   return { json: listJson(links, items, page.totalCount ?? 0), shape: 'list' };
 }
 
-/** The store's filter from parsed parameters: only the filter's own keys. */
+/**
+ * The store's filter from parsed parameters: only the filter's own keys.
+ * On the self-hosted variant `q` does not match the fields it never shows
+ * (the handler drops their filters, variantParams): a match would reveal
+ * their values.
+ */
 export function storeFilter(orgId: string, query: FilterParams) {
   const { eventTypes, minCreated, maxCreated, fields, actor, q, excludeEventTypes } = query;
-  return { orgId, eventTypes, minCreated, maxCreated, fields, actor, q, excludeEventTypes };
+  const unsearchedFields =
+    q !== undefined && getConfig().EVENTS_VARIANT === 'self-hosted' ? HIDDEN_FILTERS : undefined;
+  return {
+    orgId,
+    eventTypes,
+    minCreated,
+    maxCreated,
+    fields,
+    actor,
+    q,
+    excludeEventTypes,
+    unsearchedFields,
+  };
 }
+
+/** The filterable fields the self-hosted variant never shows (HOSTED_ONLY_FIELDS). */
+const HIDDEN_FILTERS = FILTER_FIELDS.filter((field) => HOSTED_ONLY_FIELDS.has(field));
 
 // GET /orgs/{orgId}/events/facets – top values per field under the other filters (extension).
 export async function eventFacets(ctx: RouteContext, orgId: string): Promise<RouteResult> {

@@ -353,7 +353,7 @@ test('a store failure is a logged 500 with the standard body and no internals', 
   assert.ok(lines[0]!.fields.err instanceof Error);
 });
 
-test('self-hosted: invoiceId and paymentId filter nothing and leave the self link; hosted: they filter', async () => {
+test('self-hosted: invoiceId and paymentId filter nothing, leave the self link, and match no q; hosted: they do', async () => {
   const billingOrg = objectIdAt(Date.UTC(2025, 0, 1), '00000000000000c3');
   await store.createOrg({ id: billingOrg, name: 'Billing', created: Date.UTC(2025, 0, 1) });
   await store.insertEvents(billingOrg, [
@@ -418,9 +418,12 @@ test('self-hosted: invoiceId and paymentId filter nothing and leave the self lin
       await selfOf('includeRaw=false&invoiceId=inv-404&noSuchName=x'),
       /\/events\?includeRaw=false&noSuchName=x&pageNum=1&itemsPerPage=100$/,
     );
+    // Nor does free text reveal their values.
+    assert.deepEqual(await counts('q=pay'), [0, 0, 0, 0]);
   } finally {
     setConfigForTesting({ EVENTS_VARIANT: 'hosted' });
   }
   assert.deepEqual(await counts('invoiceId=inv-1'), [1, 1, 1, 1]);
   assert.deepEqual(await counts('paymentId=pay-404'), [0, 0, 0, 0]);
+  assert.deepEqual(await counts('q=pay'), [1, 1, 1, 1]);
 });

@@ -138,6 +138,8 @@ export type FieldFilters = {
   fields?: Partial<Record<FilterField, readonly string[]>>;
   actor?: readonly string[];
   q?: readonly string[];
+  /** Fields whose values `q` does not match: those the variant never shows (self-hosted: invoiceId, paymentId). */
+  unsearchedFields?: readonly FilterField[];
   excludeEventTypes?: readonly string[];
 };
 

@@ -11,7 +11,7 @@ import {
   parseCidr,
 } from '@/lib/domain/filters';
 import type { Database } from './schema';
-import { fieldRange, prefixEnd, term, termValue, valueOfTerm } from './terms';
+import { fieldOfTerm, fieldRange, prefixEnd, term, termValue, valueOfTerm } from './terms';
 import type { EventFilter } from './types';
 
 /**
@@ -149,6 +149,7 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
     const terms = ACTOR_FIELDS.flatMap((field) => filter.actor!.map((v) => term(field, v)));
     clauses.push(clauseOf('actor', await lookup(db, filter.orgId, terms), false));
   }
+  const unsearched = new Set<string>(filter.unsearchedFields);
   for (const word of filter.q ?? []) {
     // The terms holding a word that starts with `word`: one range of term_words.
     const { rows } = await sql<DictRow>`SELECT d.id, d.term, d.n FROM term_dict d
@@ -157,7 +158,9 @@ export async function resolveFilter(db: Kysely<Database>, filter: EventFilter): 
     const matching = (await types()).filter(
       (type) => hasWordPrefix(type, word) || hasWordPrefix(eventTypeLabel(type), word),
     );
-    const terms = rows.filter((r) => hasWordPrefix(valueOfTerm(r.term), word));
+    const terms = rows.filter(
+      (r) => hasWordPrefix(valueOfTerm(r.term), word) && !unsearched.has(fieldOfTerm(r.term)),
+    );
     clauses.push(clauseOf('q', terms, false, matching));
   }
 

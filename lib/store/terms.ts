@@ -28,6 +28,11 @@ export function termValue(field: string, term: string): string {
   return term.slice(field.length + 1);
 }
 
+/** A term's field (no field's name holds ':'). */
+export function fieldOfTerm(term: string): string {
+  return term.slice(0, term.indexOf(':'));
+}
+
 /** A term's value, whatever its field (no field's name holds ':'). */
 export function valueOfTerm(term: string): string {
   return term.slice(term.indexOf(':') + 1);

@@ -55,7 +55,9 @@ export function matches(e: OracleEvent, f: Omit<EventFilter, 'orgId'>, skip?: st
     const texts = [
       e.eventTypeName,
       eventTypeLabel(e.eventTypeName),
-      ...FILTER_FIELDS.map((field) => str(e, field)).filter((v) => v !== undefined),
+      ...FILTER_FIELDS.filter((field) => !f.unsearchedFields?.includes(field))
+        .map((field) => str(e, field))
+        .filter((v) => v !== undefined),
     ];
     if (!texts.some((t) => hasWordPrefix(t, word))) return false;
   }
