@@ -10,11 +10,17 @@ import type { E2eState } from './support/state';
  * is open. Uses the second organization (its own key), so the first one's
  * seeded events stay exactly what the other suites expect.
  */
-async function importEvents(state: E2eState, after: number, count: number, tag: string) {
+async function importEvents(
+  state: E2eState,
+  after: number,
+  count: number,
+  tag: string,
+  step = 60_000,
+) {
   const store = await openStore(state.databaseUrl);
   try {
     const events = Array.from({ length: count }, (_, i) => {
-      const created = after + (i + 1) * 60_000;
+      const created = after + (i + 1) * step;
       return encodeEvent(state.otherOrgId, {
         id: objectIdAt(created, `${tag}${i.toString(16)}`.padStart(16, '0')),
         created: new Date(created).toISOString(),
@@ -82,6 +88,41 @@ test('new events: a pill with the right count, rows stay put, one click shows th
   await expect
     .poll(() => rowIds(page), { timeout: 15_000 })
     .toEqual([...last, ...more, ...added, ...before].slice(0, 25));
+  await expect(pill).toBeHidden();
+});
+
+test('events sharing the newest second: no pill for those on later pages, one for a newer one', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.otherOrg);
+  await page.goto(eventsUrl(state.otherOrgId, 'size=25'));
+  await expect(rows(page).first()).toBeVisible();
+  // Three events in one whole second (step 0), ids rising: the table shows the last first.
+  const second = Math.floor((await newestShown(page)) / 1000) * 1000 + 60_000;
+  const three = await importEvents(state, second, 3, 'f6', 0);
+
+  let checks = 0;
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (
+      url.pathname.endsWith(`/orgs/${state.otherOrgId}/events`) &&
+      url.searchParams.has('minDate')
+    )
+      checks += 1;
+  });
+  await page.goto(eventsUrl(state.otherOrgId, 'size=1'));
+  await expect.poll(() => rowIds(page)).toEqual(three.slice(0, 1));
+  // By the second live check's answer, the first one's count is on screen.
+  await expect.poll(() => checks, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+  const pill = page.getByTestId('new-events');
+  await expect(pill).toBeHidden();
+
+  // One more in that second, with a higher id: it sorts above the row shown.
+  const fourth = await importEvents(state, second, 1, 'f7', 0);
+  await expect(pill).toHaveText('↑ 1 new event', { timeout: 15_000 });
+  await pill.click();
+  await expect.poll(() => rowIds(page)).toEqual(fourth);
   await expect(pill).toBeHidden();
 });
 
