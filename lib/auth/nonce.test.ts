@@ -62,6 +62,24 @@ describe('NonceCounterTable', () => {
     assert.equal(table.accept('e', t0 + 404_000, 1, 300, t0 + 404_000), 'ok');
   });
 
+  test('a nonce issued before knownSince (before a restart) is unknown whatever its nc, one issued since is tracked', () => {
+    // Before, a request captured within a nonce's lifetime before a restart
+    // was accepted once more after it: the new table had never seen its nc.
+    const table = new NonceCounterTable(100, t0);
+    assert.equal(table.accept('before', t0 - 1000, 1, 300, t0 + 1000), 'unknown');
+    assert.equal(table.accept('before', t0 - 1000, 99, 300, t0 + 1000), 'unknown');
+    assert.equal(table.accept('after', t0 + 1, 1, 300, t0 + 1000), 'ok');
+    assert.equal(table.accept('after', t0 + 1, 1, 300, t0 + 1000), 'replay');
+  });
+
+  test("the process table knows only nonces issued after the process's start", () => {
+    const table = getNonceCounterTable();
+    const now = Date.now();
+    const started = now - process.uptime() * 1000;
+    assert.equal(table.accept('before-the-start', started - 1000, 1, 86_400, now), 'unknown');
+    assert.equal(table.accept('since-the-start', now, 1, 86_400, now), 'ok');
+  });
+
   test('one table per process, shared through globalThis', () => {
     assert.equal(getNonceCounterTable(), getNonceCounterTable());
     const holder = globalThis as Record<symbol, unknown>;

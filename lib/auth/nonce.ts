@@ -74,7 +74,16 @@ export class NonceCounterTable {
   private readonly entries = new Map<string, { nc: number; issuedAt: number }>();
   private evictedIssuedBefore = -Infinity;
 
-  constructor(private readonly maxEntries = 100_000) {}
+  /**
+   * `knownSince`: a nonce issued before this instant is answered 'unknown'
+   * (stale). The process's table knows nothing from before the process
+   * started: a nonce issued by this instance before a restart has a history
+   * it never saw, and a request captured then was accepted once more after it.
+   */
+  constructor(
+    private readonly maxEntries = 100_000,
+    private readonly knownSince = -Infinity,
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -88,6 +97,7 @@ export class NonceCounterTable {
     ttlSeconds: number,
     now: number = Date.now(),
   ): 'ok' | 'replay' | 'unknown' {
+    if (issuedAt < this.knownSince) return 'unknown';
     const entry = this.entries.get(nonce);
     if (entry) {
       if (nc <= entry.nc) return 'replay';
@@ -129,6 +139,10 @@ type TableHolder = { [TABLE_KEY]?: NonceCounterTable };
 
 export function getNonceCounterTable(): NonceCounterTable {
   const holder = globalThis as TableHolder;
-  holder[TABLE_KEY] ??= new NonceCounterTable();
+  // Every nonce this process issued is from after its start (whichever thread made the table).
+  holder[TABLE_KEY] ??= new NonceCounterTable(
+    undefined,
+    Math.floor(Date.now() - process.uptime() * 1000),
+  );
   return holder[TABLE_KEY];
 }
