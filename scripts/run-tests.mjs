@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['lib', 'tests'];
+const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['lib', 'components', 'tests'];
 const files = [];
 const walk = (dir) => {
   for (const entry of readdirSync(dir)) {
