@@ -36,6 +36,13 @@ async function importEvents(
   }
 }
 
+/** Signed in to the other org, its events 25 a page, rows shown. */
+async function openOtherOrgEvents(page: Page, state: E2eState) {
+  await signIn(page, state.keys.otherOrg);
+  await page.goto(eventsUrl(state.otherOrgId, 'size=25'));
+  await expect(rows(page).first()).toBeVisible();
+}
+
 async function newestShown(page: Page): Promise<number> {
   const iso = await rows(page).first().locator('td.col-time time').getAttribute('datetime');
   return Date.parse(iso!);
@@ -45,9 +52,7 @@ test('new events: a pill with the right count, rows stay put, one click shows th
   page,
   state,
 }) => {
-  await signIn(page, state.keys.otherOrg);
-  await page.goto(eventsUrl(state.otherOrgId, 'size=25'));
-  await expect(rows(page).first()).toBeVisible();
+  await openOtherOrgEvents(page, state);
   const before = await rowIds(page);
   const firstBox = await rows(page).first().boundingBox();
 
@@ -95,9 +100,7 @@ test('events sharing the newest second: no pill for those on later pages, one fo
   page,
   state,
 }) => {
-  await signIn(page, state.keys.otherOrg);
-  await page.goto(eventsUrl(state.otherOrgId, 'size=25'));
-  await expect(rows(page).first()).toBeVisible();
+  await openOtherOrgEvents(page, state);
   // Three events in one whole second (step 0), ids rising: the table shows the last first.
   const second = Math.floor((await newestShown(page)) / 1000) * 1000 + 60_000;
   const three = await importEvents(state, second, 3, 'f6', 0);
