@@ -38,3 +38,9 @@ test('a page naming results twice is refused, not thrown', () => {
     'is no one list of events: "results" appears twice in one object: which list of records is meant is unclear',
   );
 });
+
+test('a page opening with a byte order mark is read as without it', () => {
+  assert.deepEqual(parseListing(`\ufeff{"links":[],"results":[${RECORD}]}`), [
+    { value: JSON.parse(RECORD) as unknown, text: RECORD },
+  ]);
+});

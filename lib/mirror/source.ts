@@ -490,7 +490,9 @@ function detailOf(answer: HttpAnswer): string | undefined {
 }
 
 /** A list body's records, or what is wrong with it ("is not JSON", "has no \"results\" list"). */
-export function parseListing(text: string): SourcePageRecord[] | string {
+export function parseListing(served: string): SourcePageRecord[] | string {
+  // A byte order mark, which a JSON parser may ignore (RFC 8259, 8.1), as import does.
+  const text = served.charCodeAt(0) === 0xfeff ? served.slice(1) : served;
   let body: unknown;
   try {
     body = JSON.parse(text);
