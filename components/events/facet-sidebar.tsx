@@ -128,7 +128,7 @@ export const FacetSidebar = memo(function FacetSidebar({
                           ? `${label} (${value})`
                           : isFilterableValue(value)
                             ? value
-                            : `${value}: a value with a comma or spaces around it cannot be a filter`
+                            : `${value}: a value with spaces around it cannot be a filter`
                       }
                       // Chosen already (from the URL), it can still be taken out.
                       disabled={!isChosen && !isFilterableValue(value)}

@@ -427,3 +427,47 @@ test('self-hosted: invoiceId and paymentId filter nothing, leave the self link, 
   assert.deepEqual(await counts('paymentId=pay-404'), [0, 0, 0, 0]);
   assert.deepEqual(await counts('q=pay'), [1, 1, 1, 1]);
 });
+
+test('a comma escaped as `\\,` is part of the value: collection=orders\\,2024 matches that event only', async () => {
+  const commaOrg = objectIdAt(Date.UTC(2025, 0, 1), '00000000000000d4');
+  await store.createOrg({ id: commaOrg, name: 'Commas', created: Date.UTC(2025, 0, 1) });
+  const event = (n: number, fields: Record<string, string>) =>
+    encodeEvent(commaOrg, {
+      id: objectIdAt(Date.UTC(2026, 0, 5 + n), `000000000000${n}f0${n}`.slice(-16)),
+      created: new Date(Date.UTC(2026, 0, 5 + n)).toISOString(),
+      eventTypeName: 'DATA_EXPLORER',
+      ...fields,
+    });
+  await store.insertEvents(commaOrg, [
+    event(1, { collection: 'orders,2024' }),
+    event(2, { collection: 'orders' }),
+    event(3, { collection: '2024' }),
+    event(4, { username: 'CN=Alice,OU=Eng,DC=example,DC=com' }),
+    event(5, { username: 'DOMAIN\\alice' }),
+  ]);
+  const key = await issueApiKey(store, {
+    orgId: commaOrg,
+    role: 'ORG_MEMBER',
+    description: 'c',
+    realm: getConfig().DIGEST_REALM,
+  });
+  const reader = { publicKey: key.record.publicKey, privateKey: key.privateKey };
+  const base = `${P}/orgs/${commaOrg}/events`;
+  async function matched(filter: string) {
+    const res = await digest(`${base}?${filter}`, reader);
+    assert.equal(res.status, 200, res.body);
+    const body = JSON.parse(res.body) as { results: { collection?: string; username?: string }[] };
+    return body.results.map((e) => e.collection ?? e.username).sort();
+  }
+  const e = encodeURIComponent;
+  assert.deepEqual(await matched(`collection=${e('orders\\,2024')}`), ['orders,2024']);
+  assert.deepEqual(await matched(`collection=${e('orders,2024')}`), ['2024', 'orders']);
+  assert.deepEqual(await matched(`collection=${e('orders\\,2024,orders')}`), [
+    'orders',
+    'orders,2024',
+  ]);
+  assert.deepEqual(await matched(`actor=${e('CN=Alice\\,OU=Eng\\,DC=example\\,DC=com')}`), [
+    'CN=Alice,OU=Eng,DC=example,DC=com',
+  ]);
+  assert.deepEqual(await matched(`username=${e('DOMAIN\\alice')}`), ['DOMAIN\\alice']);
+});

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { columnPivots, eventPivots, fieldPivot, isFilterableValue } from './pivots';
 
 describe('lib/client/pivots with a comma in a value', () => {
-  // Commas separate values in the URL and the API: "Only actor comma,user@…"
-  // would filter on "comma" and "user@…", which match nothing.
+  // The URL and the API escape a comma in a value (`\\,`, lib/client/value-list.ts),
+  // so "Only actor comma,user@…" filters on exactly that actor.
   const event = {
     id: '6a793fbd2c88faeba59bd3b5',
     created: '2026-01-01T00:00:00Z',
@@ -15,19 +15,19 @@ describe('lib/client/pivots with a comma in a value', () => {
     groupId: '65a000000000000000000001',
   };
 
-  it('offers no filter on a value with a comma, and the others still', () => {
-    assert.deepEqual(columnPivots(event, 'actor'), []);
-    assert.deepEqual(columnPivots(event, 'target'), []);
+  it('offers a filter on a value with a comma, as one value', () => {
     assert.deepEqual(
-      columnPivots(event, 'resource').map((p) => [p.key, p.value]),
-      [['groupId', '65a000000000000000000001']],
+      columnPivots(event, 'actor').map((p) => [p.key, p.value]),
+      [['actor', 'comma,user@example.com']],
     );
-    assert.equal(fieldPivot(event, 'clusterName'), null);
-    assert.equal(fieldPivot(event, 'username'), null);
     assert.deepEqual(
-      eventPivots(event).map((p) => `${p.key}:${p.value}`),
-      ['eventType:JOINED_ORG', 'groupId:65a000000000000000000001'],
+      columnPivots(event, 'target').map((p) => [p.key, p.value]),
+      [['targetUsername', 'a,b@example.com']],
     );
+    assert.equal(fieldPivot(event, 'clusterName')?.value, 'Cluster,0');
+    assert.equal(fieldPivot(event, 'username')?.value, 'comma,user@example.com');
+    assert.equal(isFilterableValue('CN=Alice,OU=Eng,DC=example,DC=com'), true);
+    assert.equal(isFilterableValue('DOMAIN\\user'), true);
   });
 });
 

@@ -63,12 +63,12 @@ function text(event: ApiEvent, field: string): string | null {
 }
 
 /**
- * Whether a value can be a filter: the URL and the API separate values with
- * commas and trim each, so "comma,user@example.com" would be two values,
- * "alice " would be "alice" and "  " none (0 results, or the filter gone).
+ * Whether a value can be a filter: the URL and the API trim each value of a
+ * list, so "alice " would be "alice" and "  " none (0 results, or the filter
+ * gone). A comma is escaped (value-list.ts), so "comma,user@example.com" can.
  */
 export function isFilterableValue(value: string): boolean {
-  return value !== '' && value.trim() === value && !value.includes(',');
+  return value !== '' && value.trim() === value;
 }
 
 /** A field's value when present and filterable. */

@@ -20,6 +20,7 @@ import {
   apiHistogramPath,
   apiListPath,
   listParams,
+  notAppliedInUrl,
   parseEventsView,
   serializeEventsView,
 } from './url-state';
@@ -77,7 +78,14 @@ describe('lib/client/query-syntax', () => {
     assert.deepEqual(tokenize('http://x.io deleted host:"a b"'), [
       { kind: 'text', text: 'http://x.io' },
       { kind: 'text', text: 'deleted' },
-      { kind: 'field', name: 'host', value: 'a b', negate: false, source: 'host:"a b"' },
+      {
+        kind: 'field',
+        name: 'host',
+        value: 'a b',
+        quoted: true,
+        negate: false,
+        source: 'host:"a b"',
+      },
     ]);
     const { filters } = applyQuery(NO_FILTERS, 'clu del host:a,b', CATALOGUE);
     assert.equal(filters.q, 'clu del');
@@ -196,6 +204,39 @@ describe('lib/client/url-state with investigation filters', () => {
       ),
     );
     assert.ok(apiHistogramPath(params, 200).endsWith(`/events/histogram?${filters}&buckets=200`));
+  });
+
+  it('a value with a comma or a backslash is one value: typed, in the URL, to the API', () => {
+    const ldap = 'CN=Alice,OU=Eng,DC=example,DC=com';
+    const typed = applyQuery(
+      NO_FILTERS,
+      `collection:"orders,2024" user:"${ldap}" actor:DOMAIN\\user db:sales\\,hr host:a,b`,
+      CATALOGUE,
+    );
+    assert.deepEqual(typed.problems, []);
+    const view = { ...DEFAULT_VIEW, ...typed.filters };
+    assert.deepEqual(view.fields, {
+      username: [ldap],
+      database: ['sales,hr'],
+      collection: ['orders,2024'],
+      hostname: ['a', 'b'],
+    });
+    assert.deepEqual(view.actor, ['DOMAIN\\user']);
+    // Shown unescaped, quoted as typed; the chip's text reads back as the same value.
+    const chips = filterChips(view).map((chip) => chip.text);
+    assert.ok(chips.includes('collection:"orders,2024"'), chips.join(' '));
+    assert.deepEqual(applyQuery(NO_FILTERS, chips.join(' '), CATALOGUE).filters, typed.filters);
+    const query = serializeEventsView(view, 'UTC');
+    assert.match(query, /collection=orders%5C,2024(&|$)/);
+    assert.match(query, /actor=DOMAIN%5Cuser(&|$)/);
+    // Reload, back and a shared link read the same view.
+    assert.deepEqual(parseEventsView(new URLSearchParams(query), 'UTC'), view);
+    assert.deepEqual(notAppliedInUrl(new URLSearchParams(query), 'UTC'), []);
+    const path = apiListPath(listParams('5f0000000000000000000001', view));
+    assert.ok(path.includes(`collection=${encodeURIComponent('orders\\,2024')}&`), path);
+    assert.ok(path.includes(`database=${encodeURIComponent('sales\\,hr')}&`), path);
+    // Toggling a facet value with a comma filters on exactly it.
+    assert.deepEqual(toggleChip(NO_FILTERS, 'clusterName', 'a,b').fields, { clusterName: ['a,b'] });
   });
 
   it('drops malformed filter values from the URL instead of failing', () => {

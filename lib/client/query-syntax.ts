@@ -9,6 +9,7 @@ import {
   words,
 } from '@/lib/domain/filters';
 import { EVENT_TYPE_PATTERN } from '@/lib/domain/limits';
+import { splitValueList } from './value-list';
 
 /**
  * The dashboard's query box: `field:value` chips, typed or clicked, and the
@@ -19,7 +20,9 @@ import { EVENT_TYPE_PATTERN } from '@/lib/domain/limits';
  *   type:CLUSTER_*                event types; `*` matches any run of characters
  *   -type:DATA_EXPLORER           leave these types out (the API's excludeEventType)
  *   cluster:Cluster0 ip:10.0.0.0/8 a field by alias or by its own name (clusterName:…)
- *   host:a,b                      a comma list: any of the values
+ *   host:a,b                      a comma list: any of the values (`\,` a comma in
+ *                                 one, `\\` a backslash, as in the URL and the API)
+ *   collection:"orders,2024"      a quoted value is one value, exactly as typed
  *   "free text"  or  free text    words matched as prefixes (the API's `q`)
  *
  * Field names come from the one filter schema (FILTER_FIELDS); the aliases
@@ -116,7 +119,15 @@ export function chipKeyOfFacet(field: FacetField): ChipKey {
 // ---- tokens -----------------------------------------------------------------
 
 export type Token =
-  | { kind: 'field'; name: string; value: string; negate: boolean; source: string }
+  | {
+      kind: 'field';
+      name: string;
+      value: string;
+      /** A "quoted" value is one value as typed; a bare one is a comma list. */
+      quoted: boolean;
+      negate: boolean;
+      source: string;
+    }
   | { kind: 'text'; text: string };
 
 /**
@@ -134,6 +145,7 @@ export function tokenize(input: string): Token[] {
         kind: 'field',
         name,
         value: (quotedValue ?? bareValue ?? '').trim(),
+        quoted: quotedValue !== undefined,
         negate: dash === '-',
         source: whole.trim(),
       });
@@ -270,7 +282,8 @@ export function applyQuery(
       continue;
     }
     const key = resolveChipKey(token.name)!;
-    const result = applyChip(next, key, token.value.split(','), token.negate, knownTypes);
+    const values = token.quoted ? [token.value] : splitValueList(token.value);
+    const result = applyChip(next, key, values, token.negate, knownTypes);
     next = result.filters;
     problems.push(...result.problems);
     if (result.problems.length) refused.push(token.source);
@@ -290,7 +303,8 @@ export type Chip = {
   text: string;
 };
 
-const quoteIfNeeded = (value: string) => (/[\s",]/.test(value) ? `"${value}"` : value);
+/** A value as typed: quoted (one value, as is) when a bare one would be split or unescaped. */
+const quoteIfNeeded = (value: string) => (/[\s",\\]/.test(value) ? `"${value}"` : value);
 
 /** The chips that show the filters, in a stable order. */
 export function filterChips(filters: InvestigationFilters): Chip[] {

@@ -27,6 +27,7 @@ import {
   words,
 } from '@/lib/domain/filters';
 import { type InvestigationFilters, NO_FILTERS } from './query-syntax';
+import { escapeValue, joinValueList, splitValueList } from './value-list';
 
 /**
  * The events page's state lives in its URL, so a view can be bookmarked,
@@ -44,6 +45,9 @@ import { type InvestigationFilters, NO_FILTERS } from './query-syntax';
  *   <field>=a,b       a filter field by its API name (clusterName=Cluster0, …), any of the values
  *   actor=a,b         the actor, any of the values
  *   q=words           free text
+ *
+ * Value lists follow the API's rule (value-list.ts): `\,` is a comma inside a
+ * value and `\\` a backslash, so `collection=orders\,2024` is one value.
  */
 
 export const RANGE_PRESETS = ['1h', '24h', '7d', '30d'] as const;
@@ -118,12 +122,9 @@ export function parseTypes(value: string | undefined): string[] {
   return parseValues(value, (type) => EVENT_TYPE_PATTERN.test(type), MAX_TYPES);
 }
 
-/** The items of a comma list, trimmed, empty ones apart. */
+/** The items of a comma list (the API's escapes read), trimmed, empty ones apart. */
 function listItems(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
+  return splitValueList(value ?? '').filter(Boolean);
 }
 
 /** A comma list of filter values: trimmed, non-empty, unique, sorted, at most `max` (the API's). */
@@ -281,9 +282,9 @@ export function serializeEventsView(view: EventsView, localZone: string): string
     pairs.push(['excludeTypes', [...view.excludeTypes].sort().join(',')]);
   for (const field of FILTER_FIELDS) {
     const values = view.fields[field];
-    if (values?.length) pairs.push([field, [...values].sort().join(',')]);
+    if (values?.length) pairs.push([field, joinValueList([...values].sort())]);
   }
-  if (view.actor.length) pairs.push(['actor', [...view.actor].sort().join(',')]);
+  if (view.actor.length) pairs.push(['actor', joinValueList([...view.actor].sort())]);
   if (view.q) pairs.push(['q', view.q]);
   if (view.range) pairs.push(['range', view.range]);
   else {
@@ -392,9 +393,9 @@ function filterPairs(params: EventsFilterParams): [QueryParameterName, string][]
   const pairs: [QueryParameterName, string][] = params.types.map((type) => ['eventType', type]);
   for (const type of params.excludeTypes) pairs.push(['excludeEventType', type]);
   for (const field of FILTER_FIELDS) {
-    for (const value of params.fields[field] ?? []) pairs.push([field, value]);
+    for (const value of params.fields[field] ?? []) pairs.push([field, escapeValue(value)]);
   }
-  for (const value of params.actor) pairs.push(['actor', value]);
+  for (const value of params.actor) pairs.push(['actor', escapeValue(value)]);
   if (params.q) pairs.push(['q', params.q]);
   return pairs;
 }

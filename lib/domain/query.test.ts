@@ -51,3 +51,28 @@ describe('pageNum', () => {
     }
   });
 });
+
+describe('filter value lists', () => {
+  test('`\\,` is a literal comma and `\\\\` a backslash; other backslashes are literal', () => {
+    const fields = (input: Record<string, string[]>) => {
+      const result = listEventsParameters.safeParse(input);
+      assert.ok(result.success, JSON.stringify(result.error?.issues));
+      return result.data;
+    };
+    assert.deepEqual(fields({ collection: ['orders\\,2024'] }).collection, ['orders,2024']);
+    assert.deepEqual(fields({ collection: ['orders,2024'] }).collection, ['orders', '2024']);
+    assert.deepEqual(fields({ username: ['CN=Alice\\,OU=Eng', ' bob '] }).username, [
+      'CN=Alice,OU=Eng',
+      'bob',
+    ]);
+    assert.deepEqual(fields({ actor: ['DOMAIN\\user,a\\\\,b\\'] }).actor, [
+      'DOMAIN\\user',
+      'a\\',
+      'b\\',
+    ]);
+    assert.equal(
+      firstIssue(listEventsParameters, { collection: ['a\\,,'] })?.parameter,
+      'collection',
+    );
+  });
+});

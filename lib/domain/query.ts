@@ -16,6 +16,7 @@ import {
   words,
 } from './filters';
 import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from './limits';
+import { splitValueList } from '@/lib/client/value-list';
 
 /** What GET /orgs/{orgId}/events/export writes. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
@@ -128,8 +129,7 @@ function eventTypeList(description: string) {
         decode: (values, payload) => {
           const types = new Set<string>();
           for (const value of values) {
-            for (const item of value.split(',')) {
-              const type = item.trim();
+            for (const type of splitValueList(value)) {
               const problem =
                 type === ''
                   ? 'must not be empty'
@@ -173,8 +173,9 @@ const excludeEventType = eventTypeList(
 
 /**
  * A filter's values: every value of the repeated name, each possibly a comma
- * list, trimmed, duplicates removed. An empty item or more than
- * MAX_FILTER_VALUES values is a 400; `check` refuses malformed items.
+ * list (`\,` a literal comma, `\\` a backslash: lib/client/value-list.ts),
+ * trimmed, duplicates removed. An empty item or more than MAX_FILTER_VALUES
+ * values is a 400; `check` refuses malformed items.
  */
 function valueList(description: string, check?: (item: string) => string | null) {
   return z
@@ -182,8 +183,7 @@ function valueList(description: string, check?: (item: string) => string | null)
       decode: (values, payload) => {
         const items = new Set<string>();
         for (const value of values) {
-          for (const raw of value.split(',')) {
-            const item = raw.trim();
+          for (const item of splitValueList(value)) {
             const problem =
               item === ''
                 ? 'must not be empty'
@@ -205,6 +205,13 @@ function valueList(description: string, check?: (item: string) => string | null)
     .meta({ description });
 }
 
+/** How a value holds a comma: the rule of lib/client/value-list.ts, in every filter's description. */
+const VALUE_ESCAPES = [
+  'In a value, `\\,` is a literal comma and `\\\\` a literal backslash (`collection=orders\\,2024`,',
+  '`username=CN=Alice\\,OU=Eng`); any other backslash is literal (`DOMAIN\\user`). Spaces around',
+  'each value are dropped.',
+].join('\n');
+
 function fieldFilter(field: FilterField) {
   const remote = field === 'remoteAddress';
   return valueList(
@@ -215,6 +222,7 @@ function fieldFilter(field: FilterField) {
         : '',
       `Repeat the parameter or give a comma list (any of them); at most ${MAX_FILTER_VALUES} values;`,
       'an empty value is a 400 INVALID_QUERY_PARAMETER. Unknown values match nothing.',
+      VALUE_ESCAPES,
     ]
       .filter(Boolean)
       .join('\n'),
@@ -235,6 +243,7 @@ const actor = valueList(
   [
     "Only events whose actor is one of these: the event's `username`, `userId`, `publicKey` or",
     '`apiKeyId` equals the value. Repeatable or a comma list.',
+    VALUE_ESCAPES,
   ].join('\n'),
 );
 
