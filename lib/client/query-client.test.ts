@@ -32,6 +32,12 @@ function assertShownAsServed(event: ApiEvent | undefined): void {
 }
 
 describe('lib/client/query-client', () => {
+  it("on the server, a render's client schedules no garbage collection: its answers go with it", () => {
+    const client = makeQueryClient();
+    client.setQueryData(KEY, SERVED);
+    assert.equal(client.getQueryCache().find({ queryKey: KEY })?.gcTime, Infinity);
+  });
+
   it('hands the server\'s answers to the browser with no member named "__proto__" for React\'s Flight to drop', () => {
     const server = makeQueryClient();
     server.setQueryData(KEY, SERVED);

@@ -13,7 +13,11 @@ export function makeQueryClient(): QueryClient {
         // Events are append-only history: a page seconds old is still right,
         // and refetching on every focus would make the table jump.
         staleTime: 30_000,
-        gcTime: 5 * 60_000,
+        // The browser keeps unused pages 5 minutes. A server render's client
+        // is dropped with its request: a timer there (TanStack's server
+        // default is none) held every render's answers 5 minutes longer,
+        // and kept a test process alive as long.
+        gcTime: isServer ? Infinity : 5 * 60_000,
         refetchOnWindowFocus: false,
         // A 4xx will not change on retry; a dropped connection might.
         retry: (failureCount, error) =>
