@@ -41,7 +41,20 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P02',
   '57P03',
   '53300',
+  // Writes refused for now: a primary demoted to a read-only standby
+  // (read_only_sql_transaction), a full disk, the server out of memory.
+  '25006',
+  '53100',
+  '53200',
 ]);
+
+/**
+ * SQLite's codes (and their extended forms, SQLITE_IOERR_WRITE, …) for a
+ * file that cannot be written or read now: the disk full, an I/O error, the
+ * file read-only, memory exhausted. Before, a dashboard write on a full disk
+ * answered 500 UNEXPECTED_ERROR, not 503 with Retry-After.
+ */
+const UNAVAILABLE_SQLITE_CODES = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_NOMEM'];
 
 /**
  * PostgreSQL SQLSTATEs of a statement the server gave up on: 57014
@@ -88,6 +101,7 @@ export function isUnavailable(error: unknown): boolean {
     // SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, ...): another
     // connection held the lock for longer than busy_timeout.
     if (code.startsWith('SQLITE_BUSY')) return true;
+    if (UNAVAILABLE_SQLITE_CODES.some((prefix) => code.startsWith(prefix))) return true;
   }
   // AggregateError: a host name with several addresses, each refused.
   if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true;

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { isUnavailable, StoreUnavailableError, translateStoreError } from './errors';
+
+/** An error as a driver reports it: a message and a code. */
+function driverError(code: string, message = code): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+test('a database that cannot write now (disk full, I/O error, read-only, out of memory) is unavailable, not an unexpected error', () => {
+  for (const code of [
+    'SQLITE_FULL',
+    'SQLITE_IOERR',
+    'SQLITE_IOERR_WRITE',
+    'SQLITE_READONLY',
+    'SQLITE_READONLY_DBMOVED',
+    'SQLITE_NOMEM',
+    '25006',
+    '53100',
+    '53200',
+  ]) {
+    assert.equal(isUnavailable(driverError(code)), true, code);
+    assert.ok(translateStoreError(driverError(code)) instanceof StoreUnavailableError, code);
+  }
+  // A query that is wrong stays wrong: not retried, logged as a bug.
+  for (const code of ['SQLITE_ERROR', 'SQLITE_CONSTRAINT_UNIQUE', '42601', '23505']) {
+    assert.equal(isUnavailable(driverError(code)), false, code);
+  }
+});
+
+test("SQLite's own read-only refusal is unavailable", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-errors-'));
+  const file = path.join(dir, 'x.db');
+  try {
+    const writer = new BetterSqlite3(file);
+    writer.exec('CREATE TABLE t (x)');
+    writer.close();
+    const reader = new BetterSqlite3(file, { readonly: true });
+    try {
+      assert.throws(
+        () => reader.exec('INSERT INTO t VALUES (1)'),
+        (error: unknown) => isUnavailable(error),
+      );
+    } finally {
+      reader.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
