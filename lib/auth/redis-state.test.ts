@@ -193,6 +193,36 @@ describe('Redis authentication state shared by two instances', () => {
     }
   });
 
+  test('a Redis that takes no writes (full under noeviction, a read-only replica) fails a success and the readiness probe as it fails a failure: a right key is told from no wrong one', async () => {
+    // Before, a dashboard sign-in with a wrong key got 503 (its failure could
+    // not be counted) and one with the right key 200: an unthrottled oracle.
+    const redis = await startPrivateRedis();
+    const admin = new Redis(redis.url);
+    const state = createRedisAuthState({ url: redis.url, keyPrefix: prefix });
+    try {
+      await state.warm();
+      await state.throttle.recordSuccess(['key:k'], Date.now());
+      await state.probe();
+      for (const refusing of [
+        async () => admin.config('SET', 'maxmemory', '1'),
+        // A replica of a primary that is not there: read-only all the same.
+        async () => {
+          await admin.config('SET', 'maxmemory', '0');
+          await admin.replicaof('127.0.0.1', String(redis.port + 1));
+        },
+      ]) {
+        await refusing();
+        await rejectsUnavailable(state.throttle.recordFailure(['key:k'], Date.now()), 'failure');
+        await rejectsUnavailable(state.throttle.recordSuccess(['key:k'], Date.now()), 'success');
+        await rejectsUnavailable(state.probe(), 'readiness probe');
+      }
+    } finally {
+      admin.disconnect();
+      await state.close();
+      await redis.close();
+    }
+  });
+
   test('a Redis that may evict keys is refused with 503 until its policy is noeviction or it has no memory limit', async (t) => {
     const logged: string[] = [];
     const capture = (_fields: unknown, message?: string) => {

@@ -140,14 +140,25 @@ return '0'
 `;
 
 // FailureThrottle.recordSuccess: forget the count, keep a block and its strikes.
+/** A key written by the readiness probe and each success, to prove Redis takes writes. */
+const WRITABLE = 'writable';
+
+// KEYS: the throttle keys, then the writable mark (WRITABLE). ARGV: now.
+// It ends with a write that fails when Redis takes none (full under
+// noeviction, a read-only replica after a failover): a right key must fail
+// as a wrong one does then, whose failure could not be counted. Before, a
+// dashboard sign-in with the right key succeeded and with a wrong one got
+// 503, unthrottled: an oracle.
 const THROTTLE_SUCCESS = `
-for _, key in ipairs(KEYS) do
+for i = 1, #KEYS - 1 do
+  local key = KEYS[i]
   if redis.call('EXISTS', key) == 1 then
     redis.call('HSET', key, 'failures', '0')
     local v = redis.call('HMGET', key, 'blockedUntil', 'strikes')
     if (tonumber(v[1]) or 0) == 0 and (tonumber(v[2]) or 0) == 0 then redis.call('DEL', key) end
   end
 end
+redis.call('SET', KEYS[#KEYS], ARGV[1], 'PX', 60000)
 return 1
 `;
 
@@ -370,10 +381,15 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       );
       return blockedUntilDecision(Number(reply), now);
     },
-    async recordSuccess(keys): Promise<void> {
-      if (keys.length === 0) return;
+    async recordSuccess(keys, now = Date.now()): Promise<void> {
       await run('throttle', () =>
-        client.eval(THROTTLE_SUCCESS, keys.length, ...keys.map((k) => `${prefix}throttle:${k}`)),
+        client.eval(
+          THROTTLE_SUCCESS,
+          keys.length + 1,
+          ...keys.map((k) => `${prefix}throttle:${k}`),
+          `${prefix}${WRITABLE}`,
+          String(now),
+        ),
       );
     },
   };
@@ -419,7 +435,13 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     memorySince,
     // What every authenticated request needs of Redis (run: the eviction
     // check too), for /readyz: rejects with 503 when a request would.
-    probe: () => run('readiness', memorySince).then(() => undefined),
+    // A write too: a Redis that takes none (full under noeviction, a
+    // read-only replica) fails every Digest request's nonce count.
+    probe: () =>
+      run('readiness', async () => {
+        await memorySince();
+        await client.set(`${prefix}${WRITABLE}`, String(Date.now()), 'PX', 60_000);
+      }),
     async warm() {
       // Waits out the connection (bounded by the command timeout); a Redis
       // that is down now is reported by the client's error handler. Both
