@@ -160,3 +160,34 @@ test('new events brought in: the histogram and the facets count them too', async
   await expect.poll(() => histogramTotal(page)).toBe(total + 3);
   await expect(facet.locator('.count')).toHaveText((total + 3).toLocaleString('en-US'));
 });
+
+test('an event dated in the future (a wrong clock) does not silence the pill for events arriving now', async ({
+  page,
+  state,
+}) => {
+  const future = Date.parse('2027-06-01T00:00:00Z');
+  const [futureId] = await importEvents(state, future - 60_000, 1, 'a9');
+  try {
+    await openOtherOrgEvents(page, state);
+    await expect.poll(() => rowIds(page).then((ids) => ids[0])).toBe(futureId);
+    const before = await rowIds(page);
+
+    // Two arrive now: they sort below the 2027 row, and are new all the same.
+    const added = await importEvents(state, Date.now() - 3_000, 2, 'b9', 1_000);
+    const pill = page.getByTestId('new-events');
+    await expect(pill).toHaveText('↑ 2 new events', { timeout: 15_000 });
+    expect(await rowIds(page)).toEqual(before);
+    await pill.click();
+    await expect.poll(() => rowIds(page)).toEqual(expect.arrayContaining(added));
+    expect((await rowIds(page))[0]).toBe(futureId);
+    await expect(pill).toBeHidden();
+    await page.screenshot({ path: 'test-results/e2e/live-future-row.png' });
+  } finally {
+    const store = await openStore(state.databaseUrl);
+    try {
+      await store.deleteEvents(state.otherOrgId, { ids: [futureId!] });
+    } finally {
+      await store.close();
+    }
+  }
+});

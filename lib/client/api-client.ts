@@ -58,6 +58,21 @@ export async function fetchApi<T>(path: string, signal?: AbortSignal): Promise<T
 }
 
 /**
+ * GET an API path from the browser and decode it, with the server's clock at
+ * the answer: its `Date` header in epoch milliseconds (whole seconds), null
+ * when absent or malformed.
+ */
+export async function fetchApiDated<T>(
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ body: T; date: number | null }> {
+  const response = await fetchOk(path, signal);
+  const header = response.headers.get('Date');
+  const date = header ? Date.parse(header) : NaN;
+  return { body: (await jsonBody(response)) as T, date: Number.isFinite(date) ? date : null };
+}
+
+/**
  * GET an API path as its JSON source tree (json-text.ts parseJsonSource):
  * every number, key order and escape as the server wrote it, which a raw
  * document must be shown and compared by (JSON.parse turned
