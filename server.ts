@@ -270,11 +270,34 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  let draining: NodeJS.Timeout | undefined;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (draining) {
+      // A second signal while draining: stop now.
+      clearTimeout(draining);
+      draining = undefined;
+      stop(signal);
+      return;
+    }
     if (stopping) return;
     stopping = true;
-    lifecycle.info({ signal }, 'finishing in-flight requests');
     markDraining();
+    const drainMs = config.SHUTDOWN_DRAIN_SECONDS * 1000;
+    if (drainMs > 0) {
+      // Still serving, /readyz 503: a load balancer polling it stops sending
+      // new requests here before the port closes (which would refuse them).
+      lifecycle.info({ signal, drainSeconds: config.SHUTDOWN_DRAIN_SECONDS }, 'draining');
+      draining = setTimeout(() => {
+        draining = undefined;
+        stop(signal);
+      }, drainMs);
+    } else stop(signal);
+  };
+  const stop = (signal: string) => {
+    // One more signal from here ends the process at once (Node's default).
+    process.off('SIGTERM', shutdown);
+    process.off('SIGINT', shutdown);
+    lifecycle.info({ signal }, 'finishing in-flight requests');
     const force = setTimeout(() => {
       log.warn('shutdown timed out; closing remaining connections');
       server.closeAllConnections();
@@ -292,8 +315,8 @@ async function main(): Promise<void> {
     });
     server.closeIdleConnections();
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
 
 main().catch((error: unknown) => {

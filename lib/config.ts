@@ -104,6 +104,12 @@ const configSchema = z.object({
    * proxy's /api/public/ route).
    */
   SERVE: z.enum(['all', 'api']).default('all'),
+  /**
+   * On SIGTERM/SIGINT, how long the server keeps accepting requests with
+   * /readyz answering 503 before it stops accepting (0: stop at once), so a
+   * load balancer polling /readyz takes it out of rotation first.
+   */
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(0),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -73,7 +73,7 @@ function inheritedEnv(): NodeJS.ProcessEnv {
   return rest as NodeJS.ProcessEnv;
 }
 
-async function startServer(command: string, args: string[]) {
+async function startServer(command: string, args: string[], env: Record<string, string> = {}) {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-signals-'));
   const child: ChildProcess = spawn(command, args, {
@@ -84,6 +84,7 @@ async function startServer(command: string, args: string[]) {
       HOSTNAME: '127.0.0.1',
       DATABASE_URL: `file:${path.join(dir, 'signals.db')}`,
       NEXT_TELEMETRY_DISABLED: '1',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -128,3 +129,42 @@ for (const [how, command, args] of [
     }
   });
 }
+
+describe('SHUTDOWN_DRAIN_SECONDS', () => {
+  /** GET `path` on a new connection: its status, or null when refused. */
+  const statusOf = (port: number, path: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { headers: { connection: 'close' } }).then(
+      (res) => res.status,
+      () => null,
+    );
+
+  test('after SIGTERM the server keeps answering for the drain, /readyz 503, then closes and exits; a second signal ends the drain at once', async () => {
+    // Before, the port closed at the signal: /readyz's 503 reached no balancer.
+    for (const second of [false, true]) {
+      const server = await startServer(process.execPath, ['--import', 'tsx', 'server.ts'], {
+        SERVE: 'api',
+        SHUTDOWN_DRAIN_SECONDS: second ? '60' : '2',
+      });
+      try {
+        assert.equal(await statusOf(server.port, '/readyz'), 200);
+        const signalled = Date.now();
+        server.child.kill('SIGTERM');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(await statusOf(server.port, '/readyz'), 503, server.output());
+        assert.equal(await statusOf(server.port, '/healthz'), 200, 'still serving');
+        if (second) server.child.kill('SIGTERM');
+        const exited = await new Promise<number | null>((resolve) =>
+          server.child.once('exit', (code) => resolve(code)),
+        );
+        const took = Date.now() - signalled;
+        assert.equal(exited, 0, server.output());
+        if (second) assert.ok(took < 10_000, `the second signal ended the drain (${took} ms)`);
+        else assert.ok(took >= 2_000, `served through the drain (${took} ms)`);
+        assert.match(server.output(), /draining/);
+      } finally {
+        if (server.child.exitCode === null) server.child.kill('SIGKILL');
+        fs.rmSync(server.dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
