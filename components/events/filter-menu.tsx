@@ -91,7 +91,7 @@ export function FilterMenu({ pivots, anchor, onPick, onClose }: Props) {
       {pivots.map((pivot) => (
         <div key={`${pivot.key}:${pivot.value}`} className="filter-menu-group">
           <button type="button" role="menuitem" tabIndex={-1} onClick={() => onPick(pivot, false)}>
-            <span aria-hidden="true">＋</span> Only {pivot.label}
+            <span aria-hidden="true">+</span> Only {pivot.label}
           </button>
           {pivot.canExclude ? (
             <button type="button" role="menuitem" tabIndex={-1} onClick={() => onPick(pivot, true)}>
