@@ -1,10 +1,17 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import { ApiRequestError } from '@/lib/client/api-client';
+import { ApiRequestError, type EventList, fetchApiDated } from '@/lib/client/api-client';
 import { previewExport, startBrowserDownload } from '@/lib/client/export-download';
 import { sendToSignInOnExpiredSession } from '@/lib/client/query-client';
-import { apiExportPath, type EventsListParams } from '@/lib/client/url-state';
+import {
+  apiExportPath,
+  apiListPath,
+  type EventsListParams,
+  exportEnd,
+  listBounds,
+} from '@/lib/client/url-state';
+import { parseApiDateTime } from '@/lib/domain/dates';
 import type { ExportFormat } from '@/lib/domain/query';
 import { ToolbarPopover } from './toolbar-popover';
 import { usePopover } from './use-popover';
@@ -16,6 +23,29 @@ type State =
   | { step: 'checking' }
   | { step: 'started'; totalCount: number; fileName: string }
   | { step: 'failed'; message: string };
+
+/**
+ * The export's path for exactly the table's filters. An open end is pinned
+ * (apiExportPath) where it leaves out nothing the table shows: the later of
+ * the server's present and the newest matching event, which one light
+ * request (its first row, no count) tells; an event dated in the future is
+ * in the table, so in the file.
+ */
+async function exportPath(
+  params: EventsListParams,
+  options: { format: ExportFormat; includeRaw: boolean },
+  signal: AbortSignal,
+): Promise<string> {
+  const now = Date.now();
+  if (listBounds(params, now).max !== null) return apiExportPath(params, options, now);
+  const newestPath = apiListPath({ ...params, page: 1, size: 1 }, now).replace(
+    'includeCount=true',
+    'includeCount=false',
+  );
+  const { body, date } = await fetchApiDated<EventList>(newestPath, signal);
+  const newest = body.results[0] ? parseApiDateTime(body.results[0].created) : null;
+  return apiExportPath(params, options, now, exportEnd(date ?? Date.now(), newest));
+}
 
 /**
  * Export ▾: the whole set under exactly the table's current filters, as
@@ -41,19 +71,17 @@ export function ExportControl({ params }: { params: EventsListParams }) {
     const abort = new AbortController();
     setCount(null);
     setCountFailed(false);
-    previewExport(
-      apiExportPath(params, { format: 'ndjson', includeRaw: false }),
-      'ndjson',
-      abort.signal,
-    ).then(
-      (preview) => setCount(preview.totalCount),
-      (error: unknown) => {
-        if (abort.signal.aborted) return;
-        // An ended session signs in again; anything else says the count is unknown.
-        sendToSignInOnExpiredSession(error);
-        setCountFailed(true);
-      },
-    );
+    exportPath(params, { format: 'ndjson', includeRaw: false }, abort.signal)
+      .then((path) => previewExport(path, 'ndjson', abort.signal))
+      .then(
+        (preview) => setCount(preview.totalCount),
+        (error: unknown) => {
+          if (abort.signal.aborted) return;
+          // An ended session signs in again; anything else says the count is unknown.
+          sendToSignInOnExpiredSession(error);
+          setCountFailed(true);
+        },
+      );
     return () => abort.abort();
   }, [open, params]);
 
@@ -65,8 +93,8 @@ export function ExportControl({ params }: { params: EventsListParams }) {
     checking.current = abort;
     setState({ step: 'checking' });
     // One path for the check and the download: a relative range ends at the same instant.
-    const path = apiExportPath(params, { format, includeRaw });
     try {
+      const path = await exportPath(params, { format, includeRaw }, abort.signal);
       const preview = await previewExport(path, format, abort.signal);
       startBrowserDownload(path, preview.fileName);
       setCount(preview.totalCount);

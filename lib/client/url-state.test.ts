@@ -5,6 +5,7 @@ import {
   DEFAULT_VIEW,
   apiEventTypesPath,
   apiExportPath,
+  exportEnd,
   apiListPath,
   eventsViewHref,
   listBounds,
@@ -166,6 +167,19 @@ describe('lib/client/url-state', () => {
         ?.length,
       1,
     );
+  });
+
+  it('pins an open end where nothing the table shows is left out: a future event included', () => {
+    const now = Date.UTC(2026, 0, 2, 10, 4, 59, 123);
+    const future = Date.UTC(2027, 5, 1);
+    assert.equal(exportEnd(now, future), future + 999);
+    assert.equal(exportEnd(now, Date.UTC(2026, 0, 1)), Date.UTC(2026, 0, 2, 10, 4, 59, 999));
+    assert.equal(exportEnd(now, null), Date.UTC(2026, 0, 2, 10, 4, 59, 999));
+    const params = listParams(ORG, { ...DEFAULT_VIEW, range: '24h' });
+    // A preset's start still counts from the present, whatever the end.
+    const path = apiExportPath(params, { format: 'csv', includeRaw: false }, now, future + 999);
+    assert.match(path, /minDate=2026-01-01T10%3A04%3A00Z/);
+    assert.match(path, /maxDate=2027-06-01T00%3A00%3A00.999Z/);
   });
 
   it('counts pages, never fewer than one', () => {

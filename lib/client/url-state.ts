@@ -461,14 +461,27 @@ export function apiExportPath(
   params: EventsFilterParams,
   options: { format: ExportFormat; includeRaw: boolean },
   now: number = Date.now(),
+  end: number = now,
 ): string {
   const pairs = filterAndDatePairs(params, now);
-  // An open range ends now, pinned: the count the dialog shows (a HEAD) and
-  // the file downloaded after it are the same set, under the same name.
-  if (!pairs.some(([name]) => name === 'maxDate')) pairs.push(['maxDate', toApiDateTimeExact(now)]);
+  // An open range ends pinned: the count the dialog shows (a HEAD) and the
+  // file downloaded after it are the same set, under the same name. `end`
+  // must leave out nothing the table shows, events dated in the future
+  // included (exportEnd).
+  if (!pairs.some(([name]) => name === 'maxDate')) pairs.push(['maxDate', toApiDateTimeExact(end)]);
   pairs.push(['format', options.format]);
   if (options.includeRaw) pairs.push(['includeRaw', 'true']);
   return `${apiOrgPath(params.orgId)}/events/export?${apiQuery(pairs)}`;
+}
+
+/**
+ * Where an open-ended export is pinned: the later of the server's present
+ * and the newest matching event (one dated in the future by a source with
+ * a wrong clock is in the table, so in the file too), to the end of its
+ * second (served instants may be whole seconds over stored milliseconds).
+ */
+export function exportEnd(present: number, newest: number | null): number {
+  return Math.floor(Math.max(present, newest ?? present) / 1000) * 1000 + 999;
 }
 
 /** The volume histogram of a list's filters, in at most `buckets` bars. */
