@@ -36,6 +36,15 @@ function Key({ name }: { name: string | number | null }) {
   );
 }
 
+/**
+ * The least width a nested level keeps for its text. Each level indents by
+ * its parent's; deep enough (a document nested 95 levels, all open), the
+ * indentation filled the panel and text wrapped a character a line. A level
+ * keeps this width instead, overflowing its parent: the tree scrolls
+ * sideways (`.json-tree` is `overflow: auto`) and the text stays readable.
+ */
+export const JSON_LEVEL_MIN_WIDTH = '32ch';
+
 function Node({
   name,
   value,
@@ -86,7 +95,7 @@ function Node({
         <span className="json-punct">{open}</span>
         <span className="json-meta"> {size} </span>
       </summary>
-      <div className="json-children">
+      <div className="json-children" style={{ minWidth: JSON_LEVEL_MIN_WIDTH }}>
         {entries.map(([key, child], index) => (
           <Node
             key={index}

@@ -150,3 +150,40 @@ test('a field named "__proto__" shows as served, on the event\'s page and in the
   await rows(page).first().click();
   await shownAsServed(page.getByRole('dialog'));
 });
+
+test('a raw document nested 95 levels, all expanded, keeps its text readable: the tree scrolls sideways', async ({
+  page,
+  state,
+}) => {
+  let raw = '{"leaf":"bottom"}';
+  for (let i = 0; i < 95; i++) raw = `{"level${i}":${raw},"arr":[1,[2,[3]]]}`;
+  const store = await openStore(state.databaseUrl);
+  let orgId: string;
+  try {
+    orgId = await newMemberOrg(store, state, 'Deep raw');
+    const created = Date.UTC(2026, 0, 1);
+    const id = objectIdAt(created, '0000000000000d95');
+    const text = `{"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${id}","raw":${raw}}`;
+    const event = toNewEvent(JSON.parse(text), orgId, false, text);
+    if (typeof event === 'string') throw new Error(event);
+    await store.insertEvents(orgId, [event]);
+  } finally {
+    await store.close();
+  }
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(orgId));
+  await rows(page).first().click();
+  const panel = page.getByRole('dialog');
+  await panel.getByRole('tab', { name: 'Raw' }).click();
+  await panel.getByRole('button', { name: 'Expand all' }).click();
+  const tree = panel.getByRole('group', { name: 'Raw document' });
+  const leaf = tree.locator('.json-leaf', { hasText: '"leaf"' });
+  await leaf.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: 'test-results/e2e/raw-deep-expanded.png' });
+  // One line, not a character a line; the deepest key's summary too.
+  const box = (await leaf.boundingBox())!;
+  expect(box.height).toBeLessThan(25);
+  const summary = tree.locator('summary', { hasText: '"level0"' });
+  expect((await summary.boundingBox())!.height).toBeLessThan(25);
+  expect(await tree.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+});
