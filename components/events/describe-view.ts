@@ -31,6 +31,19 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   return parts;
 }
 
+/**
+ * A view's filters as a phrase after "N events" or "No events": "with"
+ * before the field filters, the dates as they read ("in the last 24 hours",
+ * "from … to …", "until …"): "with event type Joined org in the last 24
+ * hours". Empty with no filters.
+ */
+export function describeFiltersPhrase(view: EventsView, zone: string): string {
+  const parts = describeFilters(view, zone);
+  const dates = view.range || view.from !== null || view.to !== null ? parts.pop()! : null;
+  const when = view.range ? `in the ${dates!}` : dates;
+  return [parts.length ? `with ${parts.join(', ')}` : null, when].filter(Boolean).join(' ');
+}
+
 /** The next wider preset, for "widen the date range" in the empty state. */
 export function widerRange(range: RangePreset): RangePreset | null {
   return RANGE_PRESETS[RANGE_PRESETS.indexOf(range) + 1] ?? null;

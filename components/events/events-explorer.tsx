@@ -56,7 +56,7 @@ import { ColumnMenu } from './column-menu';
 import { ExportControl } from './export-control';
 import { CompareDialog } from './compare-dialog';
 import { DateRangeFilter } from './date-range-filter';
-import { describeFilters } from './describe-view';
+import { describeFiltersPhrase } from './describe-view';
 import { EventDetail } from './event-detail';
 import { EventPanel } from './event-panel';
 import { EventTypePicker } from './event-type-picker';
@@ -457,7 +457,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     [navigate, localZone, setPrefs, prefs],
   );
 
-  const shownFilters = describeFilters(shown, zone);
+  const shownFilters = describeFiltersPhrase(shown, zone);
   const busy = query.isFetching && query.isPlaceholderData;
   // Loading indicators appear only for loads slow enough to notice: a fast
   // change goes straight from the old rows to the new ones, with no extra paint.
@@ -625,7 +625,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
                 <>
                   <strong data-testid="results-count">{NUMBER.format(totalCount)}</strong>{' '}
                   {totalCount === 1 ? 'event' : 'events'}
-                  {shownFilters.length ? ` with ${shownFilters.join(', ')}` : ''}
+                  {shownFilters ? ` ${shownFilters}` : ''}
                 </>
               ) : query.isPending ? (
                 'Loading events…'

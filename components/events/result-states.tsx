@@ -3,7 +3,7 @@
 import { ErrorNoticeFrame, RetryButton, loadFailureText } from '@/components/notices';
 import { NO_FILTERS } from '@/lib/client/query-syntax';
 import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/client/url-state';
-import { describeFilters, widerRange } from './describe-view';
+import { describeFiltersPhrase, widerRange } from './describe-view';
 
 const NUMBER = new Intl.NumberFormat('en-US');
 
@@ -69,7 +69,7 @@ export function EmptyResults({
   return (
     <div className="notice" data-testid="empty-state">
       <h2>No events match these filters</h2>
-      <p>No events with {describeFilters(view, zone).join(', ')}.</p>
+      <p>No events {describeFiltersPhrase(view, zone)}.</p>
       <div className="actions">
         {wider ? (
           <button type="button" className="button" onClick={() => onUpdate({ range: wider })}>

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_VIEW } from '@/lib/client/url-state';
+import { describeFiltersPhrase } from './describe-view';
+
+describe('components/events/describe-view', () => {
+  it('reads naturally after "N events": "in the last 24 hours", not "with last 24 hours"', () => {
+    assert.equal(
+      describeFiltersPhrase({ ...DEFAULT_VIEW, range: '24h' }, 'UTC'),
+      'in the last 24 hours',
+    );
+    assert.equal(
+      describeFiltersPhrase({ ...DEFAULT_VIEW, range: '1h', types: ['JOINED_ORG'] }, 'UTC'),
+      'with event type Joined org in the last hour',
+    );
+    assert.equal(
+      describeFiltersPhrase(
+        { ...DEFAULT_VIEW, from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 2) },
+        'UTC',
+      ),
+      'from 2026-01-01 00:00:00 UTC to 2026-01-02 00:00:00 UTC',
+    );
+    assert.equal(
+      describeFiltersPhrase({ ...DEFAULT_VIEW, types: ['JOINED_ORG'] }, 'UTC'),
+      'with event type Joined org',
+    );
+    assert.equal(describeFiltersPhrase(DEFAULT_VIEW, 'UTC'), '');
+  });
+});
