@@ -152,6 +152,57 @@ test.describe('the events table', () => {
     expect(new Set(state.events.map((e) => e.id)).size).toBe(total);
   });
 
+  test('from page 2, a facet click: the pagination line describes the rows shown until the new ones arrive', async ({
+    page,
+    state,
+  }) => {
+    const total = state.events.length;
+    await page.goto(eventsUrl(state.orgId, 'size=25&page=2'));
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(25, 50).map((e) => e.id));
+    const summary = page.getByTestId('page-summary');
+    await expect(summary).toContainText(`Showing 26–50 of ${NUMBER.format(total)} events · page 2`);
+
+    // Hold the filtered list's answer: the page-2 rows stay on screen, dimmed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname.endsWith('/events') && url.searchParams.has('eventType'),
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+    );
+    const [type] = frequentTypes(state.events, 1);
+    await page
+      .locator('.facet[data-field="eventTypeName"] .facet-value')
+      .and(page.locator(`[title$="(${type})"]`))
+      .click();
+    await expect(page).toHaveURL(/types=/);
+    await page.waitForTimeout(300);
+    expect(await rowIds(page)).toEqual(state.events.slice(25, 50).map((e) => e.id));
+    await expect(summary).toContainText(`Showing 26–50 of ${NUMBER.format(total)} events · page 2`);
+    await page.screenshot({ path: 'test-results/e2e/pagination-while-loading.png' });
+
+    release();
+    const expected = matching(state.events, { types: [type!] });
+    await expect.poll(() => rowIds(page)).toEqual(expected.slice(0, 25).map((e) => e.id));
+    await expect(summary).toContainText(
+      `Showing 1–${Math.min(25, expected.length)} of ${NUMBER.format(expected.length)} events · page 1`,
+    );
+    await expect(page.getByTestId('results-count').locator('..')).toContainText(
+      `${NUMBER.format(expected.length)} events with event type`,
+    );
+  });
+
+  test('the results line and empty state read naturally for a preset range', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'range=24h'));
+    await expect(page.getByTestId('empty-state')).toContainText('No events in the last 24 hours.');
+    await page.screenshot({ path: 'test-results/e2e/empty-last-24-hours.png' });
+  });
+
   test('a 500-row page renders the rows in view, scrolls and moves by keyboard to its end', async ({
     page,
     state,

@@ -498,7 +498,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         activeIndex={activeIndex}
         busy={busy}
         stale={slow && busy}
-        caption={`Events of ${orgName}, newest first, page ${view.page} of ${lastPage}`}
+        caption={`Events of ${orgName}, newest first, page ${shown.page} of ${pageCount(totalCount, shown.size)}`}
         columnOrder={columnOrder}
         hiddenColumns={prefs.hidden}
         density={prefs.density}
@@ -680,8 +680,10 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           ) : null}
           {query.data && totalCount > 0 ? (
             <Pagination
-              page={view.page}
-              pageSize={view.size}
+              // The rows on screen: from page 2, a new filter's page 1 is not
+              // shown until its rows arrive (the old ones stay, dimmed).
+              page={shown.page}
+              pageSize={shown.size}
               totalCount={totalCount}
               onPage={goToPage}
               onPageSize={(size) => update({ size })}
