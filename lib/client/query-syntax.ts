@@ -9,7 +9,7 @@ import {
   words,
 } from '@/lib/domain/filters';
 import { EVENT_TYPE_PATTERN } from '@/lib/domain/limits';
-import { splitValueList } from './value-list';
+import { splitValueList } from '@/lib/domain/value-list';
 
 /**
  * The dashboard's query box: `field:value` chips, typed or clicked, and the

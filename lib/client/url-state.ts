@@ -27,7 +27,7 @@ import {
   words,
 } from '@/lib/domain/filters';
 import { type InvestigationFilters, NO_FILTERS } from './query-syntax';
-import { escapeValue, joinValueList, splitValueList } from './value-list';
+import { escapeValue, joinValueList, splitValueList } from '@/lib/domain/value-list';
 
 /**
  * The events page's state lives in its URL, so a view can be bookmarked,

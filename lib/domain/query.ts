@@ -16,7 +16,7 @@ import {
   words,
 } from './filters';
 import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from './limits';
-import { splitValueList } from '@/lib/client/value-list';
+import { splitValueList } from './value-list';
 
 /** What GET /orgs/{orgId}/events/export writes. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;

@@ -1,7 +1,7 @@
 /**
  * The one rule for a list of values in one filter parameter (`collection=a,b`),
- * shared by the API's parser (lib/domain/query.ts), the dashboard's URL
- * (url-state.ts) and its query bar (query-syntax.ts):
+ * shared by the API's parser (query.ts), the dashboard's URL
+ * (lib/client/url-state.ts) and its query bar (lib/client/query-syntax.ts):
  *
  *   - an unescaped `,` separates values (any of them matches);
  *   - `\,` is a literal comma and `\\` a literal backslash;
