@@ -125,6 +125,13 @@ describe('parseAuthParams', () => {
     });
   });
 
+  test('a backslash before anything but a quote or a backslash is text: a uri sent verbatim keeps its \\,', () => {
+    // curl sends uri="…a\,b…" for a URL holding a\,b (a comma within a
+    // filter value): read as a quoted-pair, it became a,b and failed the uri check.
+    const params = parseAuthParams('uri="/p?c=a\\,b&d=C:\\x", realm="q\\"x\\\\y"');
+    assert.deepEqual(Object.fromEntries(params!), { uri: '/p?c=a\\,b&d=C:\\x', realm: 'q"x\\y' });
+  });
+
   test('duplicate names, unterminated quotes and garbage are invalid', () => {
     assert.equal(parseAuthParams('uri="/a", URI="/b"'), null);
     assert.equal(parseAuthParams('username="abc'), null);

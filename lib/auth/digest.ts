@@ -70,7 +70,11 @@ export function parseAuthParams(input: string): Map<string, string> | null {
       let closed = false;
       while (i < n) {
         const ch = input[i]!;
-        if (ch === '\\' && i + 1 < n) {
+        // A quoted-pair (RFC 9110) only before '"' or '\\': other backslashes
+        // are the text itself. Clients (curl, requests, Go) put the request
+        // target into uri="…" verbatim, unescaped, so a URL holding `\,`
+        // (a comma within a filter value) failed its uri check as `,`.
+        if (ch === '\\' && (input[i + 1] === '"' || input[i + 1] === '\\')) {
           value += input[i + 1];
           i += 2;
         } else if (ch === '"') {
