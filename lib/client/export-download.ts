@@ -1,4 +1,4 @@
-import { refusalOf } from './api-client';
+import { ApiRequestError, parseRetryAfter, refusalOf } from './api-client';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ExportFormat } from '@/lib/domain/query';
 
@@ -26,7 +26,21 @@ export async function previewExport(
 ): Promise<ExportPreview> {
   const init = { headers: HEADERS, credentials: 'same-origin', signal } as const;
   const response = await fetch(path, { ...init, method: 'HEAD' });
-  if (!response.ok) throw await refusalOf(await fetch(path, init));
+  if (!response.ok) {
+    const again = await fetch(path, init);
+    if (!again.ok) throw await refusalOf(again);
+    // Allowed meanwhile (an export slot freed, after 429 TOO_MANY_EXPORTS):
+    // that answer is the export itself, not a message to read whole.
+    await again.body?.cancel();
+    const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
+    throw new ApiRequestError(
+      response.status,
+      {
+        detail: `The server answered ${response.status}${retryAfter === null ? '' : `; retry in ${retryAfter} seconds`}.`,
+      },
+      retryAfter,
+    );
+  }
   return {
     totalCount: Number(response.headers.get('X-Total-Count') ?? '0'),
     fileName: fileNameOf(response, format),
