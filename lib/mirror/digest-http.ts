@@ -87,14 +87,17 @@ export class DigestHttpClient {
   /** The requests under way, each with how to fail it. */
   private readonly inFlight = new Set<(reason: Error) => void>();
   private aborted: Error | undefined;
+  /** The longest answer read, as sent and once decoded. */
+  private readonly answerLimit: number;
 
   constructor(
     private readonly origin: URL,
     private readonly credentials: DigestCredentials,
     private readonly timeoutMs = 60_000,
-    /** The longest answer read, as sent and once decoded (at most MAX_ANSWER_BYTES). */
-    private readonly maxAnswerBytes = MAX_ANSWER_BYTES,
+    /** The longest answer to read; never more than MAX_ANSWER_BYTES, which a string cannot hold. */
+    maxAnswerBytes = MAX_ANSWER_BYTES,
   ) {
+    this.answerLimit = Math.min(maxAnswerBytes, MAX_ANSWER_BYTES);
     this.agent =
       origin.protocol === 'https:'
         ? new https.Agent({ keepAlive: true, maxSockets: 1 })
@@ -236,7 +239,7 @@ export class DigestHttpClient {
           (response) => {
             const chunks: Buffer[] = [];
             let received = 0;
-            const limit = Math.min(this.maxAnswerBytes, MAX_ANSWER_BYTES);
+            const limit = this.answerLimit;
             response.on('data', (chunk: Buffer) => {
               received += chunk.length;
               // Not held to the end: a source sending without end would fill the memory first.

@@ -15,7 +15,6 @@ import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ing
 import { ListingOrder } from '@/lib/ingest/listing-order';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
 import type { EventStore, IngestRun } from '@/lib/store/types';
-import { MAX_ANSWER_BYTES } from './digest-http';
 import {
   MirrorError,
   SourceClient,
@@ -246,14 +245,15 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     await reread();
   }
   const maxRecordBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
-  // A page's records at the limit, and a megabyte for the list around them.
-  const pageBytes = Math.min(MAX_ANSWER_BYTES, itemsPerPage * maxRecordBytes + (1 << 20));
+  // A page's records at the limit, and a megabyte for the list around them
+  // (the client reads no more than a string holds, whatever this says).
+  const pageBytes = itemsPerPage * maxRecordBytes + (1 << 20);
   const client = new SourceClient({ maxAnswerBytes: pageBytes, ...options.source }, options.sleep);
   const sourceOrg = options.source.orgId;
   /** Why a served record is not copied, found before its fields are validated (toNewEvent). */
-  const refusal = (record: SourceRecord, text: string | undefined): string | undefined => {
-    if (text?.includes(NOT_UTF8) === true) return NOT_UTF8_AS_SERVED;
-    const size = text === undefined ? 0 : recordBytes(text, maxRecordBytes);
+  const refusal = (record: SourceRecord, text: string): string | undefined => {
+    if (text.includes(NOT_UTF8)) return NOT_UTF8_AS_SERVED;
+    const size = recordBytes(text, maxRecordBytes);
     if (size > maxRecordBytes) return tooLargeMessage(size, maxRecordBytes);
     // Stored, it would have become an event of the local org like the
     // source's own: a source listing another org's event is faulty.
@@ -353,7 +353,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
      * pages' events: a walk that fails before storing them (a source outage
      * under --follow) reads those pages again, and they were counted twice.
      */
-    let rejects: [record: unknown, message: string, text: string | undefined][] = [];
+    let rejects: [record: unknown, message: string, text: string][] = [];
     const edge = new EdgeSecond();
     /** The window's empty page was asked for again (see below). */
     let askedAgain = false;
@@ -385,7 +385,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       counts.copied += result.inserted;
       counts.skipped += result.skipped - reread;
       for (const [record, message, text] of rejects) {
-        if (rejected.isNew(record, text)) {
+        if (rejected.isNew(text)) {
           counts.rejected++;
           options.onRejected?.(record, message);
         }
@@ -639,21 +639,18 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
 }
 
 /**
- * Records seen before, by a digest of their text (as served, else as
- * parsed): an invalid record has no id to know it by, nor a valid time to
- * forget it after, and a catch-up reads the last minute again at every
- * check. Digests are small; a source serving more invalid records than
+ * Records seen before, by a digest of their text as served: an invalid
+ * record has no id to know it by, nor a valid time to forget it after, and
+ * a catch-up reads the last minute again at every check. Digests are small; a source serving more invalid records than
  * MAX has the rest counted at each reading.
  */
 class SeenRecords {
   private static readonly MAX = 100_000;
   private readonly digests = new Set<string>();
 
-  /** Whether `record` is seen for the first time (and remembers it). */
-  isNew(record: unknown, text: string | undefined): boolean {
-    const digest = createHash('sha1')
-      .update(text ?? JSON.stringify(record) ?? String(record))
-      .digest('base64');
+  /** Whether the record of this text is seen for the first time (and remembers it). */
+  isNew(text: string): boolean {
+    const digest = createHash('sha1').update(text).digest('base64');
     if (this.digests.has(digest)) return false;
     if (this.digests.size < SeenRecords.MAX) this.digests.add(digest);
     return true;

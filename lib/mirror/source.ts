@@ -102,9 +102,10 @@ export type SourceRecord = unknown;
 /**
  * A record of a page as parsed, and its own JSON text in the source's answer:
  * the copy stores that text (big integers, `1.0`, key order kept), not a
- * re-serialisation of the parsed value.
+ * re-serialisation of the parsed value. A page whose records' texts cannot
+ * be cut from it is refused (parseListing), so every record has one.
  */
-export type SourcePageRecord = { value: SourceRecord; text: string | undefined };
+export type SourcePageRecord = { value: SourceRecord; text: string };
 
 /** What a source's text may not bring to a terminal (escapes, CR): C0 and C1 controls. */
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
@@ -524,7 +525,7 @@ export function parseListing(served: string): SourcePageRecord[] | string {
     // A record is stored only as the source wrote it, never re-serialized.
     return 'has records whose own text could not be cut from it';
   }
-  return results.map((value, i) => ({ value, text: texts[i] }));
+  return results.map((value, i) => ({ value, text: texts[i]! }));
 }
 
 /**
