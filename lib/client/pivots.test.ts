@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { columnPivots, eventPivots, fieldPivot, isFilterableValue } from './pivots';
 
 describe('lib/client/pivots with a comma in a value', () => {
-  // The URL and the API escape a comma in a value (`\\,`, lib/client/value-list.ts),
+  // The URL and the API escape a comma in a value (`\\,`, lib/domain/value-list.ts),
   // so "Only actor comma,user@…" filters on exactly that actor.
   const event = {
     id: '6a793fbd2c88faeba59bd3b5',

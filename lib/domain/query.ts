@@ -173,7 +173,7 @@ const excludeEventType = eventTypeList(
 
 /**
  * A filter's values: every value of the repeated name, each possibly a comma
- * list (`\,` a literal comma, `\\` a backslash: lib/client/value-list.ts),
+ * list (`\,` a literal comma, `\\` a backslash: value-list.ts),
  * trimmed, duplicates removed. An empty item or more than MAX_FILTER_VALUES
  * values is a 400; `check` refuses malformed items.
  */
@@ -205,7 +205,7 @@ function valueList(description: string, check?: (item: string) => string | null)
     .meta({ description });
 }
 
-/** How a value holds a comma: the rule of lib/client/value-list.ts, in every filter's description. */
+/** How a value holds a comma: the rule of value-list.ts, in every filter's description. */
 const VALUE_ESCAPES = [
   'In a value, `\\,` is a literal comma and `\\\\` a literal backslash (`collection=orders\\,2024`,',
   '`username=CN=Alice\\,OU=Eng`); any other backslash is literal (`DOMAIN\\user`). Spaces around',

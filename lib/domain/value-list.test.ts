@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escapeValue, joinValueList, splitValueList } from './value-list';
 
-describe('lib/client/value-list: commas separate, \\, and \\\\ escape', () => {
+describe('lib/domain/value-list: commas separate, \\, and \\\\ escape', () => {
   it('reads escapes, and leaves any other backslash literal', () => {
     assert.deepEqual(splitValueList('orders,2024'), ['orders', '2024']);
     assert.deepEqual(splitValueList('orders\\,2024'), ['orders,2024']);
