@@ -245,6 +245,11 @@ function typedArray(type: 'text' | 'bigint', keys: readonly Key[], i: number) {
     : sql`${keys.map((key) => key[i])}::text[]`;
 }
 
+/** Event ids as parameters of an `id IN (…)` list. */
+function idList(ids: readonly string[]): RawBuilder<unknown> {
+  return sql`${sql.join(ids.map((id) => sql`${id}`))}`;
+}
+
 /** SQLite: `a = ? AND b = ? …`, one row by its whole key (the table's primary key). */
 function wholeKey(columns: KeyColumns): string {
   return columns.map(([name]) => `${name} = ?`).join(' AND ');
@@ -270,10 +275,13 @@ export async function deleteEvents(
     options.batchSize ?? DELETE_BATCH[isSqlite(db) ? 'sqlite' : 'postgres'],
   );
   let deleted = 0;
-  /** How many ids the last batch's pick found (a whole batch: more may follow). */
-  let picked = 0;
-  /** One batch: the events `ids` names, or, with `pick`, those the query `ids` selects. */
-  const run = async (ids: RawBuilder<unknown>, pick = false) => {
+  /**
+   * One batch, in one transaction: the events `ids` names, or, with `pick`,
+   * those the query `ids` selects. Returns how many ids it found: a whole
+   * batch's worth means more may follow.
+   */
+  const run = async (ids: RawBuilder<unknown>, pick = false): Promise<number> => {
+    let found: number | undefined;
     // Counters shared with concurrent writers, as inserts (write-transaction.ts).
     const n = await writeTransaction(db, async (trx) => {
       let list = ids;
@@ -286,14 +294,12 @@ export async function deleteEvents(
         // query deadline every time, deleting nothing. (SQLite keeps the
         // subquery: its first statement must write, see deleteBatch.)
         const { rows } = await sql<{ id: string }>`${ids}`.execute(trx);
-        picked = rows.length;
+        found = rows.length;
         if (rows.length === 0) return 0;
-        list = sql.join(rows.map((row) => sql`${row.id}`));
+        list = idList(rows.map((row) => row.id));
       }
       await lookUpByKey(trx);
-      const n = await deleteBatch({ trx, eachKey }, orgId, list);
-      if (pick && isSqlite(trx)) picked = n;
-      return n;
+      return deleteBatch({ trx, eachKey }, orgId, list);
     });
     deleted += n;
     if (n > 0) options.onBatch?.(deleted);
@@ -301,14 +307,13 @@ export async function deleteEvents(
     // batches settle as microtasks only, so a SIGINT's handler (which sets
     // what `stop` reads) would not run before the whole deletion was done.
     if (options.stop) await new Promise<void>((resolve) => setImmediate(resolve));
-    return n;
+    return found ?? n;
   };
   if ('ids' in selection) {
     const unique = [...new Set(selection.ids)];
     for (let i = 0; i < unique.length; i += batchSize) {
       if (i > 0 && options.stop?.()) break;
-      const chunk = unique.slice(i, i + batchSize);
-      await run(sql`${sql.join(chunk.map((id) => sql`${id}`))}`);
+      await run(idList(unique.slice(i, i + batchSize)));
     }
     return deleted;
   }
@@ -319,8 +324,8 @@ export async function deleteEvents(
       : sql`SELECT id FROM events WHERE org_id = ${orgId} AND run_id = ${selection.runId}
           LIMIT ${batchSize}`;
   for (;;) {
-    await run(pick, true);
-    if (picked < batchSize || options.stop?.()) break;
+    const found = await run(pick, true);
+    if (found < batchSize || options.stop?.()) break;
   }
   return deleted;
 }
