@@ -38,10 +38,7 @@ async function exportPath(
 ): Promise<string> {
   const now = Date.now();
   if (listBounds(params, now).max !== null) return apiExportPath(params, options, now);
-  const newestPath = apiListPath({ ...params, page: 1, size: 1 }, now).replace(
-    'includeCount=true',
-    'includeCount=false',
-  );
+  const newestPath = apiListPath({ ...params, page: 1, size: 1 }, now, { includeCount: false });
   const { body, date } = await fetchApiDated<EventList>(newestPath, signal);
   const newest = body.results[0] ? parseApiDateTime(body.results[0].created) : null;
   return apiExportPath(params, options, now, exportEnd(date ?? Date.now(), newest));

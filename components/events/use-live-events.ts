@@ -138,9 +138,11 @@ export function useNewerCount(
         .map((event) => event.id)
         .join(' ')
     : '';
-  const base = reference === null ? null : apiNewerPath(params, reference.since);
   // What is learned holds for this check and these rows, whatever rows it asks for.
-  const key = base === null ? null : `${base} ${referenceId} ${aboveKey}`;
+  const key =
+    reference === null
+      ? null
+      : `${apiNewerPath(params, reference.since)} ${referenceId} ${aboveKey}`;
   const [result, setResult] = useState<{
     key: string;
     newer: number;
@@ -152,9 +154,9 @@ export function useNewerCount(
       ? null
       : (seenOnScreen(events, params.size, reference.since) ?? learned?.seen ?? null);
   const path =
-    base === null
+    reference === null
       ? null
-      : base.replace(/([?&]itemsPerPage=)1(?=&|$)/, `$1${seen === null ? LIVE_FIND_ROWS : 1}`);
+      : apiNewerPath(params, reference.since, seen === null ? LIVE_FIND_ROWS : 1);
 
   useEffect(() => {
     if (path === null || key === null) return;

@@ -413,21 +413,27 @@ function filterAndDatePairs(
 }
 
 /** The API path and query for one list page: the only URL → API mapping. */
-export function apiListPath(params: EventsListParams, now: number = Date.now()): string {
+export function apiListPath(
+  params: EventsListParams,
+  now: number = Date.now(),
+  { includeCount = true }: { includeCount?: boolean } = {},
+): string {
   const pairs = filterAndDatePairs(params, now);
   pairs.push(['pageNum', String(params.page)]);
   pairs.push(['itemsPerPage', String(params.size)]);
-  pairs.push(['includeCount', 'true']);
+  pairs.push(['includeCount', String(includeCount)]);
   return `${apiOrgPath(params.orgId)}/events?${apiQuery(pairs)}`;
 }
 
 /**
  * The live check: how many events matching the list's filters are at or
- * after `since` (the newest event shown). One row, with the count.
+ * after `since` (the reference row shown), with the count and the first
+ * `rows` of them (one unless the check is still finding the reference).
  */
 export function apiNewerPath(
   params: EventsListParams,
   since: number,
+  rows = 1,
   now: number = Date.now(),
 ): string {
   const pairs = filterPairs(params);
@@ -435,7 +441,7 @@ export function apiNewerPath(
   pairs.push(['minDate', toApiDateTimeExact(Math.max(since, min ?? since))]);
   if (max !== null) pairs.push(['maxDate', toApiDateTimeExact(max)]);
   pairs.push(['pageNum', '1']);
-  pairs.push(['itemsPerPage', '1']);
+  pairs.push(['itemsPerPage', String(rows)]);
   pairs.push(['includeCount', 'true']);
   return `${apiOrgPath(params.orgId)}/events?${apiQuery(pairs)}`;
 }
