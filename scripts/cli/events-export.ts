@@ -109,11 +109,20 @@ export async function exportEventsCommand(
   const sink = temporary ? fs.createWriteStream(temporary, { flags: 'wx' }) : process.stdout;
   const progress = new Progress('Exporting', opened.totalCount, 'events');
   let cancelled = false;
+  // SIGINT and SIGTERM alike (SIGTERM, as `kill` and service managers send
+  // it, killed the process and left the .partial file behind): the export
+  // is cancelled and its temporary file removed. A second signal quits at
+  // once, the file removed all the same.
   const onSignal = () => {
+    if (cancelled) {
+      if (temporary) fs.rmSync(temporary, { force: true });
+      process.exit(EXIT.interrupted);
+    }
     cancelled = true;
     void opened.body.cancel();
   };
-  process.once('SIGINT', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let bytes = 0;
   try {
     for (let chunk = await opened.body.read(); chunk !== null; chunk = await opened.body.read()) {
@@ -148,6 +157,7 @@ export async function exportEventsCommand(
     throw error;
   } finally {
     process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   const seconds = progress.elapsed();
   const summary = {
