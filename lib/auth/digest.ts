@@ -242,22 +242,63 @@ export function verifyDigestResponse(
 
 /**
  * Whether the digest `uri` names the request being made. The request-target
- * must match exactly; a client may also send the absolute-URI form, whose
- * path and query must then match exactly.
+ * may be given exactly, or in the absolute-URI form; failing that, it matches
+ * when it reads the same as the request: the same path segments and the same
+ * query pairs in the same order, each percent-decoded (`+` as a space in the
+ * query), as the router and the query parser read them. Fetch-based clients
+ * (digest-fetch, Node and browser fetch under a Digest wrapper) hash the URL
+ * as the caller wrote it while fetch sends it percent-encoded: `q=a b` goes
+ * out as `q=a%20b`, `o'brien` as `o%27brien`, `é` as `%C3%A9`, and a
+ * `#fragment` not at all. Their response still covers the uri they sent,
+ * and a uri naming other parameters, values or paths is refused.
  */
 export function digestUriMatches(digestUri: string, requestTarget: string): boolean {
   if (digestUri === requestTarget) return true;
-  if (!/^https?:\/\//i.test(digestUri)) return false;
-  const afterScheme = digestUri.indexOf('//') + 2;
-  const pathStart = digestUri.indexOf('/', afterScheme);
-  const queryStart = digestUri.indexOf('?', afterScheme);
-  let target: string;
+  const target = originForm(digestUri);
+  if (target === null) return false;
+  if (target === requestTarget) return true;
+  const digestReading = readTarget(target);
+  return digestReading !== null && digestReading === readTarget(requestTarget);
+}
+
+/** The path and query of a uri in origin form or absolute-URI form, or null. */
+function originForm(uri: string): string | null {
+  if (uri.startsWith('/')) return uri.startsWith('//') ? null : uri;
+  if (!/^https?:\/\//i.test(uri)) return null;
+  const afterScheme = uri.indexOf('//') + 2;
+  const pathStart = uri.indexOf('/', afterScheme);
+  const queryStart = uri.indexOf('?', afterScheme);
   if (pathStart === -1 || (queryStart !== -1 && queryStart < pathStart)) {
-    target = '/' + (queryStart === -1 ? '' : digestUri.slice(queryStart));
-  } else {
-    target = digestUri.slice(pathStart);
+    return '/' + (queryStart === -1 ? '' : uri.slice(queryStart));
   }
-  return target === requestTarget;
+  return uri.slice(pathStart);
+}
+
+/**
+ * What the server reads from a request-target: its path segments and its
+ * query's name/value pairs, decoded (a fragment dropped), as one string to
+ * compare; null when a percent-escape does not decode.
+ */
+function readTarget(target: string): string | null {
+  const hash = target.indexOf('#');
+  const withoutFragment = hash === -1 ? target : target.slice(0, hash);
+  const queryStart = withoutFragment.indexOf('?');
+  const path = queryStart === -1 ? withoutFragment : withoutFragment.slice(0, queryStart);
+  const query = queryStart === -1 ? '' : withoutFragment.slice(queryStart + 1);
+  const form = (raw: string) => decodeURIComponent(raw.replace(/\+/g, ' '));
+  try {
+    const segments = path.split('/').map((segment) => decodeURIComponent(segment));
+    const pairs = query
+      .split('&')
+      .filter((pair) => pair !== '')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        return eq === -1 ? [form(pair), ''] : [form(pair.slice(0, eq)), form(pair.slice(eq + 1))];
+      });
+    return JSON.stringify([segments, pairs]);
+  } catch {
+    return null;
+  }
 }
 
 function quote(value: string): string {
