@@ -27,6 +27,8 @@ import {
 } from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
+/** The last second an ObjectId's 32-bit timestamp holds (2106-02-07T06:28:15Z). */
+const MAX_OBJECT_ID_MILLIS = 0xffff_ffff * 1000;
 
 function batchSize(value: string | undefined): number {
   return value === undefined ? DEFAULT_IMPORT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
@@ -81,9 +83,19 @@ export const seed: Command = async (args, context) => {
   }
   // Checked here, not in the worker (which failed with a stack trace):
   // seeded events are created on whole seconds.
-  if (!seedSeconds(range)) {
+  const seconds = seedSeconds(range);
+  if (!seconds) {
     throw new UsageError(
       `--from to --to (${isoTime(range.from)} to ${isoTime(range.to)}) holds no whole second: seeded events are created on whole seconds`,
+    );
+  }
+  // A seeded event's id is an ObjectId holding its created second in 32
+  // unsigned bits: outside them the second was clamped to 0 (before 1970)
+  // or wrapped (after 2106), so two ranges' events shared ids and the
+  // second seed inserted nothing, "already there (same seed and range)".
+  if (seconds.from < 0 || seconds.to > MAX_OBJECT_ID_MILLIS) {
+    throw new UsageError(
+      `--from and --to must lie within ${isoTime(0)} to ${isoTime(MAX_OBJECT_ID_MILLIS)}, got ${isoTime(range.from)} to ${isoTime(range.to)}: a seeded event's id is an ObjectId, which holds its created second`,
     );
   }
   if (values['create-org'] && values.name === undefined) {

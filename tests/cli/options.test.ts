@@ -57,6 +57,34 @@ describe('CLI: command lines', () => {
     );
   });
 
+  test('seed: a range outside the seconds an ObjectId holds (before 1970, after 2106) is a usage error, nothing seeded', () => {
+    // A database of its own: the organization is created in the end.
+    const db = path.join(dir, 'epoch.db');
+    const org = '6b1c2d3e4f5a6b7c8d9e0c02';
+    const seed = ['seed', '--org', org, '--events', '5', '--create-org', '--name', 'Epoch'];
+    for (const [from, to] of [
+      ['1960-01-01', '1960-01-02'],
+      ['1960-03-01', '1960-03-02'],
+      ['1969-12-31', '1970-01-02'],
+      ['2106-02-07', '2106-02-08'],
+    ] as const) {
+      const result = cli(db, ...seed, '--from', from, '--to', to, '--json');
+      assert.equal(result.code, 64, `${from} to ${to}: ${result.stderr}`);
+      assert.match(
+        String((result.json as { error: Json }).error.message),
+        /^--from and --to must lie within 1970-01-01T00:00:00.000Z to 2106-02-07T06:28:15.000Z/,
+      );
+    }
+    assert.ok(!fs.existsSync(db), 'the refused seed made a database');
+    // The first second and the last an ObjectId holds are seeded.
+    const edges = cli(db, ...seed, '--from', '1970-01-01', '--to', '1970-01-02', '--json');
+    assert.equal(edges.code, 0, edges.stderr);
+    assert.equal((edges.json as Json).inserted, 5);
+    const last = cli(db, ...seed, '--from', '2106-02-06', '--to', '2106-02-07T06:28:15Z', '--json');
+    assert.equal(last.code, 0, last.stderr);
+    assert.equal((last.json as Json).inserted, 5);
+  });
+
   test('an invalid configuration is reported like any error: one JSON document under --json, exit 1', () => {
     for (const [name, value] of [
       ['ORG_EVENTS_SECRET', 'short'],
