@@ -27,7 +27,7 @@ export type Clause = {
   termIds: number[];
   /** q only: the present types whose name or label matches the word. */
   types: string[];
-  /** All terms of one field: an event holds at most one of them. */
+  /** All terms of one field, or one term: an event holds at most one of them. */
   singleField: boolean;
   /** Events holding any of the terms, all time (from the dictionary): picks the driving clause. */
   estimate: number;
@@ -115,7 +115,11 @@ function clauseOf(key: string, rows: DictRow[], singleField: boolean, types: str
     key,
     termIds: rows.map((r) => Number(r.id)),
     types,
-    singleField,
+    // One term is one field's: an event holds it at most once (the postings'
+    // key), so an actor or q word that resolves to one term (nearly always)
+    // pages in key order and counts from term_days, as a field filter does;
+    // a DISTINCT over its postings built and sorted the whole set per page.
+    singleField: singleField || rows.length === 1,
     estimate: rows.reduce((sum, r) => sum + Number(r.n), 0),
   };
 }
