@@ -34,18 +34,30 @@ function statOrNull(file: string): fs.Stats | null {
 }
 
 /**
- * The export's file can be written, checked before a single event is read:
+ * Where the export goes. A special file (a device or a pipe: --out
+ * /dev/null, /dev/stdout, a named pipe) is written in place: renamed onto,
+ * it was replaced by a regular file (as root, /dev/null itself). Any other
+ * is written through a temporary file beside it, renamed onto it once
+ * complete; a symbolic link's file is the one replaced, the link kept.
+ */
+type Destination = { path: string; inPlace: boolean };
+
+/**
+ * The export's destination, checked before a single event is read:
  * otherwise the whole export was written first and the failure then named
  * the internal `.partial` file (EISDIR, ENOENT), not what the user gave.
  */
-function checkTarget(shown: string): void {
-  const target = path.resolve(shown);
-  if (statOrNull(target)?.isDirectory()) {
+function destination(shown: string): Destination {
+  const resolved = path.resolve(shown);
+  const existing = statOrNull(resolved);
+  if (existing?.isDirectory()) {
     throw new UsageError(
       `--out ${shown} is a directory: name the file to write (e.g. ${path.join(shown, 'events.ndjson')})`,
     );
   }
-  const parent = path.dirname(shown);
+  if (existing && !existing.isFile()) return { path: resolved, inPlace: true };
+  const target = existing ? fs.realpathSync(resolved) : resolved;
+  const parent = target === resolved ? path.dirname(shown) : path.dirname(target);
   const directory = statOrNull(path.dirname(target));
   if (!directory) throw new CommandError(`Cannot write ${shown}: no directory ${parent}`);
   if (!directory.isDirectory()) {
@@ -56,6 +68,7 @@ function checkTarget(shown: string): void {
   } catch {
     throw new CommandError(`Cannot write ${shown}: the directory ${parent} is not writable`);
   }
+  return { path: target, inPlace: false };
 }
 
 /**
@@ -86,7 +99,7 @@ export async function exportEventsCommand(
   if (toStdout && context.json) {
     throw new UsageError('--out - writes the events to stdout: it cannot be combined with --json');
   }
-  if (!toStdout && values.out !== undefined) checkTarget(values.out);
+  let chosen = !toStdout && values.out !== undefined ? destination(values.out) : undefined;
   const store = await context.store();
   const org = await requireOrgOption(store, values);
   const params: QueryParam[] = [...filterParams(values), { name: 'format', value: format }];
@@ -97,16 +110,23 @@ export async function exportEventsCommand(
   // The default name (known once the export is open) is checked as --out is.
   if (!toStdout && values.out === undefined) {
     try {
-      checkTarget(opened.fileName);
+      chosen = destination(opened.fileName);
     } catch (error) {
       await opened.body.cancel();
       throw error;
     }
   }
-  const target = toStdout ? undefined : path.resolve(values.out ?? opened.fileName);
+  const target = chosen?.path;
   const temporary =
-    target && path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
-  const sink = temporary ? fs.createWriteStream(temporary, { flags: 'wx' }) : process.stdout;
+    chosen && !chosen.inPlace
+      ? path.join(
+          path.dirname(chosen.path),
+          `.${path.basename(chosen.path)}.${process.pid}.partial`,
+        )
+      : undefined;
+  const sink = chosen
+    ? fs.createWriteStream(temporary ?? chosen.path, { flags: temporary ? 'wx' : 'w' })
+    : process.stdout;
   const progress = new Progress('Exporting', opened.totalCount, 'events');
   let cancelled = false;
   // SIGINT and SIGTERM alike (SIGTERM, as `kill` and service managers send
@@ -143,17 +163,15 @@ export async function exportEventsCommand(
     }
     progress.update(opened.eventsRead());
     progress.finish();
-    if (temporary && target) {
+    if (chosen) {
       await closed(sink as fs.WriteStream);
-      fs.renameSync(temporary, target);
+      if (temporary) fs.renameSync(temporary, chosen.path);
     }
   } catch (error) {
     progress.finish();
     await opened.body.cancel();
-    if (temporary) {
-      (sink as fs.WriteStream).destroy();
-      fs.rmSync(temporary, { force: true });
-    }
+    if (chosen) (sink as fs.WriteStream).destroy();
+    if (temporary) fs.rmSync(temporary, { force: true });
     throw error;
   } finally {
     process.off('SIGINT', onSignal);

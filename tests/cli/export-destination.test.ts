@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cli, startCli } from './run-cli';
+
+const ORG = '6b1c2d3e4f5a6b7c8d9e0e61';
+
+describe('CLI: events export --out naming a special file or a symbolic link', () => {
+  let dir: string;
+  let db: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-cli-export-out-'));
+    db = path.join(dir, 'events.db');
+    const seeded = cli(
+      db,
+      ...['seed', '--org', ORG, '--events', '200', '--create-org', '--name', 'Out Co'],
+      ...['--from', '2026-01-01', '--to', '2026-02-01'],
+    );
+    assert.equal(seeded.code, 0, seeded.stderr);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('a link to /dev/null is written through, not replaced by a regular file', () => {
+    const link = path.join(dir, 'null-link');
+    fs.symlinkSync('/dev/null', link);
+    const result = cli(db, 'events', 'export', '--org', ORG, '--out', link);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link was replaced');
+    assert.ok(fs.statSync('/dev/null').isCharacterDevice());
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.includes('partial')),
+      [],
+    );
+  });
+
+  test('a link to a file: the file is replaced with the export, the link kept', () => {
+    const file = path.join(dir, 'real.ndjson');
+    const link = path.join(dir, 'latest.ndjson');
+    fs.writeFileSync(file, 'old\n');
+    fs.symlinkSync('real.ndjson', link);
+    const result = cli(db, 'events', 'export', '--org', ORG, '--out', link);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link was replaced');
+    assert.equal(fs.readFileSync(file, 'utf8').trimEnd().split('\n').length, 200);
+  });
+
+  // Renamed onto, the pipe never had a writer: its reader waited for ever.
+  test('a named pipe is written to, as a reader of it sees', { timeout: 60_000 }, async () => {
+    const fifo = path.join(dir, 'events.fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const child = startCli(db, 'events', 'export', '--org', ORG, '--out', fifo);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    let text = '';
+    for await (const chunk of fs.createReadStream(fifo, 'utf8')) text += chunk;
+    assert.equal(await exited, 0, stderr);
+    assert.equal(text.trimEnd().split('\n').length, 200);
+    assert.ok(fs.lstatSync(fifo).isFIFO(), 'the pipe was replaced');
+  });
+});
