@@ -131,6 +131,13 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
       unavailable();
       return;
     }
+    const headers = endToEnd(req.headers);
+    // A chunked body is framed again on this hop, and said so: for a GET,
+    // HEAD, DELETE or OPTIONS, Node's client writes a body of no stated
+    // length unframed, and Next's thread read it as a request of its own on
+    // the kept-alive socket, whose answer then went to the next client
+    // served over it.
+    if (req.headers['transfer-encoding'] !== undefined) headers['transfer-encoding'] = 'chunked';
     const upstream = http.request(
       {
         agent,
@@ -138,7 +145,7 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
         port: ready.port,
         method: req.method,
         path: req.url,
-        headers: endToEnd(req.headers),
+        headers,
         maxHeaderSize: loopbackLimit,
       },
       (answer) => {

@@ -204,6 +204,42 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     }
   });
 
+  test("a chunked body of a GET or DELETE reaches Next as that request's body, never as a request of its own", async () => {
+    // Node's client writes a GET or DELETE body without framing unless told
+    // it is chunked: Next's thread read the body as the next request on the
+    // kept-alive loopback socket, and its answer went to whichever client
+    // used that socket next (another's sign-out, the smuggled page).
+    const base = new URL(server.baseUrl);
+    // Written, not ended: a client's half-close aborts a request still being answered.
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(base.port), base.hostname, () => socket.write(text));
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const inner = 'GET /sign-in?smuggled=1 HTTP/1.1\r\nHost: x\r\n\r\n';
+    const chunked = (method: string, path: string) =>
+      `${method} ${path} HTTP/1.1\r\nHost: ${base.host}\r\nTransfer-Encoding: chunked\r\n` +
+      `Connection: close\r\n\r\n${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`;
+    const statusOf = (answer: string) => /^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1];
+    const seen: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      assert.equal(statusOf(await raw(chunked('DELETE', '/api/session'))), '204');
+      assert.equal(statusOf(await raw(chunked('GET', '/api/session'))), '405');
+      for (let i = 0; i < 4; i++) {
+        const res = await send(`${server.baseUrl}/api/session`, { method: 'PUT' });
+        seen.push(`${res.status} ${res.headers.get('content-type')}`);
+      }
+    }
+    assert.deepEqual(
+      seen.filter((answer) => answer !== '405 application/json'),
+      [],
+      'every PUT got its own 405',
+    );
+  });
+
   test('a path whose percent-escape does not decode is a JSON 400, not a 500 from Next', async () => {
     for (const [method, path] of [
       ['GET', '/orgs/%/events'],
