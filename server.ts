@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     }
     // Nor build a request (undici's) with TRACE, which the Fetch standard
     // forbids: a 500 too. (Node's parser refuses TRACK itself, and CONNECT
-    // never reaches this listener.)
+    // never reaches this listener: see 'connect' below.)
     if (req.method === 'TRACE') {
       writeApiResponse(req, res, errorResponse(methodNeverServed(req.method), PLAIN_FORMAT));
       return;
@@ -249,6 +249,18 @@ async function main(): Promise<void> {
       errorResponse(unreadableRequest(code, MAX_HEADER_BYTES), PLAIN_FORMAT),
     ),
   );
+  // CONNECT (a proxy's tunnel) is no method of this server: without a
+  // listener Node dropped the connection without a word. The socket is no
+  // longer the HTTP server's (its error listener went with it).
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    answerClientError(
+      Object.assign(new Error('CONNECT'), { code: 'CONNECT' }),
+      socket,
+      () => errorResponse(methodNeverServed('CONNECT'), PLAIN_FORMAT),
+      'CONNECT',
+    );
+  });
   server.keepAliveTimeout = 65_000; // outlive common proxies' idle timeouts
   server.headersTimeout = 66_000; // must exceed keepAliveTimeout
 

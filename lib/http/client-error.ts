@@ -22,6 +22,7 @@ export function answerClientError(
   error: NodeJS.ErrnoException,
   socket: Socket,
   answer: ParserRefusal,
+  method = '-',
 ): void {
   // The client left, or a response on this connection is already under way
   // (a bad request pipelined after a good one): a status line now would land
@@ -45,7 +46,7 @@ export function answerClientError(
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   recordRequest({
     requestId,
-    method: '-',
+    method,
     route: 'unparsed',
     status,
     durationMs: 0,

@@ -178,6 +178,35 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     }
   });
 
+  test('CONNECT is a JSON 405 and logged, not a connection dropped without an answer', async () => {
+    const base = new URL(server.baseUrl);
+    for (const target of [base.host, '/api/session', '/api/public/v1.0/orgs']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(base.port), base.hostname, () =>
+          socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${base.host}\r\n\r\n`),
+        );
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 405 /, `CONNECT ${target}: ${JSON.stringify(answer)}`);
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head!, /\r\nContent-Type: application\/json\r\n/i);
+      assert.match(head!, /\r\nAllow: GET, HEAD, POST, PATCH, DELETE\r\n/i);
+      assert.equal((JSON.parse(body!) as { errorCode: string }).errorCode, 'METHOD_NOT_ALLOWED');
+    }
+    let lines: Record<string, unknown>[] = [];
+    for (let i = 0; i < 50 && lines.length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      lines = server.logLines().filter((line) => line.method === 'CONNECT');
+    }
+    assert.deepEqual(
+      lines.map((line) => line.status),
+      [405, 405, 405],
+    );
+  });
+
   test("the dashboard's API answers JSON: 404 for a path no route serves, 405 with Allow for a method", async () => {
     for (const [method, path] of [
       ['POST', '/api/nonexistent'],
