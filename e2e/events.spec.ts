@@ -271,6 +271,34 @@ test.describe('the events table', () => {
     await expect(page).not.toHaveURL(/event=/);
   });
 
+  test('the event page opens on the tab being read, and its URL follows the tab', async ({
+    page,
+    state,
+  }) => {
+    const event = state.events.slice(0, 50).find((e) => e.rawKeys && e.rawKeys.length > 0)!;
+    await page.goto(eventsUrl(state.orgId, `event=${event.id}`));
+    const panel = page.getByRole('dialog');
+    await panel.getByRole('tab', { name: 'Raw' }).click();
+    await panel.getByRole('link', { name: 'Open full page' }).click();
+    await expect(page).toHaveURL(new RegExp(`/events/${event.id}\\?tab=raw$`));
+    const rawTab = page.getByRole('tab', { name: 'Raw' });
+    await expect(rawTab).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByRole('group', { name: 'Raw document' })).toContainText(
+      `"${event.rawKeys![0]}":`,
+    );
+
+    // Switching tabs rewrites the URL in place: a reload (or the permalink) reopens it.
+    await page.getByRole('tab', { name: 'Details' }).click();
+    await expect(page).toHaveURL(new RegExp(`/events/${event.id}$`));
+    await rawTab.click();
+    await expect(page).toHaveURL(new RegExp(`/events/${event.id}\\?tab=raw$`));
+    await page.reload();
+    await expect(page.getByRole('tab', { name: 'Raw' })).toHaveAttribute('aria-selected', 'true');
+    // The tab switches replaced the entry: back leaves the event's page.
+    await page.goBack();
+    await expect(page).toHaveURL(new RegExp(`event=${event.id}`));
+  });
+
   test('the permalink and a reload restore the same view', async ({ page, state, context }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const types = frequentTypes(state.events, 2);

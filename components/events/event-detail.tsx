@@ -24,6 +24,7 @@ import { compactJson, prettyJson, sourceMember } from '@/lib/domain/json-text';
 import { type Pivot, columnPivots, fieldPivot } from '@/lib/client/pivots';
 import { UTC_ZONE, formatLongTimestamp, parseApiDateTime } from '@/lib/domain/dates';
 import { FilterIcon } from '@/components/filter-icon';
+import type { EventTab } from '@/lib/client/url-state';
 
 type Props = {
   orgId: string;
@@ -37,7 +38,12 @@ type Props = {
   initialEvent?: ApiEvent;
   /** The link that reopens exactly this view. */
   permalink: () => string;
-  fullPageHref?: string;
+  /** The event's own page, opening on the tab being read. */
+  fullPageHref?: (tab: EventTab) => string;
+  /** The tab shown first (default details). */
+  initialTab?: EventTab;
+  /** Told of each change of tab (the event's own page keeps it in its URL). */
+  onTabChange?: (tab: EventTab) => void;
   /** Click-to-filter from a field ("everything by this actor"); absent on the event's own page. */
   onFilter?: (pivot: Pivot, exclude: boolean) => void;
 };
@@ -59,8 +65,6 @@ function FieldFilter({ pivot, onFilter }: { pivot: Pivot | null; onFilter: OnFil
     </button>
   );
 }
-
-type Tab = 'details' | 'raw';
 
 function DetailSkeleton() {
   return (
@@ -227,9 +231,15 @@ export function EventDetail({
   initialEvent,
   permalink,
   fullPageHref,
+  initialTab = 'details',
+  onTabChange,
   onFilter,
 }: Props) {
-  const [tab, setTab] = useState<Tab>('details');
+  const [tab, setShownTab] = useState<EventTab>(initialTab);
+  const setTab = (next: EventTab) => {
+    setShownTab(next);
+    onTabChange?.(next);
+  };
   const query = useQuery({
     ...eventQueryOptions(orgId, eventId, false),
     initialData: initialEvent,
@@ -264,7 +274,7 @@ export function EventDetail({
   const onTabKey = (keyEvent: KeyboardEvent<HTMLDivElement>) => {
     if (keyEvent.key !== 'ArrowLeft' && keyEvent.key !== 'ArrowRight') return;
     keyEvent.preventDefault();
-    const next: Tab = tab === 'details' ? 'raw' : 'details';
+    const next: EventTab = tab === 'details' ? 'raw' : 'details';
     setTab(next);
     (next === 'raw' ? rawTabRef : detailsTabRef).current?.focus();
   };
@@ -296,7 +306,7 @@ export function EventDetail({
         ) : null}
         <CopyButton text={permalink} label="Copy permalink" />
         {fullPageHref ? (
-          <Link className="button small" href={fullPageHref}>
+          <Link className="button small" href={fullPageHref(tab)}>
             Open full page
           </Link>
         ) : null}

@@ -3,14 +3,21 @@
 import Link from 'next/link';
 import { useId } from 'react';
 import { type TimeZoneMode, zoneFor } from '@/lib/domain/dates';
-import { eventsPath } from '@/lib/client/url-state';
+import { type EventTab, eventPageHref, eventsPath } from '@/lib/client/url-state';
 import { EventDetail } from './event-detail';
 import { useLocalZone } from './use-events-view';
 
-type Props = { orgId: string; eventId: string; tz: TimeZoneMode; serverZone: string };
+type Props = {
+  orgId: string;
+  eventId: string;
+  tz: TimeZoneMode;
+  /** The tab the URL asks for (`?tab=raw`). */
+  tab: EventTab;
+  serverZone: string;
+};
 
 /** The full-page form of the event detail, reachable by permalink. */
-export function EventPage({ orgId, eventId, tz, serverZone }: Props) {
+export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
   const localZone = useLocalZone(serverZone);
   const titleId = useId();
   const listHref = `${eventsPath(orgId)}${tz === 'local' ? '?tz=local' : ''}`;
@@ -26,6 +33,15 @@ export function EventPage({ orgId, eventId, tz, serverZone }: Props) {
         localZone={localZone}
         headingLevel="h1"
         titleId={titleId}
+        initialTab={tab}
+        // The URL follows the tab, so the permalink and a reload reopen it.
+        onTabChange={(next) =>
+          window.history.replaceState(
+            window.history.state,
+            '',
+            eventPageHref(orgId, eventId, { tz, tab: next }),
+          )
+        }
         permalink={() => window.location.href}
       />
     </main>

@@ -41,8 +41,9 @@ import {
   tablePrefsKey,
 } from '@/lib/client/table-prefs';
 import {
+  type EventTab,
   type EventsView,
-  eventPath,
+  eventPageHref,
   eventsViewHref,
   listParams,
   notAppliedInUrl,
@@ -390,7 +391,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   );
 
   const fullPageHref = useCallback(
-    (eventId: string) => `${eventPath(orgId, eventId)}${view.tz === 'local' ? '?tz=local' : ''}`,
+    (eventId: string, tab?: EventTab) => eventPageHref(orgId, eventId, { tz: view.tz, tab }),
     [orgId, view.tz],
   );
   const tableMeta = useMemo<EventsTableMeta>(
@@ -718,7 +719,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             titleId={titleId}
             initialEvent={openInList}
             permalink={() => `${window.location.origin}${eventsViewHref(orgId, view, localZone)}`}
-            fullPageHref={fullPageHref(view.event)}
+            fullPageHref={(tab) => fullPageHref(view.event!, tab)}
             onFilter={pickPivot}
           />
         </EventPanel>

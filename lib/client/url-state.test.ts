@@ -7,11 +7,13 @@ import {
   apiExportPath,
   exportEnd,
   apiListPath,
+  eventPageHref,
   eventsViewHref,
   listBounds,
   listParams,
   notAppliedInUrl,
   pageCount,
+  parseEventTab,
   parseEventsView,
   presetStart,
   serializeEventsView,
@@ -272,5 +274,33 @@ describe('the type picker counts', () => {
     assert.equal(query.get('eventType'), null);
     assert.equal(query.get('excludeEventType'), null);
     assert.ok(!apiEventTypesPath(ORG).includes('?'));
+  });
+});
+
+describe("an event's own page", () => {
+  it('names the zone and the raw tab in its query, the defaults not at all', () => {
+    assert.equal(eventPageHref(ORG, EVENT, { tz: 'utc' }), `/orgs/${ORG}/events/${EVENT}`);
+    assert.equal(
+      eventPageHref(ORG, EVENT, { tz: 'utc', tab: 'details' }),
+      `/orgs/${ORG}/events/${EVENT}`,
+    );
+    assert.equal(
+      eventPageHref(ORG, EVENT, { tz: 'local', tab: 'raw' }),
+      `/orgs/${ORG}/events/${EVENT}?tz=local&tab=raw`,
+    );
+    assert.equal(
+      eventPageHref(ORG, EVENT, { tz: 'utc', tab: 'raw' }),
+      `/orgs/${ORG}/events/${EVENT}?tab=raw`,
+    );
+  });
+
+  it('reads the tab back: raw, or details for anything else', () => {
+    for (const tab of ['raw', 'details'] as const) {
+      const href = eventPageHref(ORG, EVENT, { tz: 'utc', tab });
+      assert.equal(parseEventTab(new URL(href, 'http://x').searchParams.get('tab')), tab);
+    }
+    assert.equal(parseEventTab(undefined), 'details');
+    assert.equal(parseEventTab(['raw', 'raw']), 'details');
+    assert.equal(parseEventTab('RAW'), 'details');
   });
 });

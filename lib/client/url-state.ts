@@ -306,6 +306,31 @@ export function eventPath(orgId: string, eventId: string): string {
   return `${eventsPath(orgId)}/${encodeURIComponent(eventId)}`;
 }
 
+/** The tabs of an event's detail: its fields, or its raw document as recorded. */
+export type EventTab = 'details' | 'raw';
+
+/** The tab a page URL's `tab` asks for (anything but `raw` is the default, details). */
+export function parseEventTab(value: string | string[] | null | undefined): EventTab {
+  return value === 'raw' ? 'raw' : 'details';
+}
+
+/**
+ * An event's own page: `?tz=local` when times show in the viewer's zone,
+ * `tab=raw` when it opens on the raw document (the panel's "Open full page"
+ * and the page's permalink keep the tab being read).
+ */
+export function eventPageHref(
+  orgId: string,
+  eventId: string,
+  { tz, tab = 'details' }: { tz: TimeZoneMode; tab?: EventTab },
+): string {
+  const query = new URLSearchParams();
+  if (tz === 'local') query.set('tz', 'local');
+  if (tab === 'raw') query.set('tab', 'raw');
+  const search = query.toString();
+  return `${eventPath(orgId, eventId)}${search ? `?${search}` : ''}`;
+}
+
 /** The page URL of a view: `/orgs/<id>/events?…`. */
 export function eventsViewHref(orgId: string, view: EventsView, localZone: string): string {
   const query = serializeEventsView(view, localZone);

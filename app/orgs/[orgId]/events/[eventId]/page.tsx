@@ -7,7 +7,7 @@ import { readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
 import type { ApiEvent } from '@/lib/client/present';
 import { eventQueryKey } from '@/lib/client/api-client';
-import { apiEventPath, eventPath } from '@/lib/client/url-state';
+import { apiEventPath, eventPageHref, parseEventTab } from '@/lib/client/url-state';
 import { makeQueryClient } from '@/lib/client/query-client';
 import { unlessUnavailable } from '@/components/unavailable-page';
 
@@ -25,11 +25,11 @@ export default async function EventDetailPage(props: Props) {
 
 async function eventDetailPage({ params, searchParams }: Props) {
   const { orgId, eventId } = await params;
-  const tz = (await searchParams).tz === 'local' ? 'local' : 'utc';
+  const search = await searchParams;
+  const tz = search.tz === 'local' ? 'local' : 'utc';
+  const tab = parseEventTab(search.tab);
   const zone = await localZoneHint();
-  const principal = await requireSession(
-    `${eventPath(orgId, eventId)}${tz === 'local' ? '?tz=local' : ''}`,
-  );
+  const principal = await requireSession(eventPageHref(orgId, eventId, { tz, tab }));
 
   const org = await readableOrg(orgId);
   if (!org) return <NoAccessPage orgId={orgId} publicKey={principal.publicKey} />;
@@ -43,7 +43,7 @@ async function eventDetailPage({ params, searchParams }: Props) {
     <>
       <AppHeader publicKey={principal.publicKey} org={{ id: org.id, name: org.name }} />
       <HydrationBoundary state={dehydrate(queryClient)}>
-        <EventPage orgId={org.id} eventId={eventId} tz={tz} serverZone={zone} />
+        <EventPage orgId={org.id} eventId={eventId} tz={tz} tab={tab} serverZone={zone} />
       </HydrationBoundary>
     </>
   );
