@@ -261,6 +261,12 @@ async function main(): Promise<void> {
       'CONNECT',
     );
   });
+  // An expectation other than 100-continue is ignored and the request
+  // served (RFC 9110 §10.1.1 allows either): Node's own 417 had an empty
+  // body, no request id and no log line.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
   server.keepAliveTimeout = 65_000; // outlive common proxies' idle timeouts
   server.headersTimeout = 66_000; // must exceed keepAliveTimeout
 
