@@ -235,6 +235,16 @@ describe('digestUriMatches', () => {
     assert.equal(digestUriMatches('http://h/other', '/a'), false);
     assert.equal(digestUriMatches('//h/a', '/a'), false);
   });
+
+  test("an absolute uri's path starts after its authority: a '/' in its fragment is no path", () => {
+    // `http://h#/a/b` names h's root; its fragment only looks like a path.
+    assert.equal(digestUriMatches('http://evil.example#/a/b', '/a/b'), false);
+    assert.equal(digestUriMatches('http://h#/a/b?x=1', '/a/b?x=1'), false);
+    assert.equal(digestUriMatches('http://h#/a/b', '/'), true);
+    assert.equal(digestUriMatches('http://h?x=1', '/?x=1'), true);
+    assert.equal(digestUriMatches('http://h?x=/a', '/?x=/a'), true);
+    assert.equal(digestUriMatches('http://h?x=/a', '/a'), false);
+  });
 });
 
 test('digestsEqual is case-insensitive hex equality', () => {

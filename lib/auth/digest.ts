@@ -261,17 +261,17 @@ export function digestUriMatches(digestUri: string, requestTarget: string): bool
   return digestReading !== null && digestReading === readTarget(requestTarget);
 }
 
-/** The path and query of a uri in origin form or absolute-URI form, or null. */
+/**
+ * The path and query of a uri in origin form or absolute-URI form, or null.
+ * The authority ends at the first `/`, `?` or `#`: in `http://h#/a` the `/a`
+ * is the fragment's, and the uri names h's root.
+ */
 function originForm(uri: string): string | null {
   if (uri.startsWith('/')) return uri.startsWith('//') ? null : uri;
-  if (!/^https?:\/\//i.test(uri)) return null;
-  const afterScheme = uri.indexOf('//') + 2;
-  const pathStart = uri.indexOf('/', afterScheme);
-  const queryStart = uri.indexOf('?', afterScheme);
-  if (pathStart === -1 || (queryStart !== -1 && queryStart < pathStart)) {
-    return '/' + (queryStart === -1 ? '' : uri.slice(queryStart));
-  }
-  return uri.slice(pathStart);
+  const authority = /^https?:\/\/[^/?#]*/i.exec(uri);
+  if (!authority) return null;
+  const rest = uri.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 /**
