@@ -40,7 +40,7 @@ import {
   unreadableRequest,
 } from '@/lib/domain/errors';
 import { isPortText } from '@/lib/domain/limits';
-import { answerClientError } from '@/lib/http/client-error';
+import { afterOwedResponses, answerClientError } from '@/lib/http/client-error';
 import { installFrontDoorGuard } from '@/lib/http/front-door';
 import { startNextThread } from '@/lib/http/next-thread';
 import { recordRequest } from '@/lib/ops/access-log';
@@ -252,13 +252,16 @@ async function main(): Promise<void> {
   // CONNECT (a proxy's tunnel) is no method of this server: without a
   // listener Node dropped the connection without a word. The socket is no
   // longer the HTTP server's (its error listener went with it).
+  // Requests pipelined before it are answered first.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     socket.on('error', () => socket.destroy());
-    answerClientError(
-      Object.assign(new Error('CONNECT'), { code: 'CONNECT' }),
-      socket,
-      () => errorResponse(methodNeverServed('CONNECT'), PLAIN_FORMAT),
-      'CONNECT',
+    afterOwedResponses(socket, () =>
+      answerClientError(
+        Object.assign(new Error('CONNECT'), { code: 'CONNECT' }),
+        socket,
+        () => errorResponse(methodNeverServed('CONNECT'), PLAIN_FORMAT),
+        'CONNECT',
+      ),
     );
   });
   // An expectation other than 100-continue is ignored and the request

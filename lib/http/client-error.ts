@@ -1,4 +1,4 @@
-import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { type ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Socket } from 'node:net';
 import { reasonPhrase } from '@/lib/domain/errors';
 import { recordRequest } from '@/lib/ops/access-log';
@@ -52,6 +52,40 @@ export function answerClientError(
     durationMs: 0,
     clientAddress: socket.remoteAddress,
   });
+}
+
+type OwedSocket = Socket & { _httpMessage?: ServerResponse | null };
+
+/**
+ * Runs `then` once the responses still owed on this connection (to requests
+ * pipelined before the one being answered by hand) are written: an answer
+ * written ahead of them is read as the first one's, and theirs are lost.
+ * Node assigns the next owed response to the socket as one finishes. A
+ * socket taken from the HTTP server (CONNECT) no longer tells its response
+ * that it drained, so a response larger than its buffer (a piped page)
+ * waited for ever: the socket's 'drain' is passed on here.
+ */
+export function afterOwedResponses(socket: Socket, then: () => void): void {
+  const owed = () => {
+    const message = (socket as OwedSocket)._httpMessage;
+    return message && !message.writableFinished ? message : null;
+  };
+  if (!owed()) {
+    then();
+    return;
+  }
+  const drained = () => owed()?.emit('drain');
+  socket.on('drain', drained);
+  const next = () => {
+    const message = owed();
+    if (message) {
+      message.once('finish', next);
+      return;
+    }
+    socket.off('drain', drained);
+    then();
+  };
+  next();
 }
 
 function isValidHeader(name: string, value: string): boolean {

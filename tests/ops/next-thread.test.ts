@@ -207,6 +207,46 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     );
   });
 
+  test('a CONNECT pipelined after other requests is answered after them, in order', async () => {
+    // Answered at once, the 405 went out ahead of the earlier requests'
+    // answers, still being made: the client read it as its first request's
+    // answer, and the others' answers were lost.
+    const base = new URL(server.baseUrl);
+    // A script of the sign-in page larger than a socket's buffer: piped from
+    // Next's thread, it waits for the socket to drain.
+    const page = (await send(`${server.baseUrl}/sign-in`)).text;
+    let script: string | undefined;
+    for (const [, src] of page.matchAll(/<script src="(\/_next\/static\/[^"]+\.js)"/g)) {
+      const size = (await (await fetch(`${server.baseUrl}${src}`)).arrayBuffer()).byteLength;
+      if (size > 100_000) script = src;
+    }
+    assert.ok(script, 'no script of the sign-in page over 100 KB');
+    const head = `HTTP/1.1\r\nHost: ${base.host}\r\n\r\n`;
+    const pipelined = [
+      `GET /api/public/v1.0/orgs ${head}`,
+      `GET /sign-in ${head}`,
+      `GET ${script} ${head}`,
+      `CONNECT ${base.host} ${head}`,
+    ];
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(base.port), base.hostname, () =>
+        socket.write(pipelined.join('')),
+      );
+      let text = '';
+      socket.setEncoding('latin1').on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => socket.destroy(), 10_000);
+    });
+    assert.deepEqual(
+      // A status line follows the previous answer's body directly.
+      [...answer.matchAll(/HTTP\/1\.1 (\d{3}) [A-Z]/g)].map((match) => match[1]),
+      ['401', '200', '200', '405'],
+      answer.slice(0, 300),
+    );
+    assert.match(answer, /"errorCode":"METHOD_NOT_ALLOWED"[^]*$/);
+  });
+
   test("the dashboard's API answers JSON: 404 for a path no route serves, 405 with Allow for a method", async () => {
     for (const [method, path] of [
       ['POST', '/api/nonexistent'],
