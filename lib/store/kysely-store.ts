@@ -91,6 +91,20 @@ export type Snapshot = {
   end(): Promise<void>;
 };
 
+/**
+ * How a read of a whole filtered set (facets) takes a query's rows: as
+ * arrays in column order, in slices. See KyselyStore.readWholeSet.
+ */
+export type RowSlices = (query: CompiledQuery) => AsyncIterable<unknown[][]>;
+
+/** Every row at once, on `db`: the slices of an engine that need not yield. */
+function allRows(db: Kysely<Database>): RowSlices {
+  return async function* (query) {
+    const { rows } = await db.executeQuery<Record<string, unknown>>(query);
+    yield rows.map((row) => Object.values(row));
+  };
+}
+
 function endedCursor(): EventCursor {
   return {
     totalCount: 0,
@@ -439,10 +453,22 @@ export abstract class KyselyStore implements EventStore {
     });
   }
 
+  /**
+   * Runs a read of a whole filtered set (facets: every matching document is
+   * read) on one snapshot, with `rows` to take its long queries' rows by.
+   * Here: readSnapshot, every row at once (PostgreSQL's queries run on the
+   * server, so nothing waits on this process meanwhile). SQLite overrides
+   * it: its reads run on this process's one thread.
+   */
+  protected readWholeSet<T>(
+    read: (db: Kysely<Database>, rows: RowSlices) => Promise<T>,
+  ): Promise<T> {
+    return this.readSnapshot((db) => read(db, allRows(db)));
+  }
+
   async facets(filter: EventFilter, fields: readonly FacetField[], limit: number): Promise<Facets> {
-    return this.readSnapshot(async (db) => {
+    return this.readWholeSet(async (db, rows) => {
       const r = await resolveFilter(db, filter);
-      const totalCount = await this.countResolved(db, r);
       // Fields without a filter of their own share the filtered set; under
       // field filters their values come from its documents, read once for all.
       const shared =
@@ -452,13 +478,20 @@ export abstract class KyselyStore implements EventStore {
                 f !== 'eventTypeName' && !r.clauses.some((c) => c.key === f),
             )
           : [];
-      const counted =
-        shared.length > 0
-          ? await this.documentCounts(db, r, shared)
-          : new Map<FacetField, Map<string, number>>();
+      let counted = new Map<FacetField, Map<string, number>>();
+      let documents: number | undefined;
+      if (shared.length > 0) {
+        ({ counts: counted, documents } = await this.documentCounts(db, r, shared, rows));
+      }
+      // Reading the set's documents (SQLite) counted it too: no count(*)
+      // over its keys, a second pass that is one long statement no slice
+      // interrupts. The counters, when they describe the set, cost less still.
+      const totalCount =
+        documents !== undefined && !hasCounters(r) ? documents : await this.countResolved(db, r);
       const facets: Partial<Record<FacetField, FacetCount[]>> = {};
       for (const field of fields) {
-        const counts = counted.get(field) ?? (await this.facetCounts(db, without(r, field), field));
+        const counts =
+          counted.get(field) ?? (await this.facetCounts(db, without(r, field), field, rows));
         facets[field] = [...counts]
           .filter(([, count]) => count > 0)
           .map(([value, count]) => ({ value, count }))
@@ -477,9 +510,10 @@ export abstract class KyselyStore implements EventStore {
     db: Kysely<Database>,
     r: Resolved,
     fields: readonly DocumentFacetField[],
-  ): Promise<Map<FacetField, Map<string, number>>> {
+    slices: RowSlices = allRows(db),
+  ): Promise<{ counts: Map<FacetField, Map<string, number>>; documents?: number }> {
     const counts = new Map<FacetField, Map<string, number>>(fields.map((f) => [f, new Map()]));
-    if (isEmpty(r)) return counts;
+    if (isEmpty(r)) return { counts, documents: 0 };
     const keys = keysOf(r);
     const source = sql`FROM (${keys.sql}) k JOIN events e ON e.org_id = ${r.orgId} AND e.id = ${keys.id}`;
     const add = (field: FacetField, value: unknown, n: number) => {
@@ -505,7 +539,7 @@ export abstract class KyselyStore implements EventStore {
         CROSS JOIN LATERAL (VALUES ${pairs}) AS g(i, v)
         WHERE g.v IS NOT NULL GROUP BY g.i, g.v`.execute(db);
       for (const row of rows) add(fields[Number(row.i)]!, row.v, Number(row.n));
-      return counts;
+      return { counts };
     }
     // SQLite caches a statement's parsed documents: several json_extract of
     // one document parse it once. Counted here, one row per event.
@@ -513,16 +547,24 @@ export abstract class KyselyStore implements EventStore {
     const select = sql.join(
       columns.map((c, i) => sql`json_extract(e.doc, ${`$.${c}`}) AS ${sql.id(`c${i}`)}`),
     );
-    const { rows } = await sql<Record<string, unknown>>`SELECT ${select} ${source}`.execute(db);
-    const at = paths.map((keys) => keys.map((k) => `c${columns.indexOf(k)}`));
-    for (const row of rows) {
-      for (let f = 0; f < fields.length; f++) {
-        const [first, second] = at[f]!;
-        const v = row[first!];
-        add(fields[f]!, typeof v === 'string' && v !== '' ? v : second ? row[second] : v, 1);
+    const query = sql`SELECT ${select} ${source}`.compile(db);
+    const at = paths.map((keys) => keys.map((k) => columns.indexOf(k)));
+    let documents = 0;
+    for await (const rows of slices(query)) {
+      documents += rows.length;
+      for (const row of rows) {
+        for (let f = 0; f < fields.length; f++) {
+          const [first, second] = at[f]!;
+          const v = row[first!];
+          add(
+            fields[f]!,
+            typeof v === 'string' && v !== '' ? v : second !== undefined ? row[second] : v,
+            1,
+          );
+        }
       }
     }
-    return counts;
+    return { counts, documents };
   }
 
   /** Every value of one facet field in the filtered set, with its count (zeros possible). */
@@ -530,6 +572,7 @@ export abstract class KyselyStore implements EventStore {
     db: Kysely<Database>,
     r: Resolved,
     field: FacetField,
+    slices?: RowSlices,
   ): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     const add = (value: string, n: number) => counts.set(value, (counts.get(value) ?? 0) + n);
@@ -631,7 +674,7 @@ export abstract class KyselyStore implements EventStore {
     }
 
     // Under other field filters: from the filtered set's documents.
-    return (await this.documentCounts(db, r, [field])).get(field)!;
+    return (await this.documentCounts(db, r, [field], slices)).counts.get(field)!;
   }
 
   /** Events per type name among the filtered set's keys (within `bounds`). */

@@ -468,3 +468,105 @@ describe('SQLite store made before migration 0015', () => {
     }
   });
 });
+
+describe('SQLite facets reading a whole filtered set', () => {
+  const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'fafafafafafafafa');
+  // Every event matches the cluster filter, so the hostname facet reads all
+  // 60,000 documents: tens of milliseconds or more, however fast the machine.
+  const events = eventsOneMinuteApart(orgId, 60_000, {
+    extra: (i) => ({ clusterName: 'alpha', hostname: `host-${i % 50}` }),
+  });
+  const filter = { orgId, fields: { clusterName: ['alpha'] } };
+  const expected = {
+    totalCount: 60_000,
+    facets: {
+      clusterName: [{ value: 'alpha', count: 60_000 }],
+      hostname: Array.from({ length: 50 }, (_, h) => `host-${h}`)
+        .sort()
+        .slice(0, 5)
+        .map((value) => ({ value, count: 1_200 })),
+    },
+  };
+
+  /** File descriptors of this process open on `file` (its WAL and shm included). */
+  function openOn(file: string): number {
+    const fds = fs.readdirSync('/proc/self/fd');
+    return fds.filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+      } catch {
+        return false;
+      }
+    }).length;
+  }
+
+  test('a page of events and a timer asked for meanwhile are answered before the facets, which stay exact', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-facets-'));
+    const file = path.join(dir, 'facets.db');
+    const store = await SqliteStore.open(file);
+    try {
+      await store.createOrg({ id: orgId, name: 'Facets Org', created: 0 });
+      await store.insertEvents(orgId, events);
+      // Ordering, not timing: on the store's own connection the list waited
+      // for the whole read, and nothing else ran until it ended.
+      const done: string[] = [];
+      const facets = store
+        .facets(filter, ['clusterName', 'hostname'], 5)
+        .finally(() => done.push('facets'));
+      const page = store
+        .listEvents({ ...filter, limit: 10, offset: 0, includeCount: true, includeRaw: false })
+        .finally(() => done.push('list'));
+      const timer = new Promise((resolve) => setImmediate(resolve)).then(() => done.push('timer'));
+      const [result, listed] = await Promise.all([facets, page, timer]);
+      assert.deepEqual(done, ['list', 'timer', 'facets']);
+      assert.deepEqual(result, expected);
+      assert.equal(listed.events.length, 10);
+      assert.equal(listed.totalCount, 60_000);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('many at once agree, and leave no connection open', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-facets-many-'));
+    const file = path.join(dir, 'facets.db');
+    const store = await SqliteStore.open(file);
+    try {
+      await store.createOrg({ id: orgId, name: 'Facets Org', created: 0 });
+      await store.insertEvents(orgId, events.slice(0, 6_000));
+      const burst = async () => {
+        const results = await Promise.all(
+          Array.from({ length: 12 }, () => store.facets(filter, ['clusterName', 'hostname'], 5)),
+        );
+        for (const result of results) {
+          assert.equal(result.totalCount, 6_000);
+          assert.deepEqual(result.facets.hostname?.[0], { value: 'host-0', count: 120 });
+        }
+        return openOn(file);
+      };
+      // Each read's own connection is closed once it has answered. SQLite
+      // keeps a closed connection's descriptor for reuse while another
+      // connection of the process holds locks on the file, so the count is
+      // compared after a first burst: twelve leaked connections would add twelve.
+      const first = await burst();
+      assert.equal(await burst(), first);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an in-memory store (no second connection) gives the same facets', async () => {
+    const store = await SqliteStore.open(':memory:');
+    try {
+      await store.createOrg({ id: orgId, name: 'Facets Org', created: 0 });
+      await store.insertEvents(orgId, events.slice(0, 6_000));
+      const result = await store.facets(filter, ['clusterName', 'hostname'], 5);
+      assert.equal(result.totalCount, 6_000);
+      assert.deepEqual(result.facets.hostname?.[0], { value: 'host-0', count: 120 });
+    } finally {
+      await store.close();
+    }
+  });
+});
