@@ -34,6 +34,26 @@ function statOrNull(file: string): fs.Stats | null {
 }
 
 /**
+ * The file a path names once its symbolic links are followed, when that file
+ * does not exist yet (a link to the next export): the path itself if it is
+ * no link. Renamed onto, the link was replaced by the export.
+ */
+function linkTarget(file: string): string {
+  let current = file;
+  // As many links as the kernel follows (ELOOP beyond).
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = fs.readlinkSync(current);
+    } catch {
+      return current; // no link (or nothing there): the file to create
+    }
+    current = path.resolve(path.dirname(current), link);
+  }
+  throw new CommandError(`Cannot write ${file}: too many levels of symbolic links`);
+}
+
+/**
  * Where the export goes. A special file (a device or a pipe: --out
  * /dev/null, /dev/stdout, a named pipe) is written in place: renamed onto,
  * it was replaced by a regular file (as root, /dev/null itself). Any other
@@ -56,7 +76,7 @@ function destination(shown: string): Destination {
     );
   }
   if (existing && !existing.isFile()) return { path: resolved, inPlace: true };
-  const target = existing ? fs.realpathSync(resolved) : resolved;
+  const target = existing ? fs.realpathSync(resolved) : linkTarget(resolved);
   const parent = target === resolved ? path.dirname(shown) : path.dirname(target);
   const directory = statOrNull(path.dirname(target));
   if (!directory) throw new CommandError(`Cannot write ${shown}: no directory ${parent}`);

@@ -48,6 +48,17 @@ describe('CLI: events export --out naming a special file or a symbolic link', ()
     assert.equal(fs.readFileSync(file, 'utf8').trimEnd().split('\n').length, 200);
   });
 
+  test('a link to a file not there yet: the file is written, the link kept', () => {
+    const file = path.join(dir, 'exports', 'next.ndjson');
+    const link = path.join(dir, 'next-link.ndjson');
+    fs.mkdirSync(path.dirname(file));
+    fs.symlinkSync(path.join('exports', 'next.ndjson'), link);
+    const result = cli(db, 'events', 'export', '--org', ORG, '--out', link);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link was replaced');
+    assert.equal(fs.readFileSync(file, 'utf8').trimEnd().split('\n').length, 200);
+  });
+
   // Renamed onto, the pipe never had a writer: its reader waited for ever.
   test('a named pipe is written to, as a reader of it sees', { timeout: 60_000 }, async () => {
     const fifo = path.join(dir, 'events.fifo');
