@@ -103,7 +103,9 @@ Commands:
       one list object per line; CSV: RFC 4180, one column per field), read
       from one snapshot. Written to a temporary file renamed to FILE (default:
       the export's own name, naming the org and range) once complete and
-      counted; "--out -" writes to stdout. Progress on stderr.
+      counted (a link's file is the one replaced; a device or named pipe is
+      written in place); "--out -" writes to stdout. SIGINT or SIGTERM
+      cancels it, leaving no file. Progress on stderr.
 
   help
       This text.
