@@ -292,8 +292,14 @@ function clauseSet(
         ? sql` AND t.type_id NOT IN (SELECT id FROM event_type_ids WHERE name IN (${list(clause.types)}))`
         : sql``
     }${typeIdCond(r, sql.raw('t.type_id'))}${dateCond(sql.raw('t.created'), min, max)}`;
+  // SQLite: CROSS JOIN keeps the postings the outer loop, each type looked
+  // up by its key. Its planner put the types outside and built an automatic
+  // index over every posting before the first row: 1.2 s for q=a over 1M
+  // events, one step that a facets read, which gives the thread back between
+  // slices of rows, could not interrupt.
   const ofTerms = sql`SELECT p.created, ${idOf(r.engine, 'p')} AS id, ty.name AS event_type
-    FROM (${postings}) p JOIN event_type_ids ty ON ty.id = p.type_id`;
+    FROM (${postings}) p ${r.engine === 'sqlite' ? sql`CROSS JOIN` : sql`JOIN`} event_type_ids ty
+    ON ty.id = p.type_id`;
   if (clause.types.length === 0) return ofTerms;
   return sql`${ofTerms} UNION ALL SELECT e.created, e.id, e.event_type FROM events e
     WHERE e.org_id = ${r.orgId} AND e.event_type IN (${list(clause.types)})${typeCond(
