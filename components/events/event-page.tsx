@@ -35,12 +35,10 @@ export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
         titleId={titleId}
         initialTab={tab}
         // The URL follows the tab, so the permalink and a reload reopen it.
+        // Null state: Next's router then takes the new URL as its own (given
+        // its own entry state, it would keep the old one and could restore it).
         onTabChange={(next) =>
-          window.history.replaceState(
-            window.history.state,
-            '',
-            eventPageHref(orgId, eventId, { tz, tab: next }),
-          )
+          window.history.replaceState(null, '', eventPageHref(orgId, eventId, { tz, tab: next }))
         }
         permalink={() => window.location.href}
       />
