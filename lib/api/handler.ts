@@ -2,7 +2,7 @@ import { authenticate } from '@/lib/auth/authenticate';
 import { parseAuthorization } from '@/lib/auth/digest';
 import { getConfig } from '@/lib/config';
 import { clientAddress } from '@/lib/http/client-address';
-import { originForm } from '@/lib/http/front-door';
+import { originForm, splitTarget } from '@/lib/http/request-target';
 import { recordRequest, type RequestRecord } from '@/lib/ops/access-log';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { isObjectId } from '@/lib/domain/object-id';
@@ -23,7 +23,7 @@ import { serviceHeaders } from './headers';
 import { baseUrl } from './links';
 import { openApiJson } from './openapi';
 import { parseFormat, parseQuery, type QueryParam } from './params';
-import { matchRoute, serveOperation, splitTarget } from './routes';
+import { matchRoute, serveOperation } from './routes';
 import { formatBody, HOSTED_ONLY_FIELDS } from './serialize';
 import {
   PLAIN_FORMAT,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { isApiTarget, matchRoute, OPERATIONS, OPERATION_NAMES, splitTarget } from './routes';
+import { isApiTarget, matchRoute, OPERATIONS, OPERATION_NAMES } from './routes';
+import { splitTarget } from '@/lib/http/request-target';
 
 const P = '/api/public/v1.0';
 

@@ -4,6 +4,7 @@ import { eventFacets, eventHistogram, getEvent, listEvents } from './events';
 import { exportEvents } from './export';
 import { getOrg, listOrgs } from './orgs';
 import { API_PREFIX } from './types';
+import { splitTarget } from '@/lib/http/request-target';
 
 /** `{orgId}` and `{eventId}` of a path pattern, as an object type. */
 type PathParams<Pattern extends string> = Pattern extends `${string}{${infer Name}}${infer Rest}`
@@ -141,19 +142,6 @@ export function serveOperation(match: RouteMatch, ctx: RouteContext): Promise<Ro
   const { serve } = OPERATIONS[match.operation];
   if (!serve) throw new Error(`${match.operation} is not an authenticated operation`);
   return serve(ctx, match.params);
-}
-
-/** Splits a request-target into path and query (without '?'); tolerates the absolute form. */
-export function splitTarget(target: string): { path: string; search: string } {
-  let url = target;
-  if (/^https?:\/\//i.test(url)) {
-    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-    url = pathStart === -1 ? '/' : url.slice(pathStart);
-  }
-  const hash = url.indexOf('#');
-  if (hash !== -1) url = url.slice(0, hash);
-  const q = url.indexOf('?');
-  return q === -1 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) };
 }
 
 /** Whether a request-target belongs to the API (the custom server's fast path). */

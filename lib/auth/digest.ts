@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { originForm, splitTarget } from '@/lib/http/request-target';
 
 /**
  * HTTP Digest authentication (RFC 7616, compatible with RFC 2617 clients) as
@@ -254,24 +255,13 @@ export function verifyDigestResponse(
  */
 export function digestUriMatches(digestUri: string, requestTarget: string): boolean {
   if (digestUri === requestTarget) return true;
+  // Origin form (not `//…`, which would name an authority) or absolute form.
+  const origin = digestUri.startsWith('/') && !digestUri.startsWith('//');
+  if (!origin && !/^https?:\/\//i.test(digestUri)) return false;
   const target = originForm(digestUri);
-  if (target === null) return false;
   if (target === requestTarget) return true;
   const digestReading = readTarget(target);
   return digestReading !== null && digestReading === readTarget(requestTarget);
-}
-
-/**
- * The path and query of a uri in origin form or absolute-URI form, or null.
- * The authority ends at the first `/`, `?` or `#`: in `http://h#/a` the `/a`
- * is the fragment's, and the uri names h's root.
- */
-function originForm(uri: string): string | null {
-  if (uri.startsWith('/')) return uri.startsWith('//') ? null : uri;
-  const authority = /^https?:\/\/[^/?#]*/i.exec(uri);
-  if (!authority) return null;
-  const rest = uri.slice(authority[0].length);
-  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 /**
@@ -280,15 +270,11 @@ function originForm(uri: string): string | null {
  * compare; null when a percent-escape does not decode.
  */
 function readTarget(target: string): string | null {
-  const hash = target.indexOf('#');
-  const withoutFragment = hash === -1 ? target : target.slice(0, hash);
-  const queryStart = withoutFragment.indexOf('?');
-  const path = queryStart === -1 ? withoutFragment : withoutFragment.slice(0, queryStart);
-  const query = queryStart === -1 ? '' : withoutFragment.slice(queryStart + 1);
+  const { path, search } = splitTarget(target);
   const form = (raw: string) => decodeURIComponent(raw.replace(/\+/g, ' '));
   try {
     const segments = path.split('/').map((segment) => decodeURIComponent(segment));
-    const pairs = query
+    const pairs = search
       .split('&')
       .filter((pair) => pair !== '')
       .map((pair) => {

@@ -6,6 +6,7 @@ import { nonApiRouteName, recordRequest } from '@/lib/ops/access-log';
 import { observeAuthFailure, observeLockout } from '@/lib/ops/metrics';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { clientAddress } from './client-address';
+import { originForm } from './request-target';
 
 /**
  * What only the node:http server knows about a request, and Next's route
@@ -109,14 +110,6 @@ export function forgetUntrustedForwarding(req: IncomingMessage): void {
   req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
   delete req.headers['x-forwarded-host'];
   delete req.headers['x-forwarded-proto'];
-}
-
-/** `http://host:80/a?b` (absolute form, as sent to a proxy) -> `/a?b`; anything else unchanged. */
-export function originForm(target: string): string {
-  const absolute = /^https?:\/\/[^/?#]*/i.exec(target);
-  if (!absolute) return target;
-  const rest = target.slice(absolute[0].length);
-  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 export type FrontDoorOptions = {
