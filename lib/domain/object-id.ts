@@ -7,6 +7,13 @@ export function isObjectId(value: string): boolean {
 }
 
 /**
+ * The last moment an ObjectId's 32-bit unsigned second holds
+ * (2106-02-07T06:28:15Z); the first is the epoch. objectIdAt clamps an
+ * earlier second to 0 and wraps a later one.
+ */
+export const OBJECT_ID_MAX_MILLIS = 0xffff_ffff * 1000;
+
+/**
  * An ObjectId-style id whose leading 4 bytes are the given second, like the
  * real service's ids. `tail` (16 hex digits) makes it deterministic when given.
  */

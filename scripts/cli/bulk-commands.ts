@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { type BulkResult, runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { OBJECT_ID_MAX_MILLIS } from '@/lib/domain/object-id';
 import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
 import {
   CommandError,
@@ -27,8 +28,6 @@ import {
 } from './progress';
 
 const MAX_SEED_EVENTS = 100_000_000;
-/** The last second an ObjectId's 32-bit timestamp holds (2106-02-07T06:28:15Z). */
-const MAX_OBJECT_ID_MILLIS = 0xffff_ffff * 1000;
 
 function batchSize(value: string | undefined): number {
   return value === undefined ? DEFAULT_IMPORT_BATCH : parseCount(value, '--batch-size', 1, 50_000);
@@ -93,9 +92,9 @@ export const seed: Command = async (args, context) => {
   // unsigned bits: outside them the second was clamped to 0 (before 1970)
   // or wrapped (after 2106), so two ranges' events shared ids and the
   // second seed inserted nothing, "already there (same seed and range)".
-  if (seconds.from < 0 || seconds.to > MAX_OBJECT_ID_MILLIS) {
+  if (seconds.from < 0 || seconds.to > OBJECT_ID_MAX_MILLIS) {
     throw new UsageError(
-      `--from and --to must lie within ${isoTime(0)} to ${isoTime(MAX_OBJECT_ID_MILLIS)}, got ${isoTime(range.from)} to ${isoTime(range.to)}: a seeded event's id is an ObjectId, which holds its created second`,
+      `--from and --to must lie within ${isoTime(0)} to ${isoTime(OBJECT_ID_MAX_MILLIS)}, got ${isoTime(range.from)} to ${isoTime(range.to)}: a seeded event's id is an ObjectId, which holds its created second`,
     );
   }
   if (values['create-org'] && values.name === undefined) {
