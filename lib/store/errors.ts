@@ -49,12 +49,20 @@ const UNAVAILABLE_SQLSTATES = new Set([
 ]);
 
 /**
- * SQLite's codes (and their extended forms, SQLITE_IOERR_WRITE, …) for a
- * file that cannot be written or read now: the disk full, an I/O error, the
- * file read-only, memory exhausted. Before, a dashboard write on a full disk
- * answered 500 UNEXPECTED_ERROR, not 503 with Retry-After.
+ * SQLite's codes (and their extended forms, SQLITE_BUSY_SNAPSHOT,
+ * SQLITE_IOERR_WRITE, …) for a file that cannot be written or read now:
+ * another connection held the lock for longer than busy_timeout, the disk
+ * full, an I/O error, the file read-only, memory exhausted. Before, a
+ * dashboard write on a full disk answered 500 UNEXPECTED_ERROR, not 503 with
+ * Retry-After.
  */
-const UNAVAILABLE_SQLITE_CODES = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_NOMEM'];
+const UNAVAILABLE_SQLITE_CODES = [
+  'SQLITE_BUSY',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_READONLY',
+  'SQLITE_NOMEM',
+];
 
 /**
  * PostgreSQL SQLSTATEs of a statement the server gave up on: 57014
@@ -98,9 +106,6 @@ export function isUnavailable(error: unknown): boolean {
   if (typeof code === 'string') {
     if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SYSTEM_CODES.has(code)) return true;
     if (GAVE_UP_SQLSTATES.has(code)) return true;
-    // SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, ...): another
-    // connection held the lock for longer than busy_timeout.
-    if (code.startsWith('SQLITE_BUSY')) return true;
     if (UNAVAILABLE_SQLITE_CODES.some((prefix) => code.startsWith(prefix))) return true;
   }
   // AggregateError: a host name with several addresses, each refused.
