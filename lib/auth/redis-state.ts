@@ -139,10 +139,10 @@ end
 return '0'
 `;
 
-// FailureThrottle.recordSuccess: forget the count, keep a block and its strikes.
 /** A key written by the readiness probe and each success, to prove Redis takes writes. */
 const WRITABLE = 'writable';
 
+// FailureThrottle.recordSuccess: forget the count, keep a block and its strikes.
 // KEYS: the throttle keys, then the writable mark (WRITABLE). ARGV: now.
 // It ends with a write that fails when Redis takes none (full under
 // noeviction, a read-only replica after a failover): a right key must fail
