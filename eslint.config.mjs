@@ -40,6 +40,8 @@ export default tseslint.config(
       'test-results/',
       'playwright-report/',
       'next-env.d.ts',
+      // Build output: the CLI's bundle (scripts/build-cli.mjs).
+      'dist/',
     ],
   },
   js.configs.recommended,

@@ -1,18 +1,27 @@
 #!/usr/bin/env node
 // `npx org-events <command>`: the admin CLI (scripts/cli.ts) in this very
-// process, with tsx's loader registered first (what `node --import tsx` does),
-// so there is no npm banner on stdout (`--json | jq` works) and no second
-// process: a signal sent to this pid (`kill -INT`, a container's SIGTERM to
-// PID 1) reaches the command's own handlers, which a relaying parent only did
-// for the signals it knew to pass on.
+// process, so there is no npm banner on stdout (`--json | jq` works) and no
+// second process: a signal sent to this pid (`kill -INT`, a container's
+// SIGTERM to PID 1) reaches the command's own handlers, which a relaying
+// parent only did for the signals it knew to pass on.
+//
+// From its bundle (`npm run build` makes it) while that is up to date with
+// the sources, else from the sources through tsx's loader (what
+// `node --import tsx` does): the same code, the bundle starts in half the time.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freshCliBundle } from './cli-bundle.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-// The project's path aliases (@/lib/...) whatever the working directory, and
-// whatever tsconfig an enclosing tsx run left in the environment.
-process.env.TSX_TSCONFIG_PATH = path.join(root, 'tsconfig.json');
-await import(pathToFileURL(require.resolve('tsx', { paths: [root] })).href);
-await import(pathToFileURL(path.join(root, 'scripts', 'cli.ts')).href);
+const bundle = freshCliBundle(root);
+if (bundle) {
+  require(bundle);
+} else {
+  // The project's path aliases (@/lib/...) whatever the working directory, and
+  // whatever tsconfig an enclosing tsx run left in the environment.
+  process.env.TSX_TSCONFIG_PATH = path.join(root, 'tsconfig.json');
+  await import(pathToFileURL(require.resolve('tsx', { paths: [root] })).href);
+  await import(pathToFileURL(path.join(root, 'scripts', 'cli.ts')).href);
+}

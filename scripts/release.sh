@@ -14,10 +14,10 @@ cd "$(dirname "$0")/.."
 # What `node --import tsx server.ts` loads besides node_modules: the server,
 # the library it imports (as TypeScript, through tsx, with tsconfig's `@/`
 # paths), Next's config and build output, and the build info the service
-# version header reports; and the admin CLI (`npx org-events`: bin/ and
-# scripts/cli*), without which a container could create no organization or
-# key. Test files stay behind.
-RUNTIME_FILES=(package.json package-lock.json server.ts next.config.js tsconfig.json lib bin scripts/cli.ts scripts/cli scripts/release.sh)
+# version header reports; and the admin CLI (`npx org-events`: bin/, its
+# bundle in dist/ and the scripts/cli* it was made from), without which a
+# container could create no organization or key. Test files stay behind.
+RUNTIME_FILES=(package.json package-lock.json server.ts next.config.js tsconfig.json lib bin dist scripts/cli.ts scripts/cli scripts/release.sh)
 
 case "${1:-}" in
   build)

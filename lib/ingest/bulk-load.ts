@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { EventStore } from '@/lib/store/types';
 import { type PackedBatch, unpackBatch } from './bulk-batch';
 import type { ImportIssue, ReadOptions, ReadSummary } from './import';
@@ -72,13 +72,27 @@ export type BulkCallbacks = {
   stop?: AbortSignal;
 };
 
-const WORKER_FILE = path.join(__dirname, 'bulk-worker.ts');
+/** Defined (true) in the CLI's bundle (scripts/build-cli.mjs), undeclared under tsx. */
+declare const ORG_EVENTS_BUNDLE: boolean | undefined;
+
 /**
- * tsx's register hook, resolved from this module: the worker's eval'd code
- * resolves bare names from the process's working directory, so a load
- * started outside the project (`npx org-events seed` from /tmp) found no tsx.
+ * The producing thread's code: in the CLI's bundle, its own bundled file
+ * beside this one; from the sources, the TypeScript with tsx's register hook
+ * (resolved from this module: the worker's eval'd code resolves bare names
+ * from the process's working directory, so a load started outside the
+ * project, `npx org-events seed` from /tmp, found no tsx).
  */
-const TSX_API = require.resolve('tsx/cjs/api');
+function producerThread(options: WorkerOptions): Worker {
+  if (typeof ORG_EVENTS_BUNDLE !== 'undefined' && ORG_EVENTS_BUNDLE) {
+    return new Worker(path.join(__dirname, 'bulk-worker.cjs'), options);
+  }
+  const tsx = require.resolve('tsx/cjs/api');
+  const source = path.join(__dirname, 'bulk-worker.ts');
+  return new Worker(
+    `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)});`,
+    { ...options, eval: true },
+  );
+}
 
 /**
  * How many nice steps lower every other thread runs while a load inserts
@@ -99,19 +113,14 @@ export async function runBulkLoad(
   const fromStdin = job.kind === 'import' && job.path === '-';
   const lanes = store.bulkInsertLanes();
   const workerInput: WorkerInput = { job, lanes };
-  // The worker is TypeScript: register tsx inside it before loading it.
-  const worker = new Worker(
-    `require(${JSON.stringify(TSX_API)}).register(); require(${JSON.stringify(WORKER_FILE)});`,
-    {
-      eval: true,
-      workerData: workerInput,
-      // A larger young generation: the producer allocates short-lived strings
-      // by the megabyte, and the default semi-space makes it GC-bound.
-      resourceLimits: { maxYoungGenerationSizeMb: 96 },
-      // A worker's process.stdin is its own empty stream unless fed from here.
-      stdin: fromStdin,
-    },
-  );
+  const worker = producerThread({
+    workerData: workerInput,
+    // A larger young generation: the producer allocates short-lived strings
+    // by the megabyte, and the default semi-space makes it GC-bound.
+    resourceLimits: { maxYoungGenerationSizeMb: 96 },
+    // A worker's process.stdin is its own empty stream unless fed from here.
+    stdin: fromStdin,
+  });
   if (fromStdin) process.stdin.pipe(worker.stdin!);
   // The store's upkeep (if its engine has any) runs on a third thread, so
   // neither the inserting thread nor the producer stops for it. SQLite's

@@ -11,7 +11,7 @@ import { generateEvents } from './seed';
 
 const ORG = '6a0a1b2c3d4e5f6a7b8c9d11';
 const ROOT = path.resolve(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'scripts', 'cli.ts');
+const CLI = path.join(ROOT, 'bin', 'org-events.mjs');
 /** Events per file; small batches make many write transactions that overlap. */
 const PER_FILE = 12_000;
 const BATCH = 250;
@@ -21,7 +21,7 @@ type CliRun = { code: number | null; stdout: string; stderr: string };
 /** The admin CLI as an operator runs it: its own process, its own connection. */
 function runCli(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

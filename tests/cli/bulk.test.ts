@@ -9,9 +9,7 @@ import Database from 'better-sqlite3';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { generateEventBatches, generateEvents } from '@/lib/ingest/seed';
 import { openStore } from '@/lib/store';
-import { cli, cliFrom, cliWithInput, ROOT } from './run-cli';
-
-const CLI_SCRIPT = path.join(ROOT, 'scripts/cli.ts');
+import { cli, CLI_BIN, cliFrom, cliWithInput, ROOT } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
 
@@ -126,19 +124,7 @@ describe('CLI: seed and import', () => {
     // Its input stays open: the import cannot end by itself, only by the signal.
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        CLI_SCRIPT,
-        'import',
-        '--org',
-        org,
-        '-',
-        '--batch-size',
-        '100',
-        '--database',
-        db,
-      ],
+      [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', '--database', db],
       { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -382,15 +368,11 @@ describe('CLI: seed and import', () => {
    * (off a terminal, a line per tenth: the first comes after the first batch).
    */
   async function interruptedAtFirstProgress(db: string, args: string[]) {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI_SCRIPT, ...args, '--database', db],
-      {
-        cwd: ROOT,
-        env: { ...process.env, NODE_ENV: 'test' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [CLI_BIN, ...args, '--database', db], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'test' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let sent = false;

@@ -397,7 +397,7 @@ describe('admin CLI', () => {
       'bash',
       [
         '-c',
-        'node --import tsx scripts/cli.ts import --org "$1" <(cat "$2") --database "$3" --json',
+        'node bin/org-events.mjs import --org "$1" <(cat "$2") --database "$3" --json',
         'import-substituted',
         ORG_2,
         substituted,

@@ -217,7 +217,7 @@ describe('CLI: events list, get, export and keys rotate', () => {
       'bash',
       [
         '-c',
-        'node --import tsx scripts/cli.ts events export --org "$1" --out - --database "$2" | head -c 100 >/dev/null; echo "${PIPESTATUS[0]}"',
+        'node bin/org-events.mjs events export --org "$1" --out - --database "$2" | head -c 100 >/dev/null; echo "${PIPESTATUS[0]}"',
         'export-to-head',
         ORG,
         db,

@@ -2,7 +2,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
-const CLI = path.join(ROOT, 'scripts/cli.ts');
+/**
+ * `npx org-events`: the CLI's bundle when `npm run build` made it from these
+ * sources, else the sources through tsx (bin/cli-bundle.mjs).
+ */
+export const CLI_BIN = path.join(ROOT, 'bin/org-events.mjs');
 
 export type CliResult = { code: number; stdout: string; stderr: string; json: unknown };
 
@@ -24,10 +28,7 @@ export type CliOptions = {
   input?: string;
   /** Variables set over this process's environment (undefined removes one). */
   env?: Record<string, string | undefined>;
-  /**
-   * Run from this directory, through bin/org-events.mjs as `npx org-events`
-   * does (`node --import tsx` finds tsx from the project's directory only).
-   */
+  /** Run from this directory (the CLI must not depend on being started from the project). */
   cwd?: string;
 };
 
@@ -38,19 +39,13 @@ export function cliWith(
   ...args: string[]
 ): CliResult {
   const argv = [...args, ...(database === undefined ? [] : ['--database', database])];
-  const result = spawnSync(
-    process.execPath,
-    options.cwd === undefined
-      ? ['--import', 'tsx', CLI, ...argv]
-      : [path.join(ROOT, 'bin/org-events.mjs'), ...argv],
-    {
-      cwd: options.cwd ?? ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_ENV: 'test', ...options.env },
-      timeout: 120_000,
-      input: options.input,
-    },
-  );
+  const result = spawnSync(process.execPath, [CLI_BIN, ...argv], {
+    cwd: options.cwd ?? ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_ENV: 'test', ...options.env },
+    timeout: 120_000,
+    input: options.input,
+  });
   let json: unknown;
   if (args.includes('--json')) {
     try {
@@ -71,7 +66,7 @@ export function cliFrom(cwd: string, database: string, ...args: string[]): CliRe
 
 /** Starts the CLI without waiting, for tests that interrupt it. */
 export function startCli(database: string, ...args: string[]) {
-  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args, '--database', database], {
+  return spawn(process.execPath, [CLI_BIN, ...args, '--database', database], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test' },
     stdio: ['ignore', 'pipe', 'pipe'],

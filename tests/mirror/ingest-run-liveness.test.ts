@@ -30,7 +30,7 @@ import { generateEvents } from '@/tests/helpers/test-events';
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0001');
-const CLI = path.join(ROOT, 'scripts/cli.ts');
+const CLI = path.join(ROOT, 'bin/org-events.mjs');
 
 type RunJson = { id: string; kind: string; status: string; detail: string | null };
 
@@ -80,11 +80,11 @@ function liveness(engine: string, open: () => Promise<{ url: string; drop: () =>
         const before = await store.dumpOrg(ORG);
         // The second import reads stdin: it commits what it was given, then
         // waits for more, alive, until killed.
-        child = spawn(
-          process.execPath,
-          ['--import', 'tsx', CLI, 'import', '--org', ORG, '-', '--database', url],
-          { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
-        );
+        child = spawn(process.execPath, [CLI, 'import', '--org', ORG, '-', '--database', url], {
+          cwd: ROOT,
+          env: { ...process.env, NODE_ENV: 'test' },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         const exited = new Promise<NodeJS.Signals | null>((resolve) =>
           child!.once('exit', (_code, signal) => resolve(signal)),
         );

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { BUNDLE_DIR, freshCliBundle } from '@/bin/cli-bundle.mjs';
 import { ROOT } from '@/tests/helpers/server';
 
 /**
@@ -58,6 +59,8 @@ describe('release: staged build with production dependencies only', () => {
   });
 
   test('the admin CLI runs from the staged build (npx org-events), so a container can create orgs and keys', () => {
+    // Its bundle came along, still newer than the sources staged with it.
+    assert.equal(freshCliBundle(appDir), path.join(appDir, BUNDLE_DIR, 'cli.cjs'));
     const database = `file:${path.join(dir, 'cli.db')}`;
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [path.join(appDir, 'bin', 'org-events.mjs'), ...args], {
