@@ -1,0 +1,3 @@
+import { mirrorSuite } from './mirror-end-to-end';
+
+mirrorSuite('hosted');
