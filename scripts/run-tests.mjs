@@ -4,27 +4,35 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['lib', 'components', 'tests'];
+// The integration tests (tests/) first: they are the longest (servers, the
+// CLI, PostgreSQL), and one started last kept the whole run waiting on it.
+const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['tests', 'lib', 'components'];
 const files = [];
-const walk = (dir) => {
+const walk = (dir, found) => {
   for (const entry of readdirSync(dir)) {
     if (entry === 'node_modules' || entry.startsWith('.')) continue;
     const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) walk(full);
-    else if (/\.test\.tsx?$/.test(entry)) files.push(full);
+    if (statSync(full).isDirectory()) walk(full, found);
+    else if (/\.test\.tsx?$/.test(entry)) found.push(full);
   }
 };
+// Files in the order of `roots`, each root's alphabetically.
 for (const root of roots) {
-  if (statSync(root, { throwIfNoEntry: false })?.isDirectory()) walk(root);
-  else if (statSync(root, { throwIfNoEntry: false })) files.push(root);
+  const found = [];
+  if (statSync(root, { throwIfNoEntry: false })?.isDirectory()) walk(root, found);
+  else if (statSync(root, { throwIfNoEntry: false })) found.push(root);
+  files.push(...found.sort().filter((file) => !files.includes(file)));
 }
 if (files.length === 0) {
   console.error('No test files found');
   process.exit(1);
 }
+// Four files at once on two cores: a test file mostly waits (for a server to
+// start, PostgreSQL, the CLI, its own timers). At two, the suite kept 1.1 of
+// the 2 cores busy (465 s wall for 531 CPU-seconds); at four, 1.5 (362 s).
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files.sort()],
+  ['--import', 'tsx', '--test', '--test-concurrency=4', ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);
