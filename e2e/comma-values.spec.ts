@@ -1,8 +1,9 @@
-import { newObjectId, objectIdAt } from '@/lib/domain/object-id';
+import { objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { openStore } from '@/lib/store';
 import type { Page } from '@playwright/test';
 import { eventsUrl, expect, rowIds, shownTotal, signIn, test } from './support/fixtures';
+import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
 import type { E2eState } from './support/state';
 
 /**
@@ -21,10 +22,7 @@ const EVENTS = [
 async function orgWithCommas(state: E2eState): Promise<{ orgId: string; ids: string[] }> {
   const store = await openStore(state.databaseUrl);
   try {
-    const orgId = newObjectId();
-    await store.createOrg({ id: orgId, name: 'Commas', created: Date.now() });
-    const member = await store.getApiKeyByPublicKey(state.keys.member.publicKey);
-    await store.grantRole({ orgId, apiKeyId: member!.id, role: 'ORG_MEMBER', created: Date.now() });
+    const orgId = await orgOfItsOwn(store, state, 'Commas');
     const base = Date.UTC(2026, 0, 1);
     const ids: string[] = [];
     const events = EVENTS.map((fields, i) => {
@@ -60,7 +58,7 @@ test('a value with a comma filters on exactly itself: typed quoted, clicked in t
   state,
 }) => {
   const { orgId, ids } = await orgWithCommas(state);
-  await signIn(page, state.keys.member);
+  await signIn(page, ownOrgsKey(state));
   await page.goto(eventsUrl(orgId, RANGE));
   await expect.poll(() => shownTotal(page)).toBe(3);
 

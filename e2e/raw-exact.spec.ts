@@ -1,9 +1,9 @@
-import { newObjectId, objectIdAt } from '@/lib/domain/object-id';
+import { objectIdAt } from '@/lib/domain/object-id';
 import { toNewEvent } from '@/lib/ingest/import';
 import { openStore } from '@/lib/store';
-import type { EventStore } from '@/lib/store/types';
 import type { Locator } from '@playwright/test';
 import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
+import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
 import type { E2eState } from './support/state';
 
 /**
@@ -18,19 +18,10 @@ const RAWS = [
   '{"z":1,"2":"two","accountId":9007199254740992,"one":1.0,"neg":-0.0,"huge":1e400,"name":"é"}',
 ];
 
-/** A new org named `name`, of which the e2e member key is a member. */
-async function newMemberOrg(store: EventStore, state: E2eState, name: string): Promise<string> {
-  const orgId = newObjectId();
-  await store.createOrg({ id: orgId, name, created: Date.now() });
-  const member = await store.getApiKeyByPublicKey(state.keys.member.publicKey);
-  await store.grantRole({ orgId, apiKeyId: member!.id, role: 'ORG_MEMBER', created: Date.now() });
-  return orgId;
-}
-
 async function orgWithExactRaws(state: E2eState): Promise<string> {
   const store = await openStore(state.databaseUrl);
   try {
-    const orgId = await newMemberOrg(store, state, 'Exact raw');
+    const orgId = await orgOfItsOwn(store, state, 'Exact raw');
     const base = Date.UTC(2026, 0, 1);
     const events = RAWS.map((raw, i) => {
       const id = objectIdAt(base + i * 1000, `e${i}`.padStart(16, '0'));
@@ -53,7 +44,7 @@ test('the Raw tab and Compare show raw documents exactly as recorded', async ({
 }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const orgId = await orgWithExactRaws(state);
-  await signIn(page, state.keys.member);
+  await signIn(page, ownOrgsKey(state));
   await page.goto(eventsUrl(orgId, 'from=2025-12-31&to=2026-01-02'));
   await expect(rows(page)).toHaveCount(2);
 
@@ -108,7 +99,7 @@ test('the Raw tab and Compare show raw documents exactly as recorded', async ({
 async function orgWithProtoField(state: E2eState): Promise<{ orgId: string; eventId: string }> {
   const store = await openStore(state.databaseUrl);
   try {
-    const orgId = await newMemberOrg(store, state, 'Proto field');
+    const orgId = await orgOfItsOwn(store, state, 'Proto field');
     const created = Date.UTC(2026, 0, 1);
     const eventId = objectIdAt(created, '0000000000000001');
     const text = `{"__proto__":{"username":"ceo@example.com"},"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${eventId}","raw":{"__proto__":{"isAdmin":true}}}`;
@@ -126,7 +117,7 @@ test('a field named "__proto__" shows as served, on the event\'s page and in the
   state,
 }) => {
   const { orgId, eventId } = await orgWithProtoField(state);
-  await signIn(page, state.keys.member);
+  await signIn(page, ownOrgsKey(state));
   const shownAsServed = async (detail: Locator) => {
     const others = detail.locator('section', {
       has: page.getByRole('heading', { name: 'Other fields' }),
@@ -160,7 +151,7 @@ test('a raw document nested 95 levels, all expanded, keeps its text readable: th
   const store = await openStore(state.databaseUrl);
   let orgId: string;
   try {
-    orgId = await newMemberOrg(store, state, 'Deep raw');
+    orgId = await orgOfItsOwn(store, state, 'Deep raw');
     const created = Date.UTC(2026, 0, 1);
     const id = objectIdAt(created, '0000000000000d95');
     const text = `{"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${id}","raw":${raw}}`;
@@ -170,7 +161,7 @@ test('a raw document nested 95 levels, all expanded, keeps its text readable: th
   } finally {
     await store.close();
   }
-  await signIn(page, state.keys.member);
+  await signIn(page, ownOrgsKey(state));
   await page.goto(eventsUrl(orgId));
   await rows(page).first().click();
   const panel = page.getByRole('dialog');
