@@ -127,24 +127,37 @@ export const seed: Command = async (args, context) => {
   }
 
   const progress = new Progress('Seeding', count, 'events');
-  const result = await runBulkLoad(
-    store,
-    orgId,
-    {
-      kind: 'seed',
-      options: { orgId, count, seed: seedValue, ...range, variant, orgName: org.name },
-      batchSize: batch,
-    },
-    {
-      onBatch: ({ inserted, skipped }) => {
-        const done = inserted + skipped;
-        progress.update(
-          done,
-          `${formatNumber(done / Math.max(progress.elapsed(), 0.001))} events/s`,
-        );
+  // SIGINT/SIGTERM: the batches being written commit and the summary is
+  // printed (with --json, the one document), as an import does; a second
+  // signal quits at once. Killed outright, `--json` printed nothing.
+  const stop = stopOnSignals(() => {
+    progress.finish();
+    context.note('Stopping after the batches being written (again to quit at once)...');
+  });
+  let result;
+  try {
+    result = await runBulkLoad(
+      store,
+      orgId,
+      {
+        kind: 'seed',
+        options: { orgId, count, seed: seedValue, ...range, variant, orgName: org.name },
+        batchSize: batch,
       },
-    },
-  );
+      {
+        onBatch: ({ inserted, skipped }) => {
+          const done = inserted + skipped;
+          progress.update(
+            done,
+            `${formatNumber(done / Math.max(progress.elapsed(), 0.001))} events/s`,
+          );
+        },
+        stop: stop.signal,
+      },
+    );
+  } finally {
+    stop.release();
+  }
   progress.finish();
 
   const rate = result.inserted / Math.max(result.seconds, 0.001);
@@ -153,6 +166,7 @@ export const seed: Command = async (args, context) => {
     requested: count,
     inserted: result.inserted,
     skipped: result.skipped,
+    ...(result.stopped && { stopped: true }),
     seed: seedValue,
     variant,
     from: isoTime(range.from),
@@ -160,6 +174,25 @@ export const seed: Command = async (args, context) => {
     seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(rate),
   });
+  if (result.stopped) {
+    // What makes the same events: the count, the seed, the range and the variant.
+    const quoted = /^[\w.:-]+$/.test(seedValue)
+      ? seedValue
+      : `'${seedValue.replaceAll("'", `'\\''`)}'`;
+    const again = [
+      `--events ${count}`,
+      `--seed ${quoted}`,
+      `--from ${isoTime(range.from)}`,
+      `--to ${isoTime(range.to)}`,
+      ...(variant === 'hosted' ? [] : [`--variant ${variant}`]),
+    ];
+    context.say(
+      `Stopped seeding "${org.name}" (${orgId}) on request after ${formatDuration(result.seconds)}: ` +
+        `${formatNumber(result.inserted)} of ${formatNumber(count)} events inserted. ` +
+        `The same seed again (${again.join(' ')}) adds the rest; what is there is skipped.`,
+    );
+    return EXIT.interrupted;
+  }
   context.say(
     `Seeded ${formatCount(result.inserted, 'event')} into "${org.name}" (${orgId}) in ${formatDuration(result.seconds)}: ` +
       `${formatNumber(rate)} events/s.` +

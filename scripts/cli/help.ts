@@ -141,8 +141,9 @@ Exit codes:
       an invalid configuration in the environment: error code "config" under --json)
   ${EXIT.someInvalid}   import or mirror finished but some records were invalid and skipped
   ${EXIT.usage}  bad command line (unknown command or option, missing or malformed value)
-  ${EXIT.interrupted} import, or mirror without --follow, stopped by SIGINT/SIGTERM (Ctrl-C) before
-      it was done: what was written stays, the summary is printed and the run
-      recorded as interrupted; run again, it skips what is stored (or resumes)
+  ${EXIT.interrupted} import, seed, imports undo, events prune, or mirror without --follow, stopped by
+      SIGINT/SIGTERM (Ctrl-C) before it was done: what was written stays, the summary is
+      printed (an import's run recorded as interrupted); run again, it skips what is
+      stored, or goes on deleting, or resumes
   ${EXIT.readerGone} whatever read the output stopped reading (| head): the command ends there, quietly
 `;

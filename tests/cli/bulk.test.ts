@@ -380,7 +380,7 @@ describe('CLI: seed and import', () => {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       // Once: a second signal quits at once.
-      if (!sent && /^(Undoing|Pruning) /m.test(stderr)) sent = child.kill('SIGINT');
+      if (!sent && /^(Undoing|Pruning|Seeding) /m.test(stderr)) sent = child.kill('SIGINT');
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     return { code, stdout, stderr };
@@ -417,6 +417,32 @@ describe('CLI: seed and import', () => {
     } finally {
       await store.close();
     }
+  });
+
+  test('seed stopped with SIGINT keeps its committed batches, prints its one --json document and exits 130; the same seed again adds the rest', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0e';
+    const db = path.join(dir, 'seed-sigint.db');
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Seed', '--id', org).code, 0);
+    const args = ['seed', '--org', org, '--events', '100000', '--batch-size', '2000'];
+    args.push('--from', '2026-01-01', '--to', '2026-02-01', '--json');
+    const stopped = await interruptedAtFirstProgress(db, args);
+    assert.equal(stopped.code, 130, stopped.stderr);
+    assert.match(stopped.stderr, /^Stopping after the batches being written/m);
+    const summary = JSON.parse(stopped.stdout) as Json;
+    assert.equal(summary.stopped, true);
+    const inserted = summary.inserted as number;
+    assert.ok(inserted > 0 && inserted < 100_000, `${inserted} inserted before the stop`);
+    const store = await openStore(db);
+    try {
+      assert.equal(await store.countEvents({ orgId: org }), inserted, 'what it said is stored');
+    } finally {
+      await store.close();
+    }
+    const again = cli(db, ...args);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal((again.json as Json).skipped, inserted);
+    assert.equal((again.json as Json).inserted, 100_000 - inserted);
+    assert.equal((again.json as Json).stopped, undefined);
   });
 
   test('events prune stopped with SIGINT ends after the batch being deleted, says what remains, exits 130; run again, it completes', async () => {
