@@ -6,7 +6,7 @@
 // one by one through its loader hooks: `orgs list` took ~1.0 s, ~0.5 s
 // bundled. The bundle is only used while it is newer than every source it
 // was made from (bin/cli-bundle.mjs); otherwise the CLI runs through tsx.
-import { statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLE_DIR, BUNDLE_INPUTS, BUNDLE_WORKERS } from '../bin/cli-bundle.mjs';
@@ -37,11 +37,28 @@ const result = await build({
   define: { ORG_EVENTS_BUNDLE: 'true' },
   metafile: true,
   logLevel: 'warning',
+  // Written below, each file whole: a CLI started meanwhile loads the old
+  // bundle or the new one, never a file half written.
+  write: false,
 });
+
+/** Replaces `file` at once (a rename), never leaving it half written. */
+function replaceFile(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
+}
+
+mkdirSync(path.join(root, BUNDLE_DIR), { recursive: true });
+// The entry last, so the new one never starts an old worker; between the
+// renames (milliseconds) a CLI already started may start a new one.
+const entry = path.join(root, BUNDLE_DIR, 'cli.cjs');
+const outputs = result.outputFiles.sort((a, b) => (a.path === entry) - (b.path === entry));
+for (const output of outputs) replaceFile(output.path, output.contents);
 
 const inputs = Object.keys(result.metafile.inputs)
   .filter((input) => !input.startsWith('node_modules/'))
   .sort();
 for (const input of inputs) statSync(path.join(root, input)); // every input is a file of this tree
-writeFileSync(path.join(root, BUNDLE_INPUTS), `${JSON.stringify(inputs, null, 1)}\n`);
+replaceFile(path.join(root, BUNDLE_INPUTS), `${JSON.stringify(inputs, null, 1)}\n`);
 console.log(`CLI bundle: ${BUNDLE_DIR}/ from ${inputs.length} source files`);
