@@ -89,14 +89,23 @@ export function requireOption(value: string | undefined, flag: string): string {
 export const MAX_ORG_NAME = 64;
 
 /**
- * An organization's name, trimmed: required and at most MAX_ORG_NAME
- * characters. One check for every command that creates an organization
+ * An organization's name, trimmed: required, one line of at most
+ * MAX_ORG_NAME characters (code points: a name of emoji was refused at half
+ * the length). One check for every command that creates an organization
  * (orgs create, seed --create-org).
  */
 export function parseOrgName(value: string | undefined, flag = '--name'): string {
   const name = requireOption(value, flag).trim();
-  if (name.length > MAX_ORG_NAME) {
+  if ([...name].length > MAX_ORG_NAME) {
     throw new UsageError(`${flag} must be at most ${MAX_ORG_NAME} characters`);
+  }
+  // A tab or a line break was stored as given, and every list and page
+  // showing the name showed it escaped or broken over lines.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(name)) {
+    throw new UsageError(
+      `${flag} must be one line without control characters (a tab, a line break)`,
+    );
   }
   return name;
 }

@@ -57,6 +57,15 @@ describe('admin CLI', () => {
     const cases: [string[], RegExp][] = [
       [['orgs', 'create'], /--name is required/],
       [['orgs', 'create', '--name', 'X', '--id', 'ABC'], /--id must be 24 lowercase hexadecimal/],
+      [['orgs', 'create', '--name', '😀'.repeat(65)], /--name must be at most 64 characters/],
+      ...['a\tb', 'a\nb', 'a\u2028b', 'a\u007fb'].map((name): [string[], RegExp] => [
+        ['orgs', 'create', '--name', name],
+        /--name must be one line without control characters/,
+      ]),
+      [
+        ['seed', '--org', ORG, '--events', '10', '--create-org', '--name', 'a\rb'],
+        /--name must be one line without control characters/,
+      ],
       [['keys', 'create', '--org', ORG, '--role', 'ROOT'], /--role must be one of ORG_OWNER/],
       [['keys', 'revoke', '--key', 'NOPE'], /--key must be a public key/],
       [['seed', '--org', ORG, '--events', 'lots'], /--events must be a whole number/],
@@ -139,6 +148,10 @@ describe('admin CLI', () => {
       },
     );
     assert.equal(cli(db, 'orgs', 'create', '--name', 'Second', '--id', ORG_2).code, 0);
+    // 64 characters, whatever their UTF-16 length (these 64 take 128 units).
+    const emoji = cli(db, 'orgs', 'create', '--name', '😀'.repeat(64), '--json');
+    assert.equal(emoji.code, 0, emoji.stderr);
+    const emojiId = (emoji.json as Json).id as string;
     const duplicate = cli(db, 'orgs', 'create', '--name', 'Again', '--id', ORG, '--json');
     assert.equal(duplicate.code, 1);
     assert.match(((duplicate.json as Json).error as Json).message as string, /already exists/);
@@ -149,6 +162,7 @@ describe('admin CLI', () => {
       [
         [ORG, 'CLI Org', 0],
         [ORG_2, 'Second', 0],
+        [emojiId, '😀'.repeat(64), 0],
       ],
     );
     assert.match(cli(db, 'orgs', 'list').stdout, /^ID\s+NAME\s+EVENTS\s+CREATED\n/);
