@@ -12,8 +12,8 @@ Commands:
       Create or upgrade the database schema (every command also does this).
 
   orgs create --name NAME [--id ID]
-      Create an organization. NAME: 1 to 64 characters (trimmed). ID: 24
-      lowercase hex digits (default: a new one).
+      Create an organization. NAME: 1 to 64 characters on one line (trimmed).
+      ID: 24 lowercase hex digits (default: a new one).
   orgs list
       List organizations with their event counts.
 
