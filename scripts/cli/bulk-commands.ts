@@ -17,7 +17,13 @@ import {
   UsageError,
 } from './args';
 import type { EventStore } from '@/lib/store/types';
-import { type Command, type CommandContext, isoTime, requireOrg, stopOnSignals } from './context';
+import {
+  type Command,
+  type CommandContext,
+  isoTime,
+  requireOrg,
+  stopLoadOnSignals,
+} from './context';
 import {
   Progress,
   formatBytes,
@@ -130,10 +136,7 @@ export const seed: Command = async (args, context) => {
   // SIGINT/SIGTERM: the batches being written commit and the summary is
   // printed (with --json, the one document), as an import does; a second
   // signal quits at once. Killed outright, `--json` printed nothing.
-  const stop = stopOnSignals(() => {
-    progress.finish();
-    context.note('Stopping after the batches being written (again to quit at once)...');
-  });
+  const stop = stopLoadOnSignals(context, progress);
   let result;
   try {
     result = await runBulkLoad(
@@ -260,10 +263,7 @@ export const importFile: Command = async (args, context) => {
   // SIGINT/SIGTERM: the batches being written commit, the run is recorded
   // as stopped and the summary printed; a second signal quits at once (the
   // run then shows as interrupted, its committed batches kept).
-  const stop = stopOnSignals(() => {
-    progress.finish();
-    context.note('Stopping after the batches being written (again to quit at once)...');
-  });
+  const stop = stopLoadOnSignals(context, progress);
   let result;
   try {
     result = await runBulkLoad(

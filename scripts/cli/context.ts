@@ -102,6 +102,20 @@ export function stopOnSignals(onFirst: () => void): { signal: AbortSignal; relea
 }
 
 /**
+ * stopOnSignals for a bulk load (seed, import): the first signal ends
+ * `progress`'s line and says the batches being written commit first.
+ */
+export function stopLoadOnSignals(
+  context: CommandContext,
+  progress: Progress,
+): ReturnType<typeof stopOnSignals> {
+  return stopOnSignals(() => {
+    progress.finish();
+    context.note('Stopping after the batches being written (again to quit at once)...');
+  });
+}
+
+/**
  * stopOnSignals for a deletion in batches (`imports undo`, `events prune`):
  * the first signal ends `progress`'s line and says the batch being deleted
  * finishes first.
