@@ -151,7 +151,13 @@ export async function runBulkLoad(
   /** The worker's next message; undefined once a stop is requested. */
   const nextMessage = async (): Promise<FromWorker | undefined> => {
     for (;;) {
-      if (callbacks.stop?.aborted) return undefined;
+      // Stopped: no further batch is inserted. What the producer said after
+      // its last batch (issues, done, a fatal error) is still taken: a stop
+      // that came once every batch was in reported a whole load as stopped
+      // ("500,000 of 500,000 inserted ... adds the rest").
+      if (callbacks.stop?.aborted && (queue.length === 0 || queue[0]!.type === 'batch')) {
+        return undefined;
+      }
       const message = queue.shift();
       if (message) return message;
       if (failure) throw failure;
