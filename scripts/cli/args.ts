@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
 import { isObjectId } from '@/lib/domain/object-id';
 import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
+import { hasUnprintable } from './printable';
 
 /** Exit codes, documented in `cli help`. */
 export const EXIT = {
@@ -99,12 +100,12 @@ export function parseOrgName(value: string | undefined, flag = '--name'): string
   if ([...name].length > MAX_ORG_NAME) {
     throw new UsageError(`${flag} must be at most ${MAX_ORG_NAME} characters`);
   }
-  // A tab or a line break was stored as given, and every list and page
-  // showing the name showed it escaped or broken over lines.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(name)) {
+  // A tab, a line break or a right-to-left override was stored as given, and
+  // every list and page showing the name showed it escaped, broken over
+  // lines or turned around.
+  if (hasUnprintable(name)) {
     throw new UsageError(
-      `${flag} must be one line without control characters (a tab, a line break)`,
+      `${flag} must be one line of visible characters (no tab, line break, control, bidirectional or zero-width character)`,
     );
   }
   return name;

@@ -1,5 +1,6 @@
 import type { EventStore, Org } from '@/lib/store/types';
 import { CommandError, EXIT } from './args';
+import { printable } from './printable';
 import type { Progress } from './progress';
 
 /** What every command gets: the store and where its output goes. */
@@ -42,24 +43,6 @@ export async function requireOrg(store: EventStore, orgId: string, hint?: string
 
 export function isoTime(millis: number): string {
   return new Date(millis).toISOString();
-}
-
-/**
- * Control characters (C0, DEL, C1) and bidirectional overrides, which a
- * terminal obeys rather than shows: an imported or mirrored event's
- * username holding ESC [2J cleared the operator's screen, and a newline or
- * carriage return in it drew a fake row.
- */
-// eslint-disable-next-line no-control-regex -- control characters are the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** The text with every UNPRINTABLE character written as its JSON-style escape (\n, \u001b). */
-export function printable(text: string): string {
-  return text.replace(
-    UNPRINTABLE,
-    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }
 
 /**
