@@ -178,21 +178,22 @@ export const seed: Command = async (args, context) => {
     eventsPerSecond: Math.round(rate),
   });
   if (result.stopped) {
-    // What makes the same events: the count, the seed, the range and the variant.
-    const quoted = /^[\w.:-]+$/.test(seedValue)
-      ? seedValue
-      : `'${seedValue.replaceAll("'", `'\\''`)}'`;
+    // What makes the same events: the count, the seed, the range and the
+    // variant; `--seed=` so that a seed starting with '-' is not taken for an option.
     const again = [
+      `--org ${orgId}`,
       `--events ${count}`,
-      `--seed ${quoted}`,
+      `--seed=${/^[\w.:-]+$/.test(seedValue) ? seedValue : `'${seedValue.replaceAll("'", `'\\''`)}'`}`,
       `--from ${isoTime(range.from)}`,
       `--to ${isoTime(range.to)}`,
       ...(variant === 'hosted' ? [] : [`--variant ${variant}`]),
     ];
+    const there = result.inserted + result.skipped;
     context.say(
       `Stopped seeding "${org.name}" (${orgId}) on request after ${formatDuration(result.seconds)}: ` +
-        `${formatNumber(result.inserted)} of ${formatNumber(count)} events inserted. ` +
-        `The same seed again (${again.join(' ')}) adds the rest; what is there is skipped.`,
+        `${formatNumber(there)} of ${formatNumber(count)} events are there ` +
+        `(${formatNumber(result.inserted)} inserted now, ${formatNumber(result.skipped)} already were). ` +
+        `The same seed again (seed ${again.join(' ')}) adds the rest.`,
     );
     return EXIT.interrupted;
   }

@@ -443,6 +443,25 @@ describe('CLI: seed and import', () => {
     assert.equal((again.json as Json).skipped, inserted);
     assert.equal((again.json as Json).inserted, 100_000 - inserted);
     assert.equal((again.json as Json).stopped, undefined);
+
+    // In words, the summary names the arguments that add the rest, as they
+    // can be run (a seed starting with '-' as --seed=-5, the org included).
+    const words = path.join(dir, 'seed-sigint-words.db');
+    assert.equal(cli(words, 'orgs', 'create', '--name', 'Seed', '--id', org).code, 0);
+    const wordsArgs = ['seed', '--org', org, '--events', '100000', '--batch-size', '2000'];
+    wordsArgs.push('--seed=-5', '--from', '2026-01-01', '--to', '2026-02-01');
+    const stoppedInWords = await interruptedAtFirstProgress(words, wordsArgs);
+    assert.equal(stoppedInWords.code, 130, stoppedInWords.stderr);
+    const suggested =
+      /events are there \(([\d,]+) inserted now, 0 already were\)\. The same seed again \(seed (.+)\) adds the rest\.$/m.exec(
+        stoppedInWords.stdout,
+      );
+    assert.ok(suggested, stoppedInWords.stdout);
+    const rest = cli(words, 'seed', ...suggested[2]!.split(' '), '--json');
+    assert.equal(rest.code, 0, rest.stderr);
+    const firstPart = Number(suggested[1]!.replaceAll(',', ''));
+    assert.equal((rest.json as Json).skipped, firstPart);
+    assert.equal((rest.json as Json).inserted, 100_000 - firstPart);
   });
 
   test('events prune stopped with SIGINT ends after the batch being deleted, says what remains, exits 130; run again, it completes', async () => {
