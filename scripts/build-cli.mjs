@@ -8,10 +8,12 @@
 // was made from (bin/cli-bundle.mjs); otherwise the CLI runs through tsx.
 import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { BUNDLE_DIR, BUNDLE_INPUTS, BUNDLE_WORKERS } from '../bin/cli-bundle.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+// fileURLToPath: a URL's pathname keeps %20 for a space in the project's path.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const result = await build({
   absWorkingDir: root,
@@ -56,9 +58,14 @@ const entry = path.join(root, BUNDLE_DIR, 'cli.cjs');
 const outputs = result.outputFiles.sort((a, b) => (a.path === entry) - (b.path === entry));
 for (const output of outputs) replaceFile(output.path, output.contents);
 
-const inputs = Object.keys(result.metafile.inputs)
-  .filter((input) => !input.startsWith('node_modules/'))
-  .sort();
+// Besides the sources, what decides how they are bundled and found: the
+// `@/` paths of tsconfig.json and the bundle's layout (files staged with
+// the release, scripts/release.sh).
+const inputs = [
+  ...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/')),
+  'tsconfig.json',
+  'bin/cli-bundle.mjs',
+].sort();
 for (const input of inputs) statSync(path.join(root, input)); // every input is a file of this tree
 replaceFile(path.join(root, BUNDLE_INPUTS), `${JSON.stringify(inputs, null, 1)}\n`);
 console.log(`CLI bundle: ${BUNDLE_DIR}/ from ${inputs.length} source files`);

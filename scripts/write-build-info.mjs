@@ -5,8 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+// fileURLToPath: a URL's pathname keeps %20 for a space in the project's path.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function gitHash() {
   try {
