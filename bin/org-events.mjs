@@ -17,6 +17,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const bundle = freshCliBundle(root);
 if (bundle) {
+  // With DEBUG (which prints an unexpected error's stack), the stack names
+  // the TypeScript sources, through the bundle's source maps.
+  if (process.env.DEBUG) process.setSourceMapsEnabled(true);
   require(bundle);
 } else {
   // The project's path aliases (@/lib/...) whatever the working directory, and

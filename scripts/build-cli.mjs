@@ -33,7 +33,7 @@ const result = await build({
   format: 'cjs',
   packages: 'external',
   tsconfig: 'tsconfig.json',
-  sourcemap: 'inline',
+  sourcemap: 'linked',
   sourcesContent: false,
   // lib/ingest/bulk-load.ts starts the bundled worker instead of tsx's.
   define: { ORG_EVENTS_BUNDLE: 'true' },
