@@ -22,7 +22,7 @@ import {
   type CommandContext,
   isoTime,
   requireOrg,
-  stopLoadOnSignals,
+  loadStoppedBySignals,
 } from './context';
 import {
   Progress,
@@ -136,10 +136,8 @@ export const seed: Command = async (args, context) => {
   // SIGINT/SIGTERM: the batches being written commit and the summary is
   // printed (with --json, the one document), as an import does; a second
   // signal quits at once. Killed outright, `--json` printed nothing.
-  const stop = stopLoadOnSignals(context, progress);
-  let result;
-  try {
-    result = await runBulkLoad(
+  const result = await loadStoppedBySignals(context, progress, (stop) =>
+    runBulkLoad(
       store,
       orgId,
       {
@@ -155,12 +153,10 @@ export const seed: Command = async (args, context) => {
             `${formatNumber(done / Math.max(progress.elapsed(), 0.001))} events/s`,
           );
         },
-        stop: stop.signal,
+        stop,
       },
-    );
-  } finally {
-    stop.release();
-  }
+    ),
+  );
   progress.finish();
 
   const rate = result.inserted / Math.max(result.seconds, 0.001);
@@ -264,33 +260,34 @@ export const importFile: Command = async (args, context) => {
   // SIGINT/SIGTERM: the batches being written commit, the run is recorded
   // as stopped and the summary printed; a second signal quits at once (the
   // run then shows as interrupted, its committed batches kept).
-  const stop = stopLoadOnSignals(context, progress);
   let result;
   try {
-    result = await runBulkLoad(
-      store,
-      orgId,
-      { kind: 'import', path: file, runId: run.id, options: readOptions },
-      {
-        onIssue: (issue) => {
-          soFar.rejected++;
-          if (issues.length < LISTED_ISSUES) issues.push(issue);
-          const seen = (byReason.get(issue.message) ?? 0) + 1;
-          // Bounded: reasons that name a position may all differ.
-          if (seen > 1 || byReason.size < 1000) byReason.set(issue.message, seen);
-          if (!context.json && invalidShown < 50 && seen <= 3) {
-            progress.finish();
-            context.note(`Skipped ${issue.location}: ${issue.message}`);
-            invalidShown++;
-          }
+    result = await loadStoppedBySignals(context, progress, (stop) =>
+      runBulkLoad(
+        store,
+        orgId,
+        { kind: 'import', path: file, runId: run.id, options: readOptions },
+        {
+          onIssue: (issue) => {
+            soFar.rejected++;
+            if (issues.length < LISTED_ISSUES) issues.push(issue);
+            const seen = (byReason.get(issue.message) ?? 0) + 1;
+            // Bounded: reasons that name a position may all differ.
+            if (seen > 1 || byReason.size < 1000) byReason.set(issue.message, seen);
+            if (!context.json && invalidShown < 50 && seen <= 3) {
+              progress.finish();
+              context.note(`Skipped ${issue.location}: ${issue.message}`);
+              invalidShown++;
+            }
+          },
+          onBatch: ({ inserted, skipped, progress: bytes }) => {
+            soFar.inserted = inserted;
+            soFar.skipped = skipped;
+            progress.update(bytes, `${formatNumber(inserted + skipped)} events`);
+          },
+          stop,
         },
-        onBatch: ({ inserted, skipped, progress: bytes }) => {
-          soFar.inserted = inserted;
-          soFar.skipped = skipped;
-          progress.update(bytes, `${formatNumber(inserted + skipped)} events`);
-        },
-        stop: stop.signal,
-      },
+      ),
     );
   } catch (error) {
     // A batch the database refused, a worker that died: the run ends failed
@@ -303,8 +300,6 @@ export const importFile: Command = async (args, context) => {
       detail: error instanceof Error ? error.message : String(error),
     }).catch(() => undefined);
     throw error;
-  } finally {
-    stop.release();
   }
   progress.finish();
   if (result.stopped)

@@ -85,17 +85,24 @@ export function stopOnSignals(onFirst: () => void): { signal: AbortSignal; relea
 }
 
 /**
- * stopOnSignals for a bulk load (seed, import): the first signal ends
- * `progress`'s line and says the batches being written commit first.
+ * Runs a bulk load (seed, import) that SIGINT/SIGTERM stop after the
+ * batches being written: the first signal ends `progress`'s line and says
+ * so, a second quits at once. The handlers are gone when it returns.
  */
-export function stopLoadOnSignals(
+export async function loadStoppedBySignals<T>(
   context: CommandContext,
   progress: Progress,
-): ReturnType<typeof stopOnSignals> {
-  return stopOnSignals(() => {
+  load: (stop: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const stop = stopOnSignals(() => {
     progress.finish();
     context.note('Stopping after the batches being written (again to quit at once)...');
   });
+  try {
+    return await load(stop.signal);
+  } finally {
+    stop.release();
+  }
 }
 
 /**
