@@ -148,13 +148,12 @@ export async function runBulkLoad(
     failure ??= new Error(`The bulk-load worker exited early (code ${code})`);
     wake?.();
   });
-  /** The worker's next message; undefined once a stop is requested. */
+  /** The worker's next message; undefined once a stop is requested and a batch (or nothing) is next. */
   const nextMessage = async (): Promise<FromWorker | undefined> => {
     for (;;) {
-      // Stopped: no further batch is inserted. What the producer said after
-      // its last batch (issues, done, a fatal error) is still taken: a stop
-      // that came once every batch was in reported a whole load as stopped
-      // ("500,000 of 500,000 inserted ... adds the rest").
+      // What the producer said after its last batch (issues, done, a fatal
+      // error) is still taken: a stop that came once every batch was in
+      // reported a whole load as stopped ("500,000 of 500,000 inserted").
       if (callbacks.stop?.aborted && (queue.length === 0 || queue[0]!.type === 'batch')) {
         return undefined;
       }

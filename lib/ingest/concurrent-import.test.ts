@@ -7,11 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { counterUnit } from '@/lib/store/schema';
 import { SqliteStore } from '@/lib/store/sqlite';
+import { CLI_BIN, ROOT } from '@/tests/cli/run-cli';
 import { generateEvents } from './seed';
 
 const ORG = '6a0a1b2c3d4e5f6a7b8c9d11';
-const ROOT = path.resolve(__dirname, '..', '..');
-const CLI = path.join(ROOT, 'bin', 'org-events.mjs');
 /** Events per file; small batches make many write transactions that overlap. */
 const PER_FILE = 12_000;
 const BATCH = 250;
@@ -21,7 +20,7 @@ type CliRun = { code: number | null; stdout: string; stderr: string };
 /** The admin CLI as an operator runs it: its own process, its own connection. */
 function runCli(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,14 +5,15 @@
  * holding ESC [2J cleared the operator's screen, a newline or carriage return
  * in it drew a fake row, a right-to-left override turned "gnp.exe" around.
  */
-// eslint-disable-next-line no-control-regex -- control characters are the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const UNPRINTABLE_CHARACTER =
+  // eslint-disable-next-line no-control-regex -- control characters are the point
+  /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const UNPRINTABLE = new RegExp(UNPRINTABLE_CHARACTER.source, 'g');
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** Whether `text` holds a character printable() would escape. */
 export function hasUnprintable(text: string): boolean {
-  UNPRINTABLE.lastIndex = 0;
-  return UNPRINTABLE.test(text);
+  return UNPRINTABLE_CHARACTER.test(text);
 }
 
 /** The text with every unprintable character written as its JSON-style escape (\n, \u001b). */

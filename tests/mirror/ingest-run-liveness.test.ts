@@ -15,7 +15,7 @@ import {
 } from '@/lib/ingest/ingest-runs';
 import { openStore } from '@/lib/store';
 import type { IngestRun } from '@/lib/store/types';
-import { cli, ROOT } from '@/tests/cli/run-cli';
+import { cli, CLI_BIN, ROOT } from '@/tests/cli/run-cli';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { generateEvents } from '@/tests/helpers/test-events';
 
@@ -30,7 +30,6 @@ import { generateEvents } from '@/tests/helpers/test-events';
  */
 
 const ORG = objectIdAt(Date.UTC(2025, 0, 1), 'feedfacecafe0001');
-const CLI = path.join(ROOT, 'bin/org-events.mjs');
 
 type RunJson = { id: string; kind: string; status: string; detail: string | null };
 
@@ -80,7 +79,7 @@ function liveness(engine: string, open: () => Promise<{ url: string; drop: () =>
         const before = await store.dumpOrg(ORG);
         // The second import reads stdin: it commits what it was given, then
         // waits for more, alive, until killed.
-        child = spawn(process.execPath, [CLI, 'import', '--org', ORG, '-', '--database', url], {
+        child = spawn(process.execPath, [CLI_BIN, 'import', '--org', ORG, '-', '--database', url], {
           cwd: ROOT,
           env: { ...process.env, NODE_ENV: 'test' },
           stdio: ['pipe', 'pipe', 'pipe'],

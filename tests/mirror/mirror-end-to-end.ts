@@ -10,7 +10,7 @@ import type { Variant } from '@/lib/config';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
-import { cli, ROOT } from '@/tests/cli/run-cli';
+import { cli, CLI_BIN, ROOT } from '@/tests/cli/run-cli';
 import { DigestClient } from '@/tests/helpers/digest-client';
 import { startTestServer, type TestServer } from '@/tests/helpers/server';
 
@@ -29,8 +29,6 @@ import { startTestServer, type TestServer } from '@/tests/helpers/server';
  */
 
 const SOURCE_EVENTS = 20_500;
-/** As users run it (`npx org-events`): signals sent to its pid must reach the mirror. */
-const BIN = path.join(ROOT, 'bin/org-events.mjs');
 
 type Run = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -39,7 +37,8 @@ function startMirror(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(process.execPath, [BIN, 'mirror', ...args, '--database', database], {
+  // As users run it (`npx org-events`): signals sent to its pid must reach the mirror.
+  const child = spawn(process.execPath, [CLI_BIN, 'mirror', ...args, '--database', database], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
