@@ -49,7 +49,7 @@ import { flushLog, getLogger } from '@/lib/ops/log';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { metricsAnswer } from '@/lib/ops/metrics';
 import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
-import { getStore, setStoreLogger } from '@/lib/store';
+import { setStoreLogger, waitForStore } from '@/lib/store';
 import { MIGRATION_NAMES } from '@/lib/store/migrations';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -180,7 +180,18 @@ async function main(): Promise<void> {
   // What the store survives (a pool connection lost while idle) goes to the
   // log like everything else: it went to stderr in a shape of its own, at any LOG_LEVEL.
   setStoreLogger(log);
-  const store = await getStore(); // opens and migrates before we accept traffic
+  // Opens and migrates before we accept traffic, waiting a while for a
+  // database that is not up yet instead of exiting at once.
+  const store = await waitForStore(config.DATABASE_WAIT_SECONDS, (wait) =>
+    lifecycle.warn(
+      {
+        attempt: wait.attempt,
+        retryInMs: Math.round(wait.pauseMs),
+        leftMs: Math.round(wait.leftMs),
+      },
+      `Waiting for the database (DATABASE_WAIT_SECONDS=${config.DATABASE_WAIT_SECONDS}): ${wait.reason}`,
+    ),
+  );
   await assertServesSealedKeys(store); // a replica with another secret locked keys out everywhere
   const unsealed = await unsealedKeysWarning(store);
   if (unsealed) lifecycle.warn(unsealed);

@@ -71,6 +71,14 @@ const configSchema = z.object({
    * so a request it gave up on does not go on working. Unset: 90.
    */
   DATABASE_QUERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  /**
+   * At start, how long the server waits for a database that cannot answer
+   * yet (refused, starting up, out of connections), trying again with a
+   * back-off, before it gives up and exits 1 (0: at once). A database
+   * started beside the server (compose without depends_on, a Kubernetes
+   * pod, a host rebooting) is then met, not raced.
+   */
+  DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   /** pino's level for the server's JSON log (one line per request at info). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Bearer token for GET /metrics; unset, /metrics answers 404 (metrics are off). */

@@ -113,6 +113,19 @@ export function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
 
+/**
+ * Whether the database answered and refused this server's connection for
+ * what it was told to connect as: a password or role it does not take
+ * (SQLSTATE class 28) or a database it does not have (3D000). At runtime
+ * these are answered like any outage (acquireConnection wraps every
+ * failure); at start, waiting cannot fix them, so the server says so at once.
+ */
+export function isRefusedConfiguration(error: unknown): boolean {
+  const cause = error instanceof StoreUnavailableError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
+}
+
 /** The error to throw in place of `error`: StoreUnavailableError when it means so, else itself. */
 export function translateStoreError(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;

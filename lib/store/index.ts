@@ -1,5 +1,6 @@
 import { getConfig } from '@/lib/config';
 import { parseDatabaseUrl } from './database-url';
+import { isRefusedConfiguration, StoreUnavailableError } from './errors';
 import { PostgresStore } from './postgres';
 import { SqliteStore } from './sqlite';
 import type { EventStore } from './types';
@@ -36,4 +37,42 @@ export function getStore(): Promise<EventStore> {
     throw error;
   });
   return holder[STORE_KEY];
+}
+
+/** The first pause between attempts of waitForStore, doubled per attempt up to WAIT_MAX_PAUSE_MS. */
+const WAIT_FIRST_PAUSE_MS = 500;
+const WAIT_MAX_PAUSE_MS = 5_000;
+
+/**
+ * The process's store (getStore), tried again while the database cannot
+ * answer (StoreUnavailableError: refused, starting up, out of connections)
+ * for up to `seconds`; `onWait` hears of each failed attempt and the pause
+ * before the next. Any other failure (a wrong password, a database that
+ * does not exist: isRefusedConfiguration; a migration that fails) is thrown
+ * at once: waiting cannot fix it. The last unavailability is thrown once the time is up, saying how
+ * long it was waited for.
+ */
+export async function waitForStore(
+  seconds: number,
+  onWait: (wait: { reason: string; attempt: number; pauseMs: number; leftMs: number }) => void,
+): Promise<EventStore> {
+  const deadline = performance.now() + seconds * 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await getStore();
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError) || isRefusedConfiguration(error)) throw error;
+      const leftMs = deadline - performance.now();
+      if (leftMs <= 0) {
+        if (seconds === 0) throw error;
+        throw new StoreUnavailableError(
+          `${error.message} (still after waiting ${seconds} s for it: DATABASE_WAIT_SECONDS)`,
+          { cause: error.cause },
+        );
+      }
+      const pauseMs = Math.min(WAIT_FIRST_PAUSE_MS * 2 ** (attempt - 1), WAIT_MAX_PAUSE_MS, leftMs);
+      onWait({ reason: error.message, attempt, pauseMs, leftMs });
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
 }

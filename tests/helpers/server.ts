@@ -85,6 +85,12 @@ export type StartOptions = {
    * same data give byte-identical answers. It must outlive this server.
    */
   shareDataWith?: TestServer;
+  /**
+   * Runs once the server process is spawned, beside the wait for its "ready
+   * on" line, with what it has printed so far: a test acts while the server
+   * starts (starts the database it is waiting for).
+   */
+  whileStarting?: (output: () => string) => Promise<void>;
 };
 
 export const ORG_ID = objectIdAt(Date.UTC(2024, 2, 1), '00000000000000a1');
@@ -273,7 +279,11 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   };
 
   try {
-    const baseUrl = (await waitForReady(child, () => output, READY[door])).replace(/\/$/, '');
+    const [ready] = await Promise.all([
+      waitForReady(child, () => output, READY[door]),
+      options.whileStarting?.(() => output),
+    ]);
+    const baseUrl = ready.replace(/\/$/, '');
     const apiUrl = `${baseUrl}/api/public/v1.0`;
     // Over HTTPS (TLS_CERT_FILE), the certificate is the test's own: the test checks.
     if (baseUrl.startsWith('http:')) {
