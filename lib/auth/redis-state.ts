@@ -191,6 +191,12 @@ export type RedisAuthStateOptions = {
   commandTimeoutMs?: number;
   /** How often the eviction settings are read again (tests shorten it). */
   evictionCheckMs?: number;
+  /**
+   * Whether an outage goes to the log (default true): a server's operator
+   * needs it. A CLI command says itself what an outage meant for it, and the
+   * log line (with its stack) would only repeat that in another shape.
+   */
+  logOutages?: boolean;
 };
 
 export type RedisAuthState = AuthState & {
@@ -219,6 +225,7 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     // Once per outage, not once per reconnection attempt.
     if (reportedOutage) return;
     reportedOutage = true;
+    if (options.logOutages === false) return;
     getLogger().error(
       { err: error },
       'Redis unreachable: authenticated requests get 503 until it returns',
@@ -226,7 +233,7 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
   });
   const sinceKey = `${prefix}since`;
   client.on('ready', () => {
-    if (reportedOutage) getLogger().warn('Redis reachable again');
+    if (reportedOutage && options.logOutages !== false) getLogger().warn('Redis reachable again');
     reportedOutage = false;
     // Mark where Redis's memory begins as soon as it answers (a no-op when
     // it kept its data), so that nonces issued from now on are trusted.

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { storedHa1s } from '@/lib/auth/api-keys';
 import { assertSealedLikeStoredKeys } from '@/lib/auth/ha1-at-rest';
 import { signOutEverywhere } from '@/lib/auth/session';
-import { getAuthState } from '@/lib/auth/shared-state';
+import { createRedisAuthState } from '@/lib/auth/redis-state';
+import { adoptAuthState } from '@/lib/auth/shared-state';
 import { getConfig } from '@/lib/config';
 import { ApiError } from '@/lib/domain/errors';
 import { CommandError, EXIT, parseCommand, parsePublicKey, requireOption } from './args';
@@ -25,7 +26,13 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
   if (!record) throw new CommandError(`No API key with public key ${publicKey}`);
   await assertSealedLikeStoredKeys(store);
   const privateKey = randomUUID();
-  const sessionsEnded = getConfig().REDIS_URL !== undefined;
+  const redisUrl = getConfig().REDIS_URL;
+  const sessionsEnded = redisUrl !== undefined;
+  // The sessions are ended through a Redis client of this command's own,
+  // which leaves an outage to endSessions' message: the server's outage log
+  // line, a JSON object with a stack, came out beside it on stderr.
+  const redis = redisUrl ? createRedisAuthState({ url: redisUrl, logOutages: false }) : undefined;
+  adoptAuthState(redis);
   let lateSessionsEnded = true;
   try {
     // Sessions end first: when Redis cannot record that, nothing has changed
@@ -46,7 +53,8 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
     }
   } finally {
     // An unreachable Redis keeps reconnecting, and the process alive, until closed.
-    if (sessionsEnded) await getAuthState().close();
+    await redis?.close();
+    adoptAuthState(undefined);
   }
   context.emit({ publicKey, apiKeyId: record.id, privateKey, sessionsEnded });
   context.say(

@@ -267,6 +267,8 @@ describe('CLI: events list, get, export and keys rotate', () => {
       /Could not end the key's dashboard sessions: Redis \(REDIS_URL\) did not answer/,
     );
     assert.match(message, /the key was not rotated/);
+    // The message alone: not also the server's outage log line, with its stack.
+    assert.doesNotMatch(rotated.stderr, /Redis unreachable|"level"|ECONNREFUSED/);
     const store = await openStore(`file:${db}`);
     try {
       const record = (await store.getApiKeyByPublicKey(publicKey))!;
