@@ -1,3 +1,4 @@
+import { printable } from '@/lib/domain/printable';
 import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { JsonArraySplitter, RepeatedListKeyError, recordsPath } from '@/lib/ingest/json-stream';
 import {
@@ -106,10 +107,6 @@ export type SourceRecord = unknown;
  * be cut from it is refused (parseListing), so every record has one.
  */
 export type SourcePageRecord = { value: SourceRecord; text: string };
-
-/** What a source's text may not bring to a terminal (escapes, CR): C0 and C1 controls. */
-// eslint-disable-next-line no-control-regex -- removing control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Network errors that mean "nobody answers there" rather than "the line dropped". */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
@@ -296,7 +293,7 @@ export class SourceClient {
         if (error instanceof UnknownEncodingError) {
           throw new MirrorError(
             'REJECTED',
-            `The source's answer to ${path} is encoded as "${error.encoding.replace(CONTROL_CHARACTERS, ' ').slice(0, 80)}" (Content-Encoding), which this client does not read (it asks for gzip, deflate or br): ${this.hint()}`,
+            `The source's answer to ${path} is encoded as "${printable(error.encoding.slice(0, 80))}" (Content-Encoding), which this client does not read (it asks for gzip, deflate or br): ${this.hint()}`,
           );
         }
         const code = (error as NodeJS.ErrnoException).code;
@@ -354,8 +351,8 @@ export class SourceClient {
         const ms =
           asked === undefined ? this.backoff(throttled) : Math.min(asked, MAX_RETRY_AFTER_MS);
         // The source's own words say why (a lockout after failed sign-ins reads
-        // differently from a request budget spent), made safe for a terminal.
-        const detail = detailOf(answer)?.replace(CONTROL_CHARACTERS, ' ').slice(0, 160);
+        // differently from a request budget spent).
+        const detail = detailOf(answer)?.slice(0, 160);
         this.options.onWait?.({ reason: detail ? `rate limited (${detail})` : 'rate limited', ms });
         await this.wait(ms);
         // Counted once made: a wait cut short by a stop is no retry.
@@ -412,7 +409,7 @@ export class SourceClient {
       const location = headerOf(answer, 'location');
       return new MirrorError(
         'REJECTED',
-        `The source redirected the request (${answer.status}) to ${location ?? 'nowhere named'}: ${this.hint()}`,
+        `The source redirected the request (${answer.status}) to ${location === undefined ? 'nowhere named' : printable(location)}: ${this.hint()}`,
       );
     }
     const detail = detailOf(answer);
@@ -470,12 +467,17 @@ function statusLine(status: number, errorCode: string | undefined): string {
   return errorCode ? `${status} ${errorCode}` : String(status);
 }
 
+/**
+ * The source's error code and detail (headers and body are the source's
+ * text) go into messages shown on a terminal: each comes back printable, an
+ * escape sequence, CR or bidirectional control written out, not obeyed.
+ */
 function errorCodeOf(answer: HttpAnswer): string | undefined {
   const header = headerOf(answer, 'x-error-code');
-  if (header) return header;
+  if (header) return printable(header);
   try {
     const body = JSON.parse(answer.body) as { errorCode?: unknown };
-    return typeof body.errorCode === 'string' ? body.errorCode : undefined;
+    return typeof body.errorCode === 'string' ? printable(body.errorCode) : undefined;
   } catch {
     return undefined;
   }
@@ -484,7 +486,7 @@ function errorCodeOf(answer: HttpAnswer): string | undefined {
 function detailOf(answer: HttpAnswer): string | undefined {
   try {
     const body = JSON.parse(answer.body) as { detail?: unknown };
-    return typeof body.detail === 'string' ? body.detail : undefined;
+    return typeof body.detail === 'string' ? printable(body.detail) : undefined;
   } catch {
     return undefined;
   }

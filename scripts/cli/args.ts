@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
 import { isObjectId } from '@/lib/domain/object-id';
 import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
-import { hasUnprintable } from './printable';
+import { hasUnprintable } from '@/lib/domain/printable';
 
 /** Exit codes, documented in `cli help`. */
 export const EXIT = {

@@ -1,6 +1,6 @@
 import type { EventStore, Org } from '@/lib/store/types';
 import { CommandError, EXIT } from './args';
-import { printable } from './printable';
+import { printable } from '@/lib/domain/printable';
 import type { Progress } from './progress';
 
 /** What every command gets: the store and where its output goes. */

@@ -600,3 +600,28 @@ test('--follow still ends on a source that has never served a page (a wrong --so
     await drop();
   }
 });
+
+test("a refusal's error code and detail come to the terminal written out, never obeyed", async () => {
+  // ESC [2J clears a screen, CR redraws a line, U+202E turns the text after it around.
+  const hostile = '\u001b[2Jwiped\r\u202egnp.exe';
+  const src = await listingSource(events, {
+    misbehave: (_n, res) => {
+      res
+        .writeHead(403, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ errorCode: `NOPE${hostile}`, detail: `refused${hostile}` }));
+      return true;
+    },
+  });
+  try {
+    await assert.rejects(mirror(src.baseUrl), (error) => {
+      assert.ok(error instanceof MirrorError && error.code === 'REJECTED', String(error));
+      // eslint-disable-next-line no-control-regex -- the characters that must not come through
+      assert.doesNotMatch(error.message, /[\u001b\r\u202e]/);
+      assert.match(error.message, /NOPE\\u001b\[2Jwiped\\r\\u202egnp\.exe/);
+      assert.match(error.message, /refused\\u001b\[2Jwiped/);
+      return true;
+    });
+  } finally {
+    src.close();
+  }
+});
