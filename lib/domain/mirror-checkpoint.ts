@@ -19,6 +19,15 @@ export type MirrorSegment = {
    * checkpoints saved before it existed (then that product is assumed).
    */
   listed?: number;
+  /**
+   * The page size pages 1..pageNum-1 were asked with (beyond page 1). The
+   * source starts page n at (n-1) × the size asked: resumed with another
+   * size, page n would start elsewhere in the second and skip what lay
+   * between, so the walk reads that second again from page 1 instead.
+   * Absent on page 1, and in checkpoints saved before it existed (then the
+   * size asked now is assumed).
+   */
+  itemsPerPage?: number;
   /** Newest `created` (ms) seen in this segment: `through` once it is done. */
   top?: number;
   /**

@@ -336,6 +336,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * stored eventsPerWrite at a time; the checkpoint moves only once they are.
    */
   const walk = async (segment: MirrorSegment): Promise<boolean> => {
+    if (segment.itemsPerPage !== undefined && segment.itemsPerPage !== itemsPerPage) {
+      // Paged with another size before (MirrorSegment.itemsPerPage): this
+      // second from its first page again; what is present is skipped.
+      segment.pageNum = 1;
+      delete segment.listed;
+      delete segment.itemsPerPage;
+    }
     let next = windowOf(segment);
     /** Where the page asked for starts in its window's top second's listing (MirrorSegment.listed). */
     let nextListed = segment.listed ?? (segment.pageNum - 1) * itemsPerPage;
@@ -359,6 +366,14 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     let askedAgain = false;
     /** A page in one second, shorter than the source's others, is being asked for again (see below). */
     let shortPageAskedAgain = false;
+    /**
+     * Whether the source has answered this walk yet. One that fails or is
+     * stopped before its first answer leaves the checkpoint as it found it:
+     * saving the segment it was about to walk made a first run refused by
+     * the source (a wrong key) hold an open-ended segment, which the next
+     * run, with the right key and a --since, walked whole, --since unread.
+     */
+    let answered = false;
     /** Stores the gathered pages and moves the checkpoint to where they end. */
     const flush = async (done: boolean) => {
       const ids = batch.map((event) => event.id);
@@ -427,14 +442,15 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         // next run asks for this one again (before, a failure dropped them,
         // and the next run read them again).
         if (error instanceof SourceStopped) {
-          await flush(false);
+          if (answered) await flush(false);
           return false;
         }
         // The source's error is the one to tell; a store failing too shows
         // again at the next run's first write.
-        await flush(false).catch(() => undefined);
+        if (answered) await flush(false).catch(() => undefined);
         throw error;
       }
+      answered = true;
       const records = page.map((record) => record.value);
       // An empty page ends the walk, and nothing below it is asked for by
       // any later run: one that follows events (a source's passing fault, a
@@ -456,6 +472,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       const done = records.length === 0;
       if (!done) {
         tooNew(ends, segment.hi);
+        tooOld(ends, segment.lo);
         const reasked = shortPageAskedAgain;
         shortPageAskedAgain = false;
         servedMost = Math.max(servedMost, records.length);
@@ -474,11 +491,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           else {
             segment.pageNum++;
             segment.listed = listedBefore + records.length;
+            segment.itemsPerPage = itemsPerPage;
           }
         } else {
           segment.hi = new Date(oldestSecondEnd).toISOString();
           segment.pageNum = 1;
           delete segment.listed;
+          delete segment.itemsPerPage;
         }
         next = windowOf(segment);
         nextListed = segment.listed ?? 0;
@@ -797,6 +816,22 @@ function tooNew(ends: DatedEnds | undefined, hi: string | undefined): void {
     throw new MirrorError(
       'SOURCE_FAILED',
       `The source served an event created ${formatCreated(newest)} for a window ending ${hi}: it does not filter by maxDate`,
+    );
+  }
+}
+
+/**
+ * A record older than the second of the window's lower bound: the source
+ * ignores minDate. Its records would be copied from before --since (or a
+ * prune's cut), and every catch-up would read the org whole. The second's
+ * start, not the bound itself: `created` is served to the second.
+ */
+function tooOld(ends: DatedEnds | undefined, lo: number | undefined): void {
+  if (lo === undefined || ends === undefined) return;
+  if (ends.oldest < Math.floor(lo / 1000) * 1000) {
+    throw new MirrorError(
+      'SOURCE_FAILED',
+      `The source served an event created ${formatCreated(ends.oldest)} for a window starting ${formatCreated(lo)}: it does not filter by minDate`,
     );
   }
 }
