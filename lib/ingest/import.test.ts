@@ -56,13 +56,24 @@ describe('import', () => {
     return file;
   }
 
-  /** The stored rows must be exactly what encodeEvent makes of the records. */
+  /**
+   * The stored rows must be exactly what encodeEvent makes of the records,
+   * but for the sort key of a whole-second `created`, which lies inside that
+   * second (ListingOrder: never .000).
+   */
   async function assertStored(records: readonly EventInput[]): Promise<void> {
     assert.equal(await store.countEvents({ orgId: ORG }), records.length);
     for (const record of records.filter((_, i) => i % 37 === 0)) {
       const expected = encodeEvent(ORG, eventInputSchema.parse(record));
       const stored = await store.getEvent(ORG, record.id, true);
-      assert.deepEqual(stored, { ...expected, orgId: ORG });
+      assert.ok(stored);
+      if (expected.created % 1000 === 0) {
+        assert.ok(
+          stored.created > expected.created && stored.created <= expected.created + 999,
+          `${record.id}: sort key ${stored.created} outside the second of ${expected.created}`,
+        );
+      } else assert.equal(stored.created, expected.created);
+      assert.deepEqual(stored, { ...expected, created: stored.created, orgId: ORG });
     }
   }
 
@@ -454,8 +465,10 @@ describe('import', () => {
         `batches of ${batchSize}`,
       );
       const stored = await store.getEvent(ORG, first.id, true);
+      assert.ok(stored);
+      // Its sort key lies inside its whole second (ListingOrder).
       assert.deepEqual(
-        stored,
+        { ...stored, created: Math.floor(stored.created / 1000) * 1000 },
         { ...encodeEvent(ORG, eventInputSchema.parse(first)), orgId: ORG },
         `batches of ${batchSize}`,
       );
@@ -1082,6 +1095,39 @@ describe('import', () => {
       const instant = Date.parse(served);
       if (instant % 1000 === 0) assert.equal(Math.floor(stored!.created / 1000) * 1000, instant);
       else assert.equal(stored!.created, instant);
+    }
+  });
+
+  test('a maxDate or minDate on a whole second takes all or none of its events, whichever order the file lists them in', async () => {
+    const second = Date.UTC(2026, 1, 1, 10, 0, 0);
+    const at = (offset: number) => new Date(second + offset).toISOString().replace('.000Z', 'Z');
+    const newestFirst = [
+      { ...events[0]!, created: at(5000) },
+      { ...events[1]!, created: at(0) },
+      { ...events[2]!, created: at(0) },
+      { ...events[3]!, created: at(0) },
+    ];
+    for (const records of [newestFirst, [...newestFirst].reverse()]) {
+      await freshStore();
+      const text = records.map((e) => JSON.stringify(e)).join('\n');
+      await importEvents(store, write('one-second.ndjson', text), { orgId: ORG });
+      const count = async (bounds: { minCreated?: number; maxCreated?: number }) =>
+        (
+          await store.listEvents({
+            orgId: ORG,
+            offset: 0,
+            limit: 10,
+            includeCount: true,
+            includeRaw: false,
+            ...bounds,
+          })
+        ).totalCount;
+      // Before, an oldest-first file put its first event of the second at
+      // .000: `maxDate=…T10:00:00Z` counted 1 of the 3, a newest-first file 0.
+      assert.equal(await count({ maxCreated: second }), 0);
+      assert.equal(await count({ maxCreated: second + 999 }), 3);
+      assert.equal(await count({ minCreated: second, maxCreated: second + 999 }), 3);
+      assert.equal(await count({ minCreated: second + 1000 }), 1);
     }
   });
 

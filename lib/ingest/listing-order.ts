@@ -6,10 +6,15 @@
  * events by id would reorder them. Each such event's sort key (the store's
  * `created`, never its document, which keeps the source's text) is spread
  * over its second in listing order: newest first, the first listed gets
- * .999, the next .998, ...; oldest first, .000, .001, .... Past 1,000 events
- * in one second the rest share the last key and then the id decides. An
- * event whose `created` has a fraction of its own keeps it.
+ * .999, the next .998, ...; oldest first, .001, .002, .... Never .000: the
+ * real service's stored times lie inside the second they are shown in, so
+ * `maxDate=…T10:00:00Z` leaves out every event shown as 10:00:00, and
+ * `minDate` on the second takes them all, whichever order a file listed them
+ * in (an oldest-first file's first event at .000 was counted in, its others
+ * not). Past 999 events in one second the rest share the last key and then
+ * the id decides. An event whose `created` has a fraction of its own keeps it.
  */
+const KEYS_PER_SECOND = 999;
 export class ListingOrder {
   private second = Number.NaN;
   private ordinal = 0;
@@ -33,7 +38,7 @@ export class ListingOrder {
       this.second = created;
       this.ordinal = 0;
     }
-    const step = Math.min(999, this.ordinal++);
-    return this.newestFirst ? created + 999 - step : created + step;
+    const step = Math.min(KEYS_PER_SECOND - 1, this.ordinal++);
+    return this.newestFirst ? created + 999 - step : created + 1 + step;
   }
 }
