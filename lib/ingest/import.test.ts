@@ -253,6 +253,11 @@ describe('import', () => {
     for (const [name, text, records] of [
       ['appended.ndjson', `{"results":[${e0}],"totalCount":4}{"results":[${e1},${e2}]}`, 3],
       ['appended-later.ndjson', `${e3}\n{"results":[${e0}]}{"results":[${e1},${e2}]}\n`, 4],
+      // Arrays back to back, and pages with a space between: read as a whole
+      // file reads them (before, only `}{` was looked for, and each line was
+      // one invalid record, its events not imported).
+      ['arrays-appended.ndjson', `[${e0}][${e1},${e2}]\n[${e3}]`, 4],
+      ['spaced.ndjson', `{"results":[${e0}]} {"results":[${e1}]}\t[${e2}] \n`, 3],
       ['arrays.ndjson', `[${e0},${e1}]\n[]\n[${e2}]\n`, 3],
       ['empty.ndjson', '', 0],
       ['blank.ndjson', ' \n\n', 0],

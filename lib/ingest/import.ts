@@ -420,11 +420,12 @@ export async function* readEventBatches(
       };
       /**
        * API answers appended by `curl >> file` share a line (they end
-       * without a line break): each is read as a line of its own. Looked
-       * for only when the line is no one document (the fast paths first).
+       * without a line break): each is read as a line of its own, objects
+       * or arrays, back to back or with blanks between. Looked for only
+       * when the line is no one document (the fast paths first).
        */
       const readAppended = (text: string, line: number): boolean => {
-        const documents = text.includes('}{') ? concatenatedDocuments(text) : undefined;
+        const documents = DOCUMENTS_MEET.test(text) ? concatenatedDocuments(text) : undefined;
         if (!documents) return false;
         for (const document of documents) readLine({ text: document, line });
         return true;
@@ -677,6 +678,13 @@ function isBlank(text: string): boolean {
  * still fit the record limit.
  */
 const MAX_PAGE_LINE_BYTES = 256 << 20;
+
+/**
+ * Where one JSON document may end and the next begin on a line: a closing
+ * bracket, blanks or none, an opening one. Only a hint (the same text can sit
+ * inside a string): concatenatedDocuments decides.
+ */
+const DOCUMENTS_MEET = /[}\]][ \t]*[{[]/;
 
 /** The records of a line holding a page (an envelope or an array), or undefined when it holds one record. */
 function pageRecords(text: string): { path: string; elements: ArrayElement[] } | undefined {
