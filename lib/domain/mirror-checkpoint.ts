@@ -102,7 +102,7 @@ export function parseMirrorCheckpoint(text: string | null): MirrorCheckpoint {
  * when it found them present (`skipped`): then from the oldest of them on
  * it may have holes, and it is complete only through the end of the second
  * before, its walk under way dropped (its window may have passed over that
- * instant). The next catch-up walks from there to now, copying back what
+ * instant), but for a backfill, which starts over. The next catch-up walks from there to now, copying back what
  * is missing and skipping the rest. A checkpoint saved before `skipped`
  * existed cannot tell, and is wound back for any run.
  *
@@ -113,7 +113,7 @@ export function parseMirrorCheckpoint(text: string | null): MirrorCheckpoint {
  * nothing yet and covers everything.
  */
 export function rewoundMirrorCheckpoint(text: string, run: UndoneRun): string | null {
-  const { through, from, skipped } = parseMirrorCheckpoint(text);
+  const { through, from, skipped, segment } = parseMirrorCheckpoint(text);
   const found = skipped?.[run.id];
   if (!run.mirroredHere && skipped !== undefined && found === undefined) return text;
   const stillSkipped = Object.fromEntries(
@@ -131,11 +131,24 @@ export function rewoundMirrorCheckpoint(text: string, run: UndoneRun): string | 
   const missingFrom = run.mirroredHere ? run.oldest : Math.max(run.oldest, found ?? run.oldest);
   const start = Math.max(missingFrom, from ?? -Infinity);
   const secondBefore = Math.floor(start / 1000) * 1000 - 1;
+  // A backfill under way (a later --since below the copy's start, walked
+  // before the catch-up) starts over whole: dropped with the rest of the
+  // walk, what it had not reached was never copied, the copy's start
+  // unmoved. Its window runs up to the end of the start's second.
+  const backfill =
+    segment?.lo !== undefined && from !== undefined && segment.lo < from
+      ? {
+          lo: segment.lo,
+          hi: new Date(Math.floor(from / 1000) * 1000 + 999).toISOString(),
+          pageNum: 1,
+        }
+      : undefined;
   return JSON.stringify({
     version: 1,
     through: Math.min(through, secondBefore),
     capped: true,
     ...kept,
+    ...(backfill === undefined ? {} : { segment: backfill }),
   });
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { objectIdAt } from '@/lib/domain/object-id';
+import { undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { pruneEvents } from '@/lib/ingest/prune';
 import { type MirrorOptions, runMirror } from '@/lib/mirror/mirror';
 import type { EventStore } from '@/lib/store/types';
@@ -133,6 +134,30 @@ for (const [engine, open] of TEST_ENGINES) {
         const resumed = await mirror({ overlapMs: 0 });
         assert.equal(stopped.copied + resumed.copied, 17);
         assert.equal((await copyIds(store, ORG)).length, 20);
+      });
+    });
+
+    test('a backfill stopped midway still resumes after an undo of a run the copy holds', async () => {
+      await withCopy(async (store, events, mirror) => {
+        const first = await mirror({ since: events[2]!.at });
+        assert.equal(first.copied, 3);
+        let pages = 0;
+        const stopped = await mirror({
+          overlapMs: 0,
+          since: events[19]!.at,
+          onProgress: () => pages++,
+          shouldStop: () => pages >= 2,
+        });
+        assert.ok(stopped.copied > 0 && stopped.copied < 17, `copied ${stopped.copied}`);
+        // The undo winds the checkpoint back: before, it dropped the backfill
+        // under way with the rest of the walk, and the events it had not yet
+        // reached were never copied (the copy still started at the first --since).
+        await undoIngestRun(store, first.runId);
+        await mirror({ overlapMs: 0 });
+        assert.deepEqual(
+          await copyIds(store, ORG),
+          events.map((e) => e.id),
+        );
       });
     });
 
