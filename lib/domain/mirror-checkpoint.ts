@@ -66,6 +66,14 @@ export type MirrorCheckpoint = {
    * checkpoints saved before it existed: for those, any undo may have.
    */
   skipped?: Record<string, number>;
+  /**
+   * The invalid records (a digest of each as served) the next catch-up reads
+   * again, within its overlap, to their `created` (ms; null: none valid): a
+   * later run does not count and report them again. A mirror run from cron
+   * exited 2 at every run while an invalid record lay in the minute before
+   * the newest event.
+   */
+  rejectedRecently?: Record<string, number | null>;
   segment?: MirrorSegment;
 };
 

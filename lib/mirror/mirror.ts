@@ -184,8 +184,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * they are dropped as the edge second's repeats are.
    */
   const recent = new RecentEvents(overlapMs);
-  /** The invalid records this run counted: read again (a catch-up's overlap, a walk resumed), they are not counted twice. */
-  const rejected = new SeenRecords();
+  /**
+   * The invalid records this run counted, and those the last run saved
+   * within the overlap: read again (a catch-up's overlap, a walk resumed, a
+   * run from cron), they are not counted twice.
+   */
+  const rejected = new SeenRecords(checkpoint.rejectedRecently);
   /** Takes the stored checkpoint for the walk's own when it changed under it; true if it had. */
   const reread = async () => {
     const now = await store.getMirrorCheckpoint(orgId, key);
@@ -400,7 +404,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       counts.copied += result.inserted;
       counts.skipped += result.skipped - reread;
       for (const [record, message, text] of rejects) {
-        if (rejected.isNew(text)) {
+        if (rejected.isNew(text, createdOrNull(record))) {
           counts.rejected++;
           options.onRejected?.(record, message);
         }
@@ -418,11 +422,16 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           checkpoint.from === undefined || segment.lo === undefined
             ? undefined
             : Math.min(checkpoint.from, segment.lo);
+        // The invalid records the next catch-up reads again (as RecentEvents keeps events).
+        const rejectedRecently = Number.isFinite(through)
+          ? rejected.recentlyBefore(through - overlapMs - RECENT_MARGIN_MS)
+          : {};
         checkpoint = {
           version: 1,
           ...(Number.isFinite(through) ? { through, capped: true as const } : {}),
           ...(from === undefined ? {} : { from }),
           ...(checkpoint.skipped === undefined ? {} : { skipped: checkpoint.skipped }),
+          ...(Object.keys(rejectedRecently).length === 0 ? {} : { rejectedRecently }),
         };
         if (Number.isFinite(through)) recent.forgetBefore(through);
       }
@@ -665,14 +674,32 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
  */
 class SeenRecords {
   private static readonly MAX = 100_000;
-  private readonly digests = new Set<string>();
+  /** The most a checkpoint carries (MirrorCheckpoint.rejectedRecently). */
+  private static readonly SAVED = 1_000;
+  /** Digest to the record's `created` (ms), null when it has none that parses. */
+  private readonly digests = new Map<string, number | null>();
+
+  /** What an earlier run saved (recentlyBefore): read again, those records are not counted. */
+  constructor(saved: Record<string, number | null> = {}) {
+    for (const [digest, created] of Object.entries(saved)) this.digests.set(digest, created);
+  }
 
   /** Whether the record of this text is seen for the first time (and remembers it). */
-  isNew(text: string): boolean {
+  isNew(text: string, created: number | null): boolean {
     const digest = createHash('sha1').update(text).digest('base64');
     if (this.digests.has(digest)) return false;
-    if (this.digests.size < SeenRecords.MAX) this.digests.add(digest);
+    if (this.digests.size < SeenRecords.MAX) this.digests.set(digest, created);
     return true;
+  }
+
+  /**
+   * Those the next catch-up reads again, for the checkpoint: created at or
+   * after `since` (a record without a valid `created` cannot be placed, and
+   * is kept), the last SAVED of them.
+   */
+  recentlyBefore(since: number): Record<string, number | null> {
+    const kept = [...this.digests].filter(([, created]) => created === null || created >= since);
+    return Object.fromEntries(kept.slice(-SeenRecords.SAVED));
   }
 }
 
@@ -681,13 +708,14 @@ class SeenRecords {
  * before the newest it read: what its next catch-up reads again. Only
  * those are kept, so a first copy of a large org holds a minute's worth.
  */
+/**
+ * What a catch-up reads again is kept a second beyond the overlap: its
+ * window starts `overlapMs` before `through`, which the source compares with
+ * its sub-second keys, so that second's records may come again too.
+ */
+const RECENT_MARGIN_MS = 1000;
+
 class RecentEvents {
-  /**
-   * Kept a second beyond the overlap: the catch-up's window starts
-   * `overlapMs` before `through`, which the source compares with its
-   * sub-second keys, so that second's events may come again too.
-   */
-  private static readonly MARGIN_MS = 1000;
   private readonly created = new Map<string, number>();
   constructor(private readonly overlapMs: number) {}
 
@@ -699,7 +727,7 @@ class RecentEvents {
   /** After `events` are stored; `newest`: the newest `created` of the walk that read them. */
   remember(events: readonly NewEvent[], newest: number | undefined): void {
     if (newest === undefined) return;
-    const oldest = newest - this.overlapMs - RecentEvents.MARGIN_MS;
+    const oldest = newest - this.overlapMs - RECENT_MARGIN_MS;
     for (const event of events) {
       if (event.created >= oldest) this.created.set(event.id, event.created);
     }
@@ -707,7 +735,7 @@ class RecentEvents {
 
   /** The next catch-up starts `overlapMs` before `through`: anything older will not be read again. */
   forgetBefore(through: number): void {
-    const oldest = through - this.overlapMs - RecentEvents.MARGIN_MS;
+    const oldest = through - this.overlapMs - RECENT_MARGIN_MS;
     for (const [id, created] of this.created) if (created < oldest) this.created.delete(id);
   }
 

@@ -140,6 +140,39 @@ for (const [engine, open] of TEST_ENGINES) {
   });
 
   describe(`a mirror run again, as from cron (${engine})`, () => {
+    test('an invalid record in the overlap is counted and reported by the run that first read it, not by every later run', async () => {
+      const now = Date.now();
+      const invalid = sourceEvent(now - 3000, 'e2');
+      const events = [
+        sourceEvent(now - 2000, 'c2'),
+        { ...invalid, doc: { ...invalid.doc, eventTypeName: 'not a type' } },
+        sourceEvent(now - 5000, 'b2'),
+      ];
+      await withCopy(events, async (store, baseUrl) => {
+        const reported: unknown[] = [];
+        const mirror = () =>
+          runMirror({
+            store,
+            orgId: ORG,
+            itemsPerPage: 5,
+            onRejected: (record) => reported.push(record),
+            source: { baseUrl, orgId: SOURCE_ORG, publicKey: 'p', privateKey: 'k' },
+          } satisfies MirrorOptions);
+        const first = await mirror();
+        assert.deepEqual([first.copied, first.rejected, reported.length], [2, 1, 1]);
+        // Before, each run read the minute before the newest event again and
+        // counted the record anew: a mirror from cron exited 2 at every run.
+        const quiet = await mirror();
+        assert.deepEqual([quiet.copied, quiet.rejected, reported.length], [0, 0, 1]);
+        // Another invalid one arrives: counted, once.
+        const later = sourceEvent(now - 1000, 'f2');
+        events.unshift({ ...later, doc: { ...later.doc, eventTypeName: 'not one either' } });
+        const next = await mirror();
+        assert.deepEqual([next.copied, next.rejected, reported.length], [0, 1, 2]);
+        assert.equal((await mirror()).rejected, 0);
+      });
+    });
+
     test("the overlap an earlier run copied is not counted again; an import's event is", async () => {
       const now = Date.now();
       const events = [
