@@ -684,7 +684,7 @@ const MAX_PAGE_LINE_BYTES = 256 << 20;
  * bracket, blanks or none, an opening one. Only a hint (the same text can sit
  * inside a string): concatenatedDocuments decides.
  */
-const DOCUMENTS_MEET = /[}\]][ \t]*[{[]/;
+const DOCUMENTS_MEET = /[}\]][ \t\r]*[{[]/;
 
 /** The records of a line holding a page (an envelope or an array), or undefined when it holds one record. */
 function pageRecords(text: string): { path: string; elements: ArrayElement[] } | undefined {

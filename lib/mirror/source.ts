@@ -352,7 +352,7 @@ export class SourceClient {
           asked === undefined ? this.backoff(throttled) : Math.min(asked, MAX_RETRY_AFTER_MS);
         // The source's own words say why (a lockout after failed sign-ins reads
         // differently from a request budget spent).
-        const detail = detailOf(answer)?.slice(0, 160);
+        const detail = detailOf(answer, 160);
         this.options.onWait?.({ reason: detail ? `rate limited (${detail})` : 'rate limited', ms });
         await this.wait(ms);
         // Counted once made: a wait cut short by a stop is no retry.
@@ -483,10 +483,10 @@ function errorCodeOf(answer: HttpAnswer): string | undefined {
   }
 }
 
-function detailOf(answer: HttpAnswer): string | undefined {
+function detailOf(answer: HttpAnswer, maxLength = Infinity): string | undefined {
   try {
     const body = JSON.parse(answer.body) as { detail?: unknown };
-    return typeof body.detail === 'string' ? printable(body.detail) : undefined;
+    return typeof body.detail === 'string' ? printable(body.detail.slice(0, maxLength)) : undefined;
   } catch {
     return undefined;
   }

@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { isUnavailable, StoreUnavailableError, translateStoreError } from './errors';
+import {
+  isRefusedConfiguration,
+  isUnavailable,
+  StoreUnavailableError,
+  translateStoreError,
+  unavailable,
+} from './errors';
 
 /** An error as a driver reports it: a message and a code. */
 function driverError(code: string, message = code): Error {
@@ -50,5 +56,26 @@ test("SQLite's own read-only refusal is unavailable", () => {
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('what waiting at start cannot fix: the role, password or database refused, a password or TLS the URL lacks', () => {
+  const pgError = (code: string) => Object.assign(new Error(`refused ${code}`), { code });
+  for (const refused of [
+    pgError('28P01'),
+    pgError('28000'),
+    pgError('3D000'),
+    new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'),
+    new Error('The server does not support SSL connections'),
+  ]) {
+    assert.equal(isRefusedConfiguration(unavailable(refused)), true, refused.message);
+  }
+  for (const passing of [
+    pgError('57P03'),
+    pgError('53300'),
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    new Error('Connection terminated unexpectedly'),
+  ]) {
+    assert.equal(isRefusedConfiguration(unavailable(passing)), false, passing.message);
   }
 });

@@ -123,8 +123,15 @@ export function isUnavailable(error: unknown): boolean {
 export function isRefusedConfiguration(error: unknown): boolean {
   const cause = error instanceof StoreUnavailableError ? error.cause : error;
   const code = (cause as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
+  if (typeof code === 'string') return code.startsWith('28') || code === '3D000';
+  // node-postgres's own, without a SQLSTATE: a server asking for a password
+  // the URL does not hold (SCRAM), or refusing the TLS the URL asks for.
+  const message = cause instanceof Error ? cause.message : '';
+  return REFUSED_CONFIGURATION_MESSAGES.test(message);
 }
+
+const REFUSED_CONFIGURATION_MESSAGES =
+  /^SASL: .*password must be a string|does not support SSL connections/;
 
 /** The error to throw in place of `error`: StoreUnavailableError when it means so, else itself. */
 export function translateStoreError(error: unknown): unknown {

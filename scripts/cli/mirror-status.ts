@@ -1,3 +1,4 @@
+import { printable } from '@/lib/domain/printable';
 import type { MirrorCaughtUp, MirrorProgress } from '@/lib/mirror/mirror';
 import { formatCount, formatNumber } from './progress';
 
@@ -90,6 +91,8 @@ export function rejectedNote(record: unknown, message: string): string {
       ? (record as Record<string, unknown>).id
       : undefined;
   const shown =
-    typeof id === 'string' && id.length > 0 && id.length <= 64 ? ` (id ${JSON.stringify(id)})` : '';
+    typeof id === 'string' && id.length > 0 && id.length <= 64
+      ? ` (id ${printable(JSON.stringify(id))})`
+      : '';
   return `Rejected an event the source served${shown}: ${message}`;
 }

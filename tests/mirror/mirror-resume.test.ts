@@ -81,8 +81,11 @@ test('a walk stopped inside a busy second, resumed with another page size, copie
         options(store, source.baseUrl, {
           itemsPerPage: 4,
           eventsPerWrite: 4,
-          // Page 1 (3 newer and the busy second's first), then pages 1-3 of the busy second.
-          shouldStop: () => ++pages >= 4,
+          // Pages counted as they are stored (shouldStop is also asked by a
+          // timer): page 1 (3 newer and the busy second's first), then pages
+          // 1-3 of the busy second.
+          onProgress: () => pages++,
+          shouldStop: () => pages >= 4,
         }),
       );
       assert.equal(cut.stopped, true);

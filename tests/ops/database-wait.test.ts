@@ -136,12 +136,14 @@ test('DATABASE_WAIT_SECONDS=0: no wait, the failure at once as before', async ()
 });
 
 test('a failure waiting cannot fix (no such database, no such role) ends the start at once', async () => {
+  // The test's own cluster, up: the role or the database of its URL swapped for one it lacks.
+  const noDatabase = new URL(postgres.url);
+  noDatabase.pathname = '/org_events_no_such_database';
+  const noRole = new URL(postgres.url);
+  noRole.username = 'org_events_no_such_role';
   for (const [url, named] of [
-    [
-      'postgres://postgres@127.0.0.1:5432/org_events_no_such_database',
-      /org_events_no_such_database/,
-    ],
-    ['postgres://org_events_no_such_role@127.0.0.1:5432/test', /org_events_no_such_role/],
+    [noDatabase.href, /org_events_no_such_database/],
+    [noRole.href, /org_events_no_such_role/],
   ] as const) {
     const run = await runServer({ DATABASE_URL: url, DATABASE_WAIT_SECONDS: '60' });
     assert.equal(run.code, 1, run.output);
