@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
@@ -11,6 +10,7 @@ import { openStore } from '@/lib/store';
 import type { NewEvent, OrgRole } from '@/lib/store/types';
 import { send } from './digest-client';
 import { generateEvents } from './test-events';
+import { freePort } from './free-port';
 
 /**
  * Starts the built app behind one of its two front doors on a fresh database
@@ -197,18 +197,6 @@ async function waitForReady(
     };
     child.stdout?.on('data', onData);
     child.once('exit', onExit);
-  });
-}
-
-/** A port nobody listens on right now (`next start` cannot be told to pick one). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
   });
 }
 

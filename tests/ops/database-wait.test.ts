@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { DigestClient } from '@/tests/helpers/digest-client';
 import { startPrivatePostgres, type PrivatePostgres } from '@/tests/helpers/private-postgres';
 import { ROOT, startTestServer, type TestServer } from '@/tests/helpers/server';
+import { freePort } from '@/tests/helpers/free-port';
 
 /**
  * A server started before its database is up (compose without depends_on,
@@ -67,18 +67,6 @@ test('a server started while PostgreSQL is down waits, logging why, and serves o
   }
 });
 
-/** A TCP port on 127.0.0.1 that nothing listens on now. */
-function unusedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** Runs server.ts to its exit: its code, what it printed, how long it took. */
 function runServer(env: Record<string, string>): Promise<{
   code: number | null;
@@ -104,7 +92,7 @@ function runServer(env: Record<string, string>): Promise<{
 }
 
 test('no database within DATABASE_WAIT_SECONDS: exit 1, saying it was waited for', async () => {
-  const port = await unusedPort();
+  const port = await freePort();
   const run = await runServer({
     DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`,
     DATABASE_WAIT_SECONDS: '3',
@@ -121,7 +109,7 @@ test('no database within DATABASE_WAIT_SECONDS: exit 1, saying it was waited for
 });
 
 test('DATABASE_WAIT_SECONDS=0: no wait, the failure at once as before', async () => {
-  const port = await unusedPort();
+  const port = await freePort();
   const run = await runServer({
     DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`,
     DATABASE_WAIT_SECONDS: '0',

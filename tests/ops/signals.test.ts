@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT } from '@/tests/helpers/server';
+import { freePort } from '@/tests/helpers/free-port';
 
 /**
  * Graceful shutdown however the server is started. `npm start` used to
@@ -15,17 +16,6 @@ import { ROOT } from '@/tests/helpers/server';
  */
 
 const STOP_WITHIN_MS = 15_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Every process under `pid` (children, grandchildren…), from ps. */
 function descendants(pid: number): number[] {
