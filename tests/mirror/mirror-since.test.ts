@@ -35,6 +35,27 @@ const KILLED_BEFORE_FIRST_WRITE: Partial<MirrorOptions> = {
   },
 };
 
+/**
+ * A run whose --since reaches back to the source's oldest event, below the
+ * copy's start (events[2]), stopped after two pages of that backfill.
+ */
+async function backfillStoppedMidway(
+  events: SourceEvent[],
+  mirror: (more?: Partial<MirrorOptions>) => ReturnType<typeof runMirror>,
+): Promise<Awaited<ReturnType<typeof runMirror>>> {
+  let pages = 0;
+  // No overlap: the catch-up alone would read back nothing older.
+  const stopped = await mirror({
+    overlapMs: 0,
+    since: events[19]!.at,
+    onProgress: () => pages++,
+    shouldStop: () => pages >= 2,
+  });
+  assert.equal(stopped.stopped, true);
+  assert.ok(stopped.copied > 0 && stopped.copied < 17, `copied ${stopped.copied}`);
+  return stopped;
+}
+
 for (const [engine, open] of TEST_ENGINES) {
   describe(`a later run's --since (${engine})`, () => {
     /** Twenty source events 1 s apart (newest first), a fresh copy org, and `body`. */
@@ -121,16 +142,7 @@ for (const [engine, open] of TEST_ENGINES) {
     test('a backfill stopped midway resumes on the next run, even one without --since', async () => {
       await withCopy(async (store, events, mirror) => {
         assert.equal((await mirror({ since: events[2]!.at })).copied, 3);
-        let pages = 0;
-        // No overlap: the catch-up alone would read back nothing older.
-        const stopped = await mirror({
-          overlapMs: 0,
-          since: events[19]!.at,
-          onProgress: () => pages++,
-          shouldStop: () => pages >= 2,
-        });
-        assert.equal(stopped.stopped, true);
-        assert.ok(stopped.copied > 0 && stopped.copied < 17, `copied ${stopped.copied}`);
+        const stopped = await backfillStoppedMidway(events, mirror);
         const resumed = await mirror({ overlapMs: 0 });
         assert.equal(stopped.copied + resumed.copied, 17);
         assert.equal((await copyIds(store, ORG)).length, 20);
@@ -141,14 +153,7 @@ for (const [engine, open] of TEST_ENGINES) {
       await withCopy(async (store, events, mirror) => {
         const first = await mirror({ since: events[2]!.at });
         assert.equal(first.copied, 3);
-        let pages = 0;
-        const stopped = await mirror({
-          overlapMs: 0,
-          since: events[19]!.at,
-          onProgress: () => pages++,
-          shouldStop: () => pages >= 2,
-        });
-        assert.ok(stopped.copied > 0 && stopped.copied < 17, `copied ${stopped.copied}`);
+        await backfillStoppedMidway(events, mirror);
         // The undo winds the checkpoint back: before, it dropped the backfill
         // under way with the rest of the walk, and the events it had not yet
         // reached were never copied (the copy still started at the first --since).
