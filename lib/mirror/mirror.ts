@@ -424,7 +424,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             : Math.min(checkpoint.from, segment.lo);
         // The invalid records the next catch-up reads again (as RecentEvents keeps events).
         const rejectedRecently = Number.isFinite(through)
-          ? rejected.recentlyBefore(through - overlapMs - RECENT_MARGIN_MS)
+          ? rejected.atOrAfter(through - overlapMs - RECENT_MARGIN_MS)
           : {};
         checkpoint = {
           version: 1,
@@ -679,7 +679,7 @@ class SeenRecords {
   /** Digest to the record's `created` (ms), null when it has none that parses. */
   private readonly digests = new Map<string, number | null>();
 
-  /** What an earlier run saved (recentlyBefore): read again, those records are not counted. */
+  /** What an earlier run saved (atOrAfter): read again, those records are not counted. */
   constructor(saved: Record<string, number | null> = {}) {
     for (const [digest, created] of Object.entries(saved)) this.digests.set(digest, created);
   }
@@ -697,17 +697,12 @@ class SeenRecords {
    * after `since` (a record without a valid `created` cannot be placed, and
    * is kept), the last SAVED of them.
    */
-  recentlyBefore(since: number): Record<string, number | null> {
+  atOrAfter(since: number): Record<string, number | null> {
     const kept = [...this.digests].filter(([, created]) => created === null || created >= since);
     return Object.fromEntries(kept.slice(-SeenRecords.SAVED));
   }
 }
 
-/**
- * The events a run stored (or found present) no older than `overlapMs`
- * before the newest it read: what its next catch-up reads again. Only
- * those are kept, so a first copy of a large org holds a minute's worth.
- */
 /**
  * What a catch-up reads again is kept a second beyond the overlap: its
  * window starts `overlapMs` before `through`, which the source compares with
@@ -715,6 +710,11 @@ class SeenRecords {
  */
 const RECENT_MARGIN_MS = 1000;
 
+/**
+ * The events a run stored (or found present) no older than `overlapMs`
+ * before the newest it read: what its next catch-up reads again. Only
+ * those are kept, so a first copy of a large org holds a minute's worth.
+ */
 class RecentEvents {
   private readonly created = new Map<string, number>();
   constructor(private readonly overlapMs: number) {}

@@ -49,8 +49,8 @@ const WAIT_MAX_PAUSE_MS = 5_000;
  * for up to `seconds`; `onWait` hears of each failed attempt and the pause
  * before the next. Any other failure (a wrong password, a database that
  * does not exist: isRefusedConfiguration; a migration that fails) is thrown
- * at once: waiting cannot fix it. The last unavailability is thrown once the time is up, saying how
- * long it was waited for.
+ * at once: waiting cannot fix it. Once the time is up the last
+ * unavailability is thrown, saying how long it was waited for.
  */
 export async function waitForStore(
   seconds: number,
