@@ -14,7 +14,7 @@ import { serverKeys } from './keys';
 import type { Principal } from './principal';
 import { readSession, sessionCookieValue } from './session';
 import { type AuthState, getAuthState } from './shared-state';
-import { addressThrottleKey, type ThrottleDecision } from './throttle';
+import { attemptThrottleKeys, type ThrottleDecision } from './throttle';
 
 /** What authentication needs to know about a request; the API's request shape satisfies it. */
 export type AuthRequest = {
@@ -86,7 +86,7 @@ export async function authenticate(
   // cannot answer, these reject with SERVICE_UNAVAILABLE (503): nothing is
   // accepted that might be a replay or a throttled guess.
   const throttle = state.throttle;
-  const throttleKeys = [`key:${credentials.username}`, addressThrottleKey(clientAddress(request))];
+  const throttleKeys = attemptThrottleKeys(credentials.username, clientAddress(request));
   const decision = await throttle.check(throttleKeys, now);
   if (decision.blocked) return throttled(decision);
 

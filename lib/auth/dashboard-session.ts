@@ -17,7 +17,7 @@ import {
   sessionCookieHeader,
 } from './session';
 import { getAuthState } from './shared-state';
-import { addressThrottleKey } from './throttle';
+import { attemptThrottleKeys, keyThrottleKey, MAX_THROTTLED_PUBLIC_KEY } from './throttle';
 
 /**
  * Dashboard sign-in: an API key's public and private key are checked once,
@@ -38,7 +38,6 @@ export type SignInInput = {
   secure: boolean;
 };
 
-const MAX_PUBLIC_KEY_LENGTH = 128;
 const MAX_PRIVATE_KEY_LENGTH = 256;
 
 export async function signIn(
@@ -63,14 +62,13 @@ async function checkSignIn(
   const publicKey = typeof input.publicKey === 'string' ? input.publicKey.trim() : '';
   const privateKey = typeof input.privateKey === 'string' ? input.privateKey.trim() : '';
   if (!publicKey || !privateKey) return { ok: false, error: missingCredentials() };
-  if (publicKey.length > MAX_PUBLIC_KEY_LENGTH || privateKey.length > MAX_PRIVATE_KEY_LENGTH) {
+  if (publicKey.length > MAX_THROTTLED_PUBLIC_KEY || privateKey.length > MAX_PRIVATE_KEY_LENGTH) {
     return { ok: false, error: invalidCredentials() };
   }
 
   // Sign-in shares Digest's throttle, so guessing here is no cheaper than there.
   const throttle = getAuthState().throttle;
-  const keyThrottle = `key:${publicKey}`;
-  const throttleKeys = [keyThrottle, addressThrottleKey(input.remoteAddress)];
+  const throttleKeys = attemptThrottleKeys(publicKey, input.remoteAddress);
   const verdict = await throttle.check(throttleKeys, now);
   if (verdict.blocked) return { ok: false, error: signInRateLimited(verdict.retryAfterSeconds) };
 
@@ -86,7 +84,7 @@ async function checkSignIn(
   const late = await throttle.check(throttleKeys, now);
   if (late.blocked) return { ok: false, error: signInRateLimited(late.retryAfterSeconds) };
   // Only the key was proven; forgiving the address would refill a guesser's budget.
-  await throttle.recordSuccess([keyThrottle], now);
+  await throttle.recordSuccess([keyThrottleKey(publicKey)], now);
 
   const principal: Principal = {
     apiKeyId: record.id,
