@@ -20,6 +20,7 @@ import {
   withoutUnknownTypes,
 } from './url-state';
 import { MAX_ITEMS_PER_PAGE, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
+import { parseEndBound } from '@/lib/domain/dates';
 
 const ORG = '5f0000000000000000000001';
 const EVENT = '6a793fbd2c88faeba59bd3b5';
@@ -74,6 +75,31 @@ describe('lib/client/url-state', () => {
     assert.equal(view.range, null);
     assert.equal(view.from, Date.UTC(2026, 0, 2));
     assert.equal(view.to, Date.UTC(2026, 0, 3));
+  });
+
+  it('reads bare dates given the wrong way round as both days, not the second between them', () => {
+    const view = parseEventsView({ from: '2026-11-10', to: '2026-11-09' }, 'UTC');
+    assert.equal(view.from, Date.UTC(2026, 10, 9));
+    assert.equal(view.to, parseEndBound('2026-11-10', 'UTC'));
+  });
+
+  it('reads a list parameter repeated as one list, as the API reads eventType', () => {
+    for (const input of [
+      new URLSearchParams(
+        'types=JOINED_ORG&types=JOINED_TEAM&clusterName=analytics&clusterName=orders&actor=a&actor=b',
+      ),
+      {
+        types: ['JOINED_ORG', 'JOINED_TEAM'],
+        clusterName: ['analytics', 'orders'],
+        actor: ['a', 'b'],
+      },
+    ]) {
+      const view = parseEventsView(input, 'UTC');
+      assert.deepEqual(view.types, ['JOINED_ORG', 'JOINED_TEAM']);
+      assert.deepEqual(view.fields.clusterName, ['analytics', 'orders']);
+      assert.deepEqual(view.actor, ['a', 'b']);
+      assert.deepEqual(notAppliedInUrl(input, 'UTC'), []);
+    }
   });
 
   it('reads offset-less bounds in the chosen zone', () => {
@@ -238,6 +264,16 @@ describe('values a URL asks for that the view leaves out', () => {
       ),
       [],
     );
+  });
+
+  it('says so when a type is both included and excluded (the inclusion wins)', () => {
+    const input = new URLSearchParams(
+      'types=CLUSTER_INSTANCE_SWAPPED&excludeTypes=CLUSTER_INSTANCE_SWAPPED,JOINED_ORG',
+    );
+    assert.deepEqual(parseEventsView(input, 'UTC').excludeTypes, ['JOINED_ORG']);
+    assert.deepEqual(notAppliedInUrl(input, 'UTC'), [
+      'excludeTypes: CLUSTER_INSTANCE_SWAPPED is also in types, which wins',
+    ]);
   });
 
   it('leaves out the event types the catalogue lacks, and keeps the view as is otherwise', () => {

@@ -112,6 +112,22 @@ function first(input: SearchParamsInput, name: string): string | undefined {
   return typeof value === 'string' ? value : value?.[0];
 }
 
+/**
+ * A list parameter given once or repeated (`types=A&types=B`, as the API
+ * takes `eventType`), as one comma list: each occurrence keeps its own
+ * escapes. Only the first was read, and the rest dropped without a notice.
+ */
+function listParam(input: SearchParamsInput, name: string): string | undefined {
+  const values =
+    input instanceof URLSearchParams
+      ? input.getAll(name)
+      : typeof input[name] === 'string'
+        ? [input[name]]
+        : [...(input[name] ?? [])];
+  const given = values.filter((value) => value.trim() !== '');
+  return given.length === 0 ? (values[0] ?? undefined) : given.join(',');
+}
+
 function parseIntInRange(value: string | undefined, min: number, max: number): number | null {
   if (value === undefined || !/^\d{1,9}$/.test(value.trim())) return null;
   const number = Number(value.trim());
@@ -144,18 +160,21 @@ export function parseFilters(input: SearchParamsInput): InvestigationFilters {
   const fields: Partial<Record<FilterField, string[]>> = {};
   for (const field of FILTER_FIELDS) {
     const values = parseValues(
-      first(input, field),
+      listParam(input, field),
       field === 'remoteAddress' ? (item) => !isMalformedCidr(item) : undefined,
     );
     if (values.length) fields[field] = values;
   }
   const q = (first(input, 'q') ?? '').trim().slice(0, MAX_Q_LENGTH);
-  const types = parseTypes(first(input, 'types'));
+  const types = parseTypes(listParam(input, 'types'));
   return {
     types,
-    excludeTypes: parseTypes(first(input, 'excludeTypes')).filter((type) => !types.includes(type)),
+    // A type both included and excluded stays included (notAppliedInUrl says so).
+    excludeTypes: parseTypes(listParam(input, 'excludeTypes')).filter(
+      (type) => !types.includes(type),
+    ),
     fields,
-    actor: parseValues(first(input, 'actor')),
+    actor: parseValues(listParam(input, 'actor')),
     q: words(q).length ? q : '',
   };
 }
@@ -171,7 +190,13 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
   let from = fromValue ? parseDateTime(fromValue, zone) : null;
   // A bare date as "to" means that whole day, as in the custom range form.
   let to = toValue ? parseEndBound(toValue, zone) : null;
-  if (from !== null && to !== null && from > to) [from, to] = [to, from];
+  if (from !== null && to !== null && from > to) {
+    // Given the wrong way round: each value read as the other bound, so
+    // from=2026-11-10&to=2026-11-09 is both days (swapping the instants
+    // made it the second between them).
+    from = parseDateTime(toValue!, zone);
+    to = parseEndBound(fromValue!, zone);
+  }
   // Explicit bounds are the more specific request, so they win over a preset.
   if (from !== null || to !== null) range = null;
   const size = parseIntInRange(first(input, 'size'), 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
@@ -202,14 +227,18 @@ export function notAppliedInUrl(input: SearchParamsInput, localZone: string): st
   }
   const zone = zoneFor(tzValue === 'local' ? 'local' : 'utc', localZone);
   for (const name of ['types', 'excludeTypes'] as const) {
-    const items = listItems(first(input, name));
+    const items = listItems(listParam(input, name));
     for (const type of items.filter((item) => !EVENT_TYPE_PATTERN.test(item))) {
       problems.push(`${name}: ${type} is not an event type name`);
     }
     if (new Set(items).size > MAX_TYPES) problems.push(`${name}: more than ${MAX_TYPES} types`);
   }
+  const included = new Set(listItems(listParam(input, 'types')));
+  for (const type of new Set(listItems(listParam(input, 'excludeTypes')))) {
+    if (included.has(type)) problems.push(`excludeTypes: ${type} is also in types, which wins`);
+  }
   for (const field of [...FILTER_FIELDS, 'actor'] as const) {
-    const items = listItems(first(input, field));
+    const items = listItems(listParam(input, field));
     if (field === 'remoteAddress') {
       for (const item of items.filter(isMalformedCidr)) {
         problems.push(`remoteAddress: ${item} is not a CIDR block such as 10.0.0.0/8`);
