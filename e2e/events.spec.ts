@@ -271,6 +271,27 @@ test.describe('the events table', () => {
     await expect(page).not.toHaveURL(/event=/);
   });
 
+  test("the event page's link back returns to the list as it was, filters and page kept", async ({
+    page,
+    state,
+  }) => {
+    const type = state.events[0]!.eventTypeName;
+    const event = state.events.find((e) => e.eventTypeName === type)!;
+    const listQuery = `types=${type}&event=${event.id}`;
+    await page.goto(eventsUrl(state.orgId, listQuery));
+    await page.getByRole('dialog').getByRole('link', { name: 'Open full page' }).click();
+    await expect(page).toHaveURL(new RegExp(`/events/${event.id}$`));
+    // Before, "← All events" went to the whole, unfiltered list.
+    await page.getByRole('link', { name: '← Back to the list' }).click();
+    await expect(page).toHaveURL(new RegExp(`types=${type}`));
+    await expect(page.getByRole('dialog').getByText(event.id, { exact: true })).toBeVisible();
+    // A permalink opened in a tab that never showed the list links to the whole list.
+    const fresh = await page.context().newPage();
+    await fresh.goto(page.url().replace(/\/events\?.*$/, `/events/${event.id}`));
+    await expect(fresh.getByRole('link', { name: '← All events' })).toBeVisible();
+    await fresh.close();
+  });
+
   test('the event page opens on the tab being read, and its URL follows the tab', async ({
     page,
     state,

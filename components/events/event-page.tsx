@@ -1,7 +1,8 @@
 'use client';
 
 import Link from 'next/link';
-import { useId } from 'react';
+import { useId, useSyncExternalStore } from 'react';
+import { lastListSearch } from '@/lib/client/last-list';
 import { type TimeZoneMode, zoneFor } from '@/lib/domain/dates';
 import { type EventTab, eventPageHref, eventsPath } from '@/lib/client/url-state';
 import { EventDetail } from './event-detail';
@@ -16,15 +17,28 @@ type Props = {
   serverZone: string;
 };
 
+/** The stored list query changes only on the list's page, never while this one shows. */
+const subscribeNever = () => () => {};
+
 /** The full-page form of the event detail, reachable by permalink. */
 export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
   const localZone = useLocalZone(serverZone);
   const titleId = useId();
-  const listHref = `${eventsPath(orgId)}${tz === 'local' ? '?tz=local' : ''}`;
+  // The list as this tab last showed it (its filters and page), once known
+  // after hydration; a permalink opened on its own links to the whole list.
+  const lastSearch = useSyncExternalStore(
+    subscribeNever,
+    () => lastListSearch(orgId),
+    () => null,
+  );
+  const listHref =
+    lastSearch !== null
+      ? `${eventsPath(orgId)}${lastSearch}`
+      : `${eventsPath(orgId)}${tz === 'local' ? '?tz=local' : ''}`;
   return (
     <main id="main" className="page narrow" aria-labelledby={titleId}>
       <p>
-        <Link href={listHref}>← All events</Link>
+        <Link href={listHref}>{lastSearch ? '← Back to the list' : '← All events'}</Link>
       </p>
       <EventDetail
         orgId={orgId}

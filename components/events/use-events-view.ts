@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
 import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/domain/dates';
+import { rememberListSearch } from '@/lib/client/last-list';
 import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/client/url-state';
 
 const subscribeNever = () => () => {};
@@ -69,6 +70,8 @@ export function useEventsView(orgId: string, localZone: string, serverSearch: st
     [search, localZone],
   );
   const zone = zoneFor(view.tz, localZone);
+  // For the event page's way back (lib/client/last-list.ts).
+  useEffect(() => rememberListSearch(orgId, search), [orgId, search]);
 
   const navigate = useCallback(
     (next: EventsView, mode: NavigateMode = 'push') => {
