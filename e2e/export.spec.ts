@@ -21,6 +21,19 @@ test.describe('the Export control', () => {
     await signIn(page, state.keys.member);
   });
 
+  test('a filter matching nothing offers nothing to export, not an empty file', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'q=zzzqqxnothingmatchesthis'));
+    await page.getByRole('button', { name: 'Export ▾' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export events' });
+    await expect(dialog.getByTestId('export-count')).toHaveText(
+      '0 events under the current filters.',
+    );
+    await expect(dialog.getByRole('button', { name: 'Nothing to export' })).toBeDisabled();
+  });
+
   test('shows the count first, then the browser downloads exactly the filtered events as NDJSON from the API', async ({
     page,
     state,

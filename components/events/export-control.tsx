@@ -161,8 +161,18 @@ export function ExportControl({ params }: { params: EventsListParams }) {
                 Cancel export
               </button>
             ) : (
-              <button type="button" className="button primary small" onClick={() => void start()}>
-                {count === null ? 'Export events' : `Export ${NUMBER.format(count)} events`}
+              <button
+                type="button"
+                className="button primary small"
+                // Nothing to export: an empty file is no answer (the count above says why).
+                disabled={count === 0}
+                onClick={() => void start()}
+              >
+                {count === null
+                  ? 'Export events'
+                  : count === 0
+                    ? 'Nothing to export'
+                    : `Export ${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'}`}
               </button>
             )}
           </div>
