@@ -6,7 +6,7 @@ import { lastListSearch } from '@/lib/client/last-list';
 import { type TimeZoneMode, zoneFor } from '@/lib/domain/dates';
 import { type EventTab, eventPageHref, eventsPath } from '@/lib/client/url-state';
 import { EventDetail } from './event-detail';
-import { useLocalZone } from './use-events-view';
+import { subscribeNever, useLocalZone } from './use-events-view';
 
 type Props = {
   orgId: string;
@@ -17,15 +17,13 @@ type Props = {
   serverZone: string;
 };
 
-/** The stored list query changes only on the list's page, never while this one shows. */
-const subscribeNever = () => () => {};
-
 /** The full-page form of the event detail, reachable by permalink. */
 export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
   const localZone = useLocalZone(serverZone);
   const titleId = useId();
   // The list as this tab last showed it (its filters and page), once known
   // after hydration; a permalink opened on its own links to the whole list.
+  // The stored list query changes only on the list's page, never while this one shows.
   const lastSearch = useSyncExternalStore(
     subscribeNever,
     () => lastListSearch(orgId),

@@ -5,7 +5,8 @@ import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/domain/dates'
 import { rememberListSearch } from '@/lib/client/last-list';
 import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/client/url-state';
 
-const subscribeNever = () => () => {};
+/** For a value read once from the browser, which never changes while the page shows. */
+export const subscribeNever = () => () => {};
 
 /**
  * The browser's zone. The server renders with the zone the browser reported

@@ -71,6 +71,32 @@ function options(store: EventStore, baseUrl: string, more: Partial<MirrorOptions
   };
 }
 
+/** Answers `res` with the listing source's own answer to `target` (its path and query). */
+function forwardTo(source: { baseUrl: string }, target: string, res: http.ServerResponse): void {
+  http
+    .request(`${new URL(source.baseUrl).origin}${target}`, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    })
+    .end();
+}
+
+/**
+ * A source at a base URL of its own (so a checkpoint of its own) that
+ * answers each request with `respond`, which `answerWith` swaps.
+ */
+async function sourceInFront(respond: http.RequestListener) {
+  let current = respond;
+  const server = http.createServer((req, res) => current(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`,
+    answerWith: (next: http.RequestListener) => (current = next),
+    close: () => server.close(),
+  };
+}
+
 test('a walk stopped inside a busy second, resumed with another page size, copies every event', async () => {
   const events = withBusySecond(24);
   const source = await listingSource(events);
@@ -113,14 +139,12 @@ test('a first run refused before any answer leaves no walk behind: the next run 
   const events = eventsSecondApart(20, { base: BASE, orgId: SOURCE_ORG, idTag: 'dede' });
   const source = await listingSource(events);
   // The same source, refusing the key (401 without a challenge to answer).
-  const refusing = http.createServer((_req, res) =>
+  const front = await sourceInFront((_req, res) =>
     res
       .writeHead(401, { 'content-type': 'application/json' })
       .end(JSON.stringify({ error: 401, errorCode: 'UNAUTHORIZED', detail: 'wrong key' })),
   );
-  await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
-  const { port } = refusing.address() as { port: number };
-  const refusedUrl = `http://127.0.0.1:${port}/api/public/v1.0`;
+  const refusedUrl = front.baseUrl;
   try {
     await withCopy(async (store) => {
       // Both runs are of the one checkpoint: the source is keyed by its URL.
@@ -129,19 +153,9 @@ test('a first run refused before any answer leaves no walk behind: the next run 
       const left = await store.getMirrorCheckpoint(ORG, checkpointKey(refusedUrl));
       assert.ok(left === null || !('segment' in JSON.parse(left)), String(left));
 
-      // The second run: as if the key were right now (the same checkpoint key).
-      refusing.removeAllListeners('request');
-      refusing.on('request', (req, res) => {
-        // Answered as the listing source answers.
-        const forward = http.request(
-          `${source.baseUrl.replace('/api/public/v1.0', '')}${req.url}`,
-          (answer) => {
-            res.writeHead(answer.statusCode!, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        forward.end();
-      });
+      // The second run: as if the key were right now (the same checkpoint
+      // key), answered as the listing source answers.
+      front.answerWith((req, res) => forwardTo(source, req.url!, res));
       const since = events[4]!.at;
       const run = await runMirror({ ...wrongKey, since });
       const copied = events.filter((event) => event.at >= since).map((event) => event.id);
@@ -149,7 +163,7 @@ test('a first run refused before any answer leaves no walk behind: the next run 
       assert.deepEqual((await copyIds(store, ORG)).sort(), copied.sort());
     });
   } finally {
-    refusing.close();
+    front.close();
     source.close();
   }
 });
@@ -158,28 +172,16 @@ test('a source that ignores minDate is refused, saying so, never copied from bef
   const events = eventsSecondApart(12, { base: BASE, orgId: SOURCE_ORG, idTag: 'fafa' });
   const listing = await listingSource(events);
   // Drops minDate from every request before the listing source sees it.
-  const ignoring = http.createServer((req, res) => {
+  const ignoring = await sourceInFront((req, res) => {
     const url = new URL(req.url!, 'http://source');
     url.searchParams.delete('minDate');
-    http
-      .request(
-        `${listing.baseUrl.replace('/api/public/v1.0', '')}${url.pathname}${url.search}`,
-        (answer) => {
-          res.writeHead(answer.statusCode!, answer.headers);
-          answer.pipe(res);
-        },
-      )
-      .end();
+    forwardTo(listing, `${url.pathname}${url.search}`, res);
   });
-  await new Promise<void>((resolve) => ignoring.listen(0, '127.0.0.1', resolve));
-  const { port } = ignoring.address() as { port: number };
   try {
     await withCopy(async (store) => {
       const since = events[5]!.at;
       await assert.rejects(
-        runMirror(
-          options(store, `http://127.0.0.1:${port}/api/public/v1.0`, { itemsPerPage: 20, since }),
-        ),
+        runMirror(options(store, ignoring.baseUrl, { itemsPerPage: 20, since })),
         (error) =>
           error instanceof MirrorError &&
           error.code === 'SOURCE_FAILED' &&
