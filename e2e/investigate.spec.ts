@@ -317,3 +317,27 @@ test('the query box keeps the chips it refused, to be fixed, and applies the res
   await expect(box).toHaveValue('');
   await expect(page.getByTestId('query-chip')).toHaveCount(3);
 });
+
+test('the query box names the field a mistyped name meant, and Enter completes a type typed in part', async ({
+  page,
+  state,
+}) => {
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId));
+  const box = page.getByRole('combobox', { name: /Filter events/ });
+  await box.fill(`usr:${ACTOR}`);
+  await box.press('Enter');
+  await expect(page.locator('.query-bar-wrap [role="alert"]')).toContainText(
+    'usr: is not a field (did you mean user:?)',
+  );
+  await expect(box).toHaveValue(`usr:${ACTOR}`);
+  await expect(page.getByTestId('query-chip')).toHaveCount(0);
+  // One suggestion completes it: Enter takes it instead of refusing `joined_o`.
+  await box.fill('type:joined_o');
+  await expect(page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option')).toHaveText([
+    /^JOINED_ORG/,
+  ]);
+  await box.press('Enter');
+  await expect(page.getByTestId('query-chip')).toHaveText(['type:JOINED_ORG✕']);
+  await expect(box).toHaveValue('');
+});

@@ -49,8 +49,9 @@ export const QueryBar = memo(function QueryBar({
   const [input, setInput] = useState('');
   const [problems, setProblems] = useState<string[]>([]);
   const [active, setActive] = useState(0);
-  // Enter takes a suggestion only once the arrows reached it; otherwise it
-  // applies what was typed (a typed value is not swapped for a longer match).
+  // Enter takes a suggestion once the arrows reached it; otherwise it applies
+  // what was typed (a typed value is not swapped for a longer match), unless
+  // that would be refused and one suggestion completes it.
   const [navigated, setNavigated] = useState(false);
   const [open, setOpen] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -87,6 +88,13 @@ export const QueryBar = memo(function QueryBar({
     }
   };
 
+  // A value typed in part (`type:joined_o`) would be refused as it is: when
+  // one suggestion completes it, Enter takes that one.
+  const onlySuggestionNeeded = () =>
+    options.length === 1 &&
+    options[0]!.isValue &&
+    applyQuery(filters, token.text, knownTypes).problems.length > 0;
+
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       if (!showList) {
@@ -106,6 +114,7 @@ export const QueryBar = memo(function QueryBar({
     } else if (event.key === 'Enter') {
       event.preventDefault();
       if (showList && navigated && active < options.length && token.text) choose(active);
+      else if (onlySuggestionNeeded()) choose(0);
       else apply(input);
     } else if (event.key === 'Tab' && showList && token.text) {
       event.preventDefault();

@@ -106,6 +106,26 @@ describe('lib/client/query-syntax', () => {
     assert.match(problems[2]!, /CIDR/);
   });
 
+  it('refuses a mistyped field name with the field it most likely meant, and searches it as text once quoted', () => {
+    const { filters, problems, refused } = applyQuery(
+      NO_FILTERS,
+      'usr:alice clustr:"Cluster 0" zzzzzz:1 deleted',
+      CATALOGUE,
+    );
+    assert.deepEqual(filters, { ...NO_FILTERS, q: 'deleted' });
+    assert.equal(refused, 'usr:alice clustr:"Cluster 0" zzzzzz:1');
+    assert.deepEqual(problems, [
+      'usr: is not a field (did you mean user:?); "usr:alice" in quotes searches it as text',
+      'clustr: is not a field (did you mean cluster:?); "clustr:Cluster 0" in quotes searches it as text',
+      'zzzzzz: is not a field; "zzzzzz:1" in quotes searches it as text',
+    ]);
+    assert.equal(applyQuery(NO_FILTERS, '"usr:alice"', CATALOGUE).filters.q, 'usr alice');
+    // What cannot be a field stays free text: URLs, IPv6 addresses, a bare `name:`.
+    const text = applyQuery(NO_FILTERS, 'https://x.io fe80::1 abcd::2 note:', CATALOGUE);
+    assert.deepEqual(text.problems, []);
+    assert.equal(text.filters.q, 'https x io fe80 1 abcd 2 note');
+  });
+
   it('hands back the refused chips as typed, to be fixed in the box', () => {
     const { filters, problems, refused } = applyQuery(
       NO_FILTERS,

@@ -128,12 +128,15 @@ export type Token =
       negate: boolean;
       source: string;
     }
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string }
+  /** `name:value` whose name is no key: a typo more likely than text to search for. */
+  | { kind: 'unknownField'; name: string; source: string };
 
 /**
  * Splits the box's text into tokens: `-?name:value` (the value possibly
- * "quoted"), "quoted text" and bare words. A word with a colon whose name is
- * not a key (a URL, an IPv6 address) is free text.
+ * "quoted"), "quoted text" and bare words. A word with a colon that cannot
+ * be a field (a URL, an IPv6 address: digits in the name, or `/` or `:`
+ * after the colon) is free text; `"quoted"` text always is.
  */
 export function tokenize(input: string): Token[] {
   const tokens: Token[] = [];
@@ -149,6 +152,8 @@ export function tokenize(input: string): Token[] {
         negate: dash === '-',
         source: whole.trim(),
       });
+    } else if (name !== undefined && looksLikeField(name, quotedValue ?? bareValue ?? '')) {
+      tokens.push({ kind: 'unknownField', name, source: whole.trim() });
     } else if (quotedText !== undefined) {
       if (quotedText.trim()) tokens.push({ kind: 'text', text: quotedText.trim() });
     } else {
@@ -156,6 +161,41 @@ export function tokenize(input: string): Token[] {
     }
   }
   return tokens;
+}
+
+function looksLikeField(name: string, value: string): boolean {
+  return /^[A-Za-z_]+$/.test(name) && value.trim() !== '' && !/^[/:]/.test(value);
+}
+
+/** The key a mistyped name most likely meant: one it starts, or one a typo or two away. */
+export function nearestKeyName(name: string): string | null {
+  const lower = name.toLowerCase();
+  let best: { name: string; distance: number } | null = null;
+  for (const candidate of KEY_BY_NAME.keys()) {
+    const distance = candidate.startsWith(lower) ? 0 : editDistance(lower, candidate);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  if (!best) return null;
+  return chipKeyName(KEY_BY_NAME.get(best.name)!);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+function unknownFieldProblem(name: string, source: string): string {
+  const nearest = nearestKeyName(name);
+  const hint = nearest ? ` (did you mean ${nearest}:?)` : '';
+  return `${name}: is not a field${hint}; "${source.replace(/"/g, '')}" in quotes searches it as text`;
 }
 
 // ---- applying ---------------------------------------------------------------
@@ -279,6 +319,11 @@ export function applyQuery(
   for (const token of tokenize(input)) {
     if (token.kind === 'text') {
       next = applyText(next, token.text);
+      continue;
+    }
+    if (token.kind === 'unknownField') {
+      problems.push(unknownFieldProblem(token.name, token.source));
+      refused.push(token.source);
       continue;
     }
     const key = resolveChipKey(token.name)!;
