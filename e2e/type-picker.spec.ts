@@ -1,4 +1,5 @@
-import { categoryOf } from '../lib/domain/catalog';
+import { categoryOf, eventCategories } from '../lib/domain/catalog';
+import { TYPES_PER_CATEGORY_CHIP } from '../lib/client/query-syntax';
 import { eventsUrl, expect, frequentTypes, shownTotal, signIn, test } from './support/fixtures';
 
 /**
@@ -34,6 +35,8 @@ test('excluding a category in the type picker leaves its types out, and taking o
   const url = new URL(page.url());
   expect(url.searchParams.get('types')).toBeNull();
   expect(url.searchParams.get('excludeTypes')?.split(',').sort()).toEqual(inCategory);
+  // Fewer than TYPES_PER_CATEGORY_CHIP types: a chip each (more share one, below).
+  expect(inCategory.length).toBeLessThan(TYPES_PER_CATEGORY_CHIP);
   await expect(page.getByTestId('query-chip')).toHaveText(inCategory.map((t) => `-type:${t}✕`));
   await expect(page.getByRole('button', { name: /^Event types:/ })).toHaveAccessibleName(
     `Event types: All but ${inCategory.length} event ${inCategory.length === 1 ? 'type' : 'types'}`,
@@ -57,6 +60,34 @@ test('excluding a category in the type picker leaves its types out, and taking o
   expect(new URL(page.url()).searchParams.get('excludeTypes')?.split(',').sort()).toEqual(
     inCategory.filter((type) => type !== top),
   );
+});
+
+/**
+ * A whole category left out (80 Billing types) shows as one chip, whose ✕
+ * takes them all back; the bar had a chip per type, filling the page.
+ */
+test('a category left out shows as one chip, removed whole', async ({ page, state }) => {
+  const billing = eventCategories('hosted').find((category) => category.name === 'Billing')!;
+  expect(billing.types.length).toBeGreaterThanOrEqual(TYPES_PER_CATEGORY_CHIP);
+  const kept = state.events.filter((event) => !billing.types.includes(event.eventTypeName));
+  expect(kept.length).toBeLessThan(state.events.length);
+
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, `excludeTypes=${billing.types.join(',')}`));
+  const chip = page.getByTestId('query-chip');
+  await expect(chip).toHaveText([`-type:Billing (${billing.types.length} types)✕`]);
+  await expect(chip).toHaveAttribute(
+    'title',
+    /^Account downgraded, Account modified, .*, Wire transfer payment received$/,
+  );
+  await expect.poll(() => shownTotal(page)).toBe(kept.length);
+
+  await page
+    .getByRole('button', { name: `Remove excluded ${billing.types.length} Billing event types` })
+    .click();
+  await expect(chip).toHaveCount(0);
+  await expect.poll(() => shownTotal(page)).toBe(state.events.length);
+  expect(new URL(page.url()).searchParams.get('excludeTypes')).toBeNull();
 });
 
 /**

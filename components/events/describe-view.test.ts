@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_VIEW } from '@/lib/client/url-state';
+import { eventCategories } from '@/lib/domain/catalog';
 import { describeFiltersPhrase } from './describe-view';
 
 describe('components/events/describe-view', () => {
@@ -25,5 +26,16 @@ describe('components/events/describe-view', () => {
       'with event type Joined org',
     );
     assert.equal(describeFiltersPhrase(DEFAULT_VIEW, 'UTC'), '');
+  });
+
+  it('names a category left out by its size, not its 80 types one by one', () => {
+    const billing = eventCategories('hosted').find((category) => category.name === 'Billing')!;
+    assert.equal(
+      describeFiltersPhrase(
+        { ...DEFAULT_VIEW, excludeTypes: [...billing.types, 'JOINED_ORG'].sort() },
+        'UTC',
+      ),
+      'with not 80 Billing types, not Joined org',
+    );
   });
 });

@@ -16,7 +16,9 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   }
   for (const chip of filterChips(view)) {
     if (chip.key === 'eventType' && !chip.negate) continue;
-    parts.push(chip.key === 'eventType' ? `not ${eventTypeLabel(chip.value)}` : chip.text);
+    if (chip.key !== 'eventType') parts.push(chip.text);
+    else if (chip.types) parts.push(`not ${chip.types.length} ${chip.value} types`);
+    else parts.push(`not ${eventTypeLabel(chip.value)}`);
   }
   if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
   const at = (millis: number) =>

@@ -26,6 +26,9 @@ type Props = {
 };
 
 function chipName(chip: Chip, typeLabel: (type: string) => string): string {
+  if (chip.types) {
+    return `${chip.negate ? 'excluded ' : ''}${chip.types.length} ${chip.value} event types`;
+  }
   if (chip.key === 'eventType') {
     return `${chip.negate ? 'excluded ' : ''}event type ${typeLabel(chip.value)}`;
   }
@@ -148,6 +151,7 @@ export const QueryBar = memo(function QueryBar({
               className="query-chip"
               data-negate={chip.negate || undefined}
               data-testid="query-chip"
+              title={chip.types?.map(typeLabel).join(', ')}
             >
               <span className="mono">{chip.text}</span>
               <button

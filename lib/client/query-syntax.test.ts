@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { eventCategories } from '@/lib/domain/catalog';
 import { FILTER_FIELDS } from '@/lib/domain/filters';
 import {
   CHIP_KEYS,
   NO_FILTERS,
+  TYPES_PER_CATEGORY_CHIP,
   applyQuery,
   completions,
   currentToken,
@@ -146,6 +148,34 @@ describe('lib/client/query-syntax', () => {
     const included = applyQuery(excluded, 'type:joined_org', CATALOGUE).filters;
     assert.deepEqual(included.types, ['JOINED_ORG']);
     assert.deepEqual(included.excludeTypes, []);
+  });
+
+  it('shows a category chosen or left out as one chip, removed whole, and fewer types one by one', () => {
+    const billing = eventCategories('hosted').find((category) => category.name === 'Billing')!;
+    const user = eventCategories('hosted').find((category) => category.name === 'User')!;
+    const few = user.types.slice(0, TYPES_PER_CATEGORY_CHIP - 1);
+    const filters = {
+      ...NO_FILTERS,
+      types: [...few].sort(),
+      excludeTypes: [...billing.types, 'DATA_EXPLORER'].sort(),
+    };
+    const chips = filterChips(filters);
+    assert.deepEqual(
+      chips.map((chip) => chip.text),
+      [
+        ...[...few].sort().map((type) => `type:${type}`),
+        `-type:Billing (${billing.types.length} types)`,
+        '-type:DATA_EXPLORER',
+      ],
+    );
+    assert.equal(billing.types.length, 80);
+    const withoutBilling = removeChip(filters, chips[few.length]!);
+    assert.deepEqual(withoutBilling, { ...filters, excludeTypes: ['DATA_EXPLORER'] });
+    // Chosen rather than left out, the same.
+    const chosen = filterChips({ ...NO_FILTERS, types: [...billing.types].sort() });
+    assert.equal(chosen.length, 1);
+    assert.equal(chosen[0]!.text, `type:Billing (${billing.types.length} types)`);
+    assert.deepEqual(removeChip({ ...NO_FILTERS, types: billing.types }, chosen[0]!), NO_FILTERS);
   });
 
   it('removes chips one by one and toggles facet values', () => {

@@ -8,6 +8,7 @@ import {
   parseIp,
   words,
 } from '@/lib/domain/filters';
+import { categoryOf } from '@/lib/domain/catalog';
 import { EVENT_TYPE_PATTERN } from '@/lib/domain/limits';
 import { splitValueList } from '@/lib/domain/value-list';
 
@@ -346,7 +347,16 @@ export type Chip = {
   negate: boolean;
   /** As it would be typed: `cluster:Cluster0`, `-type:X`, `"free text"`. */
   text: string;
+  /**
+   * Several event types of one category (its name is `value`), shown as one
+   * chip: a category chosen or left out in the type picker would otherwise
+   * fill the bar with a chip per type (80 for Billing). Removing it removes them all.
+   */
+  types?: readonly string[];
 };
+
+/** From this many types of one category on, they share one chip. */
+export const TYPES_PER_CATEGORY_CHIP = 5;
 
 /** A value as typed: quoted (one value, as is) when a bare one would be split or unescaped. */
 const quoteIfNeeded = (value: string) => (/[\s",\\]/.test(value) ? `"${value}"` : value);
@@ -362,8 +372,30 @@ export function filterChips(filters: InvestigationFilters): Chip[] {
       negate,
       text: `${negate ? '-' : ''}${chipKeyName(key)}:${quoteIfNeeded(value)}`,
     });
-  for (const type of filters.types) push('eventType', type);
-  for (const type of filters.excludeTypes) push('eventType', type, true);
+  const pushTypes = (types: readonly string[], negate: boolean) => {
+    const byCategory = new Map<string, string[]>();
+    for (const type of types) {
+      const category = categoryOf(type)?.name;
+      if (category) byCategory.set(category, [...(byCategory.get(category) ?? []), type]);
+    }
+    for (const type of types) {
+      const category = categoryOf(type)?.name;
+      const group = category ? byCategory.get(category)! : [];
+      if (group.length < TYPES_PER_CATEGORY_CHIP) push('eventType', type, negate);
+      else if (group[0] === type) {
+        chips.push({
+          id: `${negate ? '-' : ''}category:${category}`,
+          key: 'eventType',
+          value: category!,
+          negate,
+          text: `${negate ? '-' : ''}type:${category} (${group.length} types)`,
+          types: group,
+        });
+      }
+    }
+  };
+  pushTypes(filters.types, false);
+  pushTypes(filters.excludeTypes, true);
   for (const value of filters.actor) push('actor', value);
   for (const field of FILTER_FIELDS)
     for (const value of filters.fields[field] ?? []) push(field, value);
@@ -376,9 +408,10 @@ export function filterChips(filters: InvestigationFilters): Chip[] {
 export function removeChip(filters: InvestigationFilters, chip: Chip): InvestigationFilters {
   if (chip.key === 'q') return { ...filters, q: '' };
   if (chip.key === 'eventType') {
+    const removed = new Set(chip.types ?? [chip.value]);
     return chip.negate
-      ? { ...filters, excludeTypes: filters.excludeTypes.filter((t) => t !== chip.value) }
-      : { ...filters, types: filters.types.filter((t) => t !== chip.value) };
+      ? { ...filters, excludeTypes: filters.excludeTypes.filter((t) => !removed.has(t)) }
+      : { ...filters, types: filters.types.filter((t) => !removed.has(t)) };
   }
   if (chip.key === 'actor')
     return { ...filters, actor: filters.actor.filter((v) => v !== chip.value) };
