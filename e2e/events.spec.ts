@@ -455,6 +455,48 @@ test.describe('the events table', () => {
     await expect(page).not.toHaveURL(/event=/);
   });
 
+  test('j/k past the last or first row go on to the next or previous page, the panel too', async ({
+    page,
+    state,
+  }) => {
+    const events = state.events;
+    await page.goto(eventsUrl(state.orgId, 'size=10'));
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    await rows(page).nth(9).focus();
+    await expect(selected).toHaveAttribute('data-event-id', events[9]!.id);
+    await page.keyboard.press('j');
+    await expect(page).toHaveURL(/page=2/);
+    await expect.poll(() => rowIds(page)).toEqual(events.slice(10, 20).map((e) => e.id));
+    await expect(selected).toHaveAttribute('data-event-id', events[10]!.id);
+    await expect(rows(page).first()).toBeFocused();
+    await page.keyboard.press('k');
+    await expect.poll(() => rowIds(page)).toEqual(events.slice(0, 10).map((e) => e.id));
+    await expect(selected).toHaveAttribute('data-event-id', events[9]!.id);
+    await expect(rows(page).nth(9)).toBeFocused();
+
+    // With the panel open, it follows onto the next page, and its Next button does too.
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('dialog');
+    await expect(panel.getByText(events[9]!.id, { exact: true })).toBeVisible();
+    await page.keyboard.press('j');
+    await expect(page).toHaveURL(
+      new RegExp(`page=2.*event=${events[10]!.id}|event=${events[10]!.id}.*page=2`),
+    );
+    await expect(panel.getByText(events[10]!.id, { exact: true })).toBeVisible();
+    await expect.poll(() => rowIds(page)).toEqual(events.slice(10, 20).map((e) => e.id));
+    await page.keyboard.press('k');
+    await expect(panel.getByText(events[9]!.id, { exact: true })).toBeVisible();
+    await expect.poll(() => rowIds(page)).toEqual(events.slice(0, 10).map((e) => e.id));
+    await panel.getByRole('button', { name: 'Next event' }).click();
+    await expect(panel.getByText(events[10]!.id, { exact: true })).toBeVisible();
+    // The very first event has nothing before it: k stays.
+    await page.goto(eventsUrl(state.orgId, 'size=10'));
+    await rows(page).first().focus();
+    await page.keyboard.press('k');
+    await expect(selected).toHaveAttribute('data-event-id', events[0]!.id);
+    await expect(page).not.toHaveURL(/page=/);
+  });
+
   test('times follow one explicit zone choice: table, inputs and URL', async ({
     browser,
     state,

@@ -206,13 +206,28 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     return index >= 0 ? index : null;
   }, [openIndex, activeId, events]);
 
+  // j/k past the first or last row go on to the neighbouring page: the row
+  // to select there (and whether the panel follows) once its rows are in.
+  const arrival = useRef<{
+    page: number;
+    row: 'first' | 'last';
+    panel: boolean;
+    focusRow: boolean;
+  } | null>(null);
+
   // Filters, page size and paging start from page 1 / close the panel.
   const update = useCallback(
-    (patch: Partial<EventsView>) => navigate({ ...view, event: null, page: 1, ...patch }),
+    (patch: Partial<EventsView>) => {
+      arrival.current = null;
+      navigate({ ...view, event: null, page: 1, ...patch });
+    },
     [navigate, view],
   );
   const goToPage = useCallback(
-    (page: number) => navigate({ ...view, event: null, page }),
+    (page: number) => {
+      arrival.current = null;
+      navigate({ ...view, event: null, page });
+    },
     [navigate, view],
   );
   // The investigation tools (bar, facets, histogram, menus) get callbacks
@@ -338,8 +353,20 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
 
   const moveBy = useCallback(
     (delta: number, focusRow: boolean) => {
-      if (events.length === 0) return;
+      if (events.length === 0 || query.isPlaceholderData) return;
       const current = activeIndex ?? (delta > 0 ? -1 : events.length);
+      const beyond = current + delta >= events.length ? 1 : current + delta < 0 ? -1 : 0;
+      const page = view.page + beyond;
+      if (Math.abs(delta) === 1 && beyond !== 0 && page >= 1 && page <= lastPage) {
+        arrival.current = {
+          page,
+          row: beyond > 0 ? 'first' : 'last',
+          panel: view.event !== null,
+          focusRow,
+        };
+        navigate({ ...view, page });
+        return;
+      }
       const next = Math.min(Math.max(current + delta, 0), events.length - 1);
       const event = events[next]!;
       setActiveId(event.id);
@@ -348,8 +375,24 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
       if (focusRow) tableRef.current?.focusRow(next);
       else tableRef.current?.revealRow(next);
     },
-    [activeIndex, events, navigate, view],
+    [activeIndex, events, navigate, view, lastPage, query.isPlaceholderData],
   );
+  useEffect(() => {
+    const pending = arrival.current;
+    if (!pending || pending.page !== view.page || !query.data || query.isPlaceholderData) return;
+    // In the next frame, once the new rows are in the table to be focused.
+    const frame = requestAnimationFrame(() => {
+      arrival.current = null;
+      const index = pending.row === 'first' ? 0 : events.length - 1;
+      const event = events[index];
+      if (!event) return;
+      setActiveId(event.id);
+      if (pending.panel) navigate({ ...view, event: event.id }, 'replace');
+      if (pending.focusRow) tableRef.current?.focusRow(index);
+      else tableRef.current?.revealRow(index);
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [events, navigate, query.data, query.isPlaceholderData, view]);
 
   // j/k anywhere on the page, Esc to close the panel.
   usePageShortcuts({ moveBy, closePanel, panelOpen: view.event !== null });
@@ -707,8 +750,14 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         <EventPanel
           titleId={titleId}
           onClose={closePanel}
-          onPrevious={openIndex > 0 ? () => moveBy(-1, false) : null}
-          onNext={openIndex >= 0 && openIndex < events.length - 1 ? () => moveBy(1, false) : null}
+          onPrevious={
+            openIndex > 0 || (openIndex === 0 && view.page > 1) ? () => moveBy(-1, false) : null
+          }
+          onNext={
+            openIndex >= 0 && (openIndex < events.length - 1 || view.page < lastPage)
+              ? () => moveBy(1, false)
+              : null
+          }
         >
           <EventDetail
             orgId={orgId}
