@@ -33,6 +33,7 @@ import { warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
 import {
+  bodyTooLarge,
   malformedPath,
   methodNeverServed,
   routeNotFound,
@@ -126,6 +127,18 @@ function answerDashboardUnavailable(req: IncomingMessage, res: ServerResponse): 
   writeApiResponse(req, res, errorResponse(down, PLAIN_FORMAT));
 }
 
+/** A dashboard request with more body than any of its routes takes (lib/http/next-thread.ts). */
+function answerDashboardBodyTooLarge(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+): void {
+  const response = errorResponse(bodyTooLarge(maxBytes), PLAIN_FORMAT);
+  // The rest of the body is not read: the connection cannot carry another request.
+  response.headers.push(['Connection', 'close']);
+  writeApiResponse(req, res, response);
+}
+
 /** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
 function createServer(config: Config, listener: http.RequestListener): http.Server | https.Server {
   // requireHostHeader off: Node's own check answered a bare 400 with no body
@@ -210,6 +223,7 @@ async function main(): Promise<void> {
           dir: path.resolve(__dirname),
           maxHeaderSize: MAX_HEADER_BYTES,
           answerUnavailable: answerDashboardUnavailable,
+          answerBodyTooLarge: answerDashboardBodyTooLarge,
         })
       : undefined;
   const handleNext = dashboard?.handle ?? answerNotServedHere;

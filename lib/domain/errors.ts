@@ -252,6 +252,14 @@ export function savedViewNotFound(id: string): ApiError {
  * ERR_HTTP_REQUEST_TIMEOUT, ...), with the status Node itself would answer.
  * `headerLimit`: the bytes the request line and headers may take.
  */
+/** A request body over what its route could ever take. */
+export function bodyTooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    'CONTENT_TOO_LARGE',
+    `The request body is larger than ${maxBytes / 1024} KB.`,
+  );
+}
+
 export function unreadableRequest(parserCode: string | undefined, headerLimit: number): ApiError {
   switch (parserCode) {
     case 'HPE_HEADER_OVERFLOW':

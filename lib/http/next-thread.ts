@@ -39,12 +39,26 @@ export type NextThreadOptions = {
   maxHeaderSize: number;
   /** Answers a request the worker cannot (it has exited or dropped the connection). */
   answerUnavailable: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Answers a request whose body is over MAX_DASHBOARD_BODY_BYTES (413). */
+  answerBodyTooLarge: (req: IncomingMessage, res: ServerResponse, maxBytes: number) => void;
 };
+
+/**
+ * The most body a dashboard request may send (its routes take a few KB of
+ * JSON: sign-in 8 KB, a saved view 16 KB). A route reads a body over its own
+ * limit to the end before answering (lib/http/request.ts), so this bounds
+ * what it reads for nothing; a longer one is refused here, and its upstream
+ * connection closed, never handed to the worker whole.
+ */
+export const MAX_DASHBOARD_BODY_BYTES = 64 * 1024;
 
 /** What the worker posts once Next is prepared and its loopback server listens. */
 export type NextThreadReady = { port: number };
 
-export type NextThreadInput = Omit<NextThreadOptions, 'answerUnavailable'> & {
+export type NextThreadInput = Omit<
+  NextThreadOptions,
+  'answerUnavailable' | 'answerBodyTooLarge'
+> & {
   token: string;
   authPort: MessagePort;
   authKind: 'memory' | 'redis';
@@ -160,6 +174,17 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
     upstream.on('error', unavailable);
     // A client that resets mid-body: the upstream request goes with it.
     req.on('error', () => upstream.destroy());
+    let bodyBytes = 0;
+    const countBody = (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes <= MAX_DASHBOARD_BODY_BYTES) return;
+      req.off('data', countBody);
+      req.unpipe(upstream);
+      if (res.headersSent) res.destroy();
+      else options.answerBodyTooLarge(req, res, MAX_DASHBOARD_BODY_BYTES);
+      upstream.destroy();
+    };
+    req.on('data', countBody);
     // A client gone before the answer ends: stop the worker's work too.
     res.once('close', () => {
       if (!res.writableFinished) upstream.destroy();

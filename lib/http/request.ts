@@ -22,7 +22,12 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel();
+      // Read to the end and dropped, not cancelled: in Next's thread a
+      // cancelled body leaves its rest unread on the kept-alive socket from
+      // the main thread, and the next request sent over it hung for a minute,
+      // then got a 503. The main thread refuses a dashboard body over 64 KB
+      // (lib/http/next-thread.ts), which bounds what is read here.
+      while (!(await reader.read()).done);
       return null;
     }
     chunks.push(value);

@@ -309,6 +309,51 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     );
   });
 
+  test("a chunked body over the limit is refused without stalling the next client's dashboard request (400 from the route, 413 over 64 KB)", async () => {
+    // The route answered 400 having read part of the body; the rest stayed
+    // unread on the kept-alive loopback socket, and the next request sent
+    // over it waited for Next's header timeout (66 s), then got a 503.
+    // Chunks of `chunkBytes`, a macrotask apart, so the body arrives in pieces.
+    const postChunked = (path: string, bytes: number, chunkBytes = 64 * 1024) =>
+      new Promise<number>((resolve) => {
+        const req = http.request(
+          new URL(path, server.baseUrl),
+          { method: 'POST', headers: { 'Content-Type': 'application/json' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', () => resolve(-1));
+        const chunk = Buffer.alloc(chunkBytes, 'a');
+        void (async () => {
+          for (let sent = 0; sent < bytes && !req.destroyed; sent += chunk.length) {
+            req.write(chunk);
+            await new Promise((next) => setTimeout(next, 1));
+          }
+          req.end();
+        })();
+      });
+    const victim = async () => {
+      const started = Date.now();
+      const res = await fetch(`${server.baseUrl}/sign-in`, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(res.status, 200, `after ${Date.now() - started} ms`);
+      await res.arrayBuffer();
+    };
+    for (let round = 0; round < 8; round++) {
+      // Over the sign-in's 8 KB, arriving in pieces: read to the end, refused by the route.
+      assert.equal(await postChunked('/api/session', 60 * 1024, 2 * 1024), 400);
+      await victim();
+    }
+    for (let round = 0; round < 2; round++) {
+      // Over what any dashboard route takes: refused before Next reads it all.
+      assert.equal(await postChunked('/api/session', 1024 * 1024), 413);
+      await victim();
+      assert.equal(await postChunked('/api/orgs/5f00000000000000000000c3/views', 1024 * 1024), 413);
+      await victim();
+    }
+  });
+
   test('a path whose percent-escape does not decode is a JSON 400, not a 500 from Next', async () => {
     for (const [method, path] of [
       ['GET', '/orgs/%/events'],
