@@ -169,7 +169,8 @@ function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
   const armed = () =>
     setTimeout(() => {
       stalled = true;
-      void end();
+      // Unawaited: a failure to end must not become an unhandled rejection.
+      end().catch(() => undefined);
     }, idleMs).unref();
   let idle = armed();
   return {

@@ -77,8 +77,10 @@ async function sendStream(
   const headers: string[] = [];
   for (const [name, value] of response.headers) headers.push(name, value);
   res.writeHead(response.status, headers);
+  // Nobody awaits a cancel from 'close': a failure is logged, never an
+  // unhandled rejection (which ends the process).
   const cancel = () => {
-    if (!res.writableFinished) void stream.cancel();
+    if (!res.writableFinished) stream.cancel().catch(logCancelFailure);
   };
   res.on('close', cancel);
   try {
@@ -96,8 +98,12 @@ async function sendStream(
   } finally {
     res.off('close', cancel);
     if (!res.writableEnded) res.end();
-    await stream.cancel();
+    await stream.cancel().catch(logCancelFailure);
   }
+}
+
+function logCancelFailure(error: unknown): void {
+  getLogger().warn({ err: error }, 'ending a stream failed');
 }
 
 /** A node:http request listener serving the API. */

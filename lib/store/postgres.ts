@@ -214,7 +214,20 @@ export class PostgresStore extends KyselyStore {
         if (ended) return;
         ended = true;
         // Read only: a rollback ends it as well as a commit, and also after a failed statement.
-        await trx.rollback().execute();
+        try {
+          await trx.rollback().execute();
+        } catch (error) {
+          // The connection died under the snapshot (a restart, a failover,
+          // idle_in_transaction_session_timeout): nothing is left to end, and
+          // Kysely has released it to the pool, which drops a broken client.
+          // Ending is what closing an export does when its client goes away,
+          // where nobody awaits it: thrown, it was an unhandled rejection
+          // that ended the server.
+          storeLogger().warn(
+            { component: 'store', ...errorDetails(error) },
+            'snapshot ended with its connection lost',
+          );
+        }
       },
     };
   }

@@ -159,7 +159,8 @@ export async function exportEventsCommand(
       process.exit(EXIT.interrupted);
     }
     cancelled = true;
-    void opened.body.cancel();
+    // Unawaited: a failure to end (the connection lost) must not become an unhandled rejection.
+    opened.body.cancel().catch(() => undefined);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
