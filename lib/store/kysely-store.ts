@@ -19,6 +19,7 @@ import {
   type FacetField,
   type FilterField,
   MAX_HISTOGRAM_BUCKETS,
+  isIndexable,
 } from '@/lib/domain/filters';
 import { bucketCount, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
 import { counterUnit, type Database } from './schema';
@@ -520,51 +521,84 @@ export abstract class KyselyStore implements EventStore {
     // before the first row otherwise).
     const source = sql`FROM (${keys.sql}) k ${keysFirstJoin(r.engine)} events e
       ON e.org_id = ${r.orgId} AND e.id = ${keys.id}`;
+    // A value no index holds (isIndexable: U+0000, over 800 characters, half
+    // a surrogate pair) is not counted here either, as without a field filter:
+    // a facet would offer a value whose filter matches nothing.
     const add = (field: FacetField, value: unknown, n: number) => {
-      if (typeof value !== 'string' || value === '') return;
+      if (typeof value !== 'string' || !isIndexable(value)) return;
       const map = counts.get(field)!;
       map.set(value, (map.get(value) ?? 0) + n);
     };
     // Each field's document keys: the actor is the username, else the public key.
     const paths = fields.map((f) => (f === 'actor' ? ACTOR_FACET_FIELDS : [f]));
+    // A field's value as its JSON text (`"ada"`, `5`, `null`), decoded here:
+    // decoded by the database, a value with \u0000 or half a surrogate pair
+    // failed the whole query on PostgreSQL (a 500, whichever events the
+    // filter selected), and read back as other characters on SQLite.
+    const choose = (literals: readonly unknown[]): unknown => {
+      for (const literal of literals) {
+        if (typeof literal !== 'string' || literal === 'null' || literal === '""') continue;
+        return literal.startsWith('"') && !literal.includes('\\')
+          ? literal.slice(1, -1)
+          : (JSON.parse(literal) as unknown);
+      }
+      return undefined;
+    };
+    const columns = [...new Set(paths.flat())];
+    const at = paths.map((keys) => keys.map((k) => columns.indexOf(k)));
     if (r.engine === 'postgres') {
       // One parse per document (json_to_record), one grouping for every field.
-      const columns = [...new Set(paths.flat())];
-      const record = sql.join(columns.map((c) => sql`${sql.id(c)} text`));
+      // A document whose text holds a \u escape (U+0000 or half a surrogate
+      // pair may be one: PostgreSQL's parser refuses to decode either, even
+      // into a json column) is counted apart, read whole and parsed here,
+      // and only when the grouping found one: rare, and never an error.
+      const escapes = sql`strpos(e.doc, ${'\\u'}) > 0`;
+      const record = sql.join(columns.map((c) => sql`${sql.id(c)} json`));
       const valueOf = (keys: readonly string[]) =>
         sql`coalesce(${sql.join(
-          keys.map((k) => sql`nullif(x.${sql.id(k)}, '')`),
+          keys.map((k) => sql`nullif(nullif(x.${sql.id(k)}::text, '""'), 'null')`),
           sql`, `,
         )})`;
-      const pairs = sql.join(paths.map((keys, i) => sql`(${sql.lit(i)}, ${valueOf(keys)})`));
+      const escapedGroup = fields.length;
+      const pairs = sql.join([
+        ...paths.map((keys, i) => sql`(${sql.lit(i)}, ${valueOf(keys)})`),
+        sql`(${sql.lit(escapedGroup)}, CASE WHEN ${escapes} THEN '' END)`,
+      ]);
       const { rows } = await sql<{ i: number; v: string; n: number | string }>`SELECT g.i, g.v,
         count(*) AS n ${source}
-        CROSS JOIN LATERAL json_to_record(e.doc::json) AS x(${record})
+        CROSS JOIN LATERAL json_to_record(
+          CASE WHEN ${escapes} THEN '{}' ELSE e.doc END::json) AS x(${record})
         CROSS JOIN LATERAL (VALUES ${pairs}) AS g(i, v)
         WHERE g.v IS NOT NULL GROUP BY g.i, g.v`.execute(db);
-      for (const row of rows) add(fields[Number(row.i)]!, row.v, Number(row.n));
+      let escapedDocuments = 0;
+      for (const row of rows) {
+        if (Number(row.i) === escapedGroup) escapedDocuments = Number(row.n);
+        else add(fields[Number(row.i)]!, choose([row.v]), Number(row.n));
+      }
+      if (escapedDocuments === 0) return { counts };
+      const escaped = await sql<{ doc: string }>`SELECT e.doc ${source}
+        WHERE ${escapes}`.execute(db);
+      for (const { doc } of escaped.rows) {
+        const document = JSON.parse(doc) as Record<string, unknown>;
+        const literals = columns.map((c) =>
+          c in document ? JSON.stringify(document[c]) : undefined,
+        );
+        for (let f = 0; f < fields.length; f++) {
+          add(fields[f]!, choose(at[f]!.map((index) => literals[index])), 1);
+        }
+      }
       return { counts };
     }
-    // SQLite caches a statement's parsed documents: several json_extract of
-    // one document parse it once. Counted here, one row per event.
-    const columns = [...new Set(paths.flat())];
-    const select = sql.join(
-      columns.map((c, i) => sql`json_extract(e.doc, ${`$.${c}`}) AS ${sql.id(`c${i}`)}`),
-    );
+    // SQLite caches a statement's parsed documents: several `->` of one
+    // document parse it once. Counted here, one row per event.
+    const select = sql.join(columns.map((c, i) => sql`e.doc -> ${`$.${c}`} AS ${sql.id(`c${i}`)}`));
     const query = sql`SELECT ${select} ${source}`.compile(db);
-    const at = paths.map((keys) => keys.map((k) => columns.indexOf(k)));
     let documents = 0;
     for await (const rows of slices(query)) {
       documents += rows.length;
       for (const row of rows) {
         for (let f = 0; f < fields.length; f++) {
-          const [first, second] = at[f]!;
-          const v = row[first!];
-          add(
-            fields[f]!,
-            typeof v === 'string' && v !== '' ? v : second !== undefined ? row[second] : v,
-            1,
-          );
+          add(fields[f]!, choose(at[f]!.map((index) => row[index])), 1);
         }
       }
     }
