@@ -32,7 +32,11 @@ import {
   type ResponseFormat,
   type StreamingBody,
 } from './types';
-import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
+import {
+  DASHBOARD_CLIENT_HEADER,
+  DASHBOARD_CLIENT_VALUE,
+  PUBLIC_KEY_PATTERN,
+} from '@/lib/domain/limits';
 
 export type { ApiRequest, ApiResponse } from './types';
 
@@ -120,11 +124,15 @@ export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;
 /** What the handler learned about a request on its way to an answer: the log line's fields. */
 type Facts = Pick<RequestRecord, 'route' | 'orgId' | 'publicKey' | 'auth' | 'err'>;
 
-/** The Digest username of a refused request (a public key, never a secret), for the log. */
+/**
+ * The Digest username of a refused request, for the log, when it has a
+ * public key's shape: credentials given the wrong way round (`-u PRIVATE:PUBLIC`)
+ * put the private key there, and it must never reach a log (as sign-in).
+ */
 function claimedPublicKey(request: ApiRequest): string | undefined {
   const parsed = parseAuthorization(request.headers.get('authorization'));
   const username = parsed.scheme === 'digest' ? parsed.credentials?.username : undefined;
-  return username && username.length <= 64 ? username : undefined;
+  return username && PUBLIC_KEY_PATTERN.test(username) ? username : undefined;
 }
 
 /**

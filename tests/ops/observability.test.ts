@@ -108,6 +108,28 @@ describe('request logs', () => {
       }
     });
 
+    test(`${door}: credentials given the wrong way round (the private key as the username) never put the private key in the log`, async () => {
+      const s = server();
+      const owner = s.keys.owner;
+      const client = new DigestClient(s.baseUrl, {
+        publicKey: owner.privateKey,
+        privateKey: owner.publicKey,
+      });
+      const id = `swapped-${door.replace(' ', '-')}`;
+      const res = await client.request(`/api/public/v1.0/orgs/${s.orgId}`, {
+        headers: { 'X-Request-Id': id },
+      });
+      assert.equal(res.status, 401);
+      const line = await logLine(s, byRequestId(id));
+      assert.equal(line.msg, 'auth failure');
+      assert.equal(
+        line.publicKey,
+        undefined,
+        "a username without a public key's shape is not named",
+      );
+      assert.ok(!s.output().includes(owner.privateKey), 'the private key is not logged');
+    });
+
     test(`${door}: dashboard requests get a line with status and duration`, async () => {
       const s = server();
       const res = await send(`${s.baseUrl}/sign-in`, {
