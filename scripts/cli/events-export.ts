@@ -60,7 +60,17 @@ function linkTarget(file: string): string {
  * is written through a temporary file beside it, renamed onto it once
  * complete; a symbolic link's file is the one replaced, the link kept.
  */
-type Destination = { path: string; inPlace: boolean };
+type Destination = { path: string; inPlace: boolean; append?: boolean };
+
+/** Names of this process's stdout: `--out -` by another name. */
+const STDOUT_NAMES = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']);
+
+/**
+ * Another descriptor the shell opened (`--out /dev/fd/3 3>>log`): written
+ * where it stands, appended to. Opened anew, its file was truncated, and
+ * followed to the file behind it and renamed onto, replaced.
+ */
+const DESCRIPTOR_NAME = /^\/(?:dev\/(?:stderr|fd\/\d+)|proc\/self\/fd\/\d+)$/;
 
 /**
  * The export's destination, checked before a single event is read:
@@ -69,6 +79,7 @@ type Destination = { path: string; inPlace: boolean };
  */
 function destination(shown: string): Destination {
   const resolved = path.resolve(shown);
+  if (DESCRIPTOR_NAME.test(resolved)) return { path: resolved, inPlace: true, append: true };
   const existing = statOrNull(resolved);
   if (existing?.isDirectory()) {
     throw new UsageError(
@@ -115,7 +126,8 @@ export async function exportEventsCommand(
   if (!EXPORT_FORMATS.includes(format)) {
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}, got '${format}'`);
   }
-  const toStdout = values.out === '-';
+  // /dev/stdout as `-` (followed to the shell's file, `>> log` was replaced).
+  const toStdout = values.out === '-' || STDOUT_NAMES.has(path.resolve(values.out ?? ''));
   if (toStdout && context.json) {
     throw new UsageError('--out - writes the events to stdout: it cannot be combined with --json');
   }
@@ -145,7 +157,9 @@ export async function exportEventsCommand(
         )
       : undefined;
   const sink = chosen
-    ? fs.createWriteStream(temporary ?? chosen.path, { flags: temporary ? 'wx' : 'w' })
+    ? fs.createWriteStream(temporary ?? chosen.path, {
+        flags: temporary ? 'wx' : chosen.append ? 'a' : 'w',
+      })
     : process.stdout;
   const progress = new Progress('Exporting', opened.totalCount, 'events');
   let cancelled = false;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cli, startCli } from './run-cli';
+import { cli, ROOT as CLI_ROOT, startCli } from './run-cli';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0e61';
 
@@ -31,6 +31,37 @@ describe('CLI: events export --out naming a special file or a symbolic link', ()
     assert.equal(result.code, 0, result.stderr);
     assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link was replaced');
     assert.ok(fs.statSync('/dev/null').isCharacterDevice());
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.includes('partial')),
+      [],
+    );
+  });
+
+  test('--out /dev/stdout (or /dev/fd/1) is stdout: appended to with >>, quiet into a reader that stops early', () => {
+    const shell = (script: string) =>
+      spawnSync('bash', ['-c', script, 'export-to-stdout', ORG, db, dir], {
+        cwd: CLI_ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_ENV: 'test' },
+        timeout: 120_000,
+      });
+    for (const alias of ['/dev/stdout', '/dev/fd/1']) {
+      // Followed to the shell's file and renamed onto it, it replaced what was there.
+      const appended = shell(
+        `printf 'kept 1\\nkept 2\\n' > "$3/log.ndjson"; ` +
+          `node bin/org-events.mjs events export --org "$1" --database "$2" --out ${alias} >> "$3/log.ndjson"`,
+      );
+      assert.equal(appended.status, 0, appended.stderr);
+      const lines = fs.readFileSync(path.join(dir, 'log.ndjson'), 'utf8').trimEnd().split('\n');
+      assert.deepEqual(lines.slice(0, 2), ['kept 1', 'kept 2'], alias);
+      assert.equal(lines.length, 202, alias);
+      // As `--out -`: exit 141 (SIGPIPE) without a word, not 1 and an EPIPE error.
+      const cut = shell(
+        `node bin/org-events.mjs events export --org "$1" --database "$2" --out ${alias} --include-raw | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      );
+      assert.equal(cut.stdout.trim(), '141', cut.stderr);
+      assert.equal(cut.stderr, '');
+    }
     assert.deepEqual(
       fs.readdirSync(dir).filter((name) => name.includes('partial')),
       [],
