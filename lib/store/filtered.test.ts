@@ -94,4 +94,28 @@ describe('filtered keys of a clause that resolves to one term', () => {
     assert.equal(listed.totalCount, n);
     assert.equal(listed.events.length, 50);
   });
+
+  test('a q word of many terms beside a field: the whole set as intersected sets, the same events as checking each posting', async () => {
+    // Each of the user's postings checked against every term of `a` took
+    // 17 s on SQLite over 2,000,000 events (54 s on PostgreSQL).
+    const { value } = await topUsername();
+    const r = await resolveFilter(db, { orgId, actor: [value], q: ['a'] });
+    const q = r.clauses.find((clause) => clause.key === 'q')!;
+    assert.ok(q.termIds.length > 100, `a matches ${q.termIds.length} terms`);
+    const whole = keysOf(r);
+    const page = keysOf(r, {}, { first: 50 });
+    const idsOf = async (keys: typeof whole) => {
+      const { rows } = await sql<{ id: string }>`SELECT ${keys.id} AS id FROM (${
+        keys.sql
+      }) k`.execute(db);
+      return rows.map((row) => row.id).sort();
+    };
+    assert.match(whole.sql.compile(db).sql, /INTERSECT/);
+    assert.doesNotMatch(page.sql.compile(db).sql, /INTERSECT/);
+    const [asSets, checked] = [await idsOf(whole), await idsOf(page)];
+    assert.ok(asSets.length > 0);
+    assert.deepEqual(asSets, checked);
+    assert.equal(new Set(asSets).size, asSets.length, 'each event once');
+    assert.equal(await store.countEvents({ orgId, actor: [value], q: ['a'] }), asSets.length);
+  });
 });
