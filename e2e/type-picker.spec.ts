@@ -1,5 +1,6 @@
 import { categoryOf, eventCategories } from '../lib/domain/catalog';
 import { TYPES_PER_CATEGORY_CHIP } from '../lib/client/query-syntax';
+import { PINNED_VALUES_SHOWN } from '../components/events/facet-sidebar';
 import { eventsUrl, expect, frequentTypes, shownTotal, signIn, test } from './support/fixtures';
 
 /**
@@ -81,6 +82,12 @@ test('a category left out shows as one chip, removed whole', async ({ page, stat
     /^Account downgraded, Account modified, .*, Wire transfer payment received$/,
   );
   await expect.poll(() => shownTotal(page)).toBe(kept.length);
+  // The type facet lists the first few left out, not all 80 above its counts.
+  const typeFacet = page.locator('section.facet[data-field="eventTypeName"]');
+  await expect(typeFacet.getByTestId('facet-not-shown')).toHaveText(
+    `${billing.types.length - PINNED_VALUES_SHOWN} more chosen or left out: see the filter bar`,
+  );
+  await expect(typeFacet.locator('li.facet-row[data-excluded]')).toHaveCount(PINNED_VALUES_SHOWN);
 
   await page
     .getByRole('button', { name: `Remove excluded ${billing.types.length} Billing event types` })

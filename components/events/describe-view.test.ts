@@ -37,5 +37,10 @@ describe('components/events/describe-view', () => {
       ),
       'with not 80 Billing types, not Joined org',
     );
+    // Chosen whole, the same: it named the 80 types one by one.
+    assert.equal(
+      describeFiltersPhrase({ ...DEFAULT_VIEW, types: [...billing.types].sort() }, 'UTC'),
+      'with event type 80 Billing types',
+    );
   });
 });

@@ -11,10 +11,20 @@ import { formatTimestamp, formatZoneOffset } from '@/lib/domain/dates';
 /** Names a view's filters in words, for the results line and the empty state. */
 export function describeFilters(view: EventsView, zone: string): string[] {
   const parts: string[] = [];
-  if (view.types.length) {
-    parts.push(`event type ${view.types.map((type) => eventTypeLabel(type)).join(', ')}`);
+  const chips = filterChips(view);
+  // Included types as the bar's chips group them: a category chosen whole
+  // named 78 types one by one, thirteen lines above the table.
+  const included = chips.filter((chip) => chip.key === 'eventType' && !chip.negate);
+  if (included.length) {
+    parts.push(
+      `event type ${included
+        .map((chip) =>
+          chip.types ? `${chip.types.length} ${chip.value} types` : eventTypeLabel(chip.value),
+        )
+        .join(', ')}`,
+    );
   }
-  for (const chip of filterChips(view)) {
+  for (const chip of chips) {
     if (chip.key === 'eventType' && !chip.negate) continue;
     if (chip.key !== 'eventType') parts.push(chip.text);
     else if (chip.types) parts.push(`not ${chip.types.length} ${chip.value} types`);

@@ -39,16 +39,25 @@ type Props = {
   onClose?: () => void;
 };
 
-/** The values to list: the top ones, plus any chosen value the top ones do not include. */
+/**
+ * Chosen or left-out values outside the top ones listed above them, at
+ * most: a category left out in the type picker put its 78 types there,
+ * crossed out, 4,000 px of them before the counts (the bar above names
+ * them all, and removes them).
+ */
+export const PINNED_VALUES_SHOWN = 5;
+
+/** The values to list: the top ones, plus the first chosen values the top ones do not include. */
 function listedValues(values: readonly FacetValue[], chosen: readonly string[]) {
   const listed = new Set(values.map((item) => item.value));
-  const missing = chosen
-    .filter((value) => !listed.has(value))
-    .map((value) => ({ value, count: null }));
-  return [
-    ...missing,
-    ...values.map((item) => ({ value: item.value, count: item.count as number | null })),
-  ];
+  const missing = chosen.filter((value) => !listed.has(value));
+  return {
+    rows: [
+      ...missing.slice(0, PINNED_VALUES_SHOWN).map((value) => ({ value, count: null })),
+      ...values.map((item) => ({ value: item.value, count: item.count as number | null })),
+    ],
+    notShown: Math.max(0, missing.length - PINNED_VALUES_SHOWN),
+  };
 }
 
 /**
@@ -89,7 +98,7 @@ export const FacetSidebar = memo(function FacetSidebar({
         const values = counted ?? [];
         const chosen = chipValues(filters, key);
         const excluded = chipValues(filters, key, true);
-        const listed = listedValues(values, [...chosen, ...excluded]);
+        const { rows: listed, notShown } = listedValues(values, [...chosen, ...excluded]);
         return (
           <section key={field} className="facet" data-field={field}>
             <h3>
@@ -155,6 +164,11 @@ export const FacetSidebar = memo(function FacetSidebar({
                   </li>
                 );
               })}
+              {notShown > 0 ? (
+                <li className="muted small" data-testid="facet-not-shown">
+                  {NUMBER.format(notShown)} more chosen or left out: see the filter bar
+                </li>
+              ) : null}
             </ul>
           </section>
         );

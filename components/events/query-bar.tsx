@@ -11,6 +11,8 @@ import {
   filterChips,
   NO_FILTERS,
   removeChip,
+  resolveChipKey,
+  tokenize,
 } from '@/lib/client/query-syntax';
 
 type Props = {
@@ -91,12 +93,20 @@ export const QueryBar = memo(function QueryBar({
     }
   };
 
-  // A value typed in part (`type:joined_o`) would be refused as it is: when
-  // one suggestion completes it, Enter takes that one.
-  const onlySuggestionNeeded = () =>
-    options.length === 1 &&
-    options[0]!.isValue &&
-    applyQuery(filters, token.text, knownTypes).problems.length > 0;
+  // An event type typed in part (`type:joined_o`) would be refused as it
+  // is: when one suggestion completes it, Enter takes that one. Not other
+  // fields: `ip:70.197` completed to one address of the top ten filtered on
+  // one host where a network was meant.
+  const onlySuggestionNeeded = () => {
+    const typed = tokenize(token.text)[0];
+    return (
+      options.length === 1 &&
+      options[0]!.isValue &&
+      typed?.kind === 'field' &&
+      resolveChipKey(typed.name) === 'eventType' &&
+      applyQuery(filters, token.text, knownTypes).problems.length > 0
+    );
+  };
 
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {

@@ -128,6 +128,37 @@ describe('lib/client/query-syntax', () => {
     assert.equal(text.filters.q, 'https x io fe80 1 abcd 2 note');
   });
 
+  it('guesses a key only for names long enough to be typos of one, reads eventTypeName as type, and keeps letter-led IPv6 addresses as text', () => {
+    const hint = (input: string) => applyQuery(NO_FILTERS, input, CATALOGUE).problems[0] ?? '';
+    for (const input of ['q:alice', 'id:6b0c7aeda848b9d0965730d3', 'to:2026-02-01', 'after:x']) {
+      assert.doesNotMatch(hint(input), /did you mean/, input);
+      assert.match(hint(input), /is not a field/, input);
+    }
+    assert.match(hint('usr:x'), /did you mean user:\?/);
+    assert.match(hint('clustr:x'), /did you mean cluster:\?/);
+    assert.deepEqual(applyQuery(NO_FILTERS, 'eventTypeName:JOINED_ORG', CATALOGUE).filters.types, [
+      'JOINED_ORG',
+    ]);
+    const ipv6 = applyQuery(NO_FILTERS, 'face:b00c::1 dead:beef::1/64', CATALOGUE);
+    assert.deepEqual(ipv6.problems, []);
+    assert.equal(ipv6.filters.q, 'face b00c 1 dead beef 64');
+  });
+
+  it('says how many values of a pasted list are over the limit of 100, keeping the first ones typed', () => {
+    const addresses = Array.from({ length: 120 }, (_, i) => `10.0.0.${i + 1}`);
+    const { filters, problems } = applyQuery(
+      NO_FILTERS,
+      `ip:${[...addresses, '94.120.18.88'].join(',')}`,
+      CATALOGUE,
+    );
+    assert.equal(filters.fields.remoteAddress?.length, 100);
+    assert.ok(filters.fields.remoteAddress?.includes('10.0.0.100'));
+    assert.ok(!filters.fields.remoteAddress?.includes('10.0.0.101'));
+    assert.deepEqual(problems, [
+      'ip: at most 100 values at once; 21 not applied (10.0.0.101, 10.0.0.102, 10.0.0.103, …)',
+    ]);
+  });
+
   it('hands back the refused chips as typed, to be fixed in the box', () => {
     const { filters, problems, refused } = applyQuery(
       NO_FILTERS,
@@ -171,6 +202,12 @@ describe('lib/client/query-syntax', () => {
     assert.equal(billing.types.length, 80);
     const withoutBilling = removeChip(filters, chips[few.length]!);
     assert.deepEqual(withoutBilling, { ...filters, excludeTypes: ['DATA_EXPLORER'] });
+    // Part of a category (a pattern, or the types with events) says so.
+    const credit = billing.types.filter((type) => type.startsWith('CREDIT_'));
+    assert.equal(
+      filterChips({ ...NO_FILTERS, excludeTypes: [...credit].sort() })[0]!.text,
+      `-type:Billing (${credit.length} of ${billing.types.length} types)`,
+    );
     // Chosen rather than left out, the same.
     const chosen = filterChips({ ...NO_FILTERS, types: [...billing.types].sort() });
     assert.equal(chosen.length, 1);

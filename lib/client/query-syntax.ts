@@ -58,6 +58,8 @@ export const NO_FILTERS: InvestigationFilters = {
 /** Short names for common keys; each key's own name (any letter case) works too. */
 export const KEY_ALIASES: Readonly<Record<string, ChipKey>> = {
   type: 'eventType',
+  // The field's name in an event's JSON and in the facets.
+  eventTypeName: 'eventType',
   cluster: 'clusterName',
   ip: 'remoteAddress',
   user: 'username',
@@ -75,7 +77,7 @@ export const CHIP_KEYS: readonly ChipKey[] = ['eventType', 'actor', ...FILTER_FI
 
 const KEY_BY_NAME: ReadonlyMap<string, ChipKey> = new Map([
   ...CHIP_KEYS.map((key) => [key.toLowerCase(), key] as const),
-  ...Object.entries(KEY_ALIASES),
+  ...Object.entries(KEY_ALIASES).map(([alias, key]) => [alias.toLowerCase(), key] as const),
 ]);
 
 /** The name a chip shows: the shortest alias, or the key's own name. */
@@ -165,16 +167,31 @@ export function tokenize(input: string): Token[] {
 }
 
 function looksLikeField(name: string, value: string): boolean {
-  return /^[A-Za-z_]+$/.test(name) && value.trim() !== '' && !/^[/:]/.test(value);
+  return (
+    /^[A-Za-z_]+$/.test(name) &&
+    value.trim() !== '' &&
+    !/^[/:]/.test(value) &&
+    // An IPv6 address whose first group is letters (`face:b00c::1`).
+    !parseIp(`${name}:${value}`.replace(/\/\d+$/, ''))
+  );
 }
 
-/** The key a mistyped name most likely meant: one it starts, or one a typo or two away. */
+/**
+ * The key a mistyped name most likely meant: one it starts (three letters
+ * or more), or one a typo away (two from six letters on). Shorter names get
+ * no guess: every two letters are a typo or two from `ip`, `op` or `db`
+ * (`id:`, `to:`, `q:` are no such typos).
+ */
 export function nearestKeyName(name: string): string | null {
   const lower = name.toLowerCase();
+  if (lower.length < 3) return null;
+  const allowed = lower.length >= 6 ? 2 : 1;
   let best: { name: string; distance: number } | null = null;
   for (const candidate of KEY_BY_NAME.keys()) {
     const distance = candidate.startsWith(lower) ? 0 : editDistance(lower, candidate);
-    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
+    if (distance <= allowed && (!best || distance < best.distance)) {
+      best = { name: candidate, distance };
+    }
   }
   if (!best) return null;
   return chipKeyName(KEY_BY_NAME.get(best.name)!);
@@ -287,12 +304,21 @@ export function applyChip(
     });
     if (accepted.length === 0) return { filters, problems };
   }
-  if (key === 'actor') {
-    const actor = unique([...filters.actor, ...accepted]).slice(0, MAX_FILTER_VALUES);
-    return { filters: { ...filters, actor }, problems };
+  // The current values, then the new ones in the order typed, up to the
+  // API's limit; the rest is said, not dropped without a word (a pasted
+  // list of 121 addresses lost the one with events).
+  const current = key === 'actor' ? filters.actor : (filters.fields[key] ?? []);
+  const combined = [...new Set([...current, ...accepted])];
+  if (combined.length > MAX_FILTER_VALUES) {
+    const left = combined.length - MAX_FILTER_VALUES;
+    problems.push(
+      `${chipKeyName(key)}: at most ${MAX_FILTER_VALUES} values at once; ${left} not applied (${combined
+        .slice(MAX_FILTER_VALUES, MAX_FILTER_VALUES + 3)
+        .join(', ')}${left > 3 ? ', …' : ''})`,
+    );
   }
-  const current = filters.fields[key] ?? [];
-  const next = unique([...current, ...accepted]).slice(0, MAX_FILTER_VALUES);
+  const next = unique(combined.slice(0, MAX_FILTER_VALUES));
+  if (key === 'actor') return { filters: { ...filters, actor: next }, problems };
   return { filters: { ...filters, fields: { ...filters.fields, [key]: next } }, problems };
 }
 
@@ -388,7 +414,11 @@ export function filterChips(filters: InvestigationFilters): Chip[] {
           key: 'eventType',
           value: category!,
           negate,
-          text: `${negate ? '-' : ''}type:${category} (${group.length} types)`,
+          text: `${negate ? '-' : ''}type:${category} (${
+            group.length < categoryOf(type)!.types.length
+              ? `${group.length} of ${categoryOf(type)!.types.length}`
+              : group.length
+          } types)`,
           types: group,
         });
       }
