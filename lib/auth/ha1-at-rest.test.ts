@@ -11,7 +11,12 @@ import { authorizationHeader, parseChallenge } from '../../tests/helpers/digest-
 import { computeHa1, issueApiKey } from './api-keys';
 import { authenticate } from './authenticate';
 import { signIn } from './dashboard-session';
-import { Ha1SealingError, reencryptAllHa1, unsealedKeysWarning } from './ha1-at-rest';
+import {
+  assertServesSealedKeys,
+  Ha1SealingError,
+  reencryptAllHa1,
+  unsealedKeysWarning,
+} from './ha1-at-rest';
 
 const ORG = '5f00000000000000000000a1';
 const SECRET = 'at-rest-test-secret-0123456789abcdef0123456789';
@@ -212,6 +217,31 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
       assert.equal(await unsealedKeysWarning(store), null);
     } finally {
       setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    }
+  });
+
+  test('a rotation: a server set to the new secret with the old one as ORG_EVENTS_PREVIOUS_SECRET still authenticates keys sealed with the old one', async () => {
+    const { record, privateKey } = await issueApiKey(store, {
+      orgId: ORG,
+      role: 'ORG_MEMBER',
+      description: 'rotation',
+      realm: getConfig().DIGEST_REALM,
+    });
+    const key = { publicKey: record.publicKey, privateKey };
+    try {
+      setConfigForTesting({ ORG_EVENTS_SECRET: OTHER_SECRET, ORG_EVENTS_PREVIOUS_SECRET: SECRET });
+      assert.equal(await digestAccepts(store, key), true, 'Digest, sealed with the previous');
+      assert.equal(await signInAccepts(store, key), true, 'sign-in, sealed with the previous');
+      await assertServesSealedKeys(store);
+      // Without the previous secret, the new one alone opens nothing yet.
+      setConfigForTesting({
+        ORG_EVENTS_SECRET: OTHER_SECRET,
+        ORG_EVENTS_PREVIOUS_SECRET: undefined,
+      });
+      assert.equal(await digestAccepts(store, key), false, 'Digest, new secret alone');
+      await assert.rejects(assertServesSealedKeys(store), Ha1SealingError);
+    } finally {
+      setConfigForTesting({ ORG_EVENTS_SECRET: SECRET, ORG_EVENTS_PREVIOUS_SECRET: undefined });
     }
   });
 });

@@ -36,6 +36,33 @@ export function ha1AtRestKey(
   return cachedKey.key;
 }
 
+let cachedPreviousKey: { secret: string; key: Buffer } | undefined;
+
+/**
+ * The at-rest key of ORG_EVENTS_PREVIOUS_SECRET, or null: during a rotation
+ * a server set to the new secret still opens the keys sealed with the old
+ * one until `keys rehash` has sealed them again. Without it, instances
+ * restarted on the new secret before the rehash (or still on the old one
+ * after it) refused every client, each refusal counted in the shared
+ * throttle: the right keys were locked out everywhere.
+ */
+function previousAtRestKey(): Buffer | null {
+  const secret = getConfig().ORG_EVENTS_PREVIOUS_SECRET;
+  if (!secret) return null;
+  if (cachedPreviousKey?.secret !== secret) {
+    cachedPreviousKey = { secret, key: deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest') };
+  }
+  return cachedPreviousKey.key;
+}
+
+/** A stored value opened with the configured secret, else with the previous one. */
+function openWithConfigured(apiKeyId: string, field: Ha1Field, stored: string): string | null {
+  const opened = openHa1(ha1AtRestKey(), apiKeyId, field, stored);
+  if (opened !== null || !isSealedHa1(stored)) return opened;
+  const previous = previousAtRestKey();
+  return previous ? openHa1(previous, apiKeyId, field, stored) : null;
+}
+
 function associatedData(apiKeyId: string, field: Ha1Field): Buffer {
   return Buffer.from(`org-events:ha1:${field}:${apiKeyId}`, 'utf8');
 }
@@ -99,9 +126,10 @@ export async function sealedKeysProblem(
 ): Promise<'no secret' | 'wrong secret' | null> {
   const sealed = (await store.listApiKeys()).filter((k) => isSealedHa1(k.ha1Md5));
   if (sealed.length === 0) return null;
-  const key = ha1AtRestKey();
-  if (!key) return 'no secret';
-  return sealed.some((k) => openHa1(key, k.id, 'md5', k.ha1Md5) !== null) ? null : 'wrong secret';
+  if (!ha1AtRestKey()) return 'no secret';
+  return sealed.some((k) => openWithConfigured(k.id, 'md5', k.ha1Md5) !== null)
+    ? null
+    : 'wrong secret';
 }
 
 /**
@@ -181,17 +209,15 @@ export async function unsealedKeysWarning(
   );
 }
 
-/** A key record's HA1 for verification, opened with the configured secret; null when unusable. */
+/**
+ * A key record's HA1 for verification, opened with the configured secret (or
+ * ORG_EVENTS_PREVIOUS_SECRET, during a rotation); null when unusable.
+ */
 export function recordHa1(
   record: Pick<ApiKeyRecord, 'id' | 'ha1Md5' | 'ha1Sha256'>,
   field: Ha1Field,
 ): string | null {
-  return openHa1(
-    ha1AtRestKey(),
-    record.id,
-    field,
-    field === 'md5' ? record.ha1Md5 : record.ha1Sha256,
-  );
+  return openWithConfigured(record.id, field, field === 'md5' ? record.ha1Md5 : record.ha1Sha256);
 }
 
 export type Ha1Values = Pick<ApiKeyRecord, 'ha1Md5' | 'ha1Sha256'>;
