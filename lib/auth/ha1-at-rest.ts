@@ -23,20 +23,25 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const PLAIN_HEX: Record<Ha1Field, RegExp> = { md5: /^[0-9a-f]{32}$/, sha256: /^[0-9a-f]{64}$/ };
 
-let cachedKey: { secret: string; key: Buffer } | undefined;
+/** Derived keys by secret: the configured one and, during a rotation, the previous one. */
+const derivedKeys = new Map<string, Buffer>();
+
+function atRestKeyOf(secret: string): Buffer {
+  let key = derivedKeys.get(secret);
+  if (!key) {
+    if (derivedKeys.size >= 4) derivedKeys.clear();
+    key = deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest');
+    derivedKeys.set(secret, key);
+  }
+  return key;
+}
 
 /** The at-rest key for a secret (default: the configured one), or null without one. */
 export function ha1AtRestKey(
   secret: string | undefined = getConfig().ORG_EVENTS_SECRET,
 ): Buffer | null {
-  if (!secret) return null;
-  if (cachedKey?.secret !== secret) {
-    cachedKey = { secret, key: deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest') };
-  }
-  return cachedKey.key;
+  return secret ? atRestKeyOf(secret) : null;
 }
-
-let cachedPreviousKey: { secret: string; key: Buffer } | undefined;
 
 /**
  * The at-rest key of ORG_EVENTS_PREVIOUS_SECRET, or null: during a rotation
@@ -48,11 +53,7 @@ let cachedPreviousKey: { secret: string; key: Buffer } | undefined;
  */
 function previousAtRestKey(): Buffer | null {
   const secret = getConfig().ORG_EVENTS_PREVIOUS_SECRET;
-  if (!secret) return null;
-  if (cachedPreviousKey?.secret !== secret) {
-    cachedPreviousKey = { secret, key: deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest') };
-  }
-  return cachedPreviousKey.key;
+  return secret ? atRestKeyOf(secret) : null;
 }
 
 /** A stored value opened with the configured secret, else with the previous one. */
@@ -246,7 +247,7 @@ export async function reencryptAllHa1(
 ): Promise<ReencryptReport> {
   const current = ha1AtRestKey(options.secret ?? getConfig().ORG_EVENTS_SECRET);
   if (!current) throw new Error('ORG_EVENTS_SECRET is not set: there is no key to encrypt with');
-  const openers = [current, ...(options.previousSecrets ?? []).map(deriveAtRestKey)];
+  const openers = [current, ...(options.previousSecrets ?? []).map(atRestKeyOf)];
   const report: ReencryptReport = { sealed: [], resealed: [], unreadable: [] };
   for (const key of await store.listApiKeys()) {
     const open = (field: Ha1Field, stored: string) => {
@@ -270,8 +271,4 @@ export async function reencryptAllHa1(
     (wasSealed ? report.resealed : report.sealed).push(key.publicKey);
   }
   return report;
-}
-
-function deriveAtRestKey(secret: string): Buffer {
-  return deriveKey(Buffer.from(secret, 'utf8'), 'ha1-at-rest');
 }
