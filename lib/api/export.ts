@@ -18,7 +18,7 @@ import {
 import { checkEventTypes, storeFilter } from './events';
 import { parseExportParams } from './params';
 import { eventJson, HOSTED_ONLY_FIELDS } from './serialize';
-import type { StreamingBody } from './types';
+import { ClientStalledError, type StreamingBody } from './types';
 
 /** The header X-Total-Count: how many events the body holds, counted in its snapshot. */
 export const TOTAL_COUNT_HEADER = 'X-Total-Count';
@@ -176,7 +176,7 @@ function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
   return {
     async read() {
       clearTimeout(idle);
-      if (stalled) throw new Error(`the client read nothing of the export for ${idleMs / 1000} s`);
+      if (stalled) throw new ClientStalledError(idleMs / 1000);
       try {
         const chunk = await body.read();
         if (chunk === null) await end();

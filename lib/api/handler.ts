@@ -26,6 +26,7 @@ import { parseFormat, parseQuery, type QueryParam } from './params';
 import { matchRoute, serveOperation } from './routes';
 import { formatBody, HOSTED_ONLY_FIELDS } from './serialize';
 import {
+  ClientStalledError,
   PLAIN_FORMAT,
   type ApiRequest,
   type ApiResponse,
@@ -231,8 +232,9 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
 /**
  * The stream, writing its request's log line once, when it ends: read out
  * (the response's status), cancelled first (499, as the front door logs a
- * response cut short: the client went away), or failed (500 with the error;
- * the client saw a cut connection).
+ * response cut short: the client went away), ended for a client that took
+ * nothing for too long (408), or failed (500 with the error; the client saw
+ * a cut connection).
  */
 function loggedAtEnd(
   stream: StreamingBody,
@@ -253,8 +255,11 @@ function loggedAtEnd(
         if (chunk === null) once(status);
         return chunk;
       } catch (error) {
-        facts.err = error;
-        once(500);
+        if (error instanceof ClientStalledError) once(408);
+        else {
+          facts.err = error;
+          once(500);
+        }
         throw error;
       }
     },

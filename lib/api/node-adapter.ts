@@ -3,7 +3,7 @@ import { errorJson, unexpectedError } from '@/lib/domain/errors';
 import { wireFactsOf } from '@/lib/http/front-door';
 import { getLogger } from '@/lib/ops/log';
 import { handleApiRequest, type ApiHandler } from './handler';
-import type { ApiRequest, ApiResponse, StreamingBody } from './types';
+import { type ApiRequest, type ApiResponse, ClientStalledError, type StreamingBody } from './types';
 
 /**
  * node:http <-> the API's request/response. Used by server.ts (the fast path
@@ -93,7 +93,9 @@ async function sendStream(
     }
     res.end();
   } catch (error) {
-    getLogger().error({ err: error, requestId: wireFactsOf(req)?.requestId }, 'stream failure');
+    const details = { err: error, requestId: wireFactsOf(req)?.requestId };
+    if (error instanceof ClientStalledError) getLogger().warn(details, 'stream ended: client idle');
+    else getLogger().error(details, 'stream failure');
     res.destroy(error instanceof Error ? error : new Error(String(error)));
   } finally {
     res.off('close', cancel);

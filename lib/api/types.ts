@@ -27,6 +27,18 @@ export type StreamingBody = {
   cancel(): Promise<void>;
 };
 
+/**
+ * A streamed body ended because its client took nothing of it for too long
+ * (EXPORT_IDLE_SECONDS): the client's doing, logged as 408, never as an
+ * unexpected 500 (which alerts on 5xx fired for).
+ */
+export class ClientStalledError extends Error {
+  constructor(idleSeconds: number) {
+    super(`the client read nothing of the body for ${idleSeconds} s`);
+    this.name = 'ClientStalledError';
+  }
+}
+
 export type ApiResponse = {
   status: number;
   headers: [string, string][];
