@@ -570,3 +570,29 @@ describe('SQLite facets reading a whole filtered set', () => {
     }
   });
 });
+
+describe('SQLite file permissions', () => {
+  test("a new database and its WAL are readable by their owner alone; an existing file's mode is kept", async () => {
+    // They were created 0644: every local user could copy the key hashes
+    // (and, without ORG_EVENTS_SECRET, the server's secret).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-mode-'));
+    const file = path.join(dir, 'nested', 'events.db');
+    const mode = (f: string) => fs.statSync(f).mode & 0o777;
+    try {
+      const store = await SqliteStore.open(file);
+      await store.createOrg({ id: '5f00000000000000000000b7', name: 'Mode', created: 0 });
+      assert.equal(mode(file), 0o600);
+      assert.ok(fs.existsSync(`${file}-wal`));
+      assert.equal(mode(`${file}-wal`), 0o600);
+      await store.close();
+      const shared = path.join(dir, 'shared.db');
+      fs.writeFileSync(shared, '');
+      fs.chmodSync(shared, 0o640);
+      const other = await SqliteStore.open(shared);
+      await other.close();
+      assert.equal(mode(shared), 0o640);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

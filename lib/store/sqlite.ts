@@ -391,8 +391,14 @@ export class SqliteStore extends KyselyStore {
     filename: string,
     { busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS }: { busyTimeoutMs?: number } = {},
   ): Promise<SqliteStore> {
-    if (filename !== ':memory:')
+    if (filename !== ':memory:') {
       fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+      // A new database is its owner's alone (SQLite gives its -wal and -shm
+      // files the same mode): it holds the key hashes, and without
+      // ORG_EVENTS_SECRET the server's secret too. It was created 0644,
+      // readable by every local user. An existing file keeps its mode.
+      fs.closeSync(fs.openSync(filename, 'a', 0o600));
+    }
     const sqlite = new BetterSqlite3(filename);
     try {
       return await retryWhileBusy(() => SqliteStore.prepare(sqlite, busyTimeoutMs), busyTimeoutMs);
