@@ -8,7 +8,7 @@ import {
   parseIp,
   words,
 } from '@/lib/domain/filters';
-import { categoryOf } from '@/lib/domain/catalog';
+import { categoryOf, type EventCategory } from '@/lib/domain/catalog';
 import { EVENT_TYPE_PATTERN } from '@/lib/domain/limits';
 import { splitValueList } from '@/lib/domain/value-list';
 
@@ -399,25 +399,24 @@ export function filterChips(filters: InvestigationFilters): Chip[] {
       text: `${negate ? '-' : ''}${chipKeyName(key)}:${quoteIfNeeded(value)}`,
     });
   const pushTypes = (types: readonly string[], negate: boolean) => {
-    const byCategory = new Map<string, string[]>();
+    const byCategory = new Map<EventCategory, string[]>();
     for (const type of types) {
-      const category = categoryOf(type)?.name;
+      const category = categoryOf(type);
       if (category) byCategory.set(category, [...(byCategory.get(category) ?? []), type]);
     }
     for (const type of types) {
-      const category = categoryOf(type)?.name;
+      const category = categoryOf(type);
       const group = category ? byCategory.get(category)! : [];
-      if (group.length < TYPES_PER_CATEGORY_CHIP) push('eventType', type, negate);
+      if (!category || group.length < TYPES_PER_CATEGORY_CHIP) push('eventType', type, negate);
       else if (group[0] === type) {
+        const size = category.types.length;
         chips.push({
-          id: `${negate ? '-' : ''}category:${category}`,
+          id: `${negate ? '-' : ''}category:${category.name}`,
           key: 'eventType',
-          value: category!,
+          value: category.name,
           negate,
-          text: `${negate ? '-' : ''}type:${category} (${
-            group.length < categoryOf(type)!.types.length
-              ? `${group.length} of ${categoryOf(type)!.types.length}`
-              : group.length
+          text: `${negate ? '-' : ''}type:${category.name} (${
+            group.length < size ? `${group.length} of ${size}` : group.length
           } types)`,
           types: group,
         });
