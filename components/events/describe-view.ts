@@ -5,8 +5,13 @@ import {
   RANGE_PRESET_LABELS,
   type RangePreset,
 } from '@/lib/client/url-state';
-import { filterChips } from '@/lib/client/query-syntax';
+import { type Chip, filterChips } from '@/lib/client/query-syntax';
 import { formatTimestamp, formatZoneOffset } from '@/lib/domain/dates';
+
+/** An event type chip in words: its type's label, or its category's size and name. */
+function typesOfChip(chip: Chip): string {
+  return chip.types ? `${chip.types.length} ${chip.value} types` : eventTypeLabel(chip.value);
+}
 
 /** Names a view's filters in words, for the results line and the empty state. */
 export function describeFilters(view: EventsView, zone: string): string[] {
@@ -16,19 +21,12 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   // named 78 types one by one, thirteen lines above the table.
   const included = chips.filter((chip) => chip.key === 'eventType' && !chip.negate);
   if (included.length) {
-    parts.push(
-      `event type ${included
-        .map((chip) =>
-          chip.types ? `${chip.types.length} ${chip.value} types` : eventTypeLabel(chip.value),
-        )
-        .join(', ')}`,
-    );
+    parts.push(`event type ${included.map(typesOfChip).join(', ')}`);
   }
   for (const chip of chips) {
     if (chip.key === 'eventType' && !chip.negate) continue;
     if (chip.key !== 'eventType') parts.push(chip.text);
-    else if (chip.types) parts.push(`not ${chip.types.length} ${chip.value} types`);
-    else parts.push(`not ${eventTypeLabel(chip.value)}`);
+    else parts.push(`not ${typesOfChip(chip)}`);
   }
   if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
   const at = (millis: number) =>
