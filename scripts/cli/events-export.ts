@@ -190,7 +190,8 @@ export async function exportEventsCommand(
       const rate = opened.eventsRead() / Math.max(progress.elapsed(), 1e-3);
       progress.update(opened.eventsRead(), `${formatNumber(rate)} events/s`);
     }
-    if (cancelled) throw new CommandError('Export cancelled');
+    // 130, as the other commands stopped by a signal: a shell's Ctrl-C code.
+    if (cancelled) throw new CommandError('Export cancelled', EXIT.interrupted);
     if (opened.eventsRead() !== opened.totalCount) {
       throw new CommandError(
         `The export holds ${opened.eventsRead()} events, not the ${opened.totalCount} counted: nothing was written`,

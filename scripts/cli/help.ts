@@ -144,6 +144,6 @@ Exit codes:
   ${EXIT.interrupted} import, seed, imports undo, events prune, or mirror without --follow, stopped by
       SIGINT/SIGTERM (Ctrl-C) before it was done: what was written stays, the summary is
       printed (an import's run recorded as interrupted); run again, it skips what is
-      stored, or goes on deleting, or resumes
+      stored, or goes on deleting, or resumes. events export stopped so: no file is left
   ${EXIT.readerGone} whatever read the output stopped reading (| head): the command ends there, quietly
 `;

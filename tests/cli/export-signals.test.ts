@@ -24,7 +24,7 @@ describe('CLI: events export stopped by a signal', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    test(`${signal} during events export cancels it: no file, no .partial left behind, an error in --json`, async () => {
+    test(`${signal} during events export cancels it: no file, no .partial left behind, an error in --json, exit 130`, async () => {
       const target = path.join(dir, `events-${signal}.ndjson`);
       const child = startCli(
         db,
@@ -44,10 +44,10 @@ describe('CLI: events export stopped by a signal', () => {
       );
       assert.ok(sent, stderr);
       assert.equal(killedBy, null, `killed by ${killedBy}: the signal was not handled`);
-      assert.equal(code, 1, stderr);
+      assert.equal(code, 130, stderr);
       assert.match(stderr, /Export cancelled/);
       assert.deepEqual(JSON.parse(stdout), {
-        error: { code: 'failed', message: 'Export cancelled', exitCode: 1 },
+        error: { code: 'failed', message: 'Export cancelled', exitCode: 130 },
       });
       assert.deepEqual(
         fs.readdirSync(dir).filter((name) => name.includes('.ndjson')),
