@@ -21,6 +21,7 @@ import { HELP } from './cli/help';
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   migrate: async () => (await import('./cli/admin-commands')).migrate,
+  backup: async () => (await import('./cli/admin-commands')).backup,
   orgs: async () => (await import('./cli/admin-commands')).orgs,
   keys: async () => (await import('./cli/admin-commands')).keys,
   seed: async () => (await import('./cli/bulk-commands')).seed,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
 import { reencryptAllHa1 } from '@/lib/auth/ha1-at-rest';
 import { getConfig } from '@/lib/config';
@@ -15,6 +17,7 @@ import {
   UsageError,
 } from './args';
 import { type Command, type CommandContext, isoTime, table } from './context';
+import { formatBytes, jsonSeconds } from './progress';
 
 // ---- migrate -----------------------------------------------------------------
 
@@ -24,6 +27,56 @@ export const migrate: Command = async (args, context) => {
   await context.store();
   context.say('The database is up to date.');
   context.emit({ migrated: true });
+  return EXIT.ok;
+};
+
+// ---- backup --------------------------------------------------------------------
+
+/**
+ * `backup --out FILE`: a consistent copy of a SQLite store, taken while the
+ * servers go on serving (SqliteStore.backupInto). Written under a temporary
+ * name beside FILE and renamed when complete, so FILE is never half a copy;
+ * an existing FILE is left alone. PostgreSQL has pg_dump for this.
+ */
+export const backup: Command = async (args, context) => {
+  const { values } = parseCommand(args, { out: { type: 'string' } }, { min: 0, max: 0, names: '' });
+  const target = requireOption(values.out, '--out');
+  const store = await context.store();
+  // Loaded here: the other commands of this module never need the engine's class.
+  const { SqliteStore } = await import('@/lib/store/sqlite');
+  if (!(store instanceof SqliteStore)) {
+    throw new CommandError(
+      'backup copies a SQLite store; back up PostgreSQL with pg_dump (see Backups in the README)',
+    );
+  }
+  if (fs.existsSync(target))
+    throw new CommandError(`${target} already exists: nothing was written`);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.partial`,
+  );
+  const started = performance.now();
+  // Created here, empty, owner-only: the copy keeps this mode and holds the key hashes.
+  try {
+    fs.closeSync(fs.openSync(temporary, 'wx', 0o600));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new CommandError(`Cannot write in ${path.dirname(path.resolve(target))} (${reason})`);
+  }
+  try {
+    store.backupInto(temporary);
+    // A link refuses an existing name, where a rename would replace a file
+    // that appeared meanwhile.
+    fs.linkSync(temporary, target);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+  const bytes = fs.statSync(target).size;
+  const seconds = (performance.now() - started) / 1000;
+  context.say(
+    `Backed up the database (${formatBytes(bytes)}) to ${target} in ${seconds.toFixed(1)} s.`,
+  );
+  context.emit({ file: target, bytes, seconds: jsonSeconds(seconds) });
   return EXIT.ok;
 };
 
