@@ -5,10 +5,34 @@ import { ListingOrder } from './listing-order';
 const S = Date.UTC(2025, 5, 1, 12, 0, 0);
 
 describe('ListingOrder', () => {
-  it('newest first: each second counts down from .999 in listing order; fractions are kept', () => {
+  it('newest first: each second counts down from .999 in listing order; fractions are kept, and the events listed after one go on below it', () => {
     const order = new ListingOrder();
     const keys = [S + 1000, S + 1000, S, S + 250, S, S].map((c) => order.sortKey(c));
-    assert.deepEqual(keys, [S + 1999, S + 1998, S + 999, S + 250, S + 998, S + 997]);
+    assert.deepEqual(keys, [S + 1999, S + 1998, S + 999, S + 250, S + 249, S + 248]);
+  });
+
+  it('a listing mixing a fraction with whole seconds sorts back in the order listed, either way', () => {
+    const newest = new ListingOrder();
+    const down = [S + 500, S, S, S - 1000].map((c) => newest.sortKey(c));
+    assert.deepEqual(down, [S + 500, S + 499, S + 498, S - 1]);
+    const oldest = new ListingOrder(false);
+    const up = [S - 1000, S, S + 500, S, S + 700, S].map((c) => oldest.sortKey(c));
+    assert.deepEqual(up, [S - 999, S + 1, S + 500, S + 501, S + 700, S + 701]);
+    // No room left below a fraction: ties, never above it or on the second.
+    const crowded = new ListingOrder();
+    assert.deepEqual(
+      [S + 2, S, S, S].map((c) => crowded.sortKey(c)),
+      [S + 2, S + 1, S + 1, S + 1],
+    );
+  });
+
+  it('a second before 1970 (year 0000 included) is spread within itself', () => {
+    const early = Date.parse('0000-01-01T00:00:10Z');
+    const order = new ListingOrder();
+    assert.deepEqual(
+      [early + 300, early, early].map((c) => order.sortKey(c)),
+      [early + 300, early + 299, early + 298],
+    );
   });
 
   it('oldest first: each second counts up from .001', () => {
@@ -36,6 +60,19 @@ describe('ListingOrder', () => {
     assert.deepEqual(
       [S, S, S - 1000].map((c) => order.sortKey(c)),
       [S + 499, S + 498, S - 1],
+    );
+  });
+
+  it('a listing restarted where this order left it goes on from its last key, a fraction included', () => {
+    const order = new ListingOrder();
+    assert.deepEqual(
+      [S, S + 500].map((c) => order.sortKey(c)),
+      [S + 999, S + 500],
+    );
+    order.restart(S, 2);
+    assert.deepEqual(
+      [S, S].map((c) => order.sortKey(c)),
+      [S + 499, S + 498],
     );
   });
 

@@ -12,12 +12,19 @@
  * `minDate` on the second takes them all, whichever order a file listed them
  * in (an oldest-first file's first event at .000 was counted in, its others
  * not). Past 999 events in one second the rest share the last key and then
- * the id decides. An event whose `created` has a fraction of its own keeps it.
+ * the id decides. An event whose `created` has a fraction of its own keeps it,
+ * and the whole-second events listed after it in its second go on from there
+ * (.499, .498, ... after a .500, newest first): counted from .999 regardless,
+ * an event listed after the .500 one was sorted before it, and a copy of a
+ * source holding both kinds (another org-events) listed them in another order.
  */
 const KEYS_PER_SECOND = 999;
 export class ListingOrder {
   private second = Number.NaN;
-  private ordinal = 0;
+  /** The sort key given to the last event of `second`, if any yet. */
+  private last: number | undefined;
+  /** Events of `second` given a key so far. */
+  private listedInSecond = 0;
 
   constructor(private readonly newestFirst = true) {}
 
@@ -25,20 +32,43 @@ export class ListingOrder {
    * A listing starts again (a mirror's next window or page). `listedBefore`
    * events of `second` came before it in the same listing: a page p > 1 of a
    * window exists only when pages 1..p-1 were all in the window's top second.
+   * When this order gave those very events their keys, it goes on from the
+   * last one (a fraction among them included); a run resuming another's page
+   * counts from .999 (or .001) past them.
    */
   restart(second?: number, listedBefore = 0): void {
+    if (second === this.second && listedBefore > 0 && listedBefore === this.listedInSecond) return;
     this.second = second ?? Number.NaN;
-    this.ordinal = listedBefore;
+    this.listedInSecond = listedBefore;
+    this.last =
+      second === undefined || listedBefore === 0
+        ? undefined
+        : this.newestFirst
+          ? second + KEYS_PER_SECOND + 1 - Math.min(listedBefore, KEYS_PER_SECOND)
+          : second + Math.min(listedBefore, KEYS_PER_SECOND);
   }
 
   /** The sort key of the next listed event, from its `created` (ms). */
   sortKey(created: number): number {
-    if (created % 1000 !== 0) return created;
-    if (created !== this.second) {
-      this.second = created;
-      this.ordinal = 0;
+    const second = Math.floor(created / 1000) * 1000;
+    if (second !== this.second) {
+      this.second = second;
+      this.last = undefined;
+      this.listedInSecond = 0;
     }
-    const step = Math.min(KEYS_PER_SECOND - 1, this.ordinal++);
-    return this.newestFirst ? created + 999 - step : created + 1 + step;
+    this.listedInSecond++;
+    if (created !== second) {
+      this.last = created;
+      return created;
+    }
+    const key = this.newestFirst
+      ? this.last === undefined
+        ? second + KEYS_PER_SECOND
+        : Math.max(second + 1, this.last - 1)
+      : this.last === undefined
+        ? second + 1
+        : Math.min(second + KEYS_PER_SECOND, this.last + 1);
+    this.last = key;
+    return key;
   }
 }

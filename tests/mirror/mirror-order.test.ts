@@ -108,6 +108,35 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
         source.close();
       }
     });
+    test('a source holding events with and without a fraction in one second (another org-events) is copied in its order', async () => {
+      // Shown as 12:00:01 (sorted by a hidden .600, .400, .300) and as
+      // 12:00:01.500, listed newest first as the source sorts them.
+      const second = BASE + 1000;
+      const at = [600, 500, 400, 300].map((ms) => second + ms);
+      const events: SourceEvent[] = at.map((hidden, i) => {
+        const id = objectIdAt(second, `00000000000000${(0x1f - i).toString(16)}`);
+        const shown = i === 1 ? hidden : second;
+        const doc = groupCreatedDocument({
+          at: shown,
+          id,
+          orgId: SOURCE_ORG,
+          groupId: objectIdAt(BASE, 'aaaaaaaaaaaa0001'),
+        });
+        return { id, at: hidden, doc };
+      });
+      assert.equal(events[1]!.doc.created, '2025-06-01T12:00:01.500Z');
+      const source = await listingSource(events);
+      try {
+        const { summary, events: copied } = await copyFrom(source.baseUrl, 2);
+        assert.equal(summary.copied, events.length);
+        assert.deepEqual(
+          copied.map((e) => e.id),
+          events.map((e) => e.id),
+        );
+      } finally {
+        source.close();
+      }
+    });
     test('a source serving fewer events a page than asked (it clamps itemsPerPage) still gives its order across a busy second of 999 events', async () => {
       // 999 is as many as a second's sort keys tell apart (ListingOrder: .999
       // down to .001). Each page's place in the second was counted in pages
