@@ -1209,6 +1209,37 @@ describe('import', () => {
     );
   });
 
+  test('a first line longer than format detection reads (16 MB): one record is NDJSON, its line reported and the rest imported; a one-line envelope streams', async () => {
+    const huge = JSON.stringify({ ...events[0], raw: { blob: 'x'.repeat(17 << 20) } });
+    const rest = events.slice(1, 4).map((e) => JSON.stringify(e));
+    const ndjson = await importEvents(
+      store,
+      write('huge-first.ndjson', [huge, ...rest].join('\n')),
+      {
+        orgId: ORG,
+      },
+    );
+    assert.equal(ndjson.format, 'ndjson');
+    assert.equal(ndjson.inserted, 3);
+    assert.deepEqual(
+      ndjson.issues.map((i) => [i.line, /larger than the 1,048,576-byte limit/.test(i.message)]),
+      [[1, true]],
+    );
+
+    await freshStore();
+    // 17 MB of small records on one line, in the API's own envelope.
+    const many = Array.from({ length: 17 << 10 }, (_, i) => ({
+      ...events[i % events.length]!,
+      id: `5f0000000000${(0x100000 + i).toString(16).padStart(12, '0')}`,
+      raw: { pad: 'y'.repeat(900) },
+    }));
+    const envelope = JSON.stringify({ links: [], results: many, totalCount: many.length });
+    assert.ok(envelope.length > 16 << 20);
+    const streamed = await importEvents(store, write('one-line.json', envelope), { orgId: ORG });
+    assert.equal(streamed.format, 'envelope');
+    assert.deepEqual([streamed.inserted, streamed.issues.length], [many.length, 0]);
+  });
+
   test('a record naming one key twice is reported, not silently merged', async () => {
     const record = JSON.stringify(events[0]).replace(/^\{/, '{"username":"first@example.com",');
     const report = await importEvents(store, write('twice.ndjson', record), { orgId: ORG });

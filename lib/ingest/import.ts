@@ -1128,6 +1128,15 @@ async function detectFormat(
     const lines = trimmed.split('\n');
     const complete = next.done ? lines : lines.slice(0, -1);
     const nonBlank = complete.filter((line) => line.trim() !== '');
+    if (nonBlank.length === 0 && !next.done && head.length > DETECT_LIMIT && trimmed[0] === '{') {
+      // A first line longer than detection reads: a list envelope on one
+      // line (or a page of NDJSON) has opened its records array by now, read
+      // as a stream; anything else is one record, NDJSON whose first line is
+      // over the record limit (reported and skipped, the rest imported: it
+      // was taken for an envelope and the whole import failed).
+      format = firstLinePrefixOpensRecords(trimmed) ? 'envelope' : 'ndjson';
+      break;
+    }
     if (nonBlank.length >= 2 || next.done || head.length > DETECT_LIMIT) {
       const first = firstLineShape(nonBlank[0]);
       if (trimmed[0] === '[') {
@@ -1206,6 +1215,13 @@ function firstLineShape(
   } catch {
     return splitter.foundTarget ? 'opensRecords' : 'other';
   }
+}
+
+/** Whether the start of a long first line is a list envelope that opened its records array. */
+function firstLinePrefixOpensRecords(prefix: string): boolean {
+  const splitter = new JsonArraySplitter();
+  splitter.push(prefix);
+  return !splitter.failed && splitter.foundTarget;
 }
 
 function parses(line: string | undefined): boolean {
