@@ -266,6 +266,23 @@ describe('values a URL asks for that the view leaves out', () => {
     );
   });
 
+  it('names an empty filter value, a search with no words and a preset overridden by dates, each left out of the view', () => {
+    const cases: [string, string][] = [
+      ['actor=', 'actor: an empty value'],
+      ['clusterName=%20', 'clusterName: an empty value'],
+      ['types=JOINED_ORG,', 'types: an empty value'],
+      ['q=%25%25%25', 'q=%%% has no words to search for'],
+      ['range=7d&from=2026-11-01', 'range=7d: from and to give the range instead'],
+    ];
+    for (const [query, problem] of cases) {
+      assert.deepEqual(notAppliedInUrl(new URLSearchParams(query), 'UTC'), [problem], query);
+    }
+    const view = parseEventsView(new URLSearchParams('actor=&clusterName=%20&q=%25%25%25'), 'UTC');
+    assert.deepEqual([view.actor, view.fields, view.q], [[], {}, '']);
+    // What the dashboard writes itself is never named: an empty search, a filter repeated.
+    assert.deepEqual(notAppliedInUrl(new URLSearchParams('q=&actor=a&actor=&range=7d'), 'UTC'), []);
+  });
+
   it('says so when a type is both included and excluded (the inclusion wins)', () => {
     const input = new URLSearchParams(
       'types=CLUSTER_INSTANCE_SWAPPED&excludeTypes=CLUSTER_INSTANCE_SWAPPED,JOINED_ORG',

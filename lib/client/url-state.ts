@@ -237,6 +237,14 @@ export function notAppliedInUrl(input: SearchParamsInput, localZone: string): st
   for (const type of new Set(listItems(listParam(input, 'excludeTypes')))) {
     if (included.has(type)) problems.push(`excludeTypes: ${type} is also in types, which wins`);
   }
+  // An empty item (`actor=`, `clusterName=%20`, `types=A,`) is no filter:
+  // the view goes without it, where the API refuses it (400).
+  for (const name of ['types', 'excludeTypes', ...FILTER_FIELDS, 'actor'] as const) {
+    const given = listParam(input, name);
+    if (given !== undefined && splitValueList(given).includes('')) {
+      problems.push(`${name}: an empty value`);
+    }
+  }
   for (const field of [...FILTER_FIELDS, 'actor'] as const) {
     const items = listItems(listParam(input, field));
     if (field === 'remoteAddress') {
@@ -250,14 +258,24 @@ export function notAppliedInUrl(input: SearchParamsInput, localZone: string): st
   }
   const q = first(input, 'q')?.trim() ?? '';
   if (q.length > MAX_Q_LENGTH) problems.push(`q: cut to ${MAX_Q_LENGTH} characters`);
+  if (q !== '' && words(q.slice(0, MAX_Q_LENGTH)).length === 0) {
+    problems.push(`q=${q.slice(0, 40)} has no words to search for`);
+  }
   const range = first(input, 'range');
-  if (range && !RANGE_PRESETS.some((preset) => preset === range)) {
+  const preset = RANGE_PRESETS.some((known) => known === range);
+  if (range && !preset) {
     problems.push(`range=${range} is not one of ${RANGE_PRESETS.join(', ')}`);
   }
   const from = first(input, 'from');
-  if (from && parseDateTime(from, zone) === null) problems.push(`from=${from} is not a date`);
+  const fromRead = from ? parseDateTime(from, zone) : null;
+  if (from && fromRead === null) problems.push(`from=${from} is not a date`);
   const to = first(input, 'to');
-  if (to && parseEndBound(to, zone) === null) problems.push(`to=${to} is not a date`);
+  const toRead = to ? parseEndBound(to, zone) : null;
+  if (to && toRead === null) problems.push(`to=${to} is not a date`);
+  // parseEventsView: explicit bounds win over a preset.
+  if (preset && (fromRead !== null || toRead !== null)) {
+    problems.push(`range=${range}: from and to give the range instead`);
+  }
   const size = first(input, 'size');
   if (size !== undefined && parseIntInRange(size, 1, MAX_PAGE_SIZE) === null) {
     problems.push(`size=${size} is not a page size from 1 to ${MAX_PAGE_SIZE}`);
