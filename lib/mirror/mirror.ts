@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getConfig } from '@/lib/config';
-import { parseDateTime } from '@/lib/domain/dates';
+import { FIRST_INSTANT, parseDateTime } from '@/lib/domain/dates';
 import { formatCreated, type NewEvent } from '@/lib/domain/event';
 import {
   mergedSkipped,
@@ -315,7 +315,11 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         });
 
   const windowOf = (segment: MirrorSegment): MirrorProgress['window'] => ({
-    minDate: segment.lo === undefined ? undefined : formatCreated(segment.lo),
+    // Never before 0000-01-01, the earliest a source reads: the catch-up's
+    // overlap (or an undo's wind-back) below a copy of year 0000's first
+    // minute asked for year -1, refused by the source at every later run.
+    minDate:
+      segment.lo === undefined ? undefined : formatCreated(Math.max(segment.lo, FIRST_INSTANT)),
     maxDate: segment.hi,
     pageNum: segment.pageNum,
   });

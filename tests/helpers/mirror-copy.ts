@@ -183,6 +183,20 @@ export async function listingSource(
     const url = new URL(req.url!, 'http://source');
     const min = url.searchParams.get('minDate');
     const max = url.searchParams.get('maxDate');
+    // As the real service (and this one): a date it cannot read is a 400.
+    const unreadable = [min, max].find((date) => date !== null && parseDateTime(date) === null);
+    if (unreadable !== undefined) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          detail: `Invalid value "${unreadable}" for query parameter ${unreadable === min ? 'minDate' : 'maxDate'}.`,
+          error: 400,
+          errorCode: 'INVALID_QUERY_PARAMETER',
+          parameters: [],
+          reason: 'Bad Request',
+        }),
+      );
+      return;
+    }
     const pageNum = Number(url.searchParams.get('pageNum') ?? 1);
     const itemsPerPage = Math.min(
       Number(url.searchParams.get('itemsPerPage') ?? 100),
