@@ -555,6 +555,24 @@ test.describe('the events table', () => {
     await expect.poll(() => shownTotal(page)).toBe(state.events.length);
   });
 
+  test('a volume chart that failed to load says so and offers no zoom over bars it lacks', async ({
+    page,
+    state,
+  }) => {
+    await page.route('**/api/public/v1.0/orgs/*/events/histogram?*', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: '{"detail":"Service unavailable for the test.","error":503,"errorCode":"UNAVAILABLE","parameters":[],"reason":"Service Unavailable"}',
+      }),
+    );
+    await page.goto(eventsUrl(state.orgId));
+    await expect(rows(page).first()).toBeVisible();
+    const chart = page.getByRole('region', { name: 'Events over time' });
+    await expect(chart).toContainText('The volume chart could not be loaded.');
+    await expect(chart).not.toContainText('Drag across the bars');
+  });
+
   test('a failed load shows an error with a retry that recovers', async ({ page, state }) => {
     await page.goto(eventsUrl(state.orgId));
     await expect(rows(page).first()).toBeVisible();

@@ -140,7 +140,9 @@ export const VolumeHistogram = memo(function VolumeHistogram({
         <span className="muted small" aria-live="polite">
           {shown
             ? `${low === high ? describe(low) : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${events(selectedCount)}`}${cursor ? ' · Enter to apply' : ''}`
-            : 'Drag across the bars to zoom in'}
+            : starts.length > 0
+              ? 'Drag across the bars to zoom in'
+              : null}
         </span>
       </div>
       <div
