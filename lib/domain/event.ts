@@ -123,6 +123,8 @@ const principalSchema: z.ZodType<Principal> = z.lazy(() =>
   }),
 );
 
+const PORT_MESSAGE = 'port must be an integer from 0 to 65535';
+
 const ZOD_KINDS = {
   objectId: () => z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
   dateTime: () =>
@@ -132,12 +134,17 @@ const ZOD_KINDS = {
   eventType: () => z.string().regex(EVENT_TYPE_PATTERN, 'eventTypeName must be UPPER_SNAKE_CASE'),
   text,
   flag: () => z.boolean().nullable().optional(),
+  // One message for every way a port can be wrong (27017.5, 1e400, -1,
+  // true): zod's own were "Invalid input" or "Too small".
   port: () =>
     z
-      .union([
-        z.number().int().min(0).max(65535),
-        z.string().refine(isPortText, 'port must be an integer from 0 to 65535'),
-      ])
+      .union(
+        [
+          z.number().int(PORT_MESSAGE).min(0, PORT_MESSAGE).max(65535, PORT_MESSAGE),
+          z.string().refine(isPortText, PORT_MESSAGE),
+        ],
+        { error: PORT_MESSAGE },
+      )
       .nullable()
       .optional(),
   metricValue: () =>
