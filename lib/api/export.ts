@@ -154,11 +154,14 @@ let exportsUnderWay = 0;
  * ends itself when its client has read nothing for `idleMs`: without, ten
  * clients that stopped reading held ten snapshots, on PostgreSQL every
  * connection of the pool, and every other request of the instance failed
- * with 503 until they went away. The client then sees a cut connection.
+ * with 503 until they went away. The client then sees a cut connection
+ * (`stalled`: the adapter cuts it at once, not when the client reads again).
  */
 function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
   let ended = false;
   let stalled = false;
+  let markStalled: (reason: ClientStalledError) => void = () => undefined;
+  const whenStalled = new Promise<ClientStalledError>((resolve) => (markStalled = resolve));
   const end = async () => {
     clearTimeout(idle);
     if (ended) return;
@@ -169,6 +172,7 @@ function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
   const armed = () =>
     setTimeout(() => {
       stalled = true;
+      markStalled(new ClientStalledError(idleMs / 1000));
       // Unawaited: a failure to end must not become an unhandled rejection.
       end().catch(() => undefined);
     }, idleMs).unref();
@@ -188,6 +192,7 @@ function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
       }
     },
     cancel: end,
+    stalled: whenStalled,
   };
 }
 

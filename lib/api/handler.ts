@@ -267,6 +267,7 @@ function loggedAtEnd(
       once(499);
       await stream.cancel();
     },
+    ...(stream.stalled && { stalled: stream.stalled }),
   };
 }
 

@@ -56,6 +56,18 @@ function readableStream(stream: StreamingBody): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>(
     {
+      start(controller) {
+        // A client that stopped reading is never pulled from again: at the
+        // body's idle limit, one more read fails as the node adapter's does
+        // (the request is logged, 408), and its error ends the stream, which
+        // makes Next cut the connection.
+        void stream.stalled?.then(() =>
+          stream.read().then(
+            () => controller.error(new Error('the stalled body gave a chunk')),
+            (error: unknown) => controller.error(error),
+          ),
+        );
+      },
       async pull(controller) {
         const chunk = await stream.read();
         if (chunk === null) controller.close();

@@ -89,7 +89,9 @@ async function sendStream(
       const chunk = await stream.read();
       if (res.destroyed) return;
       if (chunk === null) break;
-      if (!res.write(chunk)) await drained(res);
+      // A client that stopped reading altogether never drains: the body's
+      // idle limit (`stalled`) ends the wait, and the read below fails.
+      if (!res.write(chunk)) await Promise.race([drained(res), stream.stalled ?? NEVER]);
     }
     res.end();
   } catch (error) {
@@ -103,6 +105,8 @@ async function sendStream(
     await stream.cancel().catch(logCancelFailure);
   }
 }
+
+const NEVER = new Promise<never>(() => undefined);
 
 function logCancelFailure(error: unknown): void {
   getLogger().warn({ err: error }, 'ending a stream failed');

@@ -25,6 +25,13 @@ export type StreamingBody = {
   read(): Promise<string | null>;
   /** Stops producing and releases the query; idempotent, also after the end. */
   cancel(): Promise<void>;
+  /**
+   * Settles with the reason when the body ended itself because its client
+   * read nothing for too long (ClientStalledError): the adapter then cuts the
+   * connection, which a client that keeps still would otherwise hold open,
+   * its response never logged.
+   */
+  stalled?: Promise<ClientStalledError>;
 };
 
 /**
