@@ -34,6 +34,34 @@ test.describe('the Export control', () => {
     await expect(dialog.getByRole('button', { name: 'Nothing to export' })).toBeDisabled();
   });
 
+  test('while the server streams all the exports it allows, the count says so and comes once one ends', async ({
+    page,
+    state,
+  }) => {
+    // The first count (a HEAD, then the GET that reads the refusal) meets a
+    // server at its limit; later requests go through.
+    let refused = 0;
+    await page.route('**/api/public/v1.0/orgs/*/events/export?*', (route) => {
+      if (refused >= 2) return route.continue();
+      refused++;
+      return route.fulfill({
+        status: 429,
+        headers: { 'Retry-After': '1', 'Content-Type': 'application/json' },
+        body: '{"detail":"4 exports are under way; retry in 5 seconds.","error":429,"errorCode":"TOO_MANY_EXPORTS","parameters":[],"reason":"Too Many Requests"}',
+      });
+    });
+    await page.goto(eventsUrl(state.orgId));
+    await page.getByRole('button', { name: 'Export ▾' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export events' });
+    await expect(dialog.getByTestId('export-count')).toHaveText(
+      'The server is streaming as many exports as it allows: counting again in 1 s…',
+    );
+    await expect(dialog.getByTestId('export-count')).toHaveText(
+      `${NUMBER.format(state.events.length)} events under the current filters.`,
+    );
+    expect(refused).toBe(2);
+  });
+
   test('shows the count first, then the browser downloads exactly the filtered events as NDJSON from the API', async ({
     page,
     state,

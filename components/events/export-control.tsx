@@ -58,6 +58,9 @@ export function ExportControl({ params }: { params: EventsListParams }) {
   const [includeRaw, setIncludeRaw] = useState(false);
   const [count, setCount] = useState<number | null>(null);
   const [countFailed, setCountFailed] = useState(false);
+  /** Seconds until the count is asked again, while the server streams all the exports it allows. */
+  const [countWaits, setCountWaits] = useState<number | null>(null);
+  const [countAttempt, setCountAttempt] = useState(0);
   const [state, setState] = useState<State>({ step: 'idle' });
   const checking = useRef<AbortController | null>(null);
   const { open } = popover;
@@ -66,21 +69,34 @@ export function ExportControl({ params }: { params: EventsListParams }) {
   useEffect(() => {
     if (!open) return;
     const abort = new AbortController();
+    let again: ReturnType<typeof setTimeout> | undefined;
     setCount(null);
     setCountFailed(false);
+    setCountWaits(null);
     exportPath(params, { format: 'ndjson', includeRaw: false }, abort.signal)
       .then((path) => previewExport(path, 'ndjson', abort.signal))
       .then(
         (preview) => setCount(preview.totalCount),
         (error: unknown) => {
           if (abort.signal.aborted) return;
+          // The count is the export's own, so it waits its turn as an export
+          // does (429 TOO_MANY_EXPORTS): asked again when the server says.
+          if (error instanceof ApiRequestError && error.status === 429) {
+            const seconds = error.retryAfterSeconds ?? 5;
+            setCountWaits(seconds);
+            again = setTimeout(() => setCountAttempt((n) => n + 1), seconds * 1000);
+            return;
+          }
           // An ended session signs in again; anything else says the count is unknown.
           sendToSignInOnExpiredSession(error);
           setCountFailed(true);
         },
       );
-    return () => abort.abort();
-  }, [open, params]);
+    return () => {
+      abort.abort();
+      clearTimeout(again);
+    };
+  }, [open, params, countAttempt]);
 
   // Leaving the page drops a check under way.
   useEffect(() => () => checking.current?.abort(), []);
@@ -120,7 +136,9 @@ export function ExportControl({ params }: { params: EventsListParams }) {
               ? `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'} under the current filters.`
               : countFailed
                 ? 'The events under the current filters could not be counted.'
-                : 'Counting the events under the current filters…'}
+                : countWaits !== null
+                  ? `The server is streaming as many exports as it allows: counting again in ${countWaits} s…`
+                  : 'Counting the events under the current filters…'}
           </p>
           <fieldset disabled={state.step === 'checking'}>
             <legend className="label">Format</legend>
