@@ -29,7 +29,8 @@ export class StoreUnavailableError extends Error {
 /**
  * PostgreSQL SQLSTATEs that mean "not now" rather than "not this query":
  * class 08 (connection exceptions), admin/crash shutdown, cannot connect now
- * (starting up or shutting down), too many connections.
+ * (starting up or shutting down), a session ended for idling, too many
+ * connections.
  */
 const UNAVAILABLE_SQLSTATES = new Set([
   '08000',
@@ -40,6 +41,11 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P01',
   '57P02',
   '57P03',
+  // The session ended for idling (idle_session_timeout, PostgreSQL 14+, and
+  // idle_in_transaction_session_timeout), as managed services often set:
+  // the pool's next connection serves. They answered 500.
+  '57P05',
+  '25P03',
   '53300',
   // Writes refused for now: a primary demoted to a read-only standby
   // (read_only_sql_transaction), a full disk, the server out of memory.

@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { createTestDatabase } from '@/tests/helpers/postgres';
-import { StoreUnavailableError } from './errors';
+import { StoreUnavailableError, translateStoreError } from './errors';
 import { setStoreLogger } from './log';
 import { eventsOneMinuteApart } from './testing/fixtures';
 import { PostgresStore } from './postgres';
@@ -123,6 +123,37 @@ describe('PostgreSQL store during an outage', () => {
     }
     assert.equal(page?.totalCount, events.length);
     assert.deepEqual(uncaught, []);
+  });
+
+  test('a session PostgreSQL ends for idling (idle_in_transaction_session_timeout, idle_session_timeout) is unavailable, not an unexpected error', async () => {
+    await admin.query(`ALTER DATABASE ${name} SET idle_in_transaction_session_timeout = '300ms'`);
+    // Connections opened from now on take the setting.
+    await terminateBackends();
+    await pause(100);
+    try {
+      let cursor: Awaited<ReturnType<typeof store.openEventCursor>> | undefined;
+      for (let attempt = 0; attempt < 20 && !cursor; attempt++) {
+        cursor = await store
+          .openEventCursor(
+            { orgId, eventTypes: [], excludeEventTypes: [] },
+            { includeRaw: false, batchSize: 10 },
+          )
+          .catch(() => undefined);
+      }
+      assert.equal((await cursor!.read()).length, 10);
+      // A client that reads nothing for longer: PostgreSQL ends the session (25P03).
+      await pause(800);
+      await assert.rejects(cursor!.read(), StoreUnavailableError);
+      await cursor!.close();
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} RESET idle_in_transaction_session_timeout`);
+      await terminateBackends();
+      await pause(100);
+    }
+    for (const code of ['57P05', '25P03']) {
+      const ended = Object.assign(new Error(`terminating connection (${code})`), { code });
+      assert.ok(translateStoreError(ended) instanceof StoreUnavailableError, code);
+    }
   });
 
   test('refused connections: StoreUnavailableError and not ready; recovers by itself', async () => {
