@@ -9,6 +9,7 @@ import { issueApiKey } from '@/lib/auth/api-keys';
 import { getConfig, setConfigForTesting } from '@/lib/config';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
+import { translateStoreError } from '@/lib/store/errors';
 import type { EventCursor, EventStore } from '@/lib/store/types';
 import { answerChallenge } from '@/tests/helpers/digest-client';
 import { generateEvents } from '@/tests/helpers/test-events';
@@ -34,6 +35,11 @@ let baseUrl: string;
 let key: { publicKey: string; privateKey: string };
 /** Every cursor the API opened, with how many events it handed out. */
 const cursors: { cursor: EventCursor; delivered: number }[] = [];
+/**
+ * Set, the next cursor's first read fails as a session PostgreSQL ended
+ * fails (the real store's translation of SQLSTATE 57P05).
+ */
+let failFirstRead = false;
 
 /** Watches the real store's cursors: nothing else about the store changes. */
 function watched(real: EventStore): EventStore {
@@ -45,7 +51,16 @@ function watched(real: EventStore): EventStore {
         const entry = { cursor, delivered: 0 };
         cursors.push(entry);
         const read = cursor.read.bind(cursor);
+        const failing = failFirstRead;
+        failFirstRead = false;
         cursor.read = async () => {
+          if (failing && entry.delivered === 0) {
+            throw translateStoreError(
+              Object.assign(new Error('terminating connection due to idle-session timeout'), {
+                code: '57P05',
+              }),
+            );
+          }
           const batch = await read();
           entry.delivered += batch.length;
           return batch;
@@ -170,6 +185,35 @@ describe('export over node:http', () => {
       assert.equal(lines, EVENTS);
     } finally {
       for (const abort of aborts) abort.abort();
+      setConfigForTesting(saved);
+    }
+  });
+
+  test('a store outage before the first event is answered 503 with Retry-After, its cursor closed and its place given back', async () => {
+    // The status line went out before the first read, so the client got a
+    // connection closed with no answer at all.
+    const saved = getConfig();
+    setConfigForTesting({ EXPORT_MAX_CONCURRENT: 1 });
+    const url = `/api/public/v1.0/orgs/${orgId}/events/export`;
+    try {
+      failFirstRead = true;
+      const refused = await fetch(`${baseUrl}${url}`, {
+        headers: { authorization: await authorization(url) },
+      });
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get('retry-after'), '5');
+      assert.equal(
+        ((await refused.json()) as { errorCode: string }).errorCode,
+        'SERVICE_UNAVAILABLE',
+      );
+      assert.equal(cursors.at(-1)!.cursor.closed, true);
+      const again = await fetch(`${baseUrl}${url}`, {
+        headers: { authorization: await authorization(url) },
+      });
+      assert.equal(again.status, 200, 'the one export allowed is free again');
+      assert.equal((await again.text()).split('\n').length - 1, EVENTS);
+    } finally {
+      failFirstRead = false;
       setConfigForTesting(saved);
     }
   });

@@ -196,6 +196,32 @@ function heldExport(body: StreamingBody, idleMs: number): StreamingBody {
   };
 }
 
+/**
+ * The body with its first chunk already read: read before the status line
+ * goes out, a failure there (the database gone, its session ended) is still
+ * answered as every error is (503 with Retry-After), where once the headers
+ * are sent the client only sees a cut connection (before, with no status
+ * line at all). The chunk is then served first.
+ */
+async function withFirstChunkRead(body: StreamingBody): Promise<StreamingBody> {
+  let first: string | null;
+  try {
+    first = await body.read();
+  } catch (error) {
+    await body.cancel().catch(() => undefined);
+    throw error;
+  }
+  let served = false;
+  return {
+    read() {
+      if (served) return body.read();
+      served = true;
+      return Promise.resolve(first);
+    },
+    cancel: () => body.cancel(),
+  };
+}
+
 // GET /orgs/{orgId}/events/export – the whole filtered set, streamed (extension).
 export async function exportEvents(ctx: RouteContext, orgId: string): Promise<RouteResult> {
   const org = await requireReadableOrg(ctx, orgId);
@@ -210,8 +236,15 @@ export async function exportEvents(ctx: RouteContext, orgId: string): Promise<Ro
     exportsUnderWay--;
     throw error;
   }
+  let body: StreamingBody;
+  try {
+    body = await withFirstChunkRead(opened.body);
+  } catch (error) {
+    exportsUnderWay--;
+    throw error;
+  }
   return {
-    stream: heldExport(opened.body, ctx.config.EXPORT_IDLE_SECONDS * 1000),
+    stream: heldExport(body, ctx.config.EXPORT_IDLE_SECONDS * 1000),
     headers: [
       ['Content-Type', opened.contentType],
       ['Content-Disposition', `attachment; filename="${opened.fileName}"`],

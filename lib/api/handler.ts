@@ -233,8 +233,8 @@ export function createApiHandler(options: { store?: () => Promise<EventStore> } 
  * The stream, writing its request's log line once, when it ends: read out
  * (the response's status), cancelled first (499, as the front door logs a
  * response cut short: the client went away), ended for a client that took
- * nothing for too long (408), or failed (500 with the error; the client saw
- * a cut connection).
+ * nothing for too long (408), or failed (503 for a store outage, else 500,
+ * with the error; the client saw a cut connection).
  */
 function loggedAtEnd(
   stream: StreamingBody,
@@ -258,7 +258,9 @@ function loggedAtEnd(
         if (error instanceof ClientStalledError) once(408);
         else {
           facts.err = error;
-          once(500);
+          // The database gone mid-body is logged as the outage it is (503),
+          // anything else as a bug (500); the client sees a cut connection.
+          once(toApiError(error).status);
         }
         throw error;
       }
