@@ -113,7 +113,7 @@ async function readFields(request: Request, isForm: boolean): Promise<Record<str
 
 // GET, PUT, PATCH /api/session – a JSON 405 naming POST and DELETE
 const refused = refuseMethod(['POST', 'DELETE']);
-export { refused as GET, refused as PUT, refused as PATCH };
+export { refused as GET, refused as PUT, refused as PATCH, refused as OPTIONS };
 
 /**
  * A refused sign-in in the log, as the API logs refused Digest attempts

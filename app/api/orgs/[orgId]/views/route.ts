@@ -15,4 +15,4 @@ export function POST(request: Request, { params }: Params): Promise<Response> {
 
 // PUT, PATCH, DELETE /api/orgs/{orgId}/views – a JSON 405 naming GET and POST
 const refused = refuseMethod(['GET', 'POST']);
-export { refused as PUT, refused as PATCH, refused as DELETE };
+export { refused as PUT, refused as PATCH, refused as DELETE, refused as OPTIONS };

@@ -17,4 +17,4 @@ export function DELETE(request: Request, { params }: Params): Promise<Response> 
 
 // GET, PUT, POST /api/orgs/{orgId}/views/{viewId} – a JSON 405 naming PATCH and DELETE
 const refused = refuseMethod(['PATCH', 'DELETE']);
-export { refused as GET, refused as PUT, refused as POST };
+export { refused as GET, refused as PUT, refused as POST, refused as OPTIONS };
