@@ -28,15 +28,15 @@ const RELEASE = path.join(ROOT, 'scripts', 'release.sh');
  * below `dir`, finds the rc file up the tree and takes the addon from there.
  */
 function offerLocalPrebuild(dir: string): void {
-  const module = path.join(ROOT, 'node_modules', 'better-sqlite3');
-  const { version } = JSON.parse(fs.readFileSync(path.join(module, 'package.json'), 'utf8')) as {
+  const addon = path.join(ROOT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(fs.readFileSync(path.join(addon, 'package.json'), 'utf8')) as {
     version: string;
   };
   const prebuilds = path.join(dir, 'prebuilds');
   fs.mkdirSync(prebuilds);
   const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   execFileSync('tar', ['-czf', path.join(prebuilds, name), 'build/Release/better_sqlite3.node'], {
-    cwd: module,
+    cwd: addon,
   });
   fs.writeFileSync(path.join(dir, '.prebuild-installrc'), `local-prebuilds=${prebuilds}\n`);
 }
