@@ -151,8 +151,8 @@ function snapshotCursor(
 /** Counter rows read per step of a page walk. */
 const WALK_CHUNK = 512;
 
-/** Applies every pending versioned migration, in order, or throws. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+/** Applies every pending versioned migration, in order, or throws; the names of those applied. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -174,6 +174,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
     }
     throw new Error(`Database migration failed: ${reason}`);
   }
+  return (results ?? []).map((result) => result.migrationName);
 }
 
 /**
@@ -182,6 +183,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
  */
 export abstract class KyselyStore implements EventStore {
   abstract readonly dialect: 'sqlite' | 'postgres';
+
+  /** The migrations opening this store applied (set by the engine's open). */
+  appliedAtOpen: readonly string[] = [];
 
   protected constructor(protected readonly db: Kysely<Database>) {}
 
@@ -203,8 +207,8 @@ export abstract class KyselyStore implements EventStore {
     terms: BatchTerms | undefined,
   ): Promise<InsertResult>;
 
-  async migrate(): Promise<void> {
-    await migrateToLatest(this.db);
+  migrate(): Promise<string[]> {
+    return migrateToLatest(this.db);
   }
 
   /**

@@ -164,7 +164,7 @@ export class PostgresStore extends KyselyStore {
       pool,
     );
     try {
-      await store.migrate();
+      store.appliedAtOpen = await store.migrate();
     } catch (error) {
       await store.close();
       throw error;
@@ -233,7 +233,7 @@ export class PostgresStore extends KyselyStore {
   }
 
   /** Migrations may rightly run for minutes on a large store: no query deadline. */
-  override migrate(): Promise<void> {
+  override migrate(): Promise<string[]> {
     return withoutQueryDeadline(() => super.migrate());
   }
 

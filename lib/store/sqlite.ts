@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { type BulkLoadHelper, startSqliteCheckpointer } from './bulk-load-helper';
@@ -230,7 +231,10 @@ function cachedPrepare(sqlite: BetterSqlite3.Database): (sql: string) => BetterS
  * migrations run inside that transaction on the same connection, and SQLite's
  * DDL is transactional, so a failure leaves nothing half-applied.
  */
-async function migrateSerialized(sqlite: BetterSqlite3.Database, db: Kysely<Database>) {
+async function migrateSerialized(
+  sqlite: BetterSqlite3.Database,
+  db: Kysely<Database>,
+): Promise<string[]> {
   if (sqlite.memory) return migrateToLatest(db);
   try {
     sqlite.exec('BEGIN IMMEDIATE');
@@ -238,8 +242,9 @@ async function migrateSerialized(sqlite: BetterSqlite3.Database, db: Kysely<Data
     throw translateStoreError(error);
   }
   try {
-    await migrateToLatest(db);
+    const applied = await migrateToLatest(db);
     sqlite.exec('COMMIT');
+    return applied;
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
     throw error;
@@ -312,6 +317,19 @@ async function* rowSlices(
     rows.return?.();
   }
 }
+
+/** The backup thread's code (SqliteStore.backupInto): plain JavaScript, no loader. */
+const BACKUP_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.source, { fileMustExist: true, readonly: true });
+try {
+  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+  db.prepare('VACUUM INTO ?').run(workerData.target);
+} finally {
+  db.close();
+}
+`;
 
 /** The embedded default: one file, WAL, zero set-up. */
 export class SqliteStore extends KyselyStore {
@@ -440,8 +458,10 @@ export class SqliteStore extends KyselyStore {
       dialect: reportingUnavailable(new SqliteDialect({ database })),
     });
     // The schema must exist before the insert statements are prepared.
-    await migrateSerialized(sqlite, db);
-    return new SqliteStore(sqlite, db, prepare);
+    const applied = await migrateSerialized(sqlite, db);
+    const store = new SqliteStore(sqlite, db, prepare);
+    store.appliedAtOpen = applied;
+    return store;
   }
 
   /**
@@ -706,14 +726,26 @@ export class SqliteStore extends KyselyStore {
    * hashes). VACUUM INTO reads one snapshot while other processes go on
    * reading and writing, and leaves free pages (deleted content) out. The
    * online backup API was not used: it starts over whenever another process
-   * writes, which a mirror following its source does every few seconds.
+   * writes, which a mirror following its source does every few seconds. On
+   * a thread of its own: the copy is one long synchronous call, and the
+   * caller's thread stays free to handle a signal meanwhile.
    */
-  backupInto(file: string): void {
-    try {
-      this.sqlite.prepare('VACUUM INTO ?').run(file);
-    } catch (error) {
-      throw translateStoreError(error);
-    }
+  async backupInto(file: string): Promise<void> {
+    if (this.sqlite.memory) throw new Error('An in-memory database has no file to copy');
+    const worker = new Worker(BACKUP_SOURCE, {
+      eval: true,
+      workerData: {
+        driver: require.resolve('better-sqlite3'),
+        source: path.resolve(this.sqlite.name),
+        target: file,
+        busyTimeoutMs: this.sqlite.pragma('busy_timeout', { simple: true }) as number,
+      },
+    });
+    const failure = await new Promise<unknown>((resolve) => {
+      worker.once('error', resolve);
+      worker.once('exit', () => resolve(undefined));
+    });
+    if (failure !== undefined) throw translateStoreError(failure);
   }
 
   override async close(): Promise<void> {

@@ -347,6 +347,8 @@ export interface EventStore {
    * migration. Never throws: failures are reported as not ready.
    */
   health(): Promise<StoreHealth>;
+  /** The migrations opening this store applied, in order (none: it was up to date). */
+  readonly appliedAtOpen: readonly string[];
 
   // Saved dashboard views (lib/store/saved-views.ts)
   /** The views a key sees in an org: its own and the org's shared ones, by name. */

@@ -17,16 +17,20 @@ import {
   UsageError,
 } from './args';
 import { type Command, type CommandContext, isoTime, table } from './context';
-import { formatBytes, jsonSeconds } from './progress';
+import { formatBytes, formatCount, jsonSeconds } from './progress';
 
 // ---- migrate -----------------------------------------------------------------
 
 export const migrate: Command = async (args, context) => {
   parseCommand(args, {}, { min: 0, max: 0, names: '' });
   // Opening the store applies every pending migration.
-  await context.store();
-  context.say('The database is up to date.');
-  context.emit({ migrated: true });
+  const { appliedAtOpen: applied } = await context.store();
+  context.say(
+    applied.length === 0
+      ? 'The database was up to date: no migration to apply.'
+      : `Applied ${formatCount(applied.length, 'migration')} (${applied[0]}${applied.length > 1 ? ` to ${applied.at(-1)}` : ''}): the database is up to date.`,
+  );
+  context.emit({ migrated: true, applied });
   return EXIT.ok;
 };
 
@@ -63,13 +67,35 @@ export const backup: Command = async (args, context) => {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new CommandError(`Cannot write in ${path.dirname(path.resolve(target))} (${reason})`);
   }
+  // The copy and the journal SQLite writes beside it while copying.
+  const removePartial = () => {
+    for (const file of [temporary, `${temporary}-journal`]) fs.rmSync(file, { force: true });
+  };
+  // Stopped by a signal, it removes its partial copy (it stayed behind, as
+  // large as the database and holding the key hashes). The copy is one call
+  // on another thread that nothing cuts short, and no exit happens while it
+  // runs: the signal, its handler gone, ends the process as it would have
+  // (130 for Ctrl-C, 143 for SIGTERM, as a shell reports them).
+  const onSignal = (signal: NodeJS.Signals) => {
+    removePartial();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const message = 'Backup stopped: its partial copy was removed, nothing was written';
+    context.note(message);
+    context.emit({ error: { code: 'failed', message, exitCode: EXIT.interrupted } });
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
-    store.backupInto(temporary);
+    await store.backupInto(temporary);
     // A link refuses an existing name, where a rename would replace a file
     // that appeared meanwhile.
     fs.linkSync(temporary, target);
   } finally {
-    fs.rmSync(temporary, { force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    removePartial();
   }
   const bytes = fs.statSync(target).size;
   const seconds = (performance.now() - started) / 1000;

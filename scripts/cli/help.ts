@@ -9,11 +9,13 @@ Usage: npx org-events <command> [options] [--json] [--database URL]
 
 Commands:
   migrate
-      Create or upgrade the database schema (every command also does this).
+      Create or upgrade the database schema (every command also does this),
+      naming the migrations it applied.
   backup --out FILE
       Copy a SQLite database to FILE (a new file, readable by its owner only)
       while servers go on using it: one consistent moment, deleted content
-      left out. FILE is complete or not there. On PostgreSQL use pg_dump.
+      left out. FILE is complete or not there (stopped by a signal, the
+      partial copy is removed). On PostgreSQL use pg_dump.
 
   orgs create --name NAME [--id ID]
       Create an organization. NAME: 1 to 64 characters on one line (trimmed).

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '@/lib/store';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { CLI_BIN, cli, ROOT } from './run-cli';
@@ -119,6 +120,43 @@ describe('CLI: backup', () => {
       assert.equal(await ended, 0);
     }
   });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`stopped by ${signal} midway, it leaves no partial copy behind and ends as the signal ends a process`, async () => {
+      // A large database (a table of ballast beside the events), so that
+      // the copy takes long enough to be stopped midway.
+      const big = path.join(dir, `big-${signal}.db`);
+      fs.copyFileSync(source, big);
+      const ballast = new BetterSqlite3(big);
+      ballast.exec('CREATE TABLE ballast (b BLOB)');
+      ballast.prepare('INSERT INTO ballast VALUES (zeroblob(?))').run(400 << 20);
+      ballast.close();
+      const target = path.join(dir, `stopped-${signal}.db`);
+      const child = spawn(
+        process.execPath,
+        [CLI_BIN, 'backup', '--out', target, '--database', `file:${big}`],
+        { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<[number | null, string | null]>((resolve) =>
+        child.once('exit', (code, killedBy) => resolve([code, killedBy])),
+      );
+      const partial = () => fs.readdirSync(dir).filter((name) => name.includes('.partial'));
+      // Stopped once the copy is being written.
+      for (let waited = 0; !partial().some((name) => name.endsWith('-journal')); waited += 10) {
+        assert.ok(waited < 30_000, 'the copy never started');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      child.kill(signal);
+      const [code, killedBy] = await exited;
+      assert.deepEqual([code, killedBy], [null, signal], stderr);
+      assert.match(stderr, /Backup stopped: its partial copy was removed, nothing was written/);
+      assert.deepEqual(partial(), [], 'a partial copy was left behind');
+      assert.equal(fs.existsSync(target), false);
+      fs.rmSync(big);
+    });
+  }
 
   test('on PostgreSQL it names pg_dump and writes nothing', async () => {
     const database = await createTestDatabase();

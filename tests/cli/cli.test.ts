@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pgModule from 'pg';
 import { generateEvents } from '@/lib/ingest/seed';
+import { MIGRATION_NAMES } from '@/lib/store/migrations';
 import { createTestDatabase } from '../helpers/postgres';
 import { cli, cliWithInput, ROOT, startCli } from './run-cli';
 
@@ -136,6 +137,22 @@ describe('admin CLI', () => {
       assert.equal(result.code, 64, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr.split('\n')[0]!, message, args.join(' '));
     }
+  });
+
+  test('migrate names the migrations it applied, and says when there were none', () => {
+    // It said "up to date" on a database it had just created.
+    const fresh = `file:${path.join(dir, 'migrate.db')}`;
+    const first = cli(fresh, 'migrate', '--json');
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(first.json, { migrated: true, applied: MIGRATION_NAMES });
+    const again = cli(fresh, 'migrate');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, 'The database was up to date: no migration to apply.\n');
+    const text = cli(`file:${path.join(dir, 'migrate-text.db')}`, 'migrate');
+    assert.equal(
+      text.stdout,
+      `Applied ${MIGRATION_NAMES.length} migrations (${MIGRATION_NAMES[0]} to ${MIGRATION_NAMES.at(-1)}): the database is up to date.\n`,
+    );
   });
 
   test('orgs create and list; a duplicate id fails with exit 1', () => {
