@@ -38,6 +38,7 @@ let address = 0;
 
 /** The fields of the JSON bodies these tests look at. */
 type ResponseBody = {
+  status?: number;
   errorCode?: string;
   openapi?: string;
   id?: string;
@@ -234,6 +235,16 @@ describe('authorization order after authentication', () => {
     assert.equal(res.status, 404);
     assert.ok(res.body.includes('\n  "status": 404'));
     assert.equal(bodyOf(res).content?.errorCode, 'RESOURCE_NOT_FOUND');
+    // One of the two malformed: its 400 still honours the other.
+    const enveloped = await digest(`${P}/orgs/${orgId}/events?envelope=true&pretty=yes`, member);
+    assert.equal(enveloped.status, 400);
+    assert.deepEqual(
+      [bodyOf(enveloped).status, bodyOf(enveloped).content?.errorCode],
+      [400, 'INVALID_QUERY_PARAMETER'],
+    );
+    const pretty = await digest(`${P}/orgs/${orgId}/events?pretty=true&envelope=yes`, member);
+    assert.equal(pretty.status, 400);
+    assert.ok(pretty.body.startsWith('{\n  "detail"'), pretty.body);
   });
 });
 

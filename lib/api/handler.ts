@@ -93,16 +93,21 @@ function challengeResponse(
 
 /**
  * The format for answers given before the query is checked (404, 405, the
- * challenge, 429, a store failure): envelope and pretty as asked, so a
- * client that reads the status from the body gets it there too. A malformed
- * one reads as absent: it is the 400 of a request that gets that far.
+ * challenge, 429, a store failure), and for the 400 of a malformed one:
+ * envelope and pretty as asked, so a client that reads the status from the
+ * body gets it there too. Each is read on its own, a malformed one as absent
+ * (`envelope=true&pretty=yes` is answered enveloped: the malformed pretty
+ * took the envelope with it).
  */
 function formatAsAsked(params: readonly QueryParam[]): ResponseFormat {
-  try {
-    return parseFormat(params);
-  } catch {
-    return PLAIN_FORMAT;
-  }
+  const flag = (name: keyof ResponseFormat): boolean => {
+    try {
+      return parseFormat(params.filter((param) => param.name === name))[name];
+    } catch {
+      return PLAIN_FORMAT[name];
+    }
+  };
+  return { pretty: flag('pretty'), envelope: flag('envelope') };
 }
 
 /**
