@@ -245,8 +245,25 @@ test.describe('investigating from the whole org to one actor, cluster and day', 
     await expect(facets).toBeHidden();
     expect(await pageScrollsSideways(page)).toBe(false);
     await page.screenshot({ path: path.join(DIR, 'investigate-390.png') });
-    await page.getByRole('button', { name: 'Facets' }).click();
-    await expect(facets).toBeVisible();
+    const opener = page.getByRole('button', { name: 'Facets' });
+    await opener.click();
+    // A sheet over the page: a modal dialog that keeps the keyboard.
+    const sheet = page.getByRole('dialog', { name: 'Facets' });
+    await expect(sheet).toBeVisible();
+    await expect(sheet).toBeFocused();
+    const focusInSheet = () => sheet.evaluate((el) => el.contains(document.activeElement));
+    // Shift+Tab from its start wraps to its last control, Tab from there to its first:
+    // the controls the sheet covers (Live, the query box) are never reached.
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusInSheet()).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await focusInSheet()).toBe(true);
+    await expect(sheet.getByRole('button', { name: 'Done' })).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(sheet).toBeHidden();
+    await expect(opener).toBeFocused();
+    await opener.click();
+    await expect(sheet).toBeVisible();
     await page.screenshot({ path: path.join(DIR, 'investigate-390-facets.png') });
     const name = mostFrequent(
       state.events.filter(byActor).flatMap((event) => event.fields.clusterName ?? []),
@@ -256,8 +273,9 @@ test.describe('investigating from the whole org to one actor, cluster and day', 
       page,
       state.events.filter((event) => byActor(event) && event.fields.clusterName === name),
     );
-    await facets.getByRole('button', { name: 'Done' }).click();
-    await expect(facets).toBeHidden();
+    await sheet.getByRole('button', { name: 'Done' }).click();
+    await expect(sheet).toBeHidden();
+    await expect(opener).toBeFocused();
     await page.setViewportSize({ width: 360, height: 740 });
     expect(await pageScrollsSideways(page)).toBe(false);
   });

@@ -1,7 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
+import { useModalFocus } from '@/components/use-modal-focus';
 import { eventSourceQueryOptions } from '@/lib/client/api-client';
 import { compareDocuments } from '@/lib/client/compare';
 import { type ApiEvent, eventLabel } from '@/lib/client/present';
@@ -59,15 +60,9 @@ export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
 
-  // Focus moves into the dialog, and back to what opened it (the Compare
-  // button) when it closes, by Escape or Close: it would fall to <body>.
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    ref.current?.focus();
-    return () => {
-      if (opener?.isConnected) opener.focus({ preventScroll: true });
-    };
-  }, []);
+  // Focus moves into the dialog, stays in it (the page behind is covered),
+  // and goes back to the Compare button when it closes, by Escape or Close.
+  useModalFocus(ref, true, onClose);
 
   const rows = useMemo(
     () =>
@@ -131,12 +126,6 @@ export function CompareDialog({ orgId, ids, zone, onClose }: Props) {
         aria-labelledby={titleId}
         tabIndex={-1}
         data-testid="compare-dialog"
-        onKeyDown={(event) => {
-          if (event.key !== 'Escape') return;
-          event.stopPropagation();
-          event.nativeEvent.stopImmediatePropagation();
-          onClose();
-        }}
       >
         <header>
           <h2 id={titleId}>Compare two events</h2>

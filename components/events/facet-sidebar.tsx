@@ -1,6 +1,7 @@
 'use client';
 
-import { memo, useId } from 'react';
+import { memo, useId, useRef } from 'react';
+import { useModalFocus } from '@/components/use-modal-focus';
 import type { FacetValue, FacetsResponse } from '@/lib/client/api-client';
 import { isFilterableValue } from '@/lib/client/pivots';
 import {
@@ -12,6 +13,8 @@ import {
 import { FACET_FIELDS, type FacetField } from '@/lib/domain/filters';
 
 const NUMBER = new Intl.NumberFormat('en-US');
+
+const noClose = () => undefined;
 
 export const FACET_TITLES: Record<FacetField, string> = {
   eventTypeName: 'Event type',
@@ -79,8 +82,22 @@ export const FacetSidebar = memo(function FacetSidebar({
   onClose,
 }: Props) {
   const baseId = useId();
+  // On a narrow screen the facets are a sheet over the page (`onClose`
+  // given): a modal dialog, which keeps the keyboard to itself; Tab went on
+  // to the controls it covers, and Escape left it open.
+  const sheet = onClose !== undefined;
+  const ref = useRef<HTMLElement>(null);
+  useModalFocus(ref, sheet, onClose ?? noClose);
+  const Container = sheet ? 'section' : 'aside';
   return (
-    <aside className="facets" aria-label="Facets" aria-busy={busy} data-stale={busy || undefined}>
+    <Container
+      ref={ref}
+      className="facets"
+      aria-label="Facets"
+      aria-busy={busy}
+      data-stale={busy || undefined}
+      {...(sheet ? { role: 'dialog', 'aria-modal': true, tabIndex: -1 } : {})}
+    >
       <div className="facets-head">
         <h2>Facets</h2>
         {onClose ? (
@@ -173,6 +190,6 @@ export const FacetSidebar = memo(function FacetSidebar({
           </section>
         );
       })}
-    </aside>
+    </Container>
   );
 });

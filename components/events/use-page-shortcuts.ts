@@ -32,6 +32,8 @@ export function usePageShortcuts(shortcuts: Shortcuts): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      // A modal (the comparison, the facet sheet) has the keyboard to itself.
+      if ((event.target as HTMLElement | null)?.closest?.('[aria-modal="true"]')) return;
       if (event.key === 'Escape' && latest.current.panelOpen) {
         if ((event.target as HTMLElement | null)?.closest?.('.popover')) return;
         event.preventDefault();
