@@ -1,4 +1,4 @@
-import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
+import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fixtures';
 
 /**
  * For the keyboard and screen readers: a dialog closed from inside gives
@@ -37,6 +37,58 @@ test.describe('keyboard and screen reader', () => {
     await expect(page).toHaveURL(/from=2026-01-01/);
     await expect(range).toBeHidden();
     await expect(custom).toBeFocused();
+  });
+
+  test('the compare dialog keeps Tab inside it, and Escape still closes it after a round of Tabs', async ({
+    page,
+    state,
+  }) => {
+    // Tab went on from its last control to the pager behind the backdrop,
+    // where Escape no longer closed it.
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await rows(page).nth(0).locator('input.pick').check();
+    await rows(page).nth(1).locator('input.pick').check();
+    const compare = page.getByTestId('compare-bar').getByRole('button', { name: 'Compare' });
+    await compare.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Compare two events' });
+    await expect(dialog).toBeFocused();
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press(i === 3 ? 'Shift+Tab' : 'Tab');
+      expect(await dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    }
+    // j moves no selection behind a modal.
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    const before = await selected.evaluateAll((trs) => trs.map((tr) => tr.dataset.eventId));
+    await page.keyboard.press('j');
+    expect(await dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    expect(await selected.evaluateAll((trs) => trs.map((tr) => tr.dataset.eventId))).toEqual(
+      before,
+    );
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    await expect(compare).toBeFocused();
+  });
+
+  test('the volume chart by keyboard: the slider reads the whole range picked, and Enter applies exactly it', async ({
+    page,
+    state,
+  }) => {
+    // Its value named the bar under the cursor alone while Shift widened the pick.
+    await page.goto(eventsUrl(state.orgId));
+    const slider = page.getByRole('slider', { name: /^Date range/ });
+    await slider.focus();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Shift+ArrowLeft');
+    await page.keyboard.press('Shift+ArrowLeft');
+    const live = page.locator('.histogram-head [aria-live]');
+    await expect(live).toContainText('Enter to apply');
+    const text = (await live.textContent())!.replace(' · Enter to apply', '');
+    expect(text).toMatch(/ – .*: [\d,]+ events?$/);
+    await expect(slider).toHaveAttribute('aria-valuetext', text);
+    const picked = Number(/: ([\d,]+) events?$/.exec(text)![1]!.replace(/,/g, ''));
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/from=/);
+    await expect.poll(() => shownTotal(page)).toBe(picked);
   });
 
   test('Escape on the compare dialog gives focus back to Compare', async ({ page, state }) => {

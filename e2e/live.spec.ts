@@ -59,6 +59,9 @@ test('new events: a pill with the right count, rows stay put, one click shows th
   const added = await importEvents(state, await newestShown(page), 3, 'a1');
   const pill = page.getByTestId('new-events');
   await expect(pill).toHaveText('↑ 3 new events', { timeout: 15_000 });
+  // Said to a screen reader too (the pill itself appears silently).
+  await expect(page.getByTestId('new-events-status')).toHaveText('3 new events');
+  await expect(page.getByTestId('new-events-status')).toHaveRole('status');
   // Nothing on screen moved: same rows, the first one where it was.
   expect(await rowIds(page)).toEqual(before);
   expect(await rows(page).first().boundingBox()).toEqual(firstBox);

@@ -108,6 +108,10 @@ test('saved views: save, reload, open, rename, share within the org only, delete
   menu = await openViews(page);
   await menu.getByRole('button', { name: `Delete view ${mine}` }).click();
   await expect(menu.getByRole('button', { name: `Open view ${mine}` })).toHaveCount(0);
+  // Focus stays in the menu, on a view that took its place (it fell to <body>).
+  await expect
+    .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? ''))
+    .toMatch(/^Open view /);
   await page.reload();
   menu = await openViews(page);
   await expect(menu.getByRole('button', { name: `Open view ${mine}` })).toHaveCount(0);
@@ -183,4 +187,5 @@ test('renaming a view to blanks says it needs a name and keeps the old one', asy
   await expect(menu.getByRole('button', { name: `Open view ${name}` })).toBeVisible();
   await menu.getByRole('button', { name: `Delete view ${name}` }).click();
   await expect(menu.getByRole('button', { name: `Open view ${name}` })).toHaveCount(0);
+  await expect.poll(() => menu.evaluate((el) => el.contains(document.activeElement))).toBe(true);
 });

@@ -699,6 +699,12 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           <div className="progress" data-active={slow} aria-hidden="true" />
           <div className="table-area" id="events-results" tabIndex={-1}>
             {content}
+            {/* The pill below appears silently: a screen reader hears the arrival here. */}
+            <span className="visually-hidden" role="status" data-testid="new-events-status">
+              {newCount > 0
+                ? `${NUMBER.format(newCount)} new ${newCount === 1 ? 'event' : 'events'}`
+                : ''}
+            </span>
             {newCount > 0 ? (
               <button
                 type="button"

@@ -58,6 +58,23 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
     }
   };
 
+  /**
+   * Deletes a view, then puts focus on the view that takes its place in the
+   * list (the next, else the one before), or on the name field when none is
+   * left: the button pressed goes away with it, and focus fell to <body>.
+   */
+  const deleteView = async (id: string) => {
+    const at = list.findIndex((view) => view.id === id);
+    const neighbour = list[at + 1] ?? list[at - 1];
+    if (!(await run(() => sendSavedView('DELETE', savedViewsPath(orgId, id))))) return;
+    requestAnimationFrame(() => {
+      const target = neighbour
+        ? document.querySelector<HTMLElement>(`[data-view-id="${neighbour.id}"]`)
+        : document.getElementById(nameId);
+      target?.focus();
+    });
+  };
+
   const onSave = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -163,6 +180,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
                         <button
                           type="button"
                           className="view-open"
+                          data-view-id={view.id}
                           aria-label={`Open view ${view.name}`}
                           onClick={() => {
                             onOpen(view);
@@ -189,11 +207,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
                               className="button small ghost"
                               aria-label={`Delete view ${view.name}`}
                               disabled={pending}
-                              onClick={() =>
-                                void run(() =>
-                                  sendSavedView('DELETE', savedViewsPath(orgId, view.id)),
-                                )
-                              }
+                              onClick={() => void deleteView(view.id)}
                             >
                               Delete
                             </button>

@@ -124,6 +124,13 @@ export const VolumeHistogram = memo(function VolumeHistogram({
     return `${formatTimestamp(start, zone)} – ${formatTimestamp(bucketEnd(start, interval), zone)}: ${events(counts[index] ?? 0)}`;
   };
   const selectedCount = shown ? counts.slice(low, high + 1).reduce((sum, n) => sum + n, 0) : 0;
+  // What is picked, bars and events: shown, and read as the slider's value
+  // (which named the bar under the cursor alone while Shift widened the pick).
+  const selection = shown
+    ? low === high
+      ? describe(low)
+      : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${events(selectedCount)}`
+    : null;
   const firstStart = starts[0];
   const lastStart = starts[starts.length - 1];
 
@@ -138,8 +145,8 @@ export const VolumeHistogram = memo(function VolumeHistogram({
               : 'Counting…'}
         </span>
         <span className="muted small" aria-live="polite">
-          {shown
-            ? `${low === high ? describe(low) : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${events(selectedCount)}`}${cursor ? ' · Enter to apply' : ''}`
+          {selection !== null
+            ? `${selection}${cursor ? ' · Enter to apply' : ''}`
             : starts.length > 0
               ? 'Drag across the bars to zoom in'
               : null}
@@ -154,9 +161,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
         aria-valuemin={0}
         aria-valuemax={Math.max(0, starts.length - 1)}
         aria-valuenow={shown ? shown.current : Math.max(0, starts.length - 1)}
-        aria-valuetext={
-          starts.length ? describe(shown ? shown.current : starts.length - 1) : 'No events'
-        }
+        aria-valuetext={starts.length ? (selection ?? describe(starts.length - 1)) : 'No events'}
         data-testid="histogram"
         data-interval={interval}
         data-buckets={starts.length}
