@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fixtures';
 
 /**
@@ -6,6 +7,19 @@ import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fix
  * Tab started over from the top), facet values are read with their counts
  * apart, and the facets' hundred buttons can be skipped.
  */
+/** Picks the first two rows and opens their comparison from the keyboard; it has focus. */
+async function openComparison(page: Page, orgId: string) {
+  await page.goto(eventsUrl(orgId, 'size=25'));
+  await rows(page).nth(0).locator('input.pick').check();
+  await rows(page).nth(1).locator('input.pick').check();
+  const compare = page.getByTestId('compare-bar').getByRole('button', { name: 'Compare' });
+  await compare.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Compare two events' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toBeFocused();
+  return { compare, dialog };
+}
+
 test.describe('keyboard and screen reader', () => {
   test.beforeEach(async ({ page, state }) => {
     await signIn(page, state.keys.member);
@@ -45,13 +59,7 @@ test.describe('keyboard and screen reader', () => {
   }) => {
     // Tab went on from its last control to the pager behind the backdrop,
     // where Escape no longer closed it.
-    await page.goto(eventsUrl(state.orgId, 'size=25'));
-    await rows(page).nth(0).locator('input.pick').check();
-    await rows(page).nth(1).locator('input.pick').check();
-    const compare = page.getByTestId('compare-bar').getByRole('button', { name: 'Compare' });
-    await compare.press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Compare two events' });
-    await expect(dialog).toBeFocused();
+    const { compare, dialog } = await openComparison(page, state.orgId);
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press(i === 3 ? 'Shift+Tab' : 'Tab');
       expect(await dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
@@ -92,14 +100,7 @@ test.describe('keyboard and screen reader', () => {
   });
 
   test('Escape on the compare dialog gives focus back to Compare', async ({ page, state }) => {
-    await page.goto(eventsUrl(state.orgId, 'size=25'));
-    await rows(page).nth(0).locator('input.pick').check();
-    await rows(page).nth(1).locator('input.pick').check();
-    const compare = page.getByTestId('compare-bar').getByRole('button', { name: 'Compare' });
-    await compare.press('Enter');
-    const dialog = page.getByRole('dialog', { name: 'Compare two events' });
-    await expect(dialog).toBeVisible();
-    await expect(dialog).toBeFocused();
+    const { compare, dialog } = await openComparison(page, state.orgId);
     await page.keyboard.press('Escape');
     await expect(dialog).toBeHidden();
     await expect(compare).toBeFocused();
