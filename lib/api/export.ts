@@ -230,14 +230,9 @@ export async function exportEvents(ctx: RouteContext, orgId: string): Promise<Ro
   // Counted from here: its snapshot (a connection) is taken before the body is read.
   exportsUnderWay++;
   let opened: EventExport;
-  try {
-    opened = await openOrgExport(ctx, org);
-  } catch (error) {
-    exportsUnderWay--;
-    throw error;
-  }
   let body: StreamingBody;
   try {
+    opened = await openOrgExport(ctx, org);
     body = await withFirstChunkRead(opened.body);
   } catch (error) {
     exportsUnderWay--;
