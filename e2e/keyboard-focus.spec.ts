@@ -53,6 +53,38 @@ test.describe('keyboard and screen reader', () => {
     await expect(custom).toBeFocused();
   });
 
+  test('a custom date that cannot be read marks its field invalid, and only that one; the event page heads its sections one level under its title', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page).first()).toBeVisible();
+    await page.getByRole('button', { name: 'Custom…' }).click();
+    const from = page.getByLabel('From (UTC)');
+    const to = page.getByLabel('To (UTC)');
+    await from.fill('not a date');
+    await to.fill('2026-01-31');
+    await page.getByRole('button', { name: 'Apply dates' }).click();
+    await expect(
+      page.getByRole('form', { name: 'Custom date range' }).getByRole('alert'),
+    ).toContainText('Enter dates as');
+    await expect(from).toHaveAttribute('aria-invalid', 'true');
+    await expect(to).not.toHaveAttribute('aria-invalid');
+    await from.fill('2026-02-01');
+    await page.getByRole('button', { name: 'Apply dates' }).click();
+    await expect(
+      page.getByRole('form', { name: 'Custom date range' }).getByRole('alert'),
+    ).toHaveText('The start must be before the end.');
+    await expect(from).toHaveAttribute('aria-invalid', 'true');
+    await expect(to).toHaveAttribute('aria-invalid', 'true');
+
+    // h1, then h2 sections (they were h3: a level skipped).
+    await page.goto(`/orgs/${state.orgId}/events/${state.events[0]!.id}`);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+    await expect(page.getByRole('heading', { name: 'Overview', level: 2 })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 3 })).toHaveCount(0);
+  });
+
   test('the compare dialog keeps Tab inside it, and Escape still closes it after a round of Tabs', async ({
     page,
     state,

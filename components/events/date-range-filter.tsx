@@ -36,6 +36,8 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const isCustom = range === null && (from !== null || to !== null);
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** The fields the error is about, marked aria-invalid for a screen reader. */
+  const [invalid, setInvalid] = useState<readonly ('from' | 'to')[]>([]);
   const legendId = useId();
   const errorId = useId();
   const popoverId = useId();
@@ -68,15 +70,22 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     const fromValue = fromText ? parseDateTime(fromText, zone) : null;
     // "to 2026-01-31" is the whole day: its last second, which covers itself.
     const toValue = toText ? parseEndBound(toText, zone) : null;
-    if ((fromText && fromValue === null) || (toText && toValue === null)) {
+    const unreadable = [
+      ...(fromText && fromValue === null ? ['from' as const] : []),
+      ...(toText && toValue === null ? ['to' as const] : []),
+    ];
+    if (unreadable.length > 0) {
       setError(`Enter dates as ${DATE_INPUT_FORMAT} (${zoneLabel}), e.g. 2026-01-31 23:59:00.`);
+      setInvalid(unreadable);
       return;
     }
     if (fromValue !== null && toValue !== null && fromValue > toValue) {
       setError('The start must be before the end.');
+      setInvalid(['from', 'to']);
       return;
     }
     setError(null);
+    setInvalid([]);
     closeEditor();
     onChange({ range: null, from: fromValue, to: toValue });
   };
@@ -148,6 +157,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             value={from}
             zone={zone}
             errorId={error ? errorId : undefined}
+            invalid={error !== null && invalid.includes('from')}
           />
           <DateTimeField
             name="to"
@@ -155,6 +165,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             value={to}
             zone={zone}
             errorId={error ? errorId : undefined}
+            invalid={error !== null && invalid.includes('to')}
           />
           <p className="hint">
             Format {DATE_INPUT_FORMAT}, 24-hour, in {zoneLabel}; seconds or the time may be left
@@ -192,12 +203,14 @@ function DateTimeField({
   value,
   zone,
   errorId,
+  invalid,
 }: {
   name: 'from' | 'to';
   label: string;
   value: number | null;
   zone: string;
   errorId: string | undefined;
+  invalid: boolean;
 }) {
   const id = useId();
   const hintId = useId();
@@ -215,6 +228,7 @@ function DateTimeField({
         placeholder={DATE_INPUT_FORMAT}
         defaultValue={value !== null ? toDateTimeInputValue(value, zone) : ''}
         aria-describedby={errorId ? `${hintId} ${errorId}` : hintId}
+        aria-invalid={invalid || undefined}
       />
       <span id={hintId} className="visually-hidden">
         Format {DATE_INPUT_FORMAT}

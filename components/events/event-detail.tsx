@@ -119,11 +119,13 @@ function DetailsTab({
   zone,
   localZone,
   onFilter,
+  sectionHeading: Section,
 }: {
   event: ApiEvent;
   zone: string;
   localZone: string;
   onFilter: OnFilter;
+  sectionHeading: 'h2' | 'h3';
 }) {
   const summary = eventSummary(event);
   const actor = eventActor(event);
@@ -131,7 +133,7 @@ function DetailsTab({
   return (
     <>
       <section>
-        <h3>Overview</h3>
+        <Section className="section-title">Overview</Section>
         <dl>
           <dt>Time</dt>
           <dd className="plain">
@@ -156,7 +158,7 @@ function DetailsTab({
       </section>
       {eventDetailSections(event).map((section) => (
         <section key={section.title}>
-          <h3>{section.title}</h3>
+          <Section className="section-title">{section.title}</Section>
           <dl>
             {section.fields.map((field) => (
               <Fragment key={field.field}>
@@ -172,7 +174,7 @@ function DetailsTab({
       ))}
       {links.length ? (
         <section>
-          <h3>Related links</h3>
+          <Section className="section-title">Related links</Section>
           <ul className="links">
             {links.map((link) => (
               <li key={`${link.rel}-${link.href}`}>
@@ -339,7 +341,15 @@ export function EventDetail({
       </div>
       {tab === 'details' ? (
         <div role="tabpanel" id={`${tabsId}-details`} aria-labelledby={`${tabsId}-details-tab`}>
-          <DetailsTab event={event} zone={zone} localZone={localZone} onFilter={onFilter} />
+          <DetailsTab
+            event={event}
+            zone={zone}
+            localZone={localZone}
+            onFilter={onFilter}
+            // One level under the title: a page's h1 is followed by h2s (they
+            // were h3s, a level skipped), the panel's h2 by h3s.
+            sectionHeading={headingLevel === 'h1' ? 'h2' : 'h3'}
+          />
         </div>
       ) : (
         <div role="tabpanel" id={`${tabsId}-raw`} aria-labelledby={`${tabsId}-raw-tab`}>
