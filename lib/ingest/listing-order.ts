@@ -21,12 +21,24 @@
 const KEYS_PER_SECOND = 999;
 export class ListingOrder {
   private second = Number.NaN;
-  /** The sort key given to the last event of `second`, if any yet. */
-  private last: number | undefined;
+  /**
+   * The sort key given to the last event of `second`; before its first, the
+   * edge the keys move away from (the next second's start newest first, its own oldest first).
+   */
+  private last = Number.NaN;
   /** Events of `second` given a key so far. */
   private listedInSecond = 0;
+  /** -1 newest first (keys count down), 1 oldest first (they count up). */
+  private readonly step: number;
 
-  constructor(private readonly newestFirst = true) {}
+  constructor(newestFirst = true) {
+    this.step = newestFirst ? -1 : 1;
+  }
+
+  /** Where the keys of `second` start from, one step before its first key. */
+  private edge(second: number): number {
+    return this.step < 0 ? second + KEYS_PER_SECOND + 1 : second;
+  }
 
   /**
    * A listing starts again (a mirror's next window or page). `listedBefore`
@@ -41,11 +53,9 @@ export class ListingOrder {
     this.second = second ?? Number.NaN;
     this.listedInSecond = listedBefore;
     this.last =
-      second === undefined || listedBefore === 0
-        ? undefined
-        : this.newestFirst
-          ? second + KEYS_PER_SECOND + 1 - Math.min(listedBefore, KEYS_PER_SECOND)
-          : second + Math.min(listedBefore, KEYS_PER_SECOND);
+      second === undefined
+        ? Number.NaN
+        : this.edge(second) + this.step * Math.min(listedBefore, KEYS_PER_SECOND);
   }
 
   /** The sort key of the next listed event, from its `created` (ms). */
@@ -53,22 +63,16 @@ export class ListingOrder {
     const second = Math.floor(created / 1000) * 1000;
     if (second !== this.second) {
       this.second = second;
-      this.last = undefined;
+      this.last = this.edge(second);
       this.listedInSecond = 0;
     }
     this.listedInSecond++;
-    if (created !== second) {
-      this.last = created;
-      return created;
-    }
-    const key = this.newestFirst
-      ? this.last === undefined
-        ? second + KEYS_PER_SECOND
-        : Math.max(second + 1, this.last - 1)
-      : this.last === undefined
-        ? second + 1
-        : Math.min(second + KEYS_PER_SECOND, this.last + 1);
-    this.last = key;
-    return key;
+    // A fraction of its own is kept; a whole second takes the next key,
+    // within .001 to .999 (ties once the second's keys run out).
+    this.last =
+      created !== second
+        ? created
+        : Math.min(second + KEYS_PER_SECOND, Math.max(second + 1, this.last + this.step));
+    return this.last;
   }
 }
