@@ -23,7 +23,8 @@ export class ListingOrder {
   private second = Number.NaN;
   /**
    * The sort key given to the last event of `second`; before its first, the
-   * edge the keys move away from (the next second's start newest first, its own oldest first).
+   * edge the keys move away from (newest first the next second's start,
+   * oldest first its own).
    */
   private last = Number.NaN;
   /** Events of `second` given a key so far. */
