@@ -16,7 +16,7 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, type CommandContext, isoTime, table } from './context';
+import { type Command, type CommandContext, isoTime, partialFileBeside, table } from './context';
 import { formatBytes, formatCount, jsonSeconds } from './progress';
 
 // ---- migrate -----------------------------------------------------------------
@@ -55,10 +55,7 @@ export const backup: Command = async (args, context) => {
   }
   if (fs.existsSync(target))
     throw new CommandError(`${target} already exists: nothing was written`);
-  const temporary = path.join(
-    path.dirname(target),
-    `.${path.basename(target)}.${process.pid}.partial`,
-  );
+  const temporary = partialFileBeside(target);
   const started = performance.now();
   // Created here, empty, owner-only: the copy keeps this mode and holds the key hashes.
   try {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { EventStore, Org } from '@/lib/store/types';
 import { CommandError, EXIT } from './args';
 import { printable } from '@/lib/domain/printable';
@@ -39,6 +40,15 @@ export async function requireOrg(store: EventStore, orgId: string, hint?: string
     );
   }
   throw new CommandError(`No organization with id ${orgId}${hint ? `. ${hint}` : ''}`);
+}
+
+/**
+ * Where a command writes `file` before it is whole (an export, a backup):
+ * hidden beside it, named by this process, renamed or linked into place
+ * once complete, so `file` is never half written.
+ */
+export function partialFileBeside(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
 }
 
 export function isoTime(millis: number): string {

@@ -6,7 +6,7 @@ import type { QueryParam } from '@/lib/api/params';
 import { EXPORT_FORMATS, type ExportFormat } from '@/lib/domain/query';
 import { API_PREFIX } from '@/lib/domain/limits';
 import { CommandError, EXIT, parseCommand, UsageError } from './args';
-import type { CommandContext } from './context';
+import { type CommandContext, partialFileBeside } from './context';
 import {
   asCommand,
   FILTER_OPTIONS,
@@ -149,13 +149,7 @@ export async function exportEventsCommand(
     }
   }
   const target = chosen?.path;
-  const temporary =
-    chosen && !chosen.inPlace
-      ? path.join(
-          path.dirname(chosen.path),
-          `.${path.basename(chosen.path)}.${process.pid}.partial`,
-        )
-      : undefined;
+  const temporary = chosen && !chosen.inPlace ? partialFileBeside(chosen.path) : undefined;
   const sink = chosen
     ? fs.createWriteStream(temporary ?? chosen.path, {
         flags: temporary ? 'wx' : chosen.append ? 'a' : 'w',
