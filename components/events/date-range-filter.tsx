@@ -35,9 +35,11 @@ const SHORT: Record<RangePreset, string> = {
 export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const isCustom = range === null && (from !== null || to !== null);
   const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  /** The fields the error is about, marked aria-invalid for a screen reader. */
-  const [invalid, setInvalid] = useState<readonly ('from' | 'to')[]>([]);
+  /** What is wrong with the typed range, and the fields it is about (marked aria-invalid). */
+  const [error, setError] = useState<{
+    message: string;
+    fields: readonly ('from' | 'to')[];
+  } | null>(null);
   const legendId = useId();
   const errorId = useId();
   const popoverId = useId();
@@ -75,17 +77,17 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
       ...(toText && toValue === null ? ['to' as const] : []),
     ];
     if (unreadable.length > 0) {
-      setError(`Enter dates as ${DATE_INPUT_FORMAT} (${zoneLabel}), e.g. 2026-01-31 23:59:00.`);
-      setInvalid(unreadable);
+      setError({
+        message: `Enter dates as ${DATE_INPUT_FORMAT} (${zoneLabel}), e.g. 2026-01-31 23:59:00.`,
+        fields: unreadable,
+      });
       return;
     }
     if (fromValue !== null && toValue !== null && fromValue > toValue) {
-      setError('The start must be before the end.');
-      setInvalid(['from', 'to']);
+      setError({ message: 'The start must be before the end.', fields: ['from', 'to'] });
       return;
     }
     setError(null);
-    setInvalid([]);
     closeEditor();
     onChange({ range: null, from: fromValue, to: toValue });
   };
@@ -157,7 +159,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             value={from}
             zone={zone}
             errorId={error ? errorId : undefined}
-            invalid={error !== null && invalid.includes('from')}
+            invalid={error?.fields.includes('from') ?? false}
           />
           <DateTimeField
             name="to"
@@ -165,7 +167,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             value={to}
             zone={zone}
             errorId={error ? errorId : undefined}
-            invalid={error !== null && invalid.includes('to')}
+            invalid={error?.fields.includes('to') ?? false}
           />
           <p className="hint">
             Format {DATE_INPUT_FORMAT}, 24-hour, in {zoneLabel}; seconds or the time may be left
@@ -173,7 +175,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
           </p>
           {error ? (
             <span id={errorId} className="alert" role="alert">
-              {error}
+              {error.message}
             </span>
           ) : null}
           <div className="actions">

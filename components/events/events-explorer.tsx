@@ -454,6 +454,8 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   const [live, setLive] = useState(false);
   const liveEnabled = view.page === 1 && query.isSuccess && !query.isPlaceholderData;
   const newCount = useNewerCount(params, events, liveEnabled);
+  /** The arrivals in words: on the pill, and said to a screen reader. */
+  const newEvents = `${NUMBER.format(newCount)} new ${newCount === 1 ? 'event' : 'events'}`;
   const bringIn = useCallback(() => {
     // Every cached page has shifted and every count grew (the histogram's
     // total is the table's); what is on screen refetches now.
@@ -701,9 +703,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             {content}
             {/* The pill below appears silently: a screen reader hears the arrival here. */}
             <span className="visually-hidden" role="status" data-testid="new-events-status">
-              {newCount > 0
-                ? `${NUMBER.format(newCount)} new ${newCount === 1 ? 'event' : 'events'}`
-                : ''}
+              {newCount > 0 ? newEvents : ''}
             </span>
             {newCount > 0 ? (
               <button
@@ -716,7 +716,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
                   tableRef.current?.revealRow(0);
                 }}
               >
-                ↑ {NUMBER.format(newCount)} new {newCount === 1 ? 'event' : 'events'}
+                ↑ {newEvents}
               </button>
             ) : null}
           </div>

@@ -119,18 +119,14 @@ export const VolumeHistogram = memo(function VolumeHistogram({
   const shown = drag ?? cursor;
   const low = shown ? Math.min(shown.anchor, shown.current) : -1;
   const high = shown ? Math.max(shown.anchor, shown.current) : -1;
-  const describe = (index: number) => {
-    const start = starts[index]!;
-    return `${formatTimestamp(start, zone)} – ${formatTimestamp(bucketEnd(start, interval), zone)}: ${events(counts[index] ?? 0)}`;
+  /** Bars `first` to `last` in words: their span and how many events they hold. */
+  const describe = (first: number, last = first) => {
+    const count = counts.slice(first, last + 1).reduce((sum, n) => sum + n, 0);
+    return `${formatTimestamp(starts[first]!, zone)} – ${formatTimestamp(bucketEnd(starts[last]!, interval), zone)}: ${events(count)}`;
   };
-  const selectedCount = shown ? counts.slice(low, high + 1).reduce((sum, n) => sum + n, 0) : 0;
-  // What is picked, bars and events: shown, and read as the slider's value
-  // (which named the bar under the cursor alone while Shift widened the pick).
-  const selection = shown
-    ? low === high
-      ? describe(low)
-      : `${formatTimestamp(starts[low]!, zone)} – ${formatTimestamp(bucketEnd(starts[high]!, interval), zone)}: ${events(selectedCount)}`
-    : null;
+  // What is picked: shown, and read as the slider's value (which named the
+  // bar under the cursor alone while Shift widened the pick).
+  const selection = shown ? describe(low, high) : null;
   const firstStart = starts[0];
   const lastStart = starts[starts.length - 1];
 
