@@ -57,9 +57,11 @@ export function ExportControl({ params }: { params: EventsListParams }) {
   const [format, setFormat] = useState<ExportFormat>('ndjson');
   const [includeRaw, setIncludeRaw] = useState(false);
   const [count, setCount] = useState<number | null>(null);
-  const [countFailed, setCountFailed] = useState(false);
-  /** Seconds until the count is asked again, while the server streams all the exports it allows. */
-  const [countWaits, setCountWaits] = useState<number | null>(null);
+  /**
+   * Why there is no count yet: it failed, or it is asked again in `retryIn`
+   * seconds, while the server streams all the exports it allows.
+   */
+  const [uncounted, setUncounted] = useState<'failed' | { retryIn: number } | null>(null);
   const [countAttempt, setCountAttempt] = useState(0);
   const [state, setState] = useState<State>({ step: 'idle' });
   const checking = useRef<AbortController | null>(null);
@@ -71,8 +73,7 @@ export function ExportControl({ params }: { params: EventsListParams }) {
     const abort = new AbortController();
     let again: ReturnType<typeof setTimeout> | undefined;
     setCount(null);
-    setCountFailed(false);
-    setCountWaits(null);
+    setUncounted(null);
     exportPath(params, { format: 'ndjson', includeRaw: false }, abort.signal)
       .then((path) => previewExport(path, 'ndjson', abort.signal))
       .then(
@@ -83,13 +84,13 @@ export function ExportControl({ params }: { params: EventsListParams }) {
           // does (429 TOO_MANY_EXPORTS): asked again when the server says.
           if (error instanceof ApiRequestError && error.status === 429) {
             const seconds = error.retryAfterSeconds ?? 5;
-            setCountWaits(seconds);
+            setUncounted({ retryIn: seconds });
             again = setTimeout(() => setCountAttempt((n) => n + 1), seconds * 1000);
             return;
           }
           // An ended session signs in again; anything else says the count is unknown.
           sendToSignInOnExpiredSession(error);
-          setCountFailed(true);
+          setUncounted('failed');
         },
       );
     return () => {
@@ -134,10 +135,10 @@ export function ExportControl({ params }: { params: EventsListParams }) {
           <p data-testid="export-count">
             {count !== null
               ? `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'} under the current filters.`
-              : countFailed
+              : uncounted === 'failed'
                 ? 'The events under the current filters could not be counted.'
-                : countWaits !== null
-                  ? `The server is streaming as many exports as it allows: counting again in ${countWaits} s…`
+                : uncounted !== null
+                  ? `The server is streaming as many exports as it allows: counting again in ${uncounted.retryIn} s…`
                   : 'Counting the events under the current filters…'}
           </p>
           <fieldset disabled={state.step === 'checking'}>
