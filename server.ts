@@ -133,10 +133,9 @@ function answerDashboardBodyTooLarge(
   res: ServerResponse,
   maxBytes: number,
 ): void {
-  const response = errorResponse(bodyTooLarge(maxBytes), PLAIN_FORMAT);
-  // The rest of the body is not read: the connection cannot carry another request.
-  response.headers.push(['Connection', 'close']);
-  writeApiResponse(req, res, response);
+  // The rest of the body is read and dropped (lib/http/next-thread.ts): the
+  // connection stays open for the client's next request.
+  writeApiResponse(req, res, errorResponse(bodyTooLarge(maxBytes), PLAIN_FORMAT));
 }
 
 /** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */

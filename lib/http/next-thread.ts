@@ -47,10 +47,28 @@ export type NextThreadOptions = {
  * The most body a dashboard request may send (its routes take a few KB of
  * JSON: sign-in 8 KB, a saved view 16 KB). A route reads a body over its own
  * limit to the end before answering (lib/http/request.ts), so this bounds
- * what it reads for nothing; a longer one is refused here, and its upstream
+ * what it reads for nothing; a longer one is refused here, its upstream
  * connection closed, never handed to the worker whole.
  */
 export const MAX_DASHBOARD_BODY_BYTES = 64 * 1024;
+
+/** How long the rest of a refused body is read and dropped before its connection is cut. */
+const DISCARD_BODY_MS = 5_000;
+
+/**
+ * Reads the rest of a refused body and drops it, so the connection carries
+ * the client's next request. Closed with the body still arriving, the
+ * connection was reset by the kernel, and the reset threw away the 413
+ * before the client read it (it saw EPIPE or ECONNRESET). A body still
+ * arriving DISCARD_BODY_MS after the answer is cut: its client gets no more
+ * of this server's time.
+ */
+function discardRestOfBody(req: IncomingMessage): void {
+  req.resume();
+  if (req.complete) return;
+  const cut = setTimeout(() => req.socket.destroy(), DISCARD_BODY_MS);
+  req.once('close', () => clearTimeout(cut));
+}
 
 /** What the worker posts once Next is prepared and its loopback server listens. */
 export type NextThreadReady = { port: number };
@@ -180,9 +198,13 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
       if (bodyBytes <= MAX_DASHBOARD_BODY_BYTES) return;
       req.off('data', countBody);
       req.unpipe(upstream);
-      if (res.headersSent) res.destroy();
-      else options.answerBodyTooLarge(req, res, MAX_DASHBOARD_BODY_BYTES);
       upstream.destroy();
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      options.answerBodyTooLarge(req, res, MAX_DASHBOARD_BODY_BYTES);
+      discardRestOfBody(req);
     };
     req.on('data', countBody);
     // A client gone before the answer ends: stop the worker's work too.
