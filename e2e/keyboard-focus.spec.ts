@@ -131,6 +131,33 @@ test.describe('keyboard and screen reader', () => {
     await expect.poll(() => shownTotal(page)).toBe(picked);
   });
 
+  test('j/k move rows only from the table or the panel: from a toolbar button they move nothing', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    await rows(page).nth(1).focus();
+    await expect(selected).toHaveAttribute('data-event-id', state.events[1]!.id);
+    const custom = page.getByRole('button', { name: 'Custom…' });
+    await custom.focus();
+    const url = page.url();
+    for (const key of ['j', 'j', 'k', 'k', 'k']) {
+      await page.keyboard.press(key);
+      // A key that moved the selection has re-rendered the rows by the second frame.
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      );
+      await expect(selected).toHaveAttribute('data-event-id', state.events[1]!.id);
+    }
+    await expect(custom).toBeFocused();
+    expect(page.url()).toBe(url);
+    // From the rows they still move it.
+    await rows(page).nth(1).focus();
+    await page.keyboard.press('j');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[2]!.id);
+  });
+
   test('Escape on the compare dialog gives focus back to Compare', async ({ page, state }) => {
     const { compare, dialog } = await openComparison(page, state.orgId);
     await page.keyboard.press('Escape');

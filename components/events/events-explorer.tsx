@@ -394,7 +394,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     return () => cancelAnimationFrame(frame);
   }, [events, navigate, query.data, query.isPlaceholderData, view]);
 
-  // j/k anywhere on the page, Esc to close the panel.
+  // j/k in the table and the panel, Esc to close the panel.
   usePageShortcuts({ moveBy, closePanel, panelOpen: view.event !== null });
 
   // ↑/↓ and Enter on the rows themselves.

@@ -19,10 +19,18 @@ type Shortcuts = {
   panelOpen: boolean;
 };
 
+/** Where j/k move rows: the table and the event panel, and nowhere else on the page. */
+function inRowsOrPanel(target: EventTarget | null): boolean {
+  return (target as HTMLElement | null)?.closest?.('table.events, .panel') != null;
+}
+
 /**
- * Page-wide keys: j/k move between rows (except while typing), Esc closes the
- * event panel (a popover's own Esc comes first). Registered once; the latest
- * handlers are read through a ref.
+ * Page keys: j/k move between rows while focus is in the table or the event
+ * panel (except while typing), Esc closes the event panel (a popover's own Esc
+ * comes first). Single-letter keys act only there (WCAG 2.1.4): from any other
+ * control, a speech-input user's dictated "j" or a stray key press moved the
+ * selection and the open panel. Registered once; the latest handlers are read
+ * through a ref.
  */
 export function usePageShortcuts(shortcuts: Shortcuts): void {
   const latest = useRef(shortcuts);
@@ -40,7 +48,7 @@ export function usePageShortcuts(shortcuts: Shortcuts): void {
         latest.current.closePanel();
         return;
       }
-      if (isTypingTarget(event.target)) return;
+      if (isTypingTarget(event.target) || !inRowsOrPanel(event.target)) return;
       if (event.key === 'j' || event.key === 'k') {
         const inPanel = (event.target as HTMLElement | null)?.closest?.('.panel') != null;
         event.preventDefault();
