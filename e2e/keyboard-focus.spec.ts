@@ -158,6 +158,36 @@ test.describe('keyboard and screen reader', () => {
     await expect(selected).toHaveAttribute('data-event-id', state.events[2]!.id);
   });
 
+  test('Tab past the last control of the custom date range or a toolbar popover closes it', async ({
+    page,
+    state,
+  }) => {
+    // Left open, the popover covered the table the keyboard went on to.
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page).first()).toBeVisible();
+    await page.getByRole('button', { name: 'Custom…' }).click();
+    const range = page.getByRole('form', { name: 'Custom date range' });
+    await expect(page.getByLabel('From (UTC)')).toBeFocused();
+    // Shift+Tab back to Custom… stays within the date range: it stays open.
+    await page.keyboard.press('Shift+Tab');
+    await expect(page.getByRole('button', { name: 'Custom…' })).toBeFocused();
+    await expect(range).toBeVisible();
+    await range.getByRole('button', { name: 'Apply dates' }).focus();
+    await page.keyboard.press('Tab');
+    await expect(range).toBeHidden();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('BODY');
+
+    const columns = page.getByRole('button', { name: 'Columns ▾' });
+    await columns.click();
+    const dialog = page.getByRole('dialog', { name: 'Table columns' });
+    await expect(dialog).toBeVisible();
+    const last = dialog.locator('input, button, select').last();
+    await last.focus();
+    await expect(dialog).toBeVisible();
+    await page.keyboard.press('Tab');
+    await expect(dialog).toBeHidden();
+  });
+
   test('Escape on the compare dialog gives focus back to Compare', async ({ page, state }) => {
     const { compare, dialog } = await openComparison(page, state.orgId);
     await page.keyboard.press('Escape');

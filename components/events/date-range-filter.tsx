@@ -1,6 +1,6 @@
 'use client';
 
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import {
   DATE_INPUT_FORMAT,
   parseDateTime,
@@ -9,6 +9,7 @@ import {
   zoneName,
 } from '@/lib/domain/dates';
 import { RANGE_PRESETS, type RangePreset } from '@/lib/client/url-state';
+import { usePopover } from './use-popover';
 
 type Range = { range: RangePreset | null; from: number | null; to: number | null };
 
@@ -34,7 +35,6 @@ const SHORT: Record<RangePreset, string> = {
  */
 export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const isCustom = range === null && (from !== null || to !== null);
-  const [editing, setEditing] = useState(false);
   /** What is wrong with the typed range, and the fields it is about (marked aria-invalid). */
   const [error, setError] = useState<{
     message: string;
@@ -43,26 +43,17 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
   const legendId = useId();
   const errorId = useId();
   const popoverId = useId();
-  const anchorRef = useRef<HTMLDivElement>(null);
-  const customRef = useRef<HTMLButtonElement>(null);
+  // The custom bounds' popover. Closed from inside (Escape, Cancel, Apply),
+  // focus goes back to Custom…, which opened it: the form is gone, and focus
+  // would fall to <body>.
+  const {
+    open: editing,
+    setOpen: setEditing,
+    close: closeEditor,
+    anchorRef,
+    buttonRef: customRef,
+  } = usePopover();
   const zoneLabel = zoneName(zone);
-
-  // Closed from inside (Escape, Cancel, Apply), focus goes back to Custom…,
-  // which opened it: the form is gone, and focus would fall to <body>.
-  const closeEditor = () => {
-    setEditing(false);
-    customRef.current?.focus();
-  };
-
-  useEffect(() => {
-    if (!editing) return;
-    anchorRef.current?.querySelector<HTMLInputElement>('.custom-range input')?.focus();
-    const onPointerDown = (event: PointerEvent) => {
-      if (!anchorRef.current?.contains(event.target as Node)) setEditing(false);
-    };
-    document.addEventListener('pointerdown', onPointerDown);
-    return () => document.removeEventListener('pointerdown', onPointerDown);
-  }, [editing]);
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -146,12 +137,6 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
           onSubmit={onSubmit}
           key={`${from}-${to}-${zone}`}
           aria-label="Custom date range"
-          onKeyDown={(event) => {
-            if (event.key !== 'Escape') return;
-            event.stopPropagation();
-            event.nativeEvent.stopImmediatePropagation();
-            closeEditor();
-          }}
         >
           <DateTimeField
             name="from"
@@ -179,7 +164,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             </span>
           ) : null}
           <div className="actions">
-            <button type="button" className="button small" onClick={closeEditor}>
+            <button type="button" className="button small" onClick={() => closeEditor()}>
               Cancel
             </button>
             <button type="submit" className="button primary">

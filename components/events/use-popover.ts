@@ -4,8 +4,10 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 
 /**
  * Open/close state of a toolbar popover: closes on a pointer down outside its
- * anchor and on Escape (without letting Escape reach the page, where it would
- * close the event panel too), returning focus to the button that opened it.
+ * anchor, when focus moves outside it (Tab past its last control: left open,
+ * it covered the table the keyboard went on to), and on Escape (without
+ * letting Escape reach the page, where it would close the event panel too),
+ * returning focus to the button that opened it.
  */
 export function usePopover() {
   const [open, setOpen] = useState(false);
@@ -23,7 +25,7 @@ export function usePopover() {
     anchorRef.current
       ?.querySelector<HTMLElement>('.popover input, .popover button, .popover select')
       ?.focus();
-    const onPointerDown = (event: PointerEvent) => {
+    const closeIfOutside = (event: Event) => {
       if (!anchorRef.current?.contains(event.target as Node)) setOpen(false);
     };
     // Escape closes it wherever focus is (a renamed item's field may have
@@ -34,10 +36,12 @@ export function usePopover() {
       setOpen(false);
       buttonRef.current?.focus();
     };
-    document.addEventListener('pointerdown', onPointerDown);
+    document.addEventListener('pointerdown', closeIfOutside);
+    document.addEventListener('focusin', closeIfOutside);
     document.addEventListener('keydown', onEscape, true);
     return () => {
-      document.removeEventListener('pointerdown', onPointerDown);
+      document.removeEventListener('pointerdown', closeIfOutside);
+      document.removeEventListener('focusin', closeIfOutside);
       document.removeEventListener('keydown', onEscape, true);
     };
   }, [open]);
