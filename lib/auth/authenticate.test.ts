@@ -4,6 +4,7 @@ import { getConfig } from '@/lib/config';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
 import { authorizationHeader, parseChallenge } from '../../tests/helpers/digest-client';
+import { issueApiKey } from './api-keys';
 import { authenticate } from './authenticate';
 import { adoptAuthState, memoryAuthState } from './shared-state';
 import {
@@ -67,4 +68,43 @@ test('failed Digest requests with huge usernames hold no memory per username, an
   assert.ok(throttle.size <= counters + 1, `${throttle.size - counters} more`);
   assert.ok(outcomes.slice(0, ADDRESS_LIMIT).every((outcome) => 'challenge' in outcome));
   assert.ok('throttled' in outcomes[ADDRESS_LIMIT]!, JSON.stringify(outcomes[ADDRESS_LIMIT]));
+});
+
+test('a uri holding `\\\\` (a filter value escaping a backslash) as curl sends it, verbatim, is accepted', async () => {
+  const realm = getConfig().DIGEST_REALM;
+  const orgId = '5f00000000000000000000d1';
+  const { record, privateKey } = await issueApiKey(store, {
+    orgId,
+    role: 'ORG_MEMBER',
+    description: 'backslash',
+    realm,
+  });
+  // What curl, Python requests and Go put on the wire: the URL as typed.
+  const target = `/api/public/v1.0/orgs/${orgId}/events?username=DOMAIN\\\\alice`;
+  const request = (authorization?: string) => ({
+    method: 'GET',
+    url: target,
+    headers: new Headers(authorization ? { authorization } : {}),
+    remoteAddress: '198.51.100.91',
+  });
+  const first = await authenticate(request(), store);
+  assert.ok('challenge' in first);
+  const nonce = parseChallenge(first.challenge.wwwAuthenticate).nonce;
+  const header = authorizationHeader({
+    username: record.publicKey,
+    password: privateKey,
+    realm,
+    nonce,
+    method: 'GET',
+    uri: target,
+    nc: 1,
+  });
+  const outcome = await authenticate(request(header), store);
+  assert.ok('principal' in outcome, JSON.stringify(outcome));
+  // The same answer for another request is still refused.
+  const elsewhere = await authenticate(
+    { ...request(header), url: `/api/public/v1.0/orgs/${orgId}/events?username=DOMAIN\\alice` },
+    store,
+  );
+  assert.ok('challenge' in elsewhere);
 });

@@ -15,6 +15,13 @@ export type DigestCredentials = {
   realm: string;
   nonce: string;
   uri: string;
+  /**
+   * The uri exactly as written between its quotes, when that differs from
+   * `uri` (it held `\\` or `\"`): curl, requests and Go put the request
+   * target there verbatim, unescaped, so `?username=a\\b` (a filter's
+   * escaped backslash) is their uri as it stands, not `a\b`.
+   */
+  uriAsWritten?: string;
   /** Lowercase hex. */
   response: string;
   algorithm: DigestAlgorithmName;
@@ -46,7 +53,10 @@ const HEX = /^[0-9a-f]+$/;
  * (a client must not send two different `uri`s and let us pick one).
  * Returns null on any syntax error.
  */
-export function parseAuthParams(input: string): Map<string, string> | null {
+export function parseAuthParams(
+  input: string,
+  asWritten?: Map<string, string>,
+): Map<string, string> | null {
   const params = new Map<string, string>();
   let i = 0;
   const n = input.length;
@@ -66,6 +76,7 @@ export function parseAuthParams(input: string): Map<string, string> | null {
     i++;
     skipSpace();
     let value = '';
+    const quoteStart = i;
     if (input[i] === '"') {
       i++;
       let closed = false;
@@ -88,6 +99,7 @@ export function parseAuthParams(input: string): Map<string, string> | null {
         }
       }
       if (!closed) return null;
+      asWritten?.set(name, input.slice(quoteStart + 1, i - 1));
     } else {
       // Unquoted values should be tokens, but be lenient with '/', '=' or ':'
       // (some clients send an unquoted uri or a base64 nonce): read up to the
@@ -138,7 +150,8 @@ export function parseAuthorization(header: string | null | undefined): ParsedAut
   });
   if (space === -1) return invalid('no parameters');
 
-  const params = parseAuthParams(trimmed.slice(space + 1));
+  const asWritten = new Map<string, string>();
+  const params = parseAuthParams(trimmed.slice(space + 1), asWritten);
   if (!params) return invalid('malformed parameters');
 
   const username = params.get('username');
@@ -171,6 +184,9 @@ export function parseAuthorization(header: string | null | undefined): ParsedAut
       realm,
       nonce,
       uri,
+      ...(asWritten.has('uri') && asWritten.get('uri') !== uri
+        ? { uriAsWritten: asWritten.get('uri') }
+        : {}),
       response,
       algorithm,
       qop: 'auth',
