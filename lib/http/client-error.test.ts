@@ -42,3 +42,33 @@ test('a refused request is answered with its body, a request id, and only header
   assert.match(head!, /\r\nContent-Length: 13\r\n/);
   assert.equal(body, '{"error":400}');
 });
+
+test('a malformed request pipelined after one still being answered is refused after that answer, not in its place', async () => {
+  const server = http.createServer((_req, res) => {
+    // The first request's answer takes a moment (authentication, the store).
+    setTimeout(() => res.end('first'), 100);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) =>
+    answerClientError(error, socket, () => ({ status: 400, headers: [], body: '{"error":400}' })),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nBAD\r\n\r\n'),
+      );
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => socket.destroy(), 3000).unref();
+    });
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((match) => match[1]);
+    // Before, the 400 went out at once and was read as the first request's answer.
+    assert.deepEqual(statuses, ['200', '400'], answer);
+    assert.match(answer, /\r\n\r\nfirst/);
+  } finally {
+    server.close();
+  }
+});

@@ -32,6 +32,13 @@ export function answerClientError(
     socket.destroy();
     return;
   }
+  // A response owed to a request pipelined before this one, not begun yet
+  // (it awaits authentication or the store): written now, this answer would
+  // be read as that request's, and its own would be lost. Answered after it.
+  if (inFlight && !(inFlight as ServerResponse).writableFinished) {
+    afterOwedResponses(socket, () => answerClientError(error, socket, answer, method));
+    return;
+  }
   const { status, headers, body } = answer(error.code);
   const requestId = requestIdFor(undefined);
   const head = [
