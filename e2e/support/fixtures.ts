@@ -19,8 +19,13 @@ export const test = base.extend<{ state: E2eState }>({
     };
     const goto = page.goto.bind(page);
     const reload = page.reload.bind(page);
+    const goBack = page.goBack.bind(page);
+    const goForward = page.goForward.bind(page);
     page.goto = async (url, options) => hydrated(await goto(url, options));
     page.reload = async (options) => hydrated(await reload(options));
+    // History moves that load a document anew (after a reload) hydrate it again too.
+    page.goBack = async (options) => hydrated(await goBack(options));
+    page.goForward = async (options) => hydrated(await goForward(options));
     await provide(page);
   },
 });
