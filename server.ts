@@ -36,6 +36,7 @@ import {
   bodyTooLarge,
   malformedPath,
   methodNeverServed,
+  methodNotAllowedHere,
   routeNotFound,
   serviceUnavailable,
   unreadableRequest,
@@ -264,6 +265,13 @@ async function main(): Promise<void> {
     const { path } = splitTarget(req.url);
     if (!isDecodable(path)) {
       writeApiResponse(req, res, errorResponse(malformedPath(path), PLAIN_FORMAT));
+      return;
+    }
+    // A page or a static file answers GET and HEAD; Next answered OPTIONS on
+    // one with an empty 400. (The dashboard's /api routes name their own.)
+    if (req.method === 'OPTIONS' && !path.startsWith('/api/')) {
+      const refused = methodNotAllowedHere(req.method, ['GET', 'HEAD']);
+      writeApiResponse(req, res, errorResponse(refused, PLAIN_FORMAT));
       return;
     }
     // Next's own failures are answered and logged in its thread (next-thread-worker.ts).

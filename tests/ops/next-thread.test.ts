@@ -267,6 +267,10 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       // Next's own answer was 204 with an Allow naming methods the route refuses.
       ['OPTIONS', '/api/session', 'POST, DELETE'],
       ['OPTIONS', '/api/orgs/5f00000000000000000000c3/views', 'GET, POST'],
+      // A page or a static file: Next answered an empty 400.
+      ['OPTIONS', '/sign-in', 'GET, HEAD'],
+      ['OPTIONS', '/orgs/5f00000000000000000000c3/events?size=25', 'GET, HEAD'],
+      ['OPTIONS', '/_next/static/chunks/none.js', 'GET, HEAD'],
       [
         'OPTIONS',
         '/api/orgs/5f00000000000000000000c3/views/5f00000000000000000000c4',
