@@ -20,6 +20,17 @@ async function openComparison(page: Page, orgId: string) {
   return { compare, dialog };
 }
 
+/** Opens the custom date range on a page of 25 rows; its From field has focus. */
+async function openCustomRange(page: Page, orgId: string) {
+  await page.goto(eventsUrl(orgId, 'size=25'));
+  await expect(rows(page).first()).toBeVisible();
+  const custom = page.getByRole('button', { name: 'Custom…' });
+  const range = page.getByRole('form', { name: 'Custom date range' });
+  await custom.click();
+  await expect(page.getByLabel('From (UTC)')).toBeFocused();
+  return { custom, range };
+}
+
 test.describe('keyboard and screen reader', () => {
   test.beforeEach(async ({ page, state }) => {
     await signIn(page, state.keys.member);
@@ -29,13 +40,7 @@ test.describe('keyboard and screen reader', () => {
     page,
     state,
   }) => {
-    await page.goto(eventsUrl(state.orgId, 'size=25'));
-    await expect(rows(page).first()).toBeVisible();
-    const custom = page.getByRole('button', { name: 'Custom…' });
-    const range = page.getByRole('form', { name: 'Custom date range' });
-
-    await custom.click();
-    await expect(page.getByLabel('From (UTC)')).toBeFocused();
+    const { custom, range } = await openCustomRange(page, state.orgId);
     await page.keyboard.press('Escape');
     await expect(range).toBeHidden();
     await expect(custom).toBeFocused();
@@ -57,9 +62,7 @@ test.describe('keyboard and screen reader', () => {
     page,
     state,
   }) => {
-    await page.goto(eventsUrl(state.orgId, 'size=25'));
-    await expect(rows(page).first()).toBeVisible();
-    await page.getByRole('button', { name: 'Custom…' }).click();
+    await openCustomRange(page, state.orgId);
     const from = page.getByLabel('From (UTC)');
     const to = page.getByLabel('To (UTC)');
     await from.fill('not a date');
@@ -163,14 +166,10 @@ test.describe('keyboard and screen reader', () => {
     state,
   }) => {
     // Left open, the popover covered the table the keyboard went on to.
-    await page.goto(eventsUrl(state.orgId, 'size=25'));
-    await expect(rows(page).first()).toBeVisible();
-    await page.getByRole('button', { name: 'Custom…' }).click();
-    const range = page.getByRole('form', { name: 'Custom date range' });
-    await expect(page.getByLabel('From (UTC)')).toBeFocused();
+    const { custom, range } = await openCustomRange(page, state.orgId);
     // Shift+Tab back to Custom… stays within the date range: it stays open.
     await page.keyboard.press('Shift+Tab');
-    await expect(page.getByRole('button', { name: 'Custom…' })).toBeFocused();
+    await expect(custom).toBeFocused();
     await expect(range).toBeVisible();
     await range.getByRole('button', { name: 'Apply dates' }).focus();
     await page.keyboard.press('Tab');
