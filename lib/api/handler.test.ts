@@ -141,6 +141,8 @@ describe('before authentication', () => {
     );
     assert.equal(bodyOf(res).errorCode, 'UNEXPECTED_ERROR');
     assert.equal(header(res, 'X-Error-Code'), undefined);
+    // As every recorded live 401 (reference §4.2), and as our other answers.
+    assert.equal(header(res, 'Vary'), 'Accept-Encoding');
   });
 
   test('the dashboard gets the 401 without WWW-Authenticate (no browser prompt)', async () => {

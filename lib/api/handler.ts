@@ -78,7 +78,10 @@ function challengeResponse(
   wwwAuthenticate: string,
   format: ResponseFormat,
 ): ApiResponse {
-  const headers: [string, string][] = [['Content-Type', CHALLENGE_CONTENT_TYPE]];
+  const headers: [string, string][] = [
+    ['Vary', 'Accept-Encoding'],
+    ['Content-Type', CHALLENGE_CONTENT_TYPE],
+  ];
   // The dashboard renders its own sign-in page; a WWW-Authenticate: Digest
   // would make the browser pop up its native credential dialog instead.
   if (request.headers.get(DASHBOARD_CLIENT_HEADER)?.toLowerCase() !== DASHBOARD_CLIENT_VALUE) {

@@ -16,9 +16,8 @@ import { startTestServer, type TestKey, type TestServer } from '@/tests/helpers/
  *   the body chunked. The fast path sends the body's exact size.
  * - Vary: Next puts its router's values (rsc, next-router-…) before ours;
  *   ours follow unchanged. Next's compression (on for the whole app, the
- *   dashboard needs it) adds Accept-Encoding where we send no Vary (the 401
- *   challenge) and gzips a body when the client accepts it; the fast path
- *   never compresses.
+ *   dashboard needs it) adds Accept-Encoding where we send no Vary and
+ *   gzips a body when the client accepts it; the fast path never compresses.
  * Everything else the handler sets is compared as is (the nonce of a Digest
  * challenge, random by design, is masked; so is the port in links).
  */
