@@ -108,6 +108,28 @@ describe('lib/client/query-syntax', () => {
     assert.match(problems[2]!, /CIDR/);
   });
 
+  it('keeps free text past 500 characters in all in the box, unapplied, and says so', () => {
+    // The URL keeps at most 500: the longer q came back cut, reported as "from the link".
+    const long = Array.from({ length: 68 }, (_, i) => `word${i}`).join(' ');
+    assert.equal(long.length, 465);
+    const first = applyQuery(NO_FILTERS, long, CATALOGUE);
+    assert.equal(first.filters.q, long);
+    assert.deepEqual(first.problems, []);
+    const more = applyQuery(
+      first.filters,
+      'cluster:c0 abcdefghij "klmnopqrstu vwxyzabcdefghij" xy',
+      CATALOGUE,
+    );
+    // Each text is applied while the whole stays within 500; the one that would pass it is kept.
+    assert.equal(more.filters.q, `${long} abcdefghij xy`);
+    assert.deepEqual(more.filters.fields.clusterName, ['c0']);
+    assert.equal(more.refused, 'klmnopqrstu vwxyzabcdefghij');
+    assert.deepEqual(more.problems, [
+      'free text: at most 500 characters in all; the rest not applied',
+    ]);
+    assert.ok(more.filters.q.length <= 500);
+  });
+
   it('refuses a mistyped field name with the field it most likely meant, and searches it as text once quoted', () => {
     const { filters, problems, refused } = applyQuery(
       NO_FILTERS,

@@ -3,6 +3,7 @@ import {
   type FacetField,
   type FilterField,
   MAX_FILTER_VALUES,
+  MAX_Q_LENGTH,
   isCidrValue,
   parseCidr,
   parseIp,
@@ -330,6 +331,8 @@ export function applyText(filters: InvestigationFilters, text: string): Investig
   return { ...filters, q: [filters.q, ...added].filter(Boolean).join(' ') };
 }
 
+const FREE_TEXT_TOO_LONG = `free text: at most ${MAX_Q_LENGTH} characters in all; the rest not applied`;
+
 /**
  * Applies everything typed in the box: chips and free text. `refused` is the
  * text of the chips with a problem, as typed, for the box to keep so a typo
@@ -345,7 +348,15 @@ export function applyQuery(
   const refused: string[] = [];
   for (const token of tokenize(input)) {
     if (token.kind === 'text') {
-      next = applyText(next, token.text);
+      const withText = applyText(next, token.text);
+      // Kept in the box, not cut: the URL holds at most MAX_Q_LENGTH, and a
+      // longer q came back cut and was then reported as "from the link".
+      if (withText.q.length > MAX_Q_LENGTH) {
+        if (!problems.includes(FREE_TEXT_TOO_LONG)) problems.push(FREE_TEXT_TOO_LONG);
+        refused.push(token.text);
+        continue;
+      }
+      next = withText;
       continue;
     }
     if (token.kind === 'unknownField') {

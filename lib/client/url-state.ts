@@ -23,6 +23,7 @@ import {
   type FacetField,
   type FilterField,
   MAX_FILTER_VALUES,
+  MAX_Q_LENGTH,
   isMalformedCidr,
   words,
 } from '@/lib/domain/filters';
@@ -152,8 +153,6 @@ export function parseValues(
   const items = listItems(value).filter((item) => isValid?.(item) ?? true);
   return [...new Set(items)].sort().slice(0, max);
 }
-
-const MAX_Q_LENGTH = 500;
 
 /** The investigation filters in a URL (see the module comment for their names). */
 export function parseFilters(input: SearchParamsInput): InvestigationFilters {

@@ -145,6 +145,9 @@ export type FieldFilters = {
 
 // ---- words ------------------------------------------------------------------
 
+/** The most free text (`q`) the dashboard keeps: typed in its box or read from a link. */
+export const MAX_Q_LENGTH = 500;
+
 /** Lowercase words: runs of letters and digits (any script); everything else separates. */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
