@@ -3,8 +3,8 @@ import { clientAddress } from '@/lib/http/client-address';
 import type { EventStore } from '@/lib/store/types';
 import {
   buildChallenge,
-  digestUriMatches,
   parseAuthorization,
+  uriNamingRequest,
   verifyDigestResponse,
   type DigestCredentials,
 } from './digest';
@@ -75,18 +75,10 @@ export async function authenticate(
   if (parsed.scheme === 'basic') return challenge('basic authentication is not accepted');
   if (parsed.scheme === 'other') return challenge('unsupported scheme');
   if (!parsed.credentials) return challenge(`invalid digest: ${parsed.problem}`);
-  // The uri as the quoted-pair rule reads it, else as the client wrote it
-  // (curl, requests and Go do not escape a `\\` of the URL): each names the
-  // request or not, and the response must cover the one that does.
-  const credentials: DigestCredentials =
-    !digestUriMatches(parsed.credentials.uri, request.url) &&
-    parsed.credentials.uriAsWritten !== undefined &&
-    digestUriMatches(parsed.credentials.uriAsWritten, request.url)
-      ? { ...parsed.credentials, uri: parsed.credentials.uriAsWritten }
-      : parsed.credentials;
-
-  if (credentials.realm !== config.DIGEST_REALM) return challenge('wrong realm');
-  if (!digestUriMatches(credentials.uri, request.url)) return challenge('uri mismatch');
+  if (parsed.credentials.realm !== config.DIGEST_REALM) return challenge('wrong realm');
+  const uri = uriNamingRequest(parsed.credentials, request.url);
+  if (uri === null) return challenge('uri mismatch');
+  const credentials: DigestCredentials = { ...parsed.credentials, uri };
   const nonce = checkNonce(keys.nonce, credentials.nonce, config.NONCE_TTL_SECONDS, now);
   if (nonce.status === 'invalid') return challenge('nonce not issued by us');
 

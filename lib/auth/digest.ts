@@ -281,6 +281,21 @@ export function digestUriMatches(digestUri: string, requestTarget: string): bool
 }
 
 /**
+ * The form of the credentials' uri that names `requestTarget`: the uri as the
+ * quoted-pair rule reads it, else as the client wrote it (curl, requests and
+ * Go do not escape a `\\` of the URL); null when neither does. The response
+ * is checked over the form returned.
+ */
+export function uriNamingRequest(
+  credentials: Pick<DigestCredentials, 'uri' | 'uriAsWritten'>,
+  requestTarget: string,
+): string | null {
+  if (digestUriMatches(credentials.uri, requestTarget)) return credentials.uri;
+  const written = credentials.uriAsWritten;
+  return written !== undefined && digestUriMatches(written, requestTarget) ? written : null;
+}
+
+/**
  * What the server reads from a request-target: its path segments and its
  * query's name/value pairs, decoded (a fragment dropped), as one string to
  * compare; null when a percent-escape does not decode.
