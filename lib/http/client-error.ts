@@ -27,7 +27,7 @@ export function answerClientError(
   // The client left, or a response on this connection is already under way
   // (a bad request pipelined after a good one): a status line now would land
   // inside that response. Node's own handler closes the socket then too.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const inFlight = (socket as OwedSocket)._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
@@ -35,7 +35,7 @@ export function answerClientError(
   // A response owed to a request pipelined before this one, not begun yet
   // (it awaits authentication or the store): written now, this answer would
   // be read as that request's, and its own would be lost. Answered after it.
-  if (inFlight && !(inFlight as ServerResponse).writableFinished) {
+  if (inFlight && !inFlight.writableFinished) {
     afterOwedResponses(socket, () => answerClientError(error, socket, answer, method));
     return;
   }
