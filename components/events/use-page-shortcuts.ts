@@ -2,13 +2,18 @@
 
 import { useEffect, useRef } from 'react';
 
+/** Whether a key's target lies inside an element matching `selector` (the window lies in none). */
+function within(target: EventTarget | null, selector: string): boolean {
+  return (target as HTMLElement | null)?.closest?.(selector) != null;
+}
+
 function isTypingTarget(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null;
   if (!element || !element.tagName) return false;
   return (
     element.isContentEditable ||
     ['INPUT', 'TEXTAREA', 'SELECT'].includes(element.tagName) ||
-    element.closest('.popover') !== null
+    within(element, '.popover')
   );
 }
 
@@ -18,11 +23,6 @@ type Shortcuts = {
   closePanel: () => void;
   panelOpen: boolean;
 };
-
-/** Where j/k move rows: the table and the event panel, and nowhere else on the page. */
-function inRowsOrPanel(target: EventTarget | null): boolean {
-  return (target as HTMLElement | null)?.closest?.('table.events, .panel') != null;
-}
 
 /**
  * Page keys: j/k move between rows while focus is in the table or the event
@@ -41,18 +41,18 @@ export function usePageShortcuts(shortcuts: Shortcuts): void {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
       // A modal (the comparison, the facet sheet) has the keyboard to itself.
-      if ((event.target as HTMLElement | null)?.closest?.('[aria-modal="true"]')) return;
+      if (within(event.target, '[aria-modal="true"]')) return;
       if (event.key === 'Escape' && latest.current.panelOpen) {
-        if ((event.target as HTMLElement | null)?.closest?.('.popover')) return;
+        if (within(event.target, '.popover')) return;
         event.preventDefault();
         latest.current.closePanel();
         return;
       }
-      if (isTypingTarget(event.target) || !inRowsOrPanel(event.target)) return;
+      // Where j/k move rows: the table and the event panel, nowhere else.
+      if (isTypingTarget(event.target) || !within(event.target, 'table.events, .panel')) return;
       if (event.key === 'j' || event.key === 'k') {
-        const inPanel = (event.target as HTMLElement | null)?.closest?.('.panel') != null;
         event.preventDefault();
-        latest.current.moveBy(event.key === 'j' ? 1 : -1, !inPanel);
+        latest.current.moveBy(event.key === 'j' ? 1 : -1, !within(event.target, '.panel'));
       }
     };
     window.addEventListener('keydown', onKeyDown);
