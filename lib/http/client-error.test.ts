@@ -43,6 +43,42 @@ test('a refused request is answered with its body, a request id, and only header
   assert.equal(body, '{"error":400}');
 });
 
+test('a malformed request pipelined after one whose answer has begun is refused after that answer, which is not cut', async () => {
+  const server = http.createServer((_req, res) => {
+    // The first request's answer is under way (a streamed page or export):
+    // its head and first part are out when the malformed request is parsed.
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '21' });
+    res.write('first part, ');
+    setTimeout(() => res.end('last part'), 200);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) =>
+    answerClientError(error, socket, () => ({ status: 400, headers: [], body: '{"error":400}' })),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+        // Sent once the first answer has begun.
+        socket.once('data', () => socket.write('BAD\r\n\r\n'));
+      });
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => socket.destroy(), 3000).unref();
+    });
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((match) => match[1]);
+    // Before, the connection was destroyed: the first answer was cut after its first part.
+    assert.deepEqual(statuses, ['200', '400'], answer);
+    assert.match(answer, /first part, last part/);
+    assert.match(answer, /\{"error":400\}$/);
+  } finally {
+    server.close();
+  }
+});
+
 test('a malformed request pipelined after one still being answered is refused after that answer, not in its place', async () => {
   const server = http.createServer((_req, res) => {
     // The first request's answer takes a moment (authentication, the store).

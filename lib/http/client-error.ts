@@ -24,17 +24,17 @@ export function answerClientError(
   answer: ParserRefusal,
   method = '-',
 ): void {
-  // The client left, or a response on this connection is already under way
-  // (a bad request pipelined after a good one): a status line now would land
-  // inside that response. Node's own handler closes the socket then too.
-  const inFlight = (socket as OwedSocket)._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  // The client left: nobody to answer.
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  // A response owed to a request pipelined before this one, not begun yet
-  // (it awaits authentication or the store): written now, this answer would
-  // be read as that request's, and its own would be lost. Answered after it.
+  // A response owed to a request pipelined before this one, begun or not (a
+  // streamed page or export, or one awaiting authentication or the store):
+  // written now, this answer would land inside it or be read as its answer.
+  // Answered after it; Node's own handler destroys the socket instead, which
+  // cut the good request's answer short.
+  const inFlight = (socket as OwedSocket)._httpMessage;
   if (inFlight && !inFlight.writableFinished) {
     afterOwedResponses(socket, () => answerClientError(error, socket, answer, method));
     return;
