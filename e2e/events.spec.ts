@@ -292,6 +292,29 @@ test.describe('the events table', () => {
     await fresh.close();
   });
 
+  test("the organization's link in the header shows its whole list again", async ({
+    page,
+    state,
+  }) => {
+    const types = frequentTypes(state.events, 1);
+    const filtered = matching(state.events, { types });
+    await page.goto(eventsUrl(state.orgId));
+    await pickTypes(page, types);
+    // Page 2, where no live count re-renders the table by chance.
+    await page
+      .getByRole('navigation', { name: 'Pagination' })
+      .getByRole('button', { name: 'Next page' })
+      .click();
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
+    // Before, the URL lost its filters but the table, chips and total stayed filtered.
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link').first().click();
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events$`));
+    await expect.poll(() => shownTotal(page)).toBe(state.events.length);
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(0, 50).map((e) => e.id));
+    await page.goBack();
+    await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
+  });
+
   test('the event page opens on the tab being read, and its URL follows the tab', async ({
     page,
     state,

@@ -1,6 +1,6 @@
 'use client';
 
-import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/domain/dates';
 import { rememberListSearch } from '@/lib/client/last-list';
 import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/client/url-state';
@@ -71,6 +71,12 @@ export function useEventsView(orgId: string, localZone: string, serverSearch: st
     [search, localZone],
   );
   const zone = zoneFor(view.tz, localZone);
+  // A link of Next's own to this page (the header's organization link) renders
+  // before Next writes its URL, and tells no listener once it has: read the
+  // URL again after every commit, or the table keeps showing the old view.
+  useLayoutEffect(() => {
+    if (currentSearch() !== search) searchListeners.forEach((notify) => notify());
+  });
   // For the event page's way back (lib/client/last-list.ts).
   useEffect(() => rememberListSearch(orgId, search), [orgId, search]);
 
