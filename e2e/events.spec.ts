@@ -281,10 +281,18 @@ test.describe('the events table', () => {
     await page.goto(eventsUrl(state.orgId, listQuery));
     await page.getByRole('dialog').getByRole('link', { name: 'Open full page' }).click();
     await expect(page).toHaveURL(new RegExp(`/events/${event.id}$`));
+    const listRequests: string[] = [];
+    page.on('request', (request) => {
+      if (/^\/api\/.*\/events(\/facets|\/histogram)?$/.test(new URL(request.url()).pathname))
+        listRequests.push(request.url());
+    });
     // Before, "← All events" went to the whole, unfiltered list.
     await page.getByRole('link', { name: '← Back to the list' }).click();
     await expect(page).toHaveURL(new RegExp(`types=${type}`));
     await expect(page.getByRole('dialog').getByText(event.id, { exact: true })).toBeVisible();
+    // Every request on the way back is for the filtered view: before, the unfiltered
+    // page, facets and histogram were asked for (and dropped) first.
+    expect(listRequests.filter((url) => !url.includes(`eventType=${type}`))).toEqual([]);
     // A permalink opened in a tab that never showed the list links to the whole list.
     const fresh = await page.context().newPage();
     await fresh.goto(page.url().replace(/\/events\?.*$/, `/events/${event.id}`));

@@ -3,7 +3,12 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { LOCAL_ZONE_COOKIE, detectLocalZone, zoneFor } from '@/lib/domain/dates';
 import { rememberListSearch } from '@/lib/client/last-list';
-import { type EventsView, eventsViewHref, parseEventsView } from '@/lib/client/url-state';
+import {
+  type EventsView,
+  eventsPath,
+  eventsViewHref,
+  parseEventsView,
+} from '@/lib/client/url-state';
 
 /** For a value read once from the browser, which never changes while the page shows. */
 export const subscribeNever = () => () => {};
@@ -40,8 +45,6 @@ function subscribeToSearch(listener: () => void): () => void {
   };
 }
 
-const currentSearch = () => window.location.search;
-
 /**
  * Writes the history entry with the browser's own History methods. Next's
  * router patches pushState/replaceState to mirror every URL change into its
@@ -65,6 +68,14 @@ function writeHistory(mode: NavigateMode, href: string): void {
  * `serverSearch` is the query the server rendered, used until hydration ends.
  */
 export function useEventsView(orgId: string, localZone: string, serverSearch: string) {
+  // While a link from another page (the event page's way back) renders this
+  // one, the URL is still the old page's until Next writes it: the search the
+  // server rendered for the link stands in, or the old page's query would be
+  // fetched (and dropped) first.
+  const currentSearch = useCallback(
+    () => (window.location.pathname === eventsPath(orgId) ? window.location.search : serverSearch),
+    [orgId, serverSearch],
+  );
   const search = useSyncExternalStore(subscribeToSearch, currentSearch, () => serverSearch);
   const view = useMemo(
     () => parseEventsView(new URLSearchParams(search), localZone),
