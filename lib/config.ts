@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { VARIANTS } from '@/lib/domain/catalog';
+import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
 import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
 
 /**
@@ -101,6 +102,7 @@ const configSchema = z.object({
     .number()
     .int()
     .min(1024)
+    .max(MAX_RECORD_BYTES_LIMIT)
     .default(1 << 20),
   /** PEM files: when both are set, server.ts listens with HTTPS itself. */
   TLS_CERT_FILE: z.string().min(1).optional(),

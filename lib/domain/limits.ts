@@ -40,6 +40,13 @@ export function isPortText(text: string): boolean {
  */
 export const MAX_EVENT_NESTING = 100;
 
+/**
+ * The longest record `import` and `mirror` may be told to read (--max-record-bytes,
+ * IMPORT_MAX_RECORD_BYTES), as long as an NDJSON line holding a whole page may be:
+ * a longer one is held as text past the longest string Node can make (about 512 MiB).
+ */
+export const MAX_RECORD_BYTES_LIMIT = 256 << 20;
+
 /** Event type names are upper snake case, at most 128 characters; anything else is a syntax error. */
 export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
 

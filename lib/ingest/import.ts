@@ -13,6 +13,7 @@ import {
   type NewEvent,
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
+import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
 import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
@@ -677,7 +678,7 @@ function isBlank(text: string): boolean {
  * envelope or an array) rather than one record: each of its records must
  * still fit the record limit.
  */
-const MAX_PAGE_LINE_BYTES = 256 << 20;
+const MAX_PAGE_LINE_BYTES = MAX_RECORD_BYTES_LIMIT;
 
 /**
  * Where one JSON document may end and the next begin on a line: a closing

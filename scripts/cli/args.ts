@@ -1,6 +1,6 @@
 import { DATE_TIME_FORMS, parseDateTime } from '@/lib/domain/dates';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
+import { MAX_RECORD_BYTES_LIMIT, PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
 import { isObjectId } from '@/lib/domain/object-id';
 import { ORG_ROLES, type OrgRole } from '@/lib/store/types';
 import { hasUnprintable } from '@/lib/domain/printable';
@@ -133,9 +133,9 @@ export function parsePublicKey(value: string): string {
   return value;
 }
 
-/** --max-record-bytes (import, mirror): at least 1 KiB, as IMPORT_MAX_RECORD_BYTES. */
+/** --max-record-bytes (import, mirror): 1 KiB to 256 MiB, as IMPORT_MAX_RECORD_BYTES. */
 export function parseMaxRecordBytes(value: string): number {
-  return parseCount(value, '--max-record-bytes', 1024, Number.MAX_SAFE_INTEGER);
+  return parseCount(value, '--max-record-bytes', 1024, MAX_RECORD_BYTES_LIMIT);
 }
 
 /** A whole number in [min, max]; "1_000_000" and "1,000,000" are accepted. */

@@ -74,6 +74,8 @@ describe('CLI: seed and import', () => {
     for (const bad of [
       ['--batch-size', '0'],
       ['--max-record-bytes', '1023'],
+      // Longer than Node can hold as one text: refused, not a RangeError's stack trace.
+      ['--max-record-bytes', String((256 << 20) + 1)],
     ]) {
       const refused = cli(db, 'import', '--org', ORG, file, ...bad);
       assert.equal(refused.code, 64, refused.stderr);
