@@ -53,8 +53,9 @@ export const backup: Command = async (args, context) => {
       'backup copies a SQLite store; back up PostgreSQL with pg_dump (see Backups in the README)',
     );
   }
-  if (fs.existsSync(target))
-    throw new CommandError(`${target} already exists: nothing was written`);
+  const exists = () => new CommandError(`${target} already exists: nothing was written`);
+  // A link to nothing is there too (existsSync follows it): the link below refuses it.
+  if (fs.existsSync(target) || isSymlink(target)) throw exists();
   const temporary = partialFileBeside(target);
   const started = performance.now();
   // Created here, empty, owner-only: the copy keeps this mode and holds the key hashes.
@@ -88,7 +89,13 @@ export const backup: Command = async (args, context) => {
     await store.backupInto(temporary);
     // A link refuses an existing name, where a rename would replace a file
     // that appeared meanwhile.
-    fs.linkSync(temporary, target);
+    try {
+      fs.linkSync(temporary, target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw exists();
+      throw new CommandError(`Cannot write ${target} (${code ?? String(error)})`);
+    }
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -102,6 +109,14 @@ export const backup: Command = async (args, context) => {
   context.emit({ file: target, bytes, seconds: jsonSeconds(seconds) });
   return EXIT.ok;
 };
+
+function isSymlink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
 
 // ---- orgs ----------------------------------------------------------------------
 

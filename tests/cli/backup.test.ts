@@ -69,6 +69,22 @@ describe('CLI: backup', () => {
     const nowhere = cli(source, 'backup', '--out', path.join(dir, 'missing', 'copy.db'));
     assert.equal(nowhere.code, 1);
     assert.match(nowhere.stderr, /Cannot write in .*missing \(ENOENT\)/);
+    // A link to nothing is there too (a link would refuse it after the whole copy, naming its temporary file).
+    const dangling = path.join(dir, 'dangling.db');
+    fs.symlinkSync(path.join(dir, 'nowhere.db'), dangling);
+    const linked = cli(source, 'backup', '--out', dangling);
+    assert.equal(linked.code, 1);
+    assert.equal(linked.stderr.trim(), `Error: ${dangling} already exists: nothing was written`);
+    assert.equal(fs.readlinkSync(dangling), path.join(dir, 'nowhere.db'));
+    // A name ending in / is a directory, and no file can be written as one.
+    const slash = cli(source, 'backup', '--out', path.join(dir, 'missing') + '/');
+    assert.equal(slash.code, 1);
+    assert.equal(slash.stderr.trim(), `Error: Cannot write ${path.join(dir, 'missing')}/ (ENOENT)`);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.includes('partial')),
+      [],
+      'a temporary file was left behind',
+    );
     const usage = cli(source, 'backup');
     assert.equal(usage.code, 64);
     assert.match(usage.stderr, /--out is required/);
