@@ -148,6 +148,14 @@ export async function voidRun(
   counts: Pick<IngestRunPatch, 'inserted' | 'skipped' | 'rejected'>,
 ): Promise<VoidedRun> {
   const stored = (counts.inserted ?? 0) > 0;
+  // Skipped as already present, they stay: stored by another run, perhaps
+  // one of this very archive stopped midway, whose text is just as unverified
+  // (a re-run would skip them again).
+  const present = counts.skipped ?? 0;
+  const keptPresent =
+    present > 0
+      ? `; ${present.toLocaleString('en-US')} events it found already present stay (stored by earlier runs: if one of them read this archive, they are unverified too; 'imports list' names it and 'imports undo' removes them)`
+      : '';
   const ended = await endIngestRun(store, runId, {
     status: 'failed',
     ...counts,
@@ -156,7 +164,9 @@ export async function voidRun(
       : failure,
   });
   // Nothing stored: an ordinary failed run, nothing to remove.
-  if (!stored) return { message: `${failure}; fix the file and re-run`, removed: true, ended };
+  if (!stored) {
+    return { message: `${failure}${keptPresent}; fix the file and re-run`, removed: true, ended };
+  }
   let removed = 0;
   try {
     removed = (await undoIngestRun(store, runId, { force: true })).deleted;
@@ -180,7 +190,7 @@ export async function voidRun(
     detail: `${failure}; void: what was read may be altered, so its ${removed} events were removed at once`,
   });
   return {
-    message: `${failure}. What was read before it is unverified and may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed; fix the file and re-run`,
+    message: `${failure}. What was read before it is unverified and may be altered, so nothing of this import is kept: the ${removed.toLocaleString('en-US')} events it had stored were removed${keptPresent}; fix the file and re-run`,
     removed: true,
     ended,
   };
