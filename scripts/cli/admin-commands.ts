@@ -45,6 +45,12 @@ export const migrate: Command = async (args, context) => {
 export const backup: Command = async (args, context) => {
   const { values } = parseCommand(args, { out: { type: 'string' } }, { min: 0, max: 0, names: '' });
   const target = requireOption(values.out, '--out');
+  // Not stdout, as for events export: SQLite copies into a file it can open.
+  if (target === '-') {
+    throw new UsageError(
+      '--out - (stdout) cannot take a backup: SQLite writes the copy into a file; name one (./- for a file so named)',
+    );
+  }
   const store = await context.store();
   // Loaded here: the other commands of this module never need the engine's class.
   const { SqliteStore } = await import('@/lib/store/sqlite');

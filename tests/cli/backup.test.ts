@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '@/lib/store';
 import { createTestDatabase } from '@/tests/helpers/postgres';
-import { CLI_BIN, cli, ROOT } from './run-cli';
+import { CLI_BIN, cli, cliFrom, ROOT } from './run-cli';
 
 /**
  * `backup --out FILE`: a copy of a SQLite store that opens as the same
@@ -85,6 +85,11 @@ describe('CLI: backup', () => {
       [],
       'a temporary file was left behind',
     );
+    // `-` is not stdout here (a SQLite copy is written into a file): refused, not a file named '-'.
+    const dash = cliFrom(dir, source, 'backup', '--out', '-');
+    assert.equal(dash.code, 64, dash.stderr);
+    assert.match(dash.stderr, /^Error: --out - \(stdout\) cannot take a backup/);
+    assert.equal(fs.existsSync(path.join(dir, '-')), false);
     const usage = cli(source, 'backup');
     assert.equal(usage.code, 64);
     assert.match(usage.stderr, /--out is required/);
