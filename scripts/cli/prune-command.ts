@@ -1,6 +1,6 @@
 import { formatCreated } from '@/lib/domain/event';
 import { pruneEvents } from '@/lib/ingest/prune';
-import { EXIT, parseCommand, parseDate, parseObjectId, requireOption } from './args';
+import { EXIT, parseCommand, parseDate, parseObjectId, requireOption, UsageError } from './args';
 import { type Command, requireOrg, stopDeletionOnSignals } from './context';
 import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
 
@@ -18,6 +18,13 @@ export const prune: Command = async (args, context) => {
   );
   const orgId = parseObjectId(requireOption(values.org, '--org'), '--org');
   const before = parseDate(requireOption(values.before, '--before'), '--before');
+  // Every mirror of the org starts its copy at `before` (lib/ingest/prune.ts):
+  // a later date would leave the events created until then uncopied, unsaid.
+  if (before > Date.now()) {
+    throw new UsageError(
+      `--before lies in the future ('${values.before!}'): every mirror of the org would start its copy there and never copy the events created until then; to delete every event so far, give the current time`,
+    );
+  }
   const store = await context.store();
   await requireOrg(store, orgId);
   const count = await store.countEvents({ orgId, maxCreated: before - 1 });

@@ -485,6 +485,29 @@ describe('CLI: seed and import', () => {
     assert.equal((again.json as Json).deleted, remain);
   });
 
+  test('events prune --before a date in the future is refused: every mirror of the org would start its copy there', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0e';
+    const { db } = await importedRun('prune-future', org, 100);
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    for (const dryRun of [[], ['--dry-run']]) {
+      const refused = cli(db, 'events', 'prune', '--org', org, '--before', later, ...dryRun);
+      assert.equal(refused.code, 64, refused.stderr);
+      assert.match(refused.stderr, /^Error: --before lies in the future \('[^']+'\): /);
+    }
+    const now = cli(
+      db,
+      'events',
+      'prune',
+      '--org',
+      org,
+      '--before',
+      new Date().toISOString(),
+      '--json',
+    );
+    assert.equal(now.code, 0, now.stderr);
+    assert.equal((now.json as Json).deleted, 100);
+  });
+
   test('seed: both variants with the same seed and range go into one organization side by side', () => {
     const db = path.join(dir, 'variants.db');
     const args = ['seed', '--org', ORG, '--events', '200', '--seed', '5'];
