@@ -127,6 +127,16 @@ describe('import', () => {
       () => events.map((e) => JSON.stringify(e)).join('\r\n\r\n'),
       'ndjson',
     ],
+    // `cat a.ndjson b.ndjson` of two files each saved with a byte order mark:
+    // the second mark begins a line inside the file.
+    [
+      'NDJSON of two files joined, each with a byte order mark',
+      () =>
+        [events.slice(0, 600), events.slice(600)]
+          .map((part) => `\ufeff${part.map((e) => JSON.stringify(e)).join('\n')}\n`)
+          .join(''),
+      'ndjson',
+    ],
     [
       'NDJSON of saved API pages',
       () =>

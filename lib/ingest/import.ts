@@ -452,6 +452,10 @@ export async function* readEventBatches(
         }
       };
       const readLine = ({ text, line, oversize }: LineRecord): void => {
+        // A byte order mark opening a line: files saved with one and joined
+        // (`cat a.ndjson b.ndjson`) carry the second one into the file. It
+        // is no part of the record (the first file's is dropped as read).
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
         // A line holding bytes that are no UTF-8 is an invalid record: the
         // lines around it are read on (a JSON document's import stops).
         const mark =
