@@ -10,6 +10,7 @@ import type { EventStore } from '@/lib/store/types';
 import { encodeEvent, encodeRecordText } from '@/lib/domain/encode';
 import { eventInputSchema, type EventInput } from '@/lib/domain/event';
 import { MAX_INDEXED_VALUE_LENGTH } from '@/lib/domain/filters';
+import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
 import {
   ImportFatalError,
   type ImportReport,
@@ -17,6 +18,7 @@ import {
   innerRecords,
   readEventBatches,
   toNewEvent,
+  tooLargeMessage,
 } from './import';
 import { generateEvents } from './seed';
 import { Prng } from './seed-prng';
@@ -1026,6 +1028,13 @@ describe('import', () => {
     assert.match(
       ndjson.issues[0]!.message,
       /larger than the 4,096-byte limit \([\d,]+ bytes or more/,
+    );
+
+    // Below the highest limit the message says how to raise it; at it, that there is no higher.
+    assert.match(tooLargeMessage(5000, 4096), /raise it with --max-record-bytes/);
+    assert.doesNotMatch(
+      tooLargeMessage(MAX_RECORD_BYTES_LIMIT + 1, MAX_RECORD_BYTES_LIMIT),
+      /raise it/,
     );
 
     // In an array the oversize element is dropped while it streams in, chunk by chunk.

@@ -680,7 +680,11 @@ export function recordBytes(text: string, limit: number): number {
 
 /** Why a record of `size` bytes or more is refused under `limit` (import and mirror alike). */
 export function tooLargeMessage(size: number, limit: number): string {
-  return `The record is larger than the ${limit.toLocaleString('en-US')}-byte limit (${size.toLocaleString('en-US')} bytes or more; raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES)`;
+  const advice =
+    limit < MAX_RECORD_BYTES_LIMIT
+      ? 'raise it with --max-record-bytes or IMPORT_MAX_RECORD_BYTES'
+      : 'the highest limit there is';
+  return `The record is larger than the ${limit.toLocaleString('en-US')}-byte limit (${size.toLocaleString('en-US')} bytes or more; ${advice})`;
 }
 
 function isBlank(text: string): boolean {
