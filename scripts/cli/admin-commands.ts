@@ -60,8 +60,8 @@ export const backup: Command = async (args, context) => {
     );
   }
   const exists = () => new CommandError(`${target} already exists: nothing was written`);
-  // A link to nothing is there too (existsSync follows it): the link below refuses it.
-  if (fs.existsSync(target) || isSymlink(target)) throw exists();
+  // A link to nothing counts too (lstat, not existsSync, which follows it): the link below refuses it.
+  if (hasEntry(target)) throw exists();
   const temporary = partialFileBeside(target);
   const started = performance.now();
   // Created here, empty, owner-only: the copy keeps this mode and holds the key hashes.
@@ -116,9 +116,11 @@ export const backup: Command = async (args, context) => {
   return EXIT.ok;
 };
 
-function isSymlink(file: string): boolean {
+/** Whether anything, a link to nothing included, has this name. */
+function hasEntry(file: string): boolean {
   try {
-    return fs.lstatSync(file).isSymbolicLink();
+    fs.lstatSync(file);
+    return true;
   } catch {
     return false;
   }
