@@ -163,10 +163,11 @@ export class BatchPacker {
     this.raws.add(event.raw ?? '');
   }
 
-  /** Gives every event (in read order) a new `created`: a listing's sort keys (lib/ingest/listing-order.ts). */
-  mapCreated(sortKey: (created: number) => number): void {
-    const { created, count } = this.collector;
-    for (let e = 0; e < count; e++) created[e] = sortKey(created[e]!);
+  /** Gives every event (in read order) a new `created` from it and its id's key: a listing's sort keys (lib/ingest/listing-order.ts). */
+  mapCreated(sortKey: (created: number, id: readonly [number, number]) => number): void {
+    const { created, keys, count } = this.collector;
+    for (let e = 0; e < count; e++)
+      created[e] = sortKey(created[e]!, [keys[e * 2]!, keys[e * 2 + 1]!]);
   }
 
   /** The packed batch; the packer is spent. */

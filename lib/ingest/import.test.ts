@@ -1236,6 +1236,38 @@ describe('import', () => {
     );
   });
 
+  test('an export listing a whole second between two events of its last fraction imports back in its order', async () => {
+    const second = Date.UTC(2026, 1, 1, 10, 0, 0);
+    // What an export lists when the three share the key .999 (a whole second
+    // first in its second, then two at .999 of their own): by id among them.
+    const listed = [
+      { ...events[0]!, id: '6a00000000000000000000c3', created: '2026-02-01T10:00:00.999Z' },
+      { ...events[1]!, id: '6a00000000000000000000c2', created: '2026-02-01T10:00:00Z' },
+      { ...events[2]!, id: '6a00000000000000000000c1', created: '2026-02-01T10:00:00.999Z' },
+      { ...events[3]!, id: '6a00000000000000000000c4', created: '2026-02-01T09:00:00Z' },
+    ];
+    await importEvents(
+      store,
+      write('tied.ndjson', listed.map((e) => JSON.stringify(e)).join('\n')),
+      {
+        orgId: ORG,
+      },
+    );
+    const page = await store.listEvents({
+      orgId: ORG,
+      offset: 0,
+      limit: 10,
+      includeCount: false,
+      includeRaw: false,
+    });
+    // Before, the whole second went to .998, below the .999 listed after it.
+    assert.deepEqual(
+      page.events.map((e) => e.id),
+      listed.map((e) => e.id),
+    );
+    assert.equal(page.events[1]!.created, second + 999);
+  });
+
   test('an NDJSON line holding a saved page may exceed the record limit; each of its records may not', async () => {
     const big = { ...events[3], raw: { blob: 'x'.repeat(5000) } };
     const page = JSON.stringify({

@@ -635,7 +635,7 @@ async function* withStallMarks<T>(source: AsyncIterable<T>): AsyncGenerator<T | 
 
 /** A batch packed with its events' times as sort keys in the listing's order (ListingOrder). */
 function packInOrder(events: BatchPacker, order: ListingOrder): PackedBatch {
-  events.mapCreated((created) => order.sortKey(created));
+  events.mapCreated((created, id) => order.sortKey(created, id));
   return events.finish();
 }
 

@@ -26,6 +26,31 @@ describe('ListingOrder', () => {
     );
   });
 
+  it("whole seconds listed after a fraction's events share their key while their ids sort them after", () => {
+    const id = (n: number): [number, number] => [0x6a0000000000, n];
+    const order = new ListingOrder();
+    assert.deepEqual(
+      [
+        [S + 999, 9],
+        [S, 8],
+        [S, 7],
+        [S + 999, 6],
+        [S, 7],
+        [S, 5],
+      ].map(([created, n]) => order.sortKey(created!, id(n!))),
+      [S + 999, S + 999, S + 999, S + 999, S + 998, S + 997],
+    );
+    const oldest = new ListingOrder(false);
+    assert.deepEqual(
+      [
+        [S + 1, 1],
+        [S, 2],
+        [S, 1],
+      ].map(([created, n]) => oldest.sortKey(created!, id(n!))),
+      [S + 1, S + 1, S + 2],
+    );
+  });
+
   it('a second before 1970 (year 0000 included) is spread within itself', () => {
     const early = Date.parse('0000-01-01T00:00:10Z');
     const order = new ListingOrder();

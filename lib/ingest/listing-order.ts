@@ -17,6 +17,10 @@
  * (.499, .498, ... after a .500, newest first): counted from .999 regardless,
  * an event listed after the .500 one was sorted before it, and a copy of a
  * source holding both kinds (another org-events) listed them in another order.
+ * A whole second listed right after a fraction's events shares their key when
+ * its id already sorts it after them (by id among equal keys, as the store
+ * does): an export lists a whole second between two events of one fraction
+ * when they share that key, and the next key put it below the second one.
  */
 const KEYS_PER_SECOND = 999;
 export class ListingOrder {
@@ -29,6 +33,8 @@ export class ListingOrder {
   private last = Number.NaN;
   /** Events of `second` given a key so far. */
   private listedInSecond = 0;
+  /** The last event's id (eventKey) when its key is a fraction's own (its own or shared). */
+  private lastFraction: readonly [number, number] | undefined;
   /** -1 newest first (keys count down), 1 oldest first (they count up). */
   private readonly step: number;
 
@@ -59,21 +65,37 @@ export class ListingOrder {
         : this.edge(second) + this.step * Math.min(listedBefore, KEYS_PER_SECOND);
   }
 
-  /** The sort key of the next listed event, from its `created` (ms). */
-  sortKey(created: number): number {
+  /**
+   * The sort key of the next listed event, from its `created` (ms) and,
+   * when known, its id's key (eventKey).
+   */
+  sortKey(created: number, id?: readonly [number, number]): number {
     const second = Math.floor(created / 1000) * 1000;
     if (second !== this.second) {
       this.second = second;
       this.last = this.edge(second);
       this.listedInSecond = 0;
+      this.lastFraction = undefined;
     }
     this.listedInSecond++;
-    // A fraction of its own is kept; a whole second takes the next key,
-    // within .001 to .999 (ties once the second's keys run out).
-    this.last =
-      created !== second
-        ? created
-        : Math.min(second + KEYS_PER_SECOND, Math.max(second + 1, this.last + this.step));
+    // A fraction of its own is kept; a whole second takes the fraction's key
+    // when its id sorts it after the last event holding that key, else the
+    // next key, within .001 to .999 (ties once the second's keys run out).
+    const after = this.lastFraction;
+    if (created !== second) {
+      this.last = created;
+      this.lastFraction = id;
+    } else if (after && id && this.step * compareIds(id, after) > 0) {
+      this.lastFraction = id;
+    } else {
+      this.last = Math.min(second + KEYS_PER_SECOND, Math.max(second + 1, this.last + this.step));
+      this.lastFraction = undefined;
+    }
     return this.last;
   }
+}
+
+/** Two ids' keys (eventKey) in the order of the ids. */
+function compareIds(a: readonly [number, number], b: readonly [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
 }
