@@ -48,8 +48,16 @@ export async function requireOrg(store: EventStore, orgId: string, hint?: string
  * once complete, so `file` is never half written.
  */
 export function partialFileBeside(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
+  const suffix = `.${process.pid}.partial`;
+  // Cut to the bytes a name may have (255), by whole characters: a file
+  // named near that limit failed ENAMETOOLONG on its temporary name.
+  const kept = [...path.basename(file)];
+  while (Buffer.byteLength(`.${kept.join('')}${suffix}`) > NAME_MAX) kept.pop();
+  return path.join(path.dirname(file), `.${kept.join('')}${suffix}`);
 }
+
+/** The most bytes a file's name may have (NAME_MAX on Linux and macOS). */
+const NAME_MAX = 255;
 
 export function isoTime(millis: number): string {
   return new Date(millis).toISOString();

@@ -90,6 +90,19 @@ describe('CLI: events export --out naming a special file or a symbolic link', ()
     assert.equal(fs.readFileSync(file, 'utf8').trimEnd().split('\n').length, 200);
   });
 
+  test('a file named near the longest name a directory takes is written (its temporary name is kept short enough)', () => {
+    // 255 bytes, the most a name may have: "é" is two bytes.
+    const name = `${'é'.repeat(100)}${'n'.repeat(48)}.ndjson`;
+    const file = path.join(dir, name);
+    const result = cli(db, 'events', 'export', '--org', ORG, '--out', file);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(fs.readFileSync(file, 'utf8').trimEnd().split('\n').length, 200);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((entry) => entry.includes('partial')),
+      [],
+    );
+  });
+
   // Renamed onto, the pipe never had a writer: its reader waited for ever.
   test('a named pipe is written to, as a reader of it sees', { timeout: 60_000 }, async () => {
     const fifo = path.join(dir, 'events.fifo');
