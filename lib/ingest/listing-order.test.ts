@@ -51,6 +51,15 @@ describe('ListingOrder', () => {
     );
   });
 
+  it("a restart that does not go on from this order's last event shares no fraction's key", () => {
+    const id = (n: number): [number, number] => [0x6a0000000000, n];
+    const order = new ListingOrder();
+    assert.equal(order.sortKey(S + 999, id(9)), S + 999);
+    // Another run listed two events of the second before this page: they hold .999 and .998.
+    order.restart(S, 2);
+    assert.equal(order.sortKey(S, id(1)), S + 997);
+  });
+
   it('a second before 1970 (year 0000 included) is spread within itself', () => {
     const early = Date.parse('0000-01-01T00:00:10Z');
     const order = new ListingOrder();

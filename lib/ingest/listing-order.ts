@@ -59,6 +59,8 @@ export class ListingOrder {
     if (second === this.second && listedBefore > 0 && listedBefore === this.listedInSecond) return;
     this.second = second ?? Number.NaN;
     this.listedInSecond = listedBefore;
+    // Not this order's last event: no fraction's key to share.
+    this.lastFraction = undefined;
     this.last =
       second === undefined
         ? Number.NaN
