@@ -14,6 +14,7 @@ import { recordBytes, toNewEvent, tooLargeMessage } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { ListingOrder } from '@/lib/ingest/listing-order';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
+import { eventKey } from '@/lib/store/terms';
 import type { EventStore, IngestRun } from '@/lib/store/types';
 import {
   MirrorError,
@@ -528,7 +529,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
           return;
         }
         // Its place in the second is counted either way (see ListingOrder).
-        event.created = listing.sortKey(event.created);
+        event.created = listing.sortKey(event.created, eventKey(event.id));
         if (!reread && !recent.has(event) && !batchIds.has(event.id)) {
           batch.push(event);
           batchIds.add(event.id);

@@ -137,6 +137,37 @@ function mirrorOrder(engine: string, open: () => Promise<TestStore>) {
         source.close();
       }
     });
+    test('a source listing a whole second between two events of one fraction (another org-events, as it lists them sharing that key) is copied in its order', async () => {
+      // All three sorted at .999 by the source, so listed by id: the whole
+      // second's id lies between the others'.
+      const second = BASE + 1000;
+      const events: SourceEvent[] = [3, 2, 1].map((tail) => {
+        const id = objectIdAt(second, `00000000000000${tail.toString(16).padStart(2, '0')}`);
+        const doc = groupCreatedDocument({
+          at: tail === 2 ? second : second + 999,
+          id,
+          orgId: SOURCE_ORG,
+          groupId: objectIdAt(BASE, 'aaaaaaaaaaaa0001'),
+        });
+        return { id, at: second + 999, doc };
+      });
+      assert.equal(events[1]!.doc.created, '2025-06-01T12:00:01Z');
+      const source = await listingSource(events);
+      try {
+        for (const itemsPerPage of [1, 3]) {
+          const { summary, events: copied } = await copyFrom(source.baseUrl, itemsPerPage);
+          assert.equal(summary.copied, events.length);
+          // Before, the whole second took .998 and was listed below the .999 after it.
+          assert.deepEqual(
+            copied.map((e) => e.id),
+            events.map((e) => e.id),
+            `pages of ${itemsPerPage}`,
+          );
+        }
+      } finally {
+        source.close();
+      }
+    });
     test('a source serving fewer events a page than asked (it clamps itemsPerPage) still gives its order across a busy second of 999 events', async () => {
       // 999 is as many as a second's sort keys tell apart (ListingOrder: .999
       // down to .001). Each page's place in the second was counted in pages
