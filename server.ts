@@ -18,6 +18,7 @@
  * Environment: PORT (default 3000; 0 picks a free port), HOSTNAME (default
  * 0.0.0.0), DATABASE_URL and the rest of lib/config.ts.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
@@ -139,6 +140,31 @@ function answerDashboardBodyTooLarge(
   writeApiResponse(req, res, errorResponse(bodyTooLarge(maxBytes), PLAIN_FORMAT));
 }
 
+/**
+ * A TLS PEM file, read and parsed: what cannot be read or is no PEM of its
+ * kind is named by its variable (OpenSSL's own words, such as "PEM
+ * routines::no start line", named neither the variable nor the file).
+ */
+function readTlsFile(
+  variable: 'TLS_CERT_FILE' | 'TLS_KEY_FILE',
+  file: string,
+  parse: (pem: Buffer) => unknown,
+): Buffer {
+  let pem: Buffer;
+  try {
+    pem = fs.readFileSync(file);
+  } catch (error) {
+    throw new Error(`${variable} ${file} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    parse(pem);
+  } catch (error) {
+    const kind = variable === 'TLS_CERT_FILE' ? 'a PEM certificate' : 'a PEM private key';
+    throw new Error(`${variable} ${file} is not ${kind}: ${(error as Error).message}`);
+  }
+  return pem;
+}
+
 /** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
 function createServer(config: Config, listener: http.RequestListener): http.Server | https.Server {
   // requireHostHeader off: Node's own check answered a bare 400 with no body
@@ -149,14 +175,19 @@ function createServer(config: Config, listener: http.RequestListener): http.Serv
     throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
   if (config.TLS_CERT_FILE && config.TLS_KEY_FILE) {
-    return https.createServer(
-      {
-        ...options,
-        cert: fs.readFileSync(config.TLS_CERT_FILE),
-        key: fs.readFileSync(config.TLS_KEY_FILE),
-      },
-      listener,
+    const cert = readTlsFile(
+      'TLS_CERT_FILE',
+      config.TLS_CERT_FILE,
+      (pem) => new X509Certificate(pem),
     );
+    const key = readTlsFile('TLS_KEY_FILE', config.TLS_KEY_FILE, (pem) => createPrivateKey(pem));
+    try {
+      return https.createServer({ ...options, cert, key }, listener);
+    } catch (error) {
+      throw new Error(
+        `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key: ${(error as Error).message}`,
+      );
+    }
   }
   return http.createServer(options, listener);
 }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { startTestServer, type TestServer } from '@/tests/helpers/server';
+import { ROOT, startTestServer, type TestServer } from '@/tests/helpers/server';
 
 /**
  * TLS_CERT_FILE and TLS_KEY_FILE: server.ts listens with HTTPS itself, and
@@ -81,4 +81,47 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     const res = await curl(`${server.baseUrl}/healthz`);
     assert.equal(res.status, '200');
   });
+});
+
+/**
+ * A TLS file that cannot be read or is not a PEM of its kind ends the start
+ * with a line naming the variable: OpenSSL's "PEM routines::no start line"
+ * or a bare ENOENT named neither the variable nor the file.
+ */
+test('a TLS file that is missing, of the wrong kind or not the pair ends the start naming the variable', async () => {
+  const other = path.join(dir, 'other');
+  fs.mkdirSync(other);
+  await run('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=other', '-days', '1'],
+    ...['-keyout', path.join(other, 'key.pem'), '-out', path.join(other, 'cert.pem')],
+  ]);
+  const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
+  const missing = path.join(dir, 'missing.pem');
+  for (const [certFile, keyFile, reason] of [
+    [missing, key, `TLS_CERT_FILE ${missing} cannot be read: ENOENT`],
+    [cert, missing, `TLS_KEY_FILE ${missing} cannot be read: ENOENT`],
+    [key, cert, `TLS_CERT_FILE ${key} is not a PEM certificate`],
+    [cert, cert, `TLS_KEY_FILE ${cert} is not a PEM private key`],
+    [cert, path.join(other, 'key.pem'), 'TLS_CERT_FILE and TLS_KEY_FILE are not a certificate'],
+  ] as const) {
+    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        SERVE: 'api',
+        PORT: '0',
+        DATABASE_URL: `file:${path.join(dir, 'tls.db')}`,
+        REDIS_URL: '',
+        TLS_CERT_FILE: certFile,
+        TLS_KEY_FILE: keyFile,
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(started.status, 1, `${certFile} ${keyFile}: ${started.stdout}${started.stderr}`);
+    const failure = started.stderr.trim().split('\n').at(-1)!;
+    assert.ok(failure.startsWith(`> org-events failed to start: ${reason}`), failure);
+    assert.doesNotMatch(started.stdout, /ready on/);
+  }
 });
