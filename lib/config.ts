@@ -27,9 +27,16 @@ const configSchema = z.object({
     .default('file:./data/org-events.db'),
   EVENTS_VARIANT: z.enum(VARIANTS).default('hosted'),
   DIGEST_REALM: z.string().min(1).default('MMS Public API'),
+  // http(s) and nothing after the path: links are this plus their path, so
+  // `events.example.com:443` (a valid URL, of scheme `events.example.com`)
+  // or a `?query` made every link in every response a broken one.
   PUBLIC_BASE_URL: z
     .string()
     .url()
+    .regex(
+      /^https?:\/\/[^?#]+$/i,
+      'PUBLIC_BASE_URL must be an http:// or https:// URL without ?query or #fragment, such as https://events.example.com',
+    )
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
   SERVICE_VENDOR: z

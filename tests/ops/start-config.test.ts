@@ -70,3 +70,22 @@ test('a server whose ORG_EVENTS_SECRET opens none of the sealed keys refuses to 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/**
+ * Links are PUBLIC_BASE_URL and their path: a value without a scheme
+ * (`events.example.com:443`, a URL of scheme `events.example.com`) or with a
+ * query was accepted, and every link in every response was broken.
+ */
+test('PUBLIC_BASE_URL other than an http(s) URL without query or fragment is refused at start', () => {
+  for (const base of ['events.example.com:443', 'localhost:3000', 'https://e.example.com?x=1']) {
+    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PUBLIC_BASE_URL: base, NODE_ENV: 'test', SERVE: 'api', PORT: '0' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(started.status, 1, `PUBLIC_BASE_URL=${base}: ${started.stdout}${started.stderr}`);
+    assert.match(started.stderr, /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL/);
+    assert.doesNotMatch(started.stdout, /ready on/);
+  }
+});
