@@ -22,6 +22,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { getBuildInfo, staleBuildReason } from '@/lib/api/build-info';
@@ -165,31 +166,46 @@ function readTlsFile(
   return pem;
 }
 
-/** HTTPS with the configured certificate when TLS_CERT_FILE and TLS_KEY_FILE are set. */
-function createServer(config: Config, listener: http.RequestListener): http.Server | https.Server {
+type TlsFiles = { cert: Buffer; key: Buffer };
+
+/**
+ * The certificate and key when TLS_CERT_FILE and TLS_KEY_FILE are set, read
+ * and checked as a pair. Read before the database wait: a wrong file was
+ * named only once the database had been waited for (DATABASE_WAIT_SECONDS).
+ */
+function readTlsFiles(config: Config): TlsFiles | undefined {
+  if (!config.TLS_CERT_FILE !== !config.TLS_KEY_FILE) {
+    throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (!config.TLS_CERT_FILE || !config.TLS_KEY_FILE) return undefined;
+  const cert = readTlsFile(
+    'TLS_CERT_FILE',
+    config.TLS_CERT_FILE,
+    (pem) => new X509Certificate(pem),
+  );
+  const key = readTlsFile('TLS_KEY_FILE', config.TLS_KEY_FILE, (pem) => createPrivateKey(pem));
+  try {
+    tls.createSecureContext({ cert, key });
+  } catch (error) {
+    throw new Error(
+      `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key: ${(error as Error).message}`,
+    );
+  }
+  return { cert, key };
+}
+
+/** HTTPS with the configured certificate and key (readTlsFiles), else HTTP. */
+function createServer(
+  tlsFiles: TlsFiles | undefined,
+  listener: http.RequestListener,
+): http.Server | https.Server {
   // requireHostHeader off: Node's own check answered a bare 400 with no body
   // before the listener or 'clientError' saw the request; answerWithoutHost
   // gives the same 400 in the service's error body.
   const options = { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false };
-  if (!config.TLS_CERT_FILE !== !config.TLS_KEY_FILE) {
-    throw new Error('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
-  }
-  if (config.TLS_CERT_FILE && config.TLS_KEY_FILE) {
-    const cert = readTlsFile(
-      'TLS_CERT_FILE',
-      config.TLS_CERT_FILE,
-      (pem) => new X509Certificate(pem),
-    );
-    const key = readTlsFile('TLS_KEY_FILE', config.TLS_KEY_FILE, (pem) => createPrivateKey(pem));
-    try {
-      return https.createServer({ ...options, cert, key }, listener);
-    } catch (error) {
-      throw new Error(
-        `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its private key: ${(error as Error).message}`,
-      );
-    }
-  }
-  return http.createServer(options, listener);
+  return tlsFiles
+    ? https.createServer({ ...options, ...tlsFiles }, listener)
+    : http.createServer(options, listener);
 }
 
 async function main(): Promise<void> {
@@ -205,6 +221,7 @@ async function main(): Promise<void> {
   const hostname = process.env.HOSTNAME || '0.0.0.0';
 
   const config = getConfig(); // fail fast on bad configuration
+  const tlsFiles = readTlsFiles(config);
   const log = getLogger();
   // Startup and shutdown lines are few and what an operator (and the test
   // helpers, which wait for "ready on") must see at any LOG_LEVEL but silent.
@@ -260,7 +277,7 @@ async function main(): Promise<void> {
   const handleNext = dashboard?.handle ?? answerNotServedHere;
   const handleApi = createNodeApiHandler();
 
-  const server = createServer(config, (req, res) => {
+  const server = createServer(tlsFiles, (req, res) => {
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       answerWithoutHost(req, res);
       return;

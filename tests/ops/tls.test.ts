@@ -88,7 +88,7 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
  * with a line naming the variable: OpenSSL's "PEM routines::no start line"
  * or a bare ENOENT named neither the variable nor the file.
  */
-test('a TLS file that is missing, of the wrong kind or not the pair ends the start naming the variable', async () => {
+test('a TLS file that is missing, of the wrong kind or not the pair ends the start naming the variable, before the database is waited for', async () => {
   const other = path.join(dir, 'other');
   fs.mkdirSync(other);
   await run('openssl', [
@@ -111,7 +111,10 @@ test('a TLS file that is missing, of the wrong kind or not the pair ends the sta
         NODE_ENV: 'test',
         SERVE: 'api',
         PORT: '0',
-        DATABASE_URL: `file:${path.join(dir, 'tls.db')}`,
+        // A database that never answers: the files are checked before it is
+        // waited for (else the start ended on the wait, not naming them).
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
+        DATABASE_WAIT_SECONDS: '3',
         REDIS_URL: '',
         TLS_CERT_FILE: certFile,
         TLS_KEY_FILE: keyFile,
