@@ -355,7 +355,12 @@ async function main(): Promise<void> {
   server.headersTimeout = 66_000; // must exceed keepAliveTimeout
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // Node's words ("listen EADDRINUSE …", "getaddrinfo ENOTFOUND …") name no setting.
+    server.once('error', (error) =>
+      reject(
+        new Error(`Cannot listen on ${hostname} port ${port} (HOSTNAME, PORT): ${error.message}`),
+      ),
+    );
     server.listen(port, hostname, resolve);
   });
   const address = server.address() as AddressInfo;

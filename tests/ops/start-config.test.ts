@@ -89,3 +89,38 @@ test('PUBLIC_BASE_URL other than an http(s) URL without query or fragment is ref
     assert.doesNotMatch(started.stdout, /ready on/);
   }
 });
+
+/**
+ * An address the server cannot listen on (one not on this machine, a name
+ * that does not resolve) ends the start naming HOSTNAME and PORT: Node's
+ * own words ("listen EADDRNOTAVAIL …", "getaddrinfo ENOTFOUND …") named neither.
+ */
+test('a HOSTNAME the server cannot listen on ends the start naming HOSTNAME and PORT', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-listen-'));
+  try {
+    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        // TEST-NET-1 (RFC 5737): never this machine's.
+        HOSTNAME: '192.0.2.1',
+        NODE_ENV: 'test',
+        SERVE: 'api',
+        PORT: '0',
+        DATABASE_URL: `file:${path.join(dir, 'listen.db')}`,
+        REDIS_URL: '',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(started.status, 1, `${started.stdout}${started.stderr}`);
+    const failure = started.stderr.trim().split('\n').at(-1)!;
+    assert.match(
+      failure,
+      /^> org-events failed to start: Cannot listen on 192\.0\.2\.1 port 0 \(HOSTNAME, PORT\): listen EADDRNOTAVAIL/,
+    );
+    assert.doesNotMatch(started.stdout, /ready on/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
