@@ -3,6 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
+import { computeHa1 } from '@/lib/auth/api-keys';
+import { computeDigestResponse, parseAuthParams } from '@/lib/auth/digest';
 import { AnswerTooLargeError, DigestHttpClient } from './digest-http';
 
 /**
@@ -80,6 +82,49 @@ test('a nonce the server calls stale, or forgets after accepting it, gets one fr
     assert.equal(source.authorized(), 5);
   } finally {
     source.close();
+  }
+});
+
+test('a source offering several challenges (Basic, then Digest SHA-256 and MD5, one header each) is answered with the first Digest one', async () => {
+  // Node joins the headers into one line, which read as no challenge: the
+  // request was never made with the key, and the mirror said it was wrong.
+  const listener = http.createServer((req, res) => {
+    const sent = req.headers.authorization;
+    const params = sent?.startsWith('Digest ') ? parseAuthParams(sent.slice(7)) : null;
+    const expected =
+      params &&
+      computeDigestResponse({
+        algorithm: 'SHA-256',
+        ha1: computeHa1('SHA-256', 'abcdefgh', 'r', 'secret'),
+        nonce: 'n1',
+        nc: params.get('nc')!,
+        cnonce: params.get('cnonce')!,
+        qop: 'auth',
+        method: 'GET',
+        uri: req.url!,
+      });
+    if (params?.get('algorithm') === 'SHA-256' && params.get('response') === expected) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+      return;
+    }
+    res.setHeader('www-authenticate', [
+      'Basic realm="proxy"',
+      'Digest realm="r", nonce="n1", algorithm=SHA-256, qop="auth"',
+      'Digest realm="r", nonce="n1", algorithm=MD5, qop="auth"',
+    ]);
+    res.writeHead(401).end();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  const client = new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
+    username: 'abcdefgh',
+    password: 'secret',
+  });
+  try {
+    assert.equal((await client.get('/api/public/v1.0/orgs')).status, 200);
+  } finally {
+    client.close();
+    listener.close();
   }
 });
 

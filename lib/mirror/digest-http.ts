@@ -20,7 +20,17 @@ import { decodeMarkingInvalid } from '@/lib/domain/utf8';
  * installation). Connections are kept alive between pages.
  */
 
-export type HttpAnswer = { status: number; headers: http.IncomingHttpHeaders; body: string };
+export type HttpAnswer = {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /**
+   * Each WWW-Authenticate header as sent: `headers` joins several into one
+   * line ("Digest … algorithm=SHA-256, Digest … algorithm=MD5"), which reads
+   * as no challenge at all.
+   */
+  challenges: string[];
+};
 
 export type DigestCredentials = { username: string; password: string };
 
@@ -78,6 +88,19 @@ export function parseDigestChallenge(header: string | undefined): Challenge | nu
   };
 }
 
+/**
+ * The first Digest challenge of an answer this client can meet: a server may
+ * offer one per algorithm (RFC 7616 3.7, SHA-256 before MD5), a proxy a
+ * Basic one besides.
+ */
+function challengeOf(answer: HttpAnswer): Challenge | null {
+  for (const header of answer.challenges) {
+    const challenge = parseDigestChallenge(header);
+    if (challenge) return challenge;
+  }
+  return null;
+}
+
 export class DigestHttpClient {
   private challenge: Challenge | undefined;
   /** Whether the server has accepted a request made with `challenge`'s nonce. */
@@ -113,7 +136,7 @@ export class DigestHttpClient {
     if (!this.challenge) {
       const first = await this.send(pathAndQuery);
       if (first.status !== 401) return first;
-      const challenge = parseDigestChallenge(headerOf(first, 'www-authenticate'));
+      const challenge = challengeOf(first);
       if (!challenge) return first;
       this.adopt(challenge);
     }
@@ -124,7 +147,7 @@ export class DigestHttpClient {
       // it). A key refused with a fresh nonce would be refused again, and
       // each try spends one of the failures the source allows before it
       // locks the key out.
-      const challenge = parseDigestChallenge(headerOf(answer, 'www-authenticate'));
+      const challenge = challengeOf(answer);
       if (challenge && (challenge.stale || this.challengeAccepted)) {
         this.adopt(challenge);
         answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
@@ -262,7 +285,12 @@ export class DigestHttpClient {
                 return;
               }
               settle();
-              resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
+              resolve({
+                status: response.statusCode ?? 0,
+                headers: response.headers,
+                body,
+                challenges: response.headersDistinct['www-authenticate'] ?? [],
+              });
             });
             response.on('error', failWith);
             response.on('aborted', () => failWith(new Error('the connection closed mid-response')));
