@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { computeHa1 } from '@/lib/auth/api-keys';
-import { computeDigestResponse, parseAuthParams } from '@/lib/auth/digest';
+import {
+  buildChallenge,
+  computeDigestResponse,
+  parseAuthorization,
+  parseAuthParams,
+  verifyDigestResponse,
+} from '@/lib/auth/digest';
 import { AnswerTooLargeError, DigestHttpClient } from './digest-http';
 
 /**
@@ -125,6 +131,37 @@ test('a source offering several challenges (Basic, then Digest SHA-256 and MD5, 
   } finally {
     client.close();
     listener.close();
+  }
+});
+
+test("a realm holding a quote or a backslash (another installation's DIGEST_REALM) is sent back escaped, and the key accepted", async () => {
+  // Written into realm="…" as it was, the quote ended the value early: the
+  // server read no valid credentials, and the mirror said the key was wrong.
+  for (const realm of ['Acme "events"', 'CORP\\']) {
+    const listener = http.createServer((req, res) => {
+      const parsed = parseAuthorization(req.headers.authorization);
+      const credentials = parsed.scheme === 'digest' ? parsed.credentials : null;
+      if (
+        credentials?.realm === realm &&
+        verifyDigestResponse(credentials, 'GET', computeHa1('MD5', 'abcdefgh', realm, 'secret'))
+      ) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+        return;
+      }
+      res.writeHead(401, { 'www-authenticate': buildChallenge(realm, 'n1', false) }).end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    const client = new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
+      username: 'abcdefgh',
+      password: 'secret',
+    });
+    try {
+      assert.equal((await client.get('/api/public/v1.0/orgs')).status, 200, realm);
+    } finally {
+      client.close();
+      listener.close();
+    }
   }
 });
 

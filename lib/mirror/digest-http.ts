@@ -199,17 +199,17 @@ export class DigestHttpClient {
       uri,
     });
     const parts = [
-      `username="${this.credentials.username}"`,
-      `realm="${c.realm}"`,
-      `nonce="${c.nonce}"`,
-      `uri="${uri}"`,
+      `username=${quoted(this.credentials.username)}`,
+      `realm=${quoted(c.realm)}`,
+      `nonce=${quoted(c.nonce)}`,
+      `uri=${quoted(uri)}`,
       `response="${response}"`,
       `algorithm=${c.algorithm}`,
       'qop=auth',
       `nc=${nc}`,
       `cnonce="${cnonce}"`,
     ];
-    if (c.opaque !== undefined) parts.push(`opaque="${c.opaque}"`);
+    if (c.opaque !== undefined) parts.push(`opaque=${quoted(c.opaque)}`);
     return `Digest ${parts.join(', ')}`;
   }
 
@@ -336,6 +336,14 @@ function decoded(body: Buffer, encoding: string | undefined, limit: number): Buf
     );
   }
   throw new UnknownEncodingError(encoding!);
+}
+
+/**
+ * A quoted-string (RFC 9110 5.6.4): a challenge's values come unescaped from
+ * its quoted-pairs (a realm `Acme "events"`), and go back escaped.
+ */
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&')}"`;
 }
 
 export function headerOf(answer: HttpAnswer, name: string): string | undefined {
