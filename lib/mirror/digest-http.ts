@@ -93,7 +93,7 @@ export function parseDigestChallenge(header: string | undefined): Challenge | nu
  * offer one per algorithm (RFC 7616 3.7, SHA-256 before MD5), a proxy a
  * Basic one besides.
  */
-function challengeOf(answer: HttpAnswer): Challenge | null {
+export function challengeOf(answer: HttpAnswer): Challenge | null {
   for (const header of answer.challenges) {
     const challenge = parseDigestChallenge(header);
     if (challenge) return challenge;

@@ -3,6 +3,7 @@ import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { JsonArraySplitter, RepeatedListKeyError, recordsPath } from '@/lib/ingest/json-stream';
 import {
   AnswerTooLargeError,
+  challengeOf,
   DigestHttpClient,
   type HttpAnswer,
   headerOf,
@@ -381,6 +382,18 @@ export class SourceClient {
 
   private refusal(answer: HttpAnswer, errorCode: string | undefined): MirrorError {
     const org = this.options.orgId;
+    if (answer.status === 401 && errorCode !== 'USER_UNAUTHORIZED' && !challengeOf(answer)) {
+      // Not one this client can answer (qop=auth-int alone, an unknown
+      // algorithm, another scheme): the key was never sent, so it is not
+      // what is wrong.
+      const offered = answer.challenges.map((c) => printable(c.slice(0, 200))).join('; ');
+      if (offered !== '') {
+        return new MirrorError(
+          'REJECTED',
+          `The source asks for an authentication this mirror does not do (WWW-Authenticate: ${offered}); it answers Digest with MD5 or SHA-256 and qop=auth`,
+        );
+      }
+    }
     if (answer.status === 401) {
       return errorCode === 'USER_UNAUTHORIZED'
         ? new MirrorError(

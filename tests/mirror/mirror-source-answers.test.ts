@@ -625,3 +625,29 @@ test("a refusal's error code and detail come to the terminal written out, never 
     src.close();
   }
 });
+
+test('a source asking for a Digest this client cannot answer (qop=auth-int only, another algorithm) fails saying so, not that the key is wrong', async () => {
+  // The key was never sent: "check the public and private key" sent the
+  // person running the mirror after keys that were right.
+  for (const challenge of [
+    'Digest realm="r", nonce="n", algorithm=MD5, qop="auth-int"',
+    'Digest realm="r", nonce="n", algorithm=SHA-512-256, qop="auth"',
+  ]) {
+    const src = await listingSource(events, {
+      misbehave: (_n, res) => {
+        res.writeHead(401, { 'www-authenticate': challenge }).end();
+        return true;
+      },
+    });
+    try {
+      await assert.rejects(mirror(src.baseUrl), (error) => {
+        assert.ok(error instanceof MirrorError && error.code === 'REJECTED', String(error));
+        assert.doesNotMatch(error.message, /check the public and private key/);
+        assert.ok(error.message.includes(challenge), error.message);
+        return true;
+      });
+    } finally {
+      src.close();
+    }
+  }
+});
