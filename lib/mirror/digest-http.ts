@@ -325,7 +325,14 @@ function decoded(body: Buffer, encoding: string | undefined, limit: number): Buf
   const options = { maxOutputLength: limit };
   try {
     if (name === 'gzip' || name === 'x-gzip') return zlib.gunzipSync(body, options);
-    if (name === 'deflate') return zlib.inflateSync(body, options);
+    if (name === 'deflate') {
+      // Some servers send deflate without its zlib wrapper (RFC 9110 8.4.1.2
+      // notes them; browsers read it): a body not opening with a zlib header
+      // (method 8, a header check that divides by 31) is read as raw deflate.
+      const zlibHeader =
+        body.length >= 2 && (body[0]! & 0x0f) === 8 && ((body[0]! << 8) | body[1]!) % 31 === 0;
+      return zlibHeader ? zlib.inflateSync(body, options) : zlib.inflateRawSync(body, options);
+    }
     if (name === 'br') return zlib.brotliDecompressSync(body, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {

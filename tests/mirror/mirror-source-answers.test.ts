@@ -171,6 +171,21 @@ test('answers gzip-, deflate- or br-encoded are read as what they encode; one th
   }
 });
 
+test('answers deflate-encoded without the zlib wrapper (raw deflate, as some servers send it) are read as what they encode', async () => {
+  // RFC 9110 8.4.1.2 notes such servers, and browsers read them. Each answer
+  // failed to decode, was asked again, came so again, and the mirror ended
+  // saying it could not reach the source.
+  const src = await listingSource(events, {
+    encode: (_n, body) => ({ encoding: 'deflate', body: zlib.deflateRawSync(body) }),
+  });
+  try {
+    const summary = await mirror(src.baseUrl);
+    assert.deepEqual([summary.copied, summary.retries], [events.length, 0]);
+  } finally {
+    src.close();
+  }
+});
+
 test('an empty page after pages of events is asked for again before it ends the walk: one empty by a passing fault loses nothing', async () => {
   // Before, the third answer ending the walk left 5 of the 9 events
   // uncopied for good, the copy said complete through the newest.
