@@ -218,3 +218,24 @@ test('renaming a view to blanks says it needs a name and keeps the old one', asy
   await expect(menu.getByRole('button', { name: `Open view ${name}` })).toHaveCount(0);
   await expect.poll(() => menu.evaluate((el) => el.contains(document.activeElement))).toBe(true);
 });
+
+test('renaming a view, or cancelling the rename, gives focus back to its Rename button', async ({
+  page,
+  state,
+}) => {
+  const name = `Focus ${Date.now().toString(36)}`;
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, 'size=25'));
+  await saveView(page, name, false);
+  const menu = await openViews(page);
+  await menu.getByRole('button', { name: `Rename view ${name}` }).click();
+  await menu.getByRole('button', { name: 'Cancel' }).click();
+  // The form went away with the button pressed: focus fell to <body>.
+  await expect(menu.getByRole('button', { name: `Rename view ${name}` })).toBeFocused();
+  await menu.getByRole('button', { name: `Rename view ${name}` }).click();
+  await menu.getByLabel(`New name for ${name}`).fill(`${name} renamed`);
+  await page.keyboard.press('Enter');
+  await expect(menu.getByRole('button', { name: `Rename view ${name} renamed` })).toBeFocused();
+  await menu.getByRole('button', { name: `Delete view ${name} renamed` }).click();
+  await expect(menu.getByRole('button', { name: `Open view ${name} renamed` })).toHaveCount(0);
+});

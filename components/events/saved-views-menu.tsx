@@ -75,6 +75,17 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
     });
   };
 
+  /**
+   * Ends a rename, giving focus back to the view's Rename button: the field
+   * and the button pressed go away with the form, and focus fell to <body>.
+   */
+  const stopRenaming = (id: string) => {
+    setRenaming(null);
+    requestAnimationFrame(() =>
+      document.querySelector<HTMLElement>(`[data-rename-id="${id}"]`)?.focus(),
+    );
+  };
+
   const onSave = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -104,7 +115,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
       return;
     }
     if (await run(() => sendSavedView('PATCH', savedViewsPath(orgId, view.id), { name }))) {
-      setRenaming(null);
+      stopRenaming(view.id);
     }
   };
 
@@ -170,7 +181,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
                         <button
                           type="button"
                           className="button small"
-                          onClick={() => setRenaming(null)}
+                          onClick={() => stopRenaming(view.id)}
                         >
                           Cancel
                         </button>
@@ -198,6 +209,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
                               type="button"
                               className="button small ghost"
                               aria-label={`Rename view ${view.name}`}
+                              data-rename-id={view.id}
                               onClick={() => setRenaming(view.id)}
                             >
                               Rename
