@@ -239,3 +239,17 @@ test('renaming a view, or cancelling the rename, gives focus back to its Rename 
   await menu.getByRole('button', { name: `Delete view ${name} renamed` }).click();
   await expect(menu.getByRole('button', { name: `Open view ${name} renamed` })).toHaveCount(0);
 });
+
+test('opening a saved view gives focus back to Views', async ({ page, state }) => {
+  const name = `Open ${Date.now().toString(36)}`;
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, 'size=25&q=zzzz-nothing-matches'));
+  await saveView(page, name, false);
+  await page.goto(eventsUrl(state.orgId, 'size=25'));
+  const menu = await openViews(page);
+  await menu.getByRole('button', { name: `Open view ${name}` }).press('Enter');
+  await expect(page).toHaveURL(/q=zzzz-nothing-matches/);
+  // The menu closed with the button pressed: focus fell to <body>.
+  await expect(page.getByRole('button', { name: 'Views ▾' })).toBeFocused();
+  await (await openViews(page)).getByRole('button', { name: `Delete view ${name}` }).click();
+});

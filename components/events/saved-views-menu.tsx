@@ -195,7 +195,7 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
                           aria-label={`Open view ${view.name}`}
                           onClick={() => {
                             onOpen(view);
-                            close(false);
+                            close();
                           }}
                         >
                           <span className="view-name">{view.name}</span>
