@@ -228,4 +228,13 @@ test.describe('keyboard and screen reader', () => {
     await page.keyboard.press('Tab');
     await expect(rows(page).first()).toBeFocused();
   });
+
+  test('Clear in the query bar gives focus to the filter box', async ({ page, state }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25&q=zzzz-nothing-matches'));
+    await expect(page.getByTestId('query-chip')).toHaveCount(1);
+    await page.getByRole('button', { name: 'Clear', exact: true }).press('Enter');
+    await expect(page.getByTestId('query-chip')).toHaveCount(0);
+    // Clear goes away with the chips: focus fell to <body>.
+    await expect(page.getByRole('combobox', { name: /Filter events/ })).toBeFocused();
+  });
 });

@@ -218,6 +218,8 @@ export const QueryBar = memo(function QueryBar({
               event.stopPropagation();
               setProblems([]);
               onChange(NO_FILTERS);
+              // The button goes away with the chips: focus stays in the bar.
+              inputRef.current?.focus();
             }}
           >
             Clear
