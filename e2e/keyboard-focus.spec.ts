@@ -237,4 +237,17 @@ test.describe('keyboard and screen reader', () => {
     // Clear goes away with the chips: focus fell to <body>.
     await expect(page.getByRole('combobox', { name: /Filter events/ })).toBeFocused();
   });
+
+  test('Clear all filters in the empty state gives focus to the results', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25&q=zzzz-nothing-matches'));
+    await page.getByRole('button', { name: 'Clear all filters' }).press('Enter');
+    await expect(rows(page).first()).toBeVisible();
+    // The button went away with the empty state: focus fell to <body>.
+    await expect(page.locator('#events-results')).toBeFocused();
+    await page.keyboard.press('Tab');
+    await expect(rows(page).first()).toBeFocused();
+  });
 });

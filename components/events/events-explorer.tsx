@@ -527,8 +527,15 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         zone={zone}
         totalCount={totalCount}
         lastPage={lastPage}
-        onUpdate={update}
-        onGoToPage={goToPage}
+        // Its buttons go away with it: focus goes to the results (it fell to <body>).
+        onUpdate={(patch) => {
+          update(patch);
+          document.getElementById('events-results')?.focus();
+        }}
+        onGoToPage={(page) => {
+          goToPage(page);
+          document.getElementById('events-results')?.focus();
+        }}
       />
     );
   } else {
