@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiRequestError } from '@/lib/client/api-client';
 import {
   SAVED_VIEW_NAME_MAX,
@@ -78,13 +78,20 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
   /**
    * Ends a rename, giving focus back to the view's Rename button: the field
    * and the button pressed go away with the form, and focus fell to <body>.
+   * Focused once the button is back (the effect below, after the commit): a
+   * frame later was at times before React had rendered it, on a busy machine.
    */
+  const refocusRename = useRef<string | null>(null);
   const stopRenaming = (id: string) => {
+    refocusRename.current = id;
     setRenaming(null);
-    requestAnimationFrame(() =>
-      document.querySelector<HTMLElement>(`[data-rename-id="${id}"]`)?.focus(),
-    );
   };
+  useEffect(() => {
+    const id = refocusRename.current;
+    if (renaming !== null || id === null) return;
+    refocusRename.current = null;
+    document.querySelector<HTMLElement>(`[data-rename-id="${id}"]`)?.focus();
+  }, [renaming]);
 
   const onSave = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
