@@ -54,6 +54,23 @@ async function server(
   };
 }
 
+/** The status the client gets asking for the orgs of a server answering with `answer` (key abcdefgh:secret). */
+async function statusFrom(answer: http.RequestListener): Promise<number> {
+  const listener = http.createServer(answer);
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  const client = new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
+    username: 'abcdefgh',
+    password: 'secret',
+  });
+  try {
+    return (await client.get('/api/public/v1.0/orgs')).status;
+  } finally {
+    client.close();
+    listener.close();
+  }
+}
+
 test('a key refused with a fresh nonce is not sent again: one failure, not two, against the lockout', async () => {
   const source = await server(() => ({ stale: false }));
   try {
@@ -94,51 +111,42 @@ test('a nonce the server calls stale, or forgets after accepting it, gets one fr
 test('a source offering several challenges (Basic, then Digest SHA-256 and MD5, one header each) is answered with the first Digest one', async () => {
   // Node joins the headers into one line, which read as no challenge: the
   // request was never made with the key, and the mirror said it was wrong.
-  const listener = http.createServer((req, res) => {
-    const sent = req.headers.authorization;
-    const params = sent?.startsWith('Digest ') ? parseAuthParams(sent.slice(7)) : null;
-    const expected =
-      params &&
-      computeDigestResponse({
-        algorithm: 'SHA-256',
-        ha1: computeHa1('SHA-256', 'abcdefgh', 'r', 'secret'),
-        nonce: 'n1',
-        nc: params.get('nc')!,
-        cnonce: params.get('cnonce')!,
-        qop: 'auth',
-        method: 'GET',
-        uri: req.url!,
-      });
-    if (params?.get('algorithm') === 'SHA-256' && params.get('response') === expected) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
-      return;
-    }
-    res.setHeader('www-authenticate', [
-      'Basic realm="proxy"',
-      'Digest realm="r", nonce="n1", algorithm=SHA-256, qop="auth"',
-      'Digest realm="r", nonce="n1", algorithm=MD5, qop="auth"',
-    ]);
-    res.writeHead(401).end();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  const { port } = listener.address() as AddressInfo;
-  const client = new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
-    username: 'abcdefgh',
-    password: 'secret',
-  });
-  try {
-    assert.equal((await client.get('/api/public/v1.0/orgs')).status, 200);
-  } finally {
-    client.close();
-    listener.close();
-  }
+  assert.equal(
+    await statusFrom((req, res) => {
+      const sent = req.headers.authorization;
+      const params = sent?.startsWith('Digest ') ? parseAuthParams(sent.slice(7)) : null;
+      const expected =
+        params &&
+        computeDigestResponse({
+          algorithm: 'SHA-256',
+          ha1: computeHa1('SHA-256', 'abcdefgh', 'r', 'secret'),
+          nonce: 'n1',
+          nc: params.get('nc')!,
+          cnonce: params.get('cnonce')!,
+          qop: 'auth',
+          method: 'GET',
+          uri: req.url!,
+        });
+      if (params?.get('algorithm') === 'SHA-256' && params.get('response') === expected) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+        return;
+      }
+      res.setHeader('www-authenticate', [
+        'Basic realm="proxy"',
+        'Digest realm="r", nonce="n1", algorithm=SHA-256, qop="auth"',
+        'Digest realm="r", nonce="n1", algorithm=MD5, qop="auth"',
+      ]);
+      res.writeHead(401).end();
+    }),
+    200,
+  );
 });
 
 test("a realm holding a quote or a backslash (another installation's DIGEST_REALM) is sent back escaped, and the key accepted", async () => {
   // Written into realm="…" as it was, the quote ended the value early: the
   // server read no valid credentials, and the mirror said the key was wrong.
   for (const realm of ['Acme "events"', 'CORP\\']) {
-    const listener = http.createServer((req, res) => {
+    const status = await statusFrom((req, res) => {
       const parsed = parseAuthorization(req.headers.authorization);
       const credentials = parsed.scheme === 'digest' ? parsed.credentials : null;
       if (
@@ -150,18 +158,7 @@ test("a realm holding a quote or a backslash (another installation's DIGEST_REAL
       }
       res.writeHead(401, { 'www-authenticate': buildChallenge(realm, 'n1', false) }).end();
     });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const { port } = listener.address() as AddressInfo;
-    const client = new DigestHttpClient(new URL(`http://127.0.0.1:${port}`), {
-      username: 'abcdefgh',
-      password: 'secret',
-    });
-    try {
-      assert.equal((await client.get('/api/public/v1.0/orgs')).status, 200, realm);
-    } finally {
-      client.close();
-      listener.close();
-    }
+    assert.equal(status, 200, realm);
   }
 });
 
