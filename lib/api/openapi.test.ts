@@ -149,6 +149,28 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  test('the Digest challenge with envelope=true is documented under its media type', async () => {
+    const response = await createApiHandler()({
+      method: 'GET',
+      url: `${API_PREFIX}/orgs/${'a'.repeat(24)}/events?envelope=true`,
+      headers: { get: (name) => (name.toLowerCase() === 'host' ? 'localhost:3000' : null) },
+    });
+    assert.equal(response.status, 401);
+    const type = response.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    assert.equal(type, 'application/json;charset=ISO-8859-1');
+    assert.deepEqual(Object.keys(JSON.parse(response.body) as Json), ['status', 'content']);
+    const { components } = doc();
+    const unauthorized = components.responses.unauthorized as {
+      content: Record<string, { schema: Json }>;
+    };
+    const schema = unauthorized.content[type ?? '']?.schema ?? {};
+    const allowed = 'oneOf' in schema ? (schema.oneOf as Json[]) : [schema];
+    assert.ok(
+      allowed.some((s) => s.$ref === '#/components/schemas/ApiErrorEnvelope'),
+      JSON.stringify(schema),
+    );
+  });
+
   test('the service-version header is documented under the name the server sends', () => {
     setConfigForTesting({ SERVICE_VENDOR: 'Acme' });
     const sent = serviceHeaders().map(([name]) => name);

@@ -597,8 +597,9 @@ function buildDocument(vendor: string) {
           description: [
             'Either the Digest challenge (no, wrong, stale or replayed credentials; Basic auth):',
             '`Content-Type: application/json;charset=ISO-8859-1`, a WWW-Authenticate header and the',
-            "real service's pretty-printed body with errorCode UNEXPECTED_ERROR; or, for a valid key",
-            'without a reader role in the organization, USER_UNAUTHORIZED without a challenge.',
+            "real service's pretty-printed body with errorCode UNEXPECTED_ERROR (in `content` with",
+            'envelope=true); or, for a valid key without a reader role in the organization,',
+            'USER_UNAUTHORIZED without a challenge.',
           ].join('\n'),
           headers: {
             'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' },
@@ -608,7 +609,9 @@ function buildDocument(vendor: string) {
             'application/json': {
               schema: { oneOf: [ref('ApiError'), ref('ApiErrorEnvelope')] },
             },
-            'application/json;charset=ISO-8859-1': { schema: ref('ApiError') },
+            'application/json;charset=ISO-8859-1': {
+              schema: { oneOf: [ref('ApiError'), ref('ApiErrorEnvelope')] },
+            },
           },
         },
         notFound: errorResponse(
