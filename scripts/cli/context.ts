@@ -63,16 +63,36 @@ export function isoTime(millis: number): string {
   return new Date(millis).toISOString();
 }
 
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/** East Asian Wide and Fullwidth characters (CJK, Hangul, kana, fullwidth forms) and emoji. */
+const WIDE =
+  /^(?:[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{20000}-\u{3fffd}]|\p{Emoji_Presentation}|.\ufe0f)/u;
+
+/**
+ * The columns `text` takes on a terminal: a character with its combining
+ * marks takes one, a wide one (東, 🚀) two. Padding by code units pushed
+ * the next column right of a name in CJK, left of one with accents.
+ */
+function displayWidth(text: string): number {
+  let width = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) width += WIDE.test(segment) ? 2 : 1;
+  return width;
+}
+
 /**
  * Fixed-width text columns, the header underlined by spacing only. Cells
  * are shown printable (their text comes from imported and mirrored events).
  */
 export function table(headers: string[], given: string[][]): string {
   const rows = given.map((row) => row.map(printable));
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const widths = headers.map((h, i) =>
+    Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .map((cell, i) =>
+        i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - displayWidth(cell)),
+      )
       .join('  ')
       .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');

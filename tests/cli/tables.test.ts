@@ -55,4 +55,20 @@ describe('CLI: tables show the text of imported events, never obey it', () => {
     const json = cli(db, 'events', 'list', '--org', ORG, '--json');
     assert.equal((json.json as { results: { username: string }[] }).results[0]!.username, username);
   });
+
+  test('orgs list: a name of wide (CJK) or combined characters is padded by the columns it takes on screen, so the next column lines up', () => {
+    const wide = path.join(dir, 'wide.db');
+    // Each takes 6 columns on a terminal: 3 wide ideographs, 6 letters with
+    // combining accents (12 code units), 6 plain letters.
+    const names = ['東京都', 'Ame\u0301lie\u0301', 'Acmeco'];
+    for (const name of names) assert.equal(cli(wide, 'orgs', 'create', '--name', name).code, 0);
+    const listed = cli(wide, 'orgs', 'list');
+    assert.equal(listed.code, 0, listed.stderr);
+    const gaps = names.map((name) => {
+      const row = listed.stdout.split('\n').find((line) => line.includes(name));
+      assert.ok(row, listed.stdout);
+      return /^ */.exec(row.slice(row.indexOf(name) + name.length))![0].length;
+    });
+    assert.deepEqual(gaps, [2, 2, 2], listed.stdout);
+  });
 });
