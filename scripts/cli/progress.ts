@@ -22,7 +22,14 @@ export class Progress {
     if (this.stream.isTTY) {
       if (now - this.lastDraw < 100 && (this.total === 0 || done < this.total)) return;
       this.lastDraw = now;
-      this.stream.write(`\r${this.render(done, note, now)}\u001b[K`);
+      // Cut to the terminal's width, the gauge first: a line that wrapped was
+      // redrawn from its last row only (\r), its first rows left behind.
+      const columns = this.stream.columns;
+      let line = this.render(done, note, now);
+      if (columns > 1 && line.length >= columns) {
+        line = this.render(done, note, now, false).slice(0, columns - 1);
+      }
+      this.stream.write(`\r${line}\u001b[K`);
       this.drawn = true;
       return;
     }
