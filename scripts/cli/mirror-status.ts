@@ -18,7 +18,9 @@ export class StatusLine {
   private loggedCounts: string | undefined;
 
   constructor(
-    private readonly stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> = process.stderr,
+    private readonly stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'> & {
+      columns?: number;
+    } = process.stderr,
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
@@ -48,6 +50,7 @@ export class StatusLine {
   sourceDown(reason: string, nextCheckSeconds: number): void {
     this.show(
       `Source unavailable (${utcClock()} UTC): ${reason}; trying again in ${formatNumber(nextCheckSeconds)} s`,
+      true,
     );
     if (this.stream.isTTY) this.clear();
   }
@@ -61,10 +64,16 @@ export class StatusLine {
     );
   }
 
-  /** Redrawn in place on a terminal, a line of its own elsewhere. */
-  private show(line: string): void {
+  /**
+   * Redrawn in place on a terminal, a line of its own elsewhere. Redrawn, it
+   * is cut to the terminal's width: a line that wrapped was redrawn from its
+   * last row only (\r), its first rows left behind. One that stays (`kept`,
+   * ended by clear()) is written whole.
+   */
+  private show(line: string, kept = false): void {
     if (this.stream.isTTY) {
-      this.stream.write(`\r${line}\u001b[K`);
+      const columns = kept ? 0 : (this.stream.columns ?? 0);
+      this.stream.write(`\r${columns > 1 ? line.slice(0, columns - 1) : line}\u001b[K`);
       this.drawn = true;
     } else this.stream.write(`${line}\n`);
   }

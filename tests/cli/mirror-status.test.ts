@@ -72,6 +72,37 @@ test('off a terminal, a --follow mirror of a quiet org logs no progress line at 
   );
 });
 
+test('on a terminal narrower than the status line, each redraw is cut to fit: a line that wrapped was redrawn from its last row only (\\r), leaving its first rows behind', () => {
+  const writes: string[] = [];
+  const status = new StatusLine(
+    {
+      isTTY: true,
+      columns: 40,
+      write: (chunk: string | Uint8Array) => {
+        writes.push(String(chunk));
+        return true;
+      },
+    },
+    () => 1000,
+  );
+  status.update(progress(12_500, 300, 26));
+  status.waiting('the source asked to slow down (429)', 30_000);
+  assert.equal(writes.length, 2, JSON.stringify(writes));
+  assert.match(writes[0]!, /^\rMirroring: 12,500 copied/);
+  // An outage's line stays (it is not redrawn): whole, so its reason is read.
+  status.sourceDown('connect ECONNREFUSED 127.0.0.1:5899', 60);
+  assert.ok(
+    writes.at(-2)!.endsWith('ECONNREFUSED 127.0.0.1:5899; trying again in 60 s\u001b[K'),
+    JSON.stringify(writes.at(-2)),
+  );
+  assert.equal(writes.at(-1), '\n');
+  for (const write of writes.slice(0, 2)) {
+    // eslint-disable-next-line no-control-regex -- the redraw's own escapes take no column
+    const shown = write.replace(/\r|\u001b\[K/g, '');
+    assert.ok(shown.length < 40, `${shown.length} columns: ${JSON.stringify(write)}`);
+  }
+});
+
 test('a rejected record is named by its id when it has a usable one', () => {
   assert.equal(
     rejectedNote({ id: '6b1c2d3e4f5a6b7c8d9e0f01', created: 'soon' }, 'created: not a date'),
