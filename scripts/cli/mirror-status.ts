@@ -1,6 +1,6 @@
 import { printable } from '@/lib/domain/printable';
 import type { MirrorCaughtUp, MirrorProgress } from '@/lib/mirror/mirror';
-import { formatCount, formatNumber } from './progress';
+import { formatCount, formatNumber, redrawRow } from './progress';
 
 /**
  * The mirror's status on stderr: copied, rate and window, redrawn on a
@@ -65,15 +65,12 @@ export class StatusLine {
   }
 
   /**
-   * Redrawn in place on a terminal, a line of its own elsewhere. Redrawn, it
-   * is cut to the terminal's width: a line that wrapped was redrawn from its
-   * last row only (\r), its first rows left behind. One that stays (`kept`,
-   * ended by clear()) is written whole.
+   * Redrawn in place on a terminal (cut to its width: redrawRow), a line of
+   * its own elsewhere. One that stays (`kept`, ended by clear()) is written whole.
    */
   private show(line: string, kept = false): void {
     if (this.stream.isTTY) {
-      const columns = kept ? 0 : (this.stream.columns ?? 0);
-      this.stream.write(`\r${columns > 1 ? line.slice(0, columns - 1) : line}\u001b[K`);
+      redrawRow(this.stream, line, kept ? undefined : this.stream.columns);
       this.drawn = true;
     } else this.stream.write(`${line}\n`);
   }

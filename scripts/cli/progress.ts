@@ -22,14 +22,11 @@ export class Progress {
     if (this.stream.isTTY) {
       if (now - this.lastDraw < 100 && (this.total === 0 || done < this.total)) return;
       this.lastDraw = now;
-      // Cut to the terminal's width, the gauge first: a line that wrapped was
-      // redrawn from its last row only (\r), its first rows left behind.
+      // Too wide for the terminal, the gauge gives way first: how far it is stays in view.
       const columns = this.stream.columns;
       let line = this.render(done, note, now);
-      if (columns > 1 && line.length >= columns) {
-        line = this.render(done, note, now, false).slice(0, columns - 1);
-      }
-      this.stream.write(`\r${line}\u001b[K`);
+      if (fitRow(line, columns) !== line) line = this.render(done, note, now, false);
+      redrawRow(this.stream, line, columns);
       this.drawn = true;
       return;
     }
@@ -73,6 +70,26 @@ export class Progress {
         : '';
     return `${this.label} ${gauge}${(fraction * 100).toFixed(0).padStart(3)}% ${amount}${note ? `, ${note}` : ''}${eta}`;
   }
+}
+
+/** `line` cut to one row of a terminal `columns` wide (unknown: whole), its last column left to the cursor. */
+function fitRow(line: string, columns: number | undefined): string {
+  return columns !== undefined && columns > 1 && line.length >= columns
+    ? line.slice(0, columns - 1)
+    : line;
+}
+
+/**
+ * Draws `line` over the terminal row the cursor is on, cut to `columns`
+ * (fitRow): a line that wrapped was redrawn from its last row only (\r), its
+ * first rows left behind at every redraw.
+ */
+export function redrawRow(
+  stream: Pick<NodeJS.WriteStream, 'write'>,
+  line: string,
+  columns: number | undefined,
+): void {
+  stream.write(`\r${fitRow(line, columns)}\u001b[K`);
 }
 
 export function formatNumber(n: number): string {
