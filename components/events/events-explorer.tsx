@@ -95,6 +95,10 @@ type Props = {
 const NUMBER = new Intl.NumberFormat('en-US');
 const SLOW_LOAD_MS = 200;
 /** Below this width the facet sidebar opens as a sheet over the page. */
+/** The results area: the skip link's target, and where focus goes when the empty state's buttons go away. */
+const RESULTS_ID = 'events-results';
+const focusResults = () => document.getElementById(RESULTS_ID)?.focus();
+
 const NARROW_QUERY = '(max-width: 760px)';
 const isNarrow = () => window.matchMedia(NARROW_QUERY).matches;
 function subscribeNarrow(listener: () => void): () => void {
@@ -530,11 +534,11 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         // Its buttons go away with it: focus goes to the results (it fell to <body>).
         onUpdate={(patch) => {
           update(patch);
-          document.getElementById('events-results')?.focus();
+          focusResults();
         }}
         onGoToPage={(page) => {
           goToPage(page);
-          document.getElementById('events-results')?.focus();
+          focusResults();
         }}
       />
     );
@@ -644,10 +648,10 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         {/* Past the facets' hundred buttons to the table, for the keyboard. */}
         <a
           className="skip-link skip-results"
-          href="#events-results"
+          href={`#${RESULTS_ID}`}
           onClick={(event) => {
             event.preventDefault();
-            document.getElementById('events-results')?.focus();
+            focusResults();
           }}
         >
           Skip to results
@@ -706,7 +710,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             </span>
           </div>
           <div className="progress" data-active={slow} aria-hidden="true" />
-          <div className="table-area" id="events-results" tabIndex={-1}>
+          <div className="table-area" id={RESULTS_ID} tabIndex={-1}>
             {content}
             {/* The pill below appears silently: a screen reader hears the arrival here. */}
             <span className="visually-hidden" role="status" data-testid="new-events-status">
