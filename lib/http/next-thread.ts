@@ -199,6 +199,15 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
       req.off('data', countBody);
       req.unpipe(upstream);
       upstream.destroy();
+      // The route answered without reading it all (a 401 before the body):
+      // that answer stands, and the rest is dropped as a 413's is. Destroyed
+      // here, the connection was reset under the client still sending, which
+      // lost an answer not yet read, and the connection with it.
+      if (res.writableEnded) {
+        discardRestOfBody(req);
+        return;
+      }
+      // An answer still under way: no 413 can follow it.
       if (res.headersSent) {
         res.destroy();
         return;

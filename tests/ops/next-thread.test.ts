@@ -415,6 +415,45 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     agent.destroy();
   });
 
+  test('a client still sending a body over 64 KB after the route answered without reading it (401) reads that answer, and its connection carries the next request', async () => {
+    // The route answered 401 before reading the body; when the rest passed
+    // 64 KB, the main thread destroyed the connection under the client still
+    // sending, which saw EPIPE or ECONNRESET (and, on a busy machine, lost
+    // the 401 it had not read yet).
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const views = new URL(`/api/orgs/${server.orgId}/views`, server.baseUrl);
+    const bytes = 1024 * 1024;
+    const outcome = await new Promise<string>((resolve) => {
+      const req = http.request(views, {
+        agent,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(bytes) },
+      });
+      let status = '';
+      req.on('response', (res) => {
+        status = String(res.statusCode);
+        res.resume();
+        // The rest of the body, sent once the answer is in.
+        req.end(Buffer.alloc(bytes - 1024, 'a'));
+        req.on('finish', () => resolve(status));
+      });
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        resolve(`${status} then ${error.code ?? error.message}`),
+      );
+      req.write(Buffer.alloc(1024, 'a'));
+    });
+    assert.equal(outcome, '401');
+    const next = await new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+      const req = http.get(new URL('/sign-in', server.baseUrl), { agent }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket });
+      });
+      req.on('error', reject);
+    });
+    assert.deepEqual(next, { status: 200, reused: true });
+    agent.destroy();
+  });
+
   test('a refused body whose client stops sending midway has its connection cut 5 s after the 413', async () => {
     const base = new URL(server.baseUrl);
     const socket = net.connect(Number(base.port), base.hostname);
