@@ -99,6 +99,32 @@ test.describe('the Export control', () => {
     );
   });
 
+  test('Cancel export before the download starts says so in the status line, not a blank one', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId));
+    await page.getByRole('button', { name: 'Export ▾' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export events' });
+    await expect(dialog.getByTestId('export-count')).toHaveText(
+      `${NUMBER.format(state.events.length)} events under the current filters.`,
+    );
+    // The export's check (its HEAD) gets no answer, so it is still under way when cancelled.
+    await page.route('**/api/public/v1.0/orgs/*/events/export?*', () => {});
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    await dialog.getByRole('button', { name: /^Export [\d,]+ events$/ }).click();
+    const status = dialog.getByTestId('export-status');
+    await expect(status).toHaveText('Starting the export…');
+    await dialog.getByRole('button', { name: 'Cancel export' }).click();
+    await expect(status).toHaveText(
+      'Export cancelled before the download started: nothing was written.',
+    );
+    await expect(status).toHaveAttribute('role', 'status');
+    await expect(dialog.getByRole('button', { name: /^Export [\d,]+ events$/ })).toBeEnabled();
+    expect(downloads).toBe(0);
+  });
+
   test('CSV: a header and one record per filtered event', async ({ page, state }) => {
     const types = frequentTypes(state.events, 1);
     const expected = matching(state.events, { types });

@@ -22,6 +22,8 @@ type State =
   | { step: 'idle' }
   | { step: 'checking' }
   | { step: 'started'; totalCount: number; fileName: string }
+  /** Cancelled while it was being checked: the download had not started, so nothing was written. */
+  | { step: 'cancelled' }
   | { step: 'failed'; message: string };
 
 /**
@@ -114,7 +116,8 @@ export function ExportControl({ params }: { params: EventsListParams }) {
       setCount(preview.totalCount);
       setState({ step: 'started', ...preview });
     } catch (error) {
-      if (abort.signal.aborted) setState({ step: 'idle' });
+      // Cancel export (or leaving the page, where no one reads it) stopped the check.
+      if (abort.signal.aborted) setState({ step: 'cancelled' });
       else {
         sendToSignInOnExpiredSession(error);
         setState({
@@ -202,7 +205,9 @@ export function ExportControl({ params }: { params: EventsListParams }) {
                 ? `Downloading ${NUMBER.format(state.totalCount)} events as ${state.fileName}: your browser's downloads show its progress and can cancel it.`
                 : state.step === 'failed'
                   ? `Export failed: ${state.message}`
-                  : ''}
+                  : state.step === 'cancelled'
+                    ? 'Export cancelled before the download started: nothing was written.'
+                    : ''}
           </p>
         </div>
       )}
