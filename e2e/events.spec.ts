@@ -318,6 +318,28 @@ test.describe('the events table', () => {
     await fresh.close();
   });
 
+  test("the event's page is titled by its type and time, and opening it puts focus on its heading", async ({
+    page,
+    state,
+  }) => {
+    const event = state.events[3]!;
+    await page.goto(eventsUrl(state.orgId, `event=${event.id}`));
+    await page.getByRole('dialog').getByRole('link', { name: 'Open full page' }).click();
+    await expect(page).toHaveURL(new RegExp(`/events/${event.id}$`));
+    const heading = page.getByRole('heading', { level: 1 });
+    const time = `${new Date(event.created).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    // Before, every event's page was "Event · Org Events", and focus stayed on <body>.
+    await expect(page).toHaveTitle(`${await heading.textContent()} · ${time} · Org Events`);
+    await expect(heading).toBeFocused();
+    // A permalink loaded anew has the same title; an unknown id is named by its id.
+    await page.reload();
+    await expect(page).toHaveTitle(`${await heading.textContent()} · ${time} · Org Events`);
+    const unknownId = 'ffffffffffffffffffffffff';
+    await page.goto(`/orgs/${state.orgId}/events/${unknownId}`);
+    await expect(page.getByText('Event not found')).toBeVisible();
+    await expect(page).toHaveTitle(`Event ${unknownId} · Org Events`);
+  });
+
   test("the organization's link in the header shows its whole list again", async ({
     page,
     state,

@@ -6,7 +6,7 @@ import {
   type RangePreset,
 } from '@/lib/client/url-state';
 import { type Chip, filterChips } from '@/lib/client/query-syntax';
-import { formatTimestamp, formatZoneOffset } from '@/lib/domain/dates';
+import { formatZonedTimestamp } from '@/lib/domain/dates';
 
 /** An event type chip in words: its type's label, or its category's size and name. */
 function typesOfChip(chip: Chip): string {
@@ -29,8 +29,7 @@ export function describeFilters(view: EventsView, zone: string): string[] {
     else parts.push(`not ${typesOfChip(chip)}`);
   }
   if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
-  const at = (millis: number) =>
-    `${formatTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
+  const at = (millis: number) => formatZonedTimestamp(millis, zone);
   if (!view.range && view.from !== null && view.to !== null) {
     parts.push(`from ${at(view.from)} to ${at(view.to)}`);
   } else if (!view.range && view.from !== null) {

@@ -15,7 +15,7 @@ import {
 } from '@/lib/client/present';
 import {
   formatTimestamp,
-  formatZoneOffset,
+  formatZonedTimestamp,
   parseApiDateTime,
   UTC_ZONE,
   zoneName,
@@ -48,8 +48,7 @@ function meta(context: { table: { options: { meta?: unknown } } }): EventsTableM
 /** Relative time (and the other zone) computed at hover time, so it is never stale. */
 function describeMoment(target: HTMLElement, millis: number, zone: string, localZone: string) {
   const other = zone === UTC_ZONE ? localZone : UTC_ZONE;
-  const otherText =
-    other === zone ? '' : `\n${formatTimestamp(millis, other)} ${formatZoneOffset(millis, other)}`;
+  const otherText = other === zone ? '' : `\n${formatZonedTimestamp(millis, other)}`;
   target.title = `${longAgo(millis, Date.now())}${otherText}`;
 }
 

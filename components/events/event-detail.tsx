@@ -249,12 +249,13 @@ export function EventDetail({
   const tabsId = useId();
   const detailsTabRef = useRef<HTMLButtonElement>(null);
   const rawTabRef = useRef<HTMLButtonElement>(null);
+  // Focusable from script only: the event's page moves focus to it on arrival.
   const Heading = headingLevel;
 
   if (query.isPending) {
     return (
       <div className="detail" role="status" aria-label="Loading event">
-        <Heading id={titleId} className="detail-title">
+        <Heading id={titleId} tabIndex={-1} className="detail-title">
           Event {eventId}
         </Heading>
         <DetailSkeleton />
@@ -264,7 +265,7 @@ export function EventDetail({
   if (query.isError) {
     return (
       <div className="detail">
-        <Heading id={titleId} className="detail-title visually-hidden">
+        <Heading id={titleId} tabIndex={-1} className="detail-title visually-hidden">
           Event {eventId}
         </Heading>
         <LoadError error={query.error} onRetry={() => void query.refetch()} />
@@ -283,7 +284,7 @@ export function EventDetail({
 
   return (
     <div className="detail">
-      <Heading id={titleId} className="detail-title">
+      <Heading id={titleId} tabIndex={-1} className="detail-title">
         {eventLabel(event)}
       </Heading>
       <div className="type-code">{event.eventTypeName}</div>

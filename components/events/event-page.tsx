@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { useId, useSyncExternalStore } from 'react';
+import { useEffect, useId, useRef, useSyncExternalStore } from 'react';
 import { lastListSearch } from '@/lib/client/last-list';
 import { type TimeZoneMode, zoneFor } from '@/lib/domain/dates';
 import { type EventTab, eventPageHref, eventsPath } from '@/lib/client/url-state';
@@ -21,6 +21,19 @@ type Props = {
 export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
   const localZone = useLocalZone(serverZone);
   const titleId = useId();
+  // Rendered in the browser rather than hydrated: reached by a link or a
+  // history move inside the app, where focus stayed on <body> (the link that
+  // had it is gone), so keyboard and screen-reader users start at the
+  // heading. A page loaded anew starts at the top, as any page does.
+  const renderedInBrowser = useSyncExternalStore(
+    subscribeNever,
+    () => true,
+    () => false,
+  );
+  const arrivedInApp = useRef(renderedInBrowser);
+  useEffect(() => {
+    if (arrivedInApp.current) document.getElementById(titleId)?.focus();
+  }, [titleId]);
   // The list as this tab last showed it (its filters and page), once known
   // after hydration; a permalink opened on its own links to the whole list.
   // The stored list query changes only on the list's page, never while this one shows.

@@ -1,5 +1,10 @@
 import { eventTypeLabel } from '@/lib/domain/catalog';
-import { formatRelative, formatShortRelative } from '@/lib/domain/dates';
+import {
+  formatRelative,
+  formatShortRelative,
+  formatZonedTimestamp,
+  parseApiDateTime,
+} from '@/lib/domain/dates';
 
 /**
  * Turns an event as the API returns it into the short strings the table and
@@ -158,6 +163,22 @@ export function eventSummary(event: ApiEvent): string {
 
 export function eventLabel(event: Pick<ApiEvent, 'eventTypeName'>): string {
   return eventTypeLabel(event.eventTypeName);
+}
+
+/**
+ * The event page's title: its type and time in the page's zone ("Joined org
+ * · 2026-01-31 23:00:00 UTC"), so tabs and history tell events apart; by
+ * its id when the event could not be read (not found, no access).
+ */
+export function eventPageTitle(
+  eventId: string,
+  event: Pick<ApiEvent, 'eventTypeName' | 'created'> | null,
+  zone: string,
+): string {
+  if (!event) return `Event ${eventId}`;
+  const created = parseApiDateTime(event.created);
+  const when = created === null ? event.created : formatZonedTimestamp(created, zone);
+  return `${eventLabel(event)} · ${when}`;
 }
 
 export type DetailField = { field: string; label: string; value: string };

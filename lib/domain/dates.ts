@@ -80,6 +80,11 @@ export function formatTimestamp(millis: number, zone: string): string {
   return format(inZone(millis, zone), 'uuuu-MM-dd HH:mm:ss');
 }
 
+/** "2026-01-02 10:04:05 UTC+01:00": the table's form with the zone it is in, for text read apart from the table. */
+export function formatZonedTimestamp(millis: number, zone: string): string {
+  return `${formatTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
+}
+
 /** "Fri, 2 Jan 2026, 10:04:05 UTC+01:00", the long form shown in the detail view. */
 export function formatLongTimestamp(millis: number, zone: string): string {
   return `${format(inZone(millis, zone), 'EEE, d MMM uuuu, HH:mm:ss')} ${formatZoneOffset(millis, zone)}`;
