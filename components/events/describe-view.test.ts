@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_VIEW } from '@/lib/client/url-state';
+import { selectionRange } from '@/lib/client/histogram';
+import { DEFAULT_VIEW, apiListPath, listParams } from '@/lib/client/url-state';
 import { eventCategories } from '@/lib/domain/catalog';
 import { describeFiltersPhrase } from './describe-view';
 
@@ -16,7 +17,8 @@ describe('components/events/describe-view', () => {
     );
     assert.equal(
       describeFiltersPhrase(
-        { ...DEFAULT_VIEW, from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 2) },
+        // "to 2026-01-01 23:59" covers that minute: the whole day.
+        { ...DEFAULT_VIEW, from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 1, 23, 59) },
         'UTC',
       ),
       'from 2026-01-01 00:00:00 UTC to 2026-01-02 00:00:00 UTC',
@@ -26,6 +28,25 @@ describe('components/events/describe-view', () => {
       'with event type Joined org',
     );
     assert.equal(describeFiltersPhrase(DEFAULT_VIEW, 'UTC'), '');
+  });
+
+  it('names a histogram pick ending at 11:30 "to 11:30:00", the end the list asks for (maxDate 11:29:59.999)', () => {
+    // Minute bars from 10:00: bars 0 to 89 are 10:00 up to 11:30, as the histogram names them.
+    const starts = Array.from({ length: 120 }, (_, minute) => Date.UTC(2026, 0, 31, 10, minute));
+    const picked = selectionRange(starts, 'minute', 0, 89)!;
+    const view = { ...DEFAULT_VIEW, from: picked.from, to: picked.to };
+    const query = new URLSearchParams(apiListPath(listParams('org', view)).split('?')[1]);
+    assert.equal(query.get('minDate'), '2026-01-31T10:00:00Z');
+    assert.equal(query.get('maxDate'), '2026-01-31T11:29:59.999Z');
+    // Before, "to 2026-01-31 11:29:00 UTC": a minute short of what is queried.
+    assert.equal(
+      describeFiltersPhrase(view, 'UTC'),
+      'from 2026-01-31 10:00:00 UTC to 2026-01-31 11:30:00 UTC',
+    );
+    assert.equal(
+      describeFiltersPhrase({ ...view, from: null }, 'UTC'),
+      'until 2026-01-31 11:30:00 UTC',
+    );
   });
 
   it('names a category left out by its size, not its 80 types one by one', () => {

@@ -6,7 +6,7 @@ import {
   type RangePreset,
 } from '@/lib/client/url-state';
 import { type Chip, filterChips } from '@/lib/client/query-syntax';
-import { formatZonedTimestamp } from '@/lib/domain/dates';
+import { formatZonedTimestamp, inclusiveEnd } from '@/lib/domain/dates';
 
 /** An event type chip in words: its type's label, or its category's size and name. */
 function typesOfChip(chip: Chip): string {
@@ -30,12 +30,18 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   }
   if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
   const at = (millis: number) => formatZonedTimestamp(millis, zone);
+  // The end as a range's end is read: the first instant past it. A "to"
+  // covers all of the minute it names (maxDate is that minute's last
+  // millisecond, listBounds), so bars picked up to 11:30 (to=11:29) read
+  // "to 11:29:00", a minute short of what the histogram showed and the
+  // list asked for.
+  const end = (to: number) => at(inclusiveEnd(to) + 1);
   if (!view.range && view.from !== null && view.to !== null) {
-    parts.push(`from ${at(view.from)} to ${at(view.to)}`);
+    parts.push(`from ${at(view.from)} to ${end(view.to)}`);
   } else if (!view.range && view.from !== null) {
     parts.push(`from ${at(view.from)}`);
   } else if (!view.range && view.to !== null) {
-    parts.push(`until ${at(view.to)}`);
+    parts.push(`until ${end(view.to)}`);
   }
   return parts;
 }
