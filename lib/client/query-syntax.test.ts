@@ -150,6 +150,26 @@ describe('lib/client/query-syntax', () => {
     assert.equal(text.filters.q, 'https x io fe80 1 abcd 2 note');
   });
 
+  it('says that punctuation alone has nothing to search for and keeps it in the box, rather than widening to every event', () => {
+    for (const lone of ['-', '/', '"--"']) {
+      const { filters, problems, refused } = applyQuery(NO_FILTERS, lone, CATALOGUE);
+      assert.deepEqual(filters, NO_FILTERS, lone);
+      assert.equal(refused, lone.replace(/"/g, ''), lone);
+      assert.deepEqual(problems, [
+        `"${lone.replace(/"/g, '')}" has no words to search for (free text matches letters and digits)`,
+      ]);
+    }
+    // Beside words, the words apply and the punctuation is named.
+    const mixed = applyQuery(NO_FILTERS, 'alice / cluster:c0', CATALOGUE);
+    assert.deepEqual(mixed.filters, {
+      ...NO_FILTERS,
+      q: 'alice',
+      fields: { clusterName: ['c0'] },
+    });
+    assert.equal(mixed.refused, '/');
+    assert.equal(mixed.problems.length, 1);
+  });
+
   it('guesses a key only for names long enough to be typos of one, reads eventTypeName as type, and keeps letter-led IPv6 addresses as text', () => {
     const hint = (input: string) => applyQuery(NO_FILTERS, input, CATALOGUE).problems[0] ?? '';
     for (const input of ['q:alice', 'id:6b0c7aeda848b9d0965730d3', 'to:2026-02-01', 'after:x']) {

@@ -348,6 +348,16 @@ export function applyQuery(
   const refused: string[] = [];
   for (const token of tokenize(input)) {
     if (token.kind === 'text') {
+      // Free text matches words of letters and digits: `-` or `/` alone has
+      // none, and was dropped without a word, every event shown as if
+      // nothing had been typed. Said, and left in the box.
+      if (words(token.text).length === 0) {
+        problems.push(
+          `"${token.text}" has no words to search for (free text matches letters and digits)`,
+        );
+        refused.push(token.text);
+        continue;
+      }
       const withText = applyText(next, token.text);
       // Kept in the box, not cut: the URL holds at most MAX_Q_LENGTH, and a
       // longer q came back cut and was then reported as "from the link".
