@@ -2,7 +2,7 @@
 
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { leavingSession, stayingInSession } from '@/lib/client/query-client';
+import { forgetSession, leavingSession, stayingInSession } from '@/lib/client/query-client';
 
 export function SignOutButton() {
   const queryClient = useQueryClient();
@@ -23,7 +23,7 @@ export function SignOutButton() {
     // 401: there was no live session to end; either way it is over.
     if (response && (response.ok || response.status === 401)) {
       // Nothing read under this key may outlive the session in memory.
-      queryClient.clear();
+      forgetSession(queryClient);
       window.location.assign('/sign-in');
       return;
     }

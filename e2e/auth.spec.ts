@@ -79,6 +79,34 @@ test.describe('signing in and out', () => {
     expect(api.headers()['www-authenticate']).toBeUndefined();
   });
 
+  test('signing out asks the API nothing more once the session has ended', async ({
+    page,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId));
+    await expect(rows(page).first()).toBeVisible();
+    await expect(page.getByTestId('histogram')).not.toHaveAttribute('data-buckets', '0');
+    let sessionEnded = false;
+    const afterEnd: string[] = [];
+    page.on('response', (response) => {
+      if (response.url().endsWith('/api/session') && response.request().method() === 'DELETE') {
+        sessionEnded = true;
+      }
+    });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (sessionEnded && url.pathname.startsWith('/api/public/')) afterEnd.push(url.pathname);
+    });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByRole('heading', { name: 'Sign in to Org Events' })).toBeVisible();
+    expect(sessionEnded).toBe(true);
+    // The event types, the list, the facets and the histogram were asked
+    // again as the cache was emptied: four 401s on the way out.
+    expect(afterEnd).toEqual([]);
+  });
+
   test('signing in from a deep link comes back to it', async ({ page, state }) => {
     await page.goto(eventsUrl(state.orgId, 'page=3&size=25'));
     await expect(page).toHaveURL(/\/sign-in\?next=/);

@@ -1,4 +1,10 @@
-import { QueryCache, QueryClient, isServer, replaceEqualDeep } from '@tanstack/react-query';
+import {
+  QueryCache,
+  QueryClient,
+  isServer,
+  onlineManager,
+  replaceEqualDeep,
+} from '@tanstack/react-query';
 import { ApiRequestError } from '@/lib/client/api-client';
 
 /**
@@ -64,6 +70,18 @@ let signingOut = false;
 /** The user is signing out: a 401 from now on is expected, not an expired session. */
 export function leavingSession(): void {
   signingOut = true;
+}
+
+/**
+ * The session has ended and the page is leaving: drops everything read under
+ * it, asking the API nothing more. Emptied by itself, the cache had the
+ * queries still on screen (event types, list, facets, histogram) fetch again
+ * what they showed, four 401s on the way out; with the client offline those
+ * fetches wait, for a page that is going away.
+ */
+export function forgetSession(queryClient: QueryClient): void {
+  onlineManager.setOnline(false);
+  queryClient.clear();
 }
 
 /** The sign-out failed: the session goes on, and a 401 means it expired again. */
