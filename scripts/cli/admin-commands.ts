@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
 import { reencryptAllHa1 } from '@/lib/auth/ha1-at-rest';
-import { getConfig } from '@/lib/config';
+import { ConfigError, getConfig } from '@/lib/config';
 import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, Membership } from '@/lib/store/types';
 import {
@@ -339,8 +339,12 @@ async function revokeKey(args: string[], context: CommandContext): Promise<numbe
 async function rehashKeys(args: string[], context: CommandContext): Promise<number> {
   parseCommand(args, {}, { min: 0, max: 0, names: '' });
   const { ORG_EVENTS_SECRET, ORG_EVENTS_PREVIOUS_SECRET } = getConfig();
+  // The environment lacks it, not the command line: a configuration error
+  // (exit 1, "config" under --json), as the help's exit codes say.
   if (!ORG_EVENTS_SECRET) {
-    throw new UsageError('keys rehash needs ORG_EVENTS_SECRET: the secret to encrypt with');
+    throw new ConfigError(
+      'keys rehash needs ORG_EVENTS_SECRET (at least 32 characters): the secret to encrypt with',
+    );
   }
   const store = await context.store();
   const report = await reencryptAllHa1(

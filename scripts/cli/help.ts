@@ -144,7 +144,8 @@ Values:
 Exit codes:
   ${EXIT.ok}   success
   ${EXIT.failed}   the command failed (not found, already exists, unreadable or broken file, database error,
-      an invalid configuration in the environment: error code "config" under --json)
+      an invalid configuration in the environment or a variable the command needs missing, as
+      ORG_EVENTS_SECRET for keys rehash: error code "config" under --json)
   ${EXIT.someInvalid}   import or mirror finished but some records were invalid and skipped
   ${EXIT.usage}  bad command line (unknown command or option, missing or malformed value)
   ${EXIT.interrupted} import, seed, imports undo, events prune, or mirror without --follow, stopped by

@@ -251,8 +251,16 @@ describe('admin CLI', () => {
       );
     assert.equal(dbBytes().includes(md5), true, 'without a secret the HA1 is stored as it is');
 
+    // The environment lacks the secret, not the command line: a configuration error.
     const refused = cli(sealed, 'keys', 'rehash', '--json');
-    assert.equal(refused.code, 64, 'no secret to encrypt with is a usage error');
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.deepEqual((refused.json as Json).error, {
+      code: 'config',
+      message:
+        'keys rehash needs ORG_EVENTS_SECRET (at least 32 characters): the secret to encrypt with',
+      exitCode: 1,
+    });
+    assert.doesNotMatch(refused.stderr, /for usage/, 'no hint about the command line');
 
     process.env.ORG_EVENTS_SECRET = 'a'.repeat(64);
     try {
