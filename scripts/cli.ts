@@ -122,10 +122,19 @@ async function main(argv: string[]): Promise<number> {
     const options = globalOptions(argv);
     databaseUrl = options.database;
     const [name, ...rest] = options.args;
-    if (options.help || name === undefined || name === 'help') {
+    if (options.help || name === 'help') {
       if (json) context.emit({ help: HELP });
       else process.stdout.write(HELP);
-      return name === undefined && !options.help ? EXIT.usage : EXIT.ok;
+      return EXIT.ok;
+    }
+    if (name === undefined) {
+      // A script that forgot its command gets a usage error in the shape of
+      // every other under --json (it got {"help": ...}, exit 64); a person, the help.
+      if (json) {
+        throw new UsageError(`Missing command: ${[...Object.keys(COMMANDS), 'help'].join(', ')}`);
+      }
+      process.stdout.write(HELP);
+      return EXIT.usage;
     }
     makesStore = name === 'migrate' || name === 'seed' || (name === 'orgs' && rest[0] === 'create');
     const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

@@ -32,11 +32,20 @@ describe('admin CLI', () => {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  test('help exits 0; no command, unknown commands and options exit 64', () => {
+  test('help exits 0; no command, unknown commands and options exit 64 (under --json with an error)', () => {
     const help = cli(db, 'help');
     assert.equal(help.code, 0);
     assert.match(help.stdout, /Exit codes:/);
     assert.equal(cli(db).code, 64);
+    assert.equal(cli(db, 'help', '--json').code, 0);
+    // --json without a command: a usage error like the others, not the help.
+    const noCommand = cli(db, '--json');
+    assert.equal(noCommand.code, 64);
+    const noCommandError = (noCommand.json as { error: Json }).error;
+    assert.equal(noCommandError.code, 'usage');
+    assert.equal(noCommandError.exitCode, 64);
+    assert.match(String(noCommandError.message), /^Missing command: migrate, .*, help$/);
+    assert.match(noCommand.stderr, /Missing command/);
     const unknown = cli(db, 'frobnicate', '--json');
     assert.equal(unknown.code, 64);
     assert.deepEqual((unknown.json as Json).error, {
