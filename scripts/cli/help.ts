@@ -71,7 +71,9 @@ Commands:
       and end, inserted / skipped (already present) / rejected counts, status;
       of one organization, or of all of them (with an ORG column).
       A run whose process is gone (killed, crashed, or silent for 60 s) is
-      shown and recorded as interrupted.
+      shown and recorded as interrupted. With --json: {orgId (with --org),
+      runs: [...], more}, more true when older runs were left out (an object,
+      where orgs list and keys list, never cut short, print an array).
   imports undo ID [--force]
       Remove exactly the events run ID inserted (not those it skipped as
       already present), counters kept exact; the run is marked undone. An
