@@ -22,9 +22,9 @@ import {
 import { serviceHeaders } from './headers';
 import { baseUrl } from './links';
 import { openApiJson } from './openapi';
-import { parseFormat, parseQuery, type QueryParam } from './params';
+import { parseFormat, parseQuery, type QueryParam, variantTakesParameter } from './params';
 import { matchRoute, serveOperation } from './routes';
-import { formatBody, HOSTED_ONLY_FIELDS } from './serialize';
+import { formatBody } from './serialize';
 import {
   ClientStalledError,
   PLAIN_FORMAT,
@@ -114,18 +114,16 @@ function formatAsAsked(params: readonly QueryParam[]): ResponseFormat {
 }
 
 /**
- * The query as this variant knows it. The self-hosted variant never returns
- * invoiceId or paymentId (spec rule 3), so neither is a filter there: a
- * filter on a field no answer shows would reveal its values by the counts.
- * Dropped here, before any route reads the query (so every events endpoint,
- * export included), they are ignored as an unknown parameter is, except that
- * a list's `self` link, which repeats an unknown one, leaves them out.
+ * The query as this variant knows it (variantTakesParameter). Dropped here,
+ * before any route reads the query (so every events endpoint, export
+ * included), a parameter the variant does not take is ignored as an unknown
+ * one is, except that a list's `self` link, which repeats an unknown one,
+ * leaves it out.
  */
 function variantParams(params: QueryParam[]): QueryParam[] {
-  if (getConfig().EVENTS_VARIANT !== 'self-hosted') return params;
-  return params.some((p) => HOSTED_ONLY_FIELDS.has(p.name))
-    ? params.filter((p) => !HOSTED_ONLY_FIELDS.has(p.name))
-    : params;
+  const variant = getConfig().EVENTS_VARIANT;
+  const takes = (param: QueryParam) => variantTakesParameter(variant, param.name);
+  return params.every(takes) ? params : params.filter(takes);
 }
 
 export type ApiHandler = (request: ApiRequest) => Promise<ApiResponse>;

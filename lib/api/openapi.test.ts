@@ -171,6 +171,33 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  test('the self-hosted document has no invoiceId or paymentId, as filter or as event field; the hosted one has both', () => {
+    const hostedOnly = ['invoiceId', 'paymentId'];
+    for (const variant of ['hosted', 'self-hosted'] as const) {
+      setConfigForTesting({ EVENTS_VARIANT: variant });
+      const document = doc();
+      const operationParams = Object.values(document.paths).flatMap(({ get }) =>
+        get.parameters.map((p) => p.$ref.split('/').pop()!),
+      );
+      const found = {
+        operations: hostedOnly.filter((name) => operationParams.includes(name)),
+        parameters: hostedOnly.filter((name) => name in document.components.parameters),
+        eventFields: hostedOnly.filter(
+          (name) => name in document.components.schemas.Event!.properties!,
+        ),
+      };
+      const expected = variant === 'hosted' ? hostedOnly : [];
+      assert.deepEqual(
+        found,
+        { operations: expected, parameters: expected, eventFields: expected },
+        variant,
+      );
+      for (const [at, ref] of refs(document)) assert.ok(resolve(document, ref), `${at}: ${ref}`);
+      // Every other filter stays.
+      assert.ok(operationParams.includes('clusterName'), variant);
+    }
+  });
+
   test('the service-version header is documented under the name the server sends', () => {
     setConfigForTesting({ SERVICE_VENDOR: 'Acme' });
     const sent = serviceHeaders().map(([name]) => name);

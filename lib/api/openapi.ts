@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { getConfig } from '@/lib/config';
+import { getConfig, type Variant } from '@/lib/config';
 import { ERROR_CODES } from '@/lib/domain/errors';
 import { METRIC_UNITS, eventInputSchema } from '@/lib/domain/event';
 import { API_PREFIX, EVENT_TYPE_PATTERN, OBJECT_ID_PATTERN } from '@/lib/domain/limits';
 import { TOTAL_COUNT_HEADER } from './export';
+import { variantTakesParameter } from './params';
 import { OPERATIONS, type OperationName } from './routes';
+import { HOSTED_ONLY_FIELDS } from './serialize';
 import { FACET_FIELDS, HISTOGRAM_INTERVALS, MAX_FILTER_VALUES } from '@/lib/domain/filters';
 import {
   REPEATABLE_QUERY_PARAMETERS,
@@ -250,7 +252,7 @@ function nullableWithType(schema: Json): Json {
   return Array.isArray(schema.allOf) ? { type: 'object', ...schema } : schema;
 }
 
-function componentSchemas(): Json {
+function componentSchemas(variant: Variant): Json {
   const { schemas } = z.toJSONSchema(components, {
     target: 'openapi-3.0',
     io: 'output',
@@ -259,6 +261,11 @@ function componentSchemas(): Json {
   const result = plain(schemas) as Json;
   (result.Principal as Json).description =
     'Who acted on whose behalf (OAuth delegated access); nests through onBehalfOf.';
+  // The fields this variant never returns are not its event's (lib/api/serialize.ts drops them).
+  if (variant === 'self-hosted') {
+    const properties = (result.Event as { properties: Json }).properties;
+    for (const field of HOSTED_ONLY_FIELDS) delete properties[field];
+  }
   return result;
 }
 
@@ -289,9 +296,14 @@ function toJson(schema: z.ZodType): Json {
 
 const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 
-/** The operation's query parameters: exactly the names its schema parses, then the format ones. */
-const queryParams = (schema?: z.ZodObject) =>
-  [...Object.keys(schema?.shape ?? {}), ...Object.keys(formatParameters.shape)].map(param);
+/**
+ * The operation's query parameters: exactly the names its schema parses, then
+ * the format ones, less those the variant does not take (the handler drops them).
+ */
+const variantQueryParams = (variant: Variant, schema?: z.ZodObject) =>
+  [...Object.keys(schema?.shape ?? {}), ...Object.keys(formatParameters.shape)]
+    .filter((name) => variantTakesParameter(variant, name))
+    .map(param);
 
 // ---- responses --------------------------------------------------------------
 
@@ -314,7 +326,8 @@ export function serviceVersionHeader(vendor: string): string {
   return `X-${vendor}-Service-Version`;
 }
 
-function buildDocument(vendor: string) {
+function buildDocument(vendor: string, variant: Variant) {
+  const queryParams = (schema?: z.ZodObject) => variantQueryParams(variant, schema);
   const successHeaders = {
     Vary: { $ref: '#/components/headers/Vary' },
     'Strict-Transport-Security': { $ref: '#/components/headers/StrictTransportSecurity' },
@@ -357,7 +370,8 @@ function buildDocument(vendor: string) {
         'is accepted as the same principal.',
         '',
         'Variants (EVENTS_VARIANT): `hosted` (default) and `self-hosted`. The self-hosted variant',
-        'never returns invoiceId or paymentId and also accepts the self-hosted audit event types.',
+        'never returns invoiceId or paymentId (nor takes them as filters) and also accepts the',
+        `self-hosted audit event types. This document describes the \`${variant}\` variant.`,
         '',
         'Every response body honours `pretty=true` (indented) and `envelope=true` (single objects',
         'become `{status, content}`; lists gain a `status` field). The HTTP status is unchanged.',
@@ -565,10 +579,9 @@ function buildDocument(vendor: string) {
         orgId: pathParameter('orgId', 'The organization: 24 hexadecimal digits.'),
         eventId: pathParameter('eventId', 'The event: 24 hexadecimal digits.'),
         ...Object.fromEntries(
-          (Object.keys(queryParameters) as QueryParameterName[]).map((name) => [
-            name,
-            queryParameter(name),
-          ]),
+          (Object.keys(queryParameters) as QueryParameterName[])
+            .filter((name) => variantTakesParameter(variant, name))
+            .map((name) => [name, queryParameter(name)]),
         ),
       },
       headers: {
@@ -632,7 +645,7 @@ function buildDocument(vendor: string) {
           { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
         ),
       },
-      schemas: componentSchemas(),
+      schemas: componentSchemas(variant),
     },
   };
 }
@@ -641,8 +654,13 @@ export type OpenApiDocument = ReturnType<typeof buildDocument> & {
   servers: { url: string; description: string }[];
 };
 
-/** Built once per vendor (it names the service-version header); only `servers` varies. */
-let cached: { vendor: string; document: ReturnType<typeof buildDocument> } | undefined;
+/**
+ * Built once per vendor (it names the service-version header) and variant
+ * (which parameters and fields it has); only `servers` varies.
+ */
+let cached:
+  | { vendor: string; variant: Variant; document: ReturnType<typeof buildDocument> }
+  | undefined;
 
 /**
  * The document for a deployment reached at `base` (scheme and host, as
@@ -650,8 +668,10 @@ let cached: { vendor: string; document: ReturnType<typeof buildDocument> } | und
  * request's own host), so "try it" tools call the server that served it.
  */
 export function openApiDocument(base: string): OpenApiDocument {
-  const vendor = getConfig().SERVICE_VENDOR;
-  if (cached?.vendor !== vendor) cached = { vendor, document: buildDocument(vendor) };
+  const { SERVICE_VENDOR: vendor, EVENTS_VARIANT: variant } = getConfig();
+  if (cached?.vendor !== vendor || cached.variant !== variant) {
+    cached = { vendor, variant, document: buildDocument(vendor, variant) };
+  }
   const { openapi, info, ...rest } = cached.document;
   const servers = [
     {

@@ -19,6 +19,8 @@ import {
   listEventsParameters,
   pagingParameters,
 } from '@/lib/domain/query';
+import type { Variant } from '@/lib/config';
+import { HOSTED_ONLY_FIELDS } from './serialize';
 import type { ResponseFormat } from './types';
 
 /**
@@ -51,6 +53,17 @@ export function parseQuery(search: string): QueryParam[] {
     params.push({ name, value });
   }
   return params;
+}
+
+/**
+ * Whether the variant takes a query parameter. The self-hosted variant never
+ * returns invoiceId or paymentId (spec rule 3), so it takes no filter on them:
+ * a filter on a field no answer shows would reveal its values by the counts.
+ * One rule for the handler, which drops such parameters from requests, and
+ * for that variant's OpenAPI document, which leaves them out.
+ */
+export function variantTakesParameter(variant: Variant, name: string): boolean {
+  return variant !== 'self-hosted' || !HOSTED_ONLY_FIELDS.has(name);
 }
 
 // ---- parsing with the schemas of lib/domain/query.ts ------------------------------
