@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DatabaseUrlError, parseDatabaseUrl } from './database-url';
+import { DatabaseUrlError, parseDatabaseUrl, withLibpqSslModes } from './database-url';
 
 test('database URLs: the supported forms name their engine; any other scheme is refused', () => {
   assert.deepEqual(parseDatabaseUrl('file:./data/org-events.db'), {
@@ -28,5 +28,21 @@ test('a refused URL is named without its password', () => {
       (error: Error) => !error.message.includes('hunter2') && error.message.includes('***@'),
       url,
     );
+  }
+});
+
+test('pg is told to read sslmode as libpq does where its own reading differs, never over a uselibpqcompat written in the URL', () => {
+  for (const mode of ['prefer', 'require', 'verify-ca']) {
+    const url = `postgres://h/db?sslmode=${mode}&sslrootcert=/ca.pem`;
+    assert.equal(withLibpqSslModes(url), `${url}&uselibpqcompat=true`, mode);
+  }
+  for (const url of [
+    'postgres://h/db',
+    'postgres://h/db?sslmode=disable',
+    'postgres://h/db?sslmode=verify-full',
+    'postgres://h/db?sslmode=no-verify',
+    'postgres://h/db?sslmode=require&uselibpqcompat=false',
+  ]) {
+    assert.equal(withLibpqSslModes(url), url);
   }
 });

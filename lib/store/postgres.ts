@@ -14,6 +14,7 @@ import {
 import { isUniqueViolation, translateStoreError } from './errors';
 import { applyQueryDeadlines, socketOf, withoutQueryDeadline } from './postgres-deadline';
 import { reportingUnavailable } from './unavailable-dialect';
+import { withLibpqSslModes } from './database-url';
 import type { Database } from './schema';
 import { type BatchTerms, batchTerms, keptTerms, termWords } from './terms';
 import type { InsertResult, NewEvent } from './types';
@@ -128,6 +129,7 @@ export class PostgresStore extends KyselyStore {
       cancelGraceMs = CANCEL_GRACE_MS,
     }: { queryDeadlineMs?: number; cancelGraceMs?: number } = {},
   ): Promise<PostgresStore> {
+    connectionString = withLibpqSslModes(connectionString);
     const pool = new pg.Pool({
       connectionString,
       max: poolSize,

@@ -18,6 +18,8 @@ export const PG_BIN_DIR = process.env.TEST_PG_BIN_DIR ?? '/usr/lib/postgresql/15
 
 export type PrivatePostgres = {
   port: number;
+  /** With `tls`: the server's self-signed certificate (for 127.0.0.1 and localhost), its own CA. */
+  certFile?: string;
   /** postgres://postgres@127.0.0.1:PORT/postgres */
   url: string;
   /** The server's own log (pg_ctl -l). */
@@ -41,7 +43,18 @@ function asServerUser(): { uid: number; gid: number } | undefined {
   }
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export type PrivatePostgresOptions = {
+  /**
+   * TLS with a self-signed certificate (makeTlsOnly), and only TLS: pg_hba
+   * accepts `hostssl` connections alone, so a client that connects at all
+   * connected encrypted.
+   */
+  tls?: boolean;
+};
+
+export async function startPrivatePostgres(
+  startOptions: PrivatePostgresOptions = {},
+): Promise<PrivatePostgres> {
   for (const binary of ['initdb', 'pg_ctl']) {
     if (!fs.existsSync(path.join(PG_BIN_DIR, binary))) {
       throw new Error(
@@ -74,10 +87,15 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
   const readLog = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
 
+  const certFile = path.join(dir, 'server.crt');
+  const keyFile = path.join(dir, 'server.key');
   const options = [
     `-p ${port}`,
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
+    ...(startOptions.tls
+      ? ['-c ssl=on', `-c ssl_cert_file=${certFile}`, `-c ssl_key_file=${keyFile}`]
+      : []),
     // A throwaway cluster: durability buys nothing and costs the test time.
     '-c fsync=off',
     '-c synchronous_commit=off',
@@ -115,6 +133,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       'UTF8',
       '--no-sync',
     ]);
+    if (startOptions.tls) await makeTlsOnly(dataDir, certFile, keyFile, user);
     await start();
   } catch (error) {
     process.off('exit', cleanUpOnExit);
@@ -124,6 +143,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 
   return {
     port,
+    ...(startOptions.tls && { certFile }),
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     log: readLog,
     stop,
@@ -134,4 +154,27 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * A self-signed certificate for 127.0.0.1 and localhost (pg checks a server
+ * reached by its address under the name localhost): the server's, and the CA
+ * a client may trust; its key readable by the server alone (PostgreSQL refuses it
+ * otherwise), and a pg_hba.conf that takes TLS connections only.
+ */
+async function makeTlsOnly(
+  dataDir: string,
+  certFile: string,
+  keyFile: string,
+  user: { uid: number; gid: number } | undefined,
+): Promise<void> {
+  await promisify(execFile)('openssl', [
+    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1'],
+    ...['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    ...['-keyout', keyFile, '-out', certFile],
+  ]);
+  fs.chmodSync(keyFile, 0o600);
+  const hba = path.join(dataDir, 'pg_hba.conf');
+  fs.writeFileSync(hba, 'local all all trust\nhostssl all all 127.0.0.1/32 trust\n');
+  if (user) for (const file of [certFile, keyFile, hba]) fs.chownSync(file, user.uid, user.gid);
 }
