@@ -296,4 +296,41 @@ describe('Redis authentication state shared by two instances', () => {
       await redis.close();
     }
   });
+
+  test('a password in the URL that Redis does not ask for is a warning at start, once; one it asks for, or none, says nothing', async (t) => {
+    const warned: string[] = [];
+    t.mock.method(getLogger(), 'warn', (fields: unknown, message?: string) => {
+      warned.push(typeof fields === 'string' ? fields : (message ?? ''));
+    });
+    const password = 'not-asked-for-7f3a';
+    const redis = await startPrivateRedis();
+    const admin = new Redis(redis.url);
+    const withPassword = redis.url.replace('redis://', `redis://:${password}@`);
+    const warmed = async (url: string) => {
+      const state = createRedisAuthState({ url, keyPrefix: prefix });
+      try {
+        await state.warm();
+        // Served all the same: the warning is about who else can.
+        const now = Date.now();
+        assert.equal(await state.nonceCounts.accept(`n${now}`, now, 1, 300, now), 'ok');
+      } finally {
+        await state.close();
+      }
+    };
+    const passwordWarnings = () => warned.filter((m) => m.includes('asks for none'));
+    try {
+      await warmed(redis.url);
+      assert.deepEqual(passwordWarnings(), [], 'no password, none asked for');
+      await warmed(withPassword);
+      assert.equal(passwordWarnings().length, 1, JSON.stringify(warned));
+      assert.match(passwordWarnings()[0]!, /REDIS_URL carries a password/);
+      assert.ok(!passwordWarnings()[0]!.includes(password), 'the password is never logged');
+      await admin.config('SET', 'requirepass', password);
+      await warmed(withPassword);
+      assert.equal(passwordWarnings().length, 1, 'the password Redis asks for says nothing');
+    } finally {
+      admin.disconnect();
+      await redis.close();
+    }
+  });
 });

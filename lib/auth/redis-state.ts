@@ -289,6 +289,36 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     evictionRisk = risk;
   }
 
+  /**
+   * A password in the URL that this Redis does not ask for: a Redis 6+
+   * default user without one (nopass) takes any password, so the start said
+   * nothing while the operator believed the state behind it. AUTH with the
+   * password alone tells: Redis answers that no password is configured (an
+   * ACL user's name in the URL is another check, left to Redis). Said once,
+   * at start; down, or any other answer, says nothing here.
+   */
+  async function checkPasswordAskedFor(): Promise<void> {
+    let password: string;
+    try {
+      const url = new URL(options.url);
+      if (url.username !== '' && url.username !== 'default') return;
+      password = decodeURIComponent(url.password);
+    } catch {
+      return;
+    }
+    if (!password) return;
+    try {
+      await client.call('AUTH', password);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : '';
+      if (/without any password configured|no password is set/i.test(message)) {
+        getLogger().warn(
+          'REDIS_URL carries a password, but this Redis asks for none: whoever reaches it can read and change the nonce counts, the throttle and the session revocations. Set requirepass (or an ACL user) on Redis, or take the password out of REDIS_URL',
+        );
+      }
+    }
+  }
+
   /** The instant (ms, Redis's clock) Redis's memory of this state began; set on first use. */
   function memorySince(): Promise<number> {
     return client.eval(`${SINCE} return since(KEYS[1])`, 1, sinceKey) as Promise<number>;
@@ -451,11 +481,12 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       }),
     async warm() {
       // Waits out the connection (bounded by the command timeout); a Redis
-      // that is down now is reported by the client's error handler. Both
-      // at once: a Redis that is down costs one command timeout, not two.
+      // that is down now is reported by the client's error handler. All at
+      // once: a Redis that is down costs one command timeout, not three.
       await Promise.all([
         memorySince().catch(() => undefined),
         (firstEvictionCheck ??= checkEviction()),
+        checkPasswordAskedFor(),
       ]);
     },
     nonceCounts,
