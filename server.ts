@@ -393,7 +393,10 @@ async function main(): Promise<void> {
     if (drainMs > 0) {
       // Still serving, /readyz 503: a load balancer polling it stops sending
       // new requests here before the port closes (which would refuse them).
-      lifecycle.info({ signal, drainSeconds: config.SHUTDOWN_DRAIN_SECONDS }, 'draining');
+      lifecycle.info(
+        { signal, drainSeconds: config.SHUTDOWN_DRAIN_SECONDS },
+        `draining: serving ${config.SHUTDOWN_DRAIN_SECONDS} s more with /readyz answering 503, then closing the port`,
+      );
       draining = setTimeout(() => {
         draining = undefined;
         stop(signal);

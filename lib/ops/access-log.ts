@@ -40,9 +40,13 @@ export function recordRequest(record: RequestRecord): void {
   const log = getLogger();
   const line = { ...record, durationMs: Math.round(record.durationMs * 100) / 100 };
   // 503: the store or Redis is away, answered as designed; anything else 5xx is a bug.
+  // /readyz's 503 is the answer asked for, not a request that failed: while
+  // the server drains every balancer poll gets one (a warning each), and a
+  // fault behind one is logged by the probe itself ('not ready', with why).
   if (record.status >= 500 && record.status !== 503) log.error(line, 'request failed');
-  else if (record.status === 503) log.warn(line, 'service unavailable');
-  else if (record.auth?.outcome === 'lockout') log.warn(line, 'lockout');
+  else if (record.status === 503 && record.route !== 'readyz') {
+    log.warn(line, 'service unavailable');
+  } else if (record.auth?.outcome === 'lockout') log.warn(line, 'lockout');
   else if (record.auth && !isRoutineChallenge(record.auth)) log.warn(line, 'auth failure');
   else log.info(line, 'request');
 }

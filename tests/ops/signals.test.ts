@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ROOT } from '@/tests/helpers/server';
+import { parseLogLines, ROOT } from '@/tests/helpers/server';
 import { freePort } from '@/tests/helpers/free-port';
 
 /**
@@ -128,7 +128,7 @@ describe('SHUTDOWN_DRAIN_SECONDS', () => {
       () => null,
     );
 
-  test('after SIGTERM the server keeps answering for the drain, /readyz 503, then closes and exits; a second signal ends the drain at once', async () => {
+  test('after SIGTERM the server keeps answering for the drain, /readyz 503 (logged as requests, not warnings), then closes and exits; a second signal ends the drain at once', async () => {
     // Before, the port closed at the signal: /readyz's 503 reached no balancer.
     for (const second of [false, true]) {
       const server = await startServer(process.execPath, ['--import', 'tsx', 'server.ts'], {
@@ -140,7 +140,9 @@ describe('SHUTDOWN_DRAIN_SECONDS', () => {
         const signalled = Date.now();
         server.child.kill('SIGTERM');
         await new Promise((resolve) => setTimeout(resolve, 300));
-        assert.equal(await statusOf(server.port, '/readyz'), 503, server.output());
+        for (let poll = 0; poll < 3; poll++) {
+          assert.equal(await statusOf(server.port, '/readyz'), 503, server.output());
+        }
         assert.equal(await statusOf(server.port, '/healthz'), 200, 'still serving');
         if (second) server.child.kill('SIGTERM');
         const exited = await new Promise<number | null>((resolve) =>
@@ -150,7 +152,24 @@ describe('SHUTDOWN_DRAIN_SECONDS', () => {
         assert.equal(exited, 0, server.output());
         if (second) assert.ok(took < 10_000, `the second signal ended the drain (${took} ms)`);
         else assert.ok(took >= 2_000, `served through the drain (${took} ms)`);
-        assert.match(server.output(), /draining/);
+        // One line says the server drains; each poll's 503 is logged as a request, not a warning.
+        const lines = parseLogLines(server.output());
+        assert.equal(lines.filter((l) => /^draining/.test(String(l.msg))).length, 1);
+        const polls = lines.filter((l) => l.route === 'readyz' && l.status === 503);
+        assert.deepEqual(
+          polls.map((l) => [l.level, l.msg]),
+          polls.map(() => ['info', 'request']),
+        );
+        assert.equal(polls.length, 3);
+        const drainFrom = lines.findIndex((l) => /^draining/.test(String(l.msg)));
+        assert.deepEqual(
+          lines
+            .slice(drainFrom)
+            .filter((l) => l.level !== 'info')
+            .map((l) => l.msg),
+          [],
+          'nothing in a drain is a warning',
+        );
       } finally {
         if (server.child.exitCode === null) server.child.kill('SIGKILL');
         fs.rmSync(server.dir, { recursive: true, force: true });
