@@ -170,6 +170,25 @@ describe('lib/client/query-syntax', () => {
     assert.equal(mixed.problems.length, 1);
   });
 
+  it('refuses a free-text word with a leading dash as an exclusion q cannot make, applying the rest', () => {
+    const result = applyQuery(NO_FILTERS, 'alice -bob cluster:c0', CATALOGUE);
+    assert.deepEqual(result.filters, {
+      ...NO_FILTERS,
+      q: 'alice',
+      fields: { clusterName: ['c0'] },
+    });
+    assert.equal(result.refused, '-bob');
+    assert.deepEqual(result.problems, [
+      'free text cannot be left out (-bob): only event types can (-type:…)',
+    ]);
+    // A dash inside a word, or quoted text, is searched as typed.
+    for (const typed of ['us-east-1', '"-bob"']) {
+      const searched = applyQuery(NO_FILTERS, typed, CATALOGUE);
+      assert.deepEqual(searched.problems, [], typed);
+      assert.notEqual(searched.filters.q, '', typed);
+    }
+  });
+
   it('guesses a key only for names long enough to be typos of one, reads eventTypeName as type, and keeps letter-led IPv6 addresses as text', () => {
     const hint = (input: string) => applyQuery(NO_FILTERS, input, CATALOGUE).problems[0] ?? '';
     for (const input of ['q:alice', 'id:6b0c7aeda848b9d0965730d3', 'to:2026-02-01', 'after:x']) {

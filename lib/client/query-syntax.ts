@@ -132,7 +132,8 @@ export type Token =
       negate: boolean;
       source: string;
     }
-  | { kind: 'text'; text: string }
+  /** Free text; `quoted` when typed "in quotes", a phrase taken as it is. */
+  | { kind: 'text'; text: string; quoted?: boolean }
   /** `name:value` whose name is no key: a typo more likely than text to search for. */
   | { kind: 'unknownField'; name: string; source: string };
 
@@ -159,7 +160,7 @@ export function tokenize(input: string): Token[] {
     } else if (name !== undefined && looksLikeField(name, quotedValue ?? bareValue ?? '')) {
       tokens.push({ kind: 'unknownField', name, source: whole.trim() });
     } else if (quotedText !== undefined) {
-      if (quotedText.trim()) tokens.push({ kind: 'text', text: quotedText.trim() });
+      if (quotedText.trim()) tokens.push({ kind: 'text', text: quotedText.trim(), quoted: true });
     } else {
       tokens.push({ kind: 'text', text: word ?? whole });
     }
@@ -354,6 +355,16 @@ export function applyQuery(
       if (words(token.text).length === 0) {
         problems.push(
           `"${token.text}" has no words to search for (free text matches letters and digits)`,
+        );
+        refused.push(token.text);
+        continue;
+      }
+      // A leading dash reads as "without" in every search box; free text
+      // has no exclusion (the API's q only narrows), and `-alice` was
+      // searched as `alice`, the very events meant to be left out.
+      if (!token.quoted && token.text.length > 1 && token.text.startsWith('-')) {
+        problems.push(
+          `free text cannot be left out (${token.text}): only event types can (-type:…)`,
         );
         refused.push(token.text);
         continue;
