@@ -44,7 +44,8 @@ export type ParsedAuthorization =
 // Node's (--max-http-header-size / http.createServer's maxHeaderSize), which
 // applies before any of this runs; parsing is linear in the header's length.
 
-const TOKEN = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+/** One character of a token (RFC 9110 5.6.2). */
+export const TOKEN = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
 const HEX = /^[0-9a-f]+$/;
 
 /**

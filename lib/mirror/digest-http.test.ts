@@ -142,6 +142,32 @@ test('a source offering several challenges (Basic, then Digest SHA-256 and MD5, 
   );
 });
 
+test("challenges joined in one WWW-Authenticate line (a proxy's Basic before or after, a quoted comma within) are read, and the key accepted", async () => {
+  // RFC 9110 lets a server join challenges with commas as it joins their
+  // parameters. The line was read as one Digest challenge, which failed:
+  // the key was never sent, and the mirror said the source asked for an
+  // authentication it does not do.
+  for (const line of [
+    'Basic realm="proxy", Digest realm="r", nonce="n1", algorithm=SHA-256, qop="auth"',
+    'Digest realm="r", nonce="n1", qop="auth-int,auth", algorithm=SHA-256, Basic realm="a, b"',
+    'Negotiate, Bearer realm="sso", error="invalid_token", Digest realm="r", nonce="n1", algorithm=SHA-256, qop="auth"',
+  ]) {
+    const status = await statusFrom((req, res) => {
+      const parsed = parseAuthorization(req.headers.authorization);
+      const credentials = parsed.scheme === 'digest' ? parsed.credentials : null;
+      if (
+        credentials?.algorithm === 'SHA-256' &&
+        verifyDigestResponse(credentials, 'GET', computeHa1('SHA-256', 'abcdefgh', 'r', 'secret'))
+      ) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+        return;
+      }
+      res.writeHead(401, { 'www-authenticate': line }).end();
+    });
+    assert.equal(status, 200, line);
+  }
+});
+
 test("a realm holding a quote or a backslash (another installation's DIGEST_REALM) is sent back escaped, and the key accepted", async () => {
   // Written into realm="…" as it was, the quote ended the value early: the
   // server read no valid credentials, and the mirror said the key was wrong.

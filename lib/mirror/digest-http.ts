@@ -9,6 +9,7 @@ import {
   digestAlgorithm,
   type DigestAlgorithmName,
   parseAuthParams,
+  TOKEN,
 } from '@/lib/auth/digest';
 import { decodeMarkingInvalid } from '@/lib/domain/utf8';
 
@@ -88,15 +89,58 @@ export function parseDigestChallenge(header: string | undefined): Challenge | nu
   };
 }
 
+/** A list element opening a challenge: an auth-scheme alone, or one followed by its first parameter or token68. */
+const CHALLENGE_START = new RegExp(`^${TOKEN.source}+(?:[ \\t]+[^=\\s]|$)`);
+
+/**
+ * The challenges of one WWW-Authenticate line, each as its own header would
+ * be. RFC 9110 11.6.1 lets a server (or a proxy adding its own) join several
+ * in one line with commas, the same commas that separate a challenge's
+ * auth-params: `Basic realm="proxy", Digest realm="x", nonce="…"` read as one
+ * Digest challenge fails, and the key was never sent. An element opening
+ * with a scheme (a token, then a space and no `=`) starts a challenge; an
+ * auth-param (`name=value`) belongs to the one before it. Commas within a
+ * quoted-string (`qop="auth,auth-int"`) separate nothing.
+ */
+export function splitChallenges(header: string): string[] {
+  const elements: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < header.length; i++) {
+    const ch = header[i];
+    if (quoted) {
+      // A quoted-pair as parseAuthParams reads one: only before '"' or '\\'.
+      if (ch === '\\' && (header[i + 1] === '"' || header[i + 1] === '\\')) i++;
+      else if (ch === '"') quoted = false;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      elements.push(header.slice(start, i));
+      start = i + 1;
+    }
+  }
+  elements.push(header.slice(start));
+  const challenges: string[] = [];
+  for (const element of elements) {
+    const text = element.trim();
+    // Empty list elements (",,") are allowed by the list syntax.
+    if (text === '') continue;
+    if (challenges.length === 0 || CHALLENGE_START.test(text)) challenges.push(text);
+    else challenges[challenges.length - 1] += `, ${text}`;
+  }
+  return challenges;
+}
+
 /**
  * The first Digest challenge of an answer this client can meet: a server may
  * offer one per algorithm (RFC 7616 3.7, SHA-256 before MD5), a proxy a
- * Basic one besides.
+ * Basic one besides, each in a header of its own or several in one.
  */
 export function challengeOf(answer: HttpAnswer): Challenge | null {
   for (const header of answer.challenges) {
-    const challenge = parseDigestChallenge(header);
-    if (challenge) return challenge;
+    for (const offered of splitChallenges(header)) {
+      const challenge = parseDigestChallenge(offered);
+      if (challenge) return challenge;
+    }
   }
   return null;
 }
