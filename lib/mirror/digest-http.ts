@@ -145,6 +145,14 @@ export function challengeOf(answer: HttpAnswer): Challenge | null {
   return null;
 }
 
+/** Fresh nonces tried for one request whose nonce the server calls stale, before its 401 is returned. */
+export const MAX_FRESH_NONCES = 3;
+
+/** Whether `answer` is a 401 saying the nonce was stale: the credentials were right (RFC 7616 3.3). */
+export function staleNonces(answer: HttpAnswer): boolean {
+  return answer.status === 401 && challengeOf(answer)?.stale === true;
+}
+
 export class DigestHttpClient {
   private challenge: Challenge | undefined;
   /** Whether the server has accepted a request made with `challenge`'s nonce. */
@@ -185,17 +193,19 @@ export class DigestHttpClient {
       this.adopt(challenge);
     }
     let answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
-    if (answer.status === 401) {
-      // One fresh try when the nonce is what failed: the server says it is
+    for (let fresh = 0; answer.status === 401 && fresh < MAX_FRESH_NONCES; fresh++) {
+      // A fresh try when the nonce is what failed: the server says it is
       // stale, or it was accepted before (another instance, a restart forgot
-      // it). A key refused with a fresh nonce would be refused again, and
-      // each try spends one of the failures the source allows before it
-      // locks the key out.
+      // it; once only, as adopting a nonce forgets it was accepted). A key
+      // refused with a fresh nonce would be refused again, and each try
+      // spends one of the failures the source allows before it locks the
+      // key out; stale=true says the digest was right (RFC 7616 3.3), so
+      // its tries spend none, but a few in a row say the source's nonces
+      // fail on its side: it is told as such (staleNonces), not as a key.
       const challenge = challengeOf(answer);
-      if (challenge && (challenge.stale || this.challengeAccepted)) {
-        this.adopt(challenge);
-        answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
-      }
+      if (!challenge || !(challenge.stale || this.challengeAccepted)) break;
+      this.adopt(challenge);
+      answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
     }
     // Proof the nonce passed: an answer made after authentication. A 429
     // (a lockout comes before the check), 403 or 5xx proves nothing.

@@ -7,6 +7,8 @@ import {
   DigestHttpClient,
   type HttpAnswer,
   headerOf,
+  MAX_FRESH_NONCES,
+  staleNonces,
   UnknownEncodingError,
 } from './digest-http';
 
@@ -393,6 +395,16 @@ export class SourceClient {
           `The source asks for an authentication this mirror does not do (WWW-Authenticate: ${offered}); it answers Digest with MD5 or SHA-256 and qop=auth`,
         );
       }
+    }
+    if (staleNonces(answer)) {
+      // stale=true is the source's word that the digest, so the key, was
+      // right and the nonce it had just issued was not: its instances'
+      // clocks or nonce secrets disagree, or a proxy replays old answers.
+      return new MirrorError(
+        'SOURCE_FAILED',
+        `The source called each of ${MAX_FRESH_NONCES + 1} nonces in a row stale (401 with stale=true), the last ${MAX_FRESH_NONCES} fresh from it: the key is right (stale means the digest matched), but the source does not accept the nonces it issues (its clocks or its instances' nonce secrets disagree?)`,
+        this.listed,
+      );
     }
     if (answer.status === 401) {
       return errorCode === 'USER_UNAUTHORIZED'

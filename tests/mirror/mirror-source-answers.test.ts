@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { test } from 'node:test';
+import { computeHa1 } from '@/lib/auth/api-keys';
+import { buildChallenge, parseAuthorization, verifyDigestResponse } from '@/lib/auth/digest';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { MirrorError, runMirror } from '@/lib/mirror/mirror';
 import {
@@ -664,5 +666,75 @@ test('a source asking for a Digest this client cannot answer (qop=auth-int only,
     } finally {
       src.close();
     }
+  }
+});
+
+/**
+ * A source asking for Digest (the mirror's key p:k, MD5) and listing no
+ * events; a right digest with a nonce `isStale` calls stale gets a fresh
+ * nonce with stale=true, as the real service does once a nonce expires
+ * (a wrong digest gets stale=false).
+ */
+async function digestSource(isStale: (authorized: number) => boolean) {
+  let requests = 0;
+  let authorized = 0;
+  const challenge = (stale: boolean) => buildChallenge('MMS Public API', `n${requests}`, stale);
+  const server = http.createServer((req, res) => {
+    requests++;
+    const parsed = parseAuthorization(req.headers.authorization);
+    const credentials = parsed.scheme === 'digest' ? parsed.credentials : null;
+    if (!credentials) {
+      res.writeHead(401, { 'www-authenticate': challenge(false) }).end();
+      return;
+    }
+    const right = verifyDigestResponse(
+      credentials,
+      'GET',
+      computeHa1('MD5', 'p', credentials.realm, 'k'),
+    );
+    if (!right || isStale(++authorized)) {
+      res.writeHead(401, { 'www-authenticate': challenge(right) }).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"links":[],"results":[]}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api/public/v1.0`,
+    requests: () => requests,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+test('a source calling its nonces stale (stale=true) a few times in a row is asked again with each fresh one, and the mirror goes on', async () => {
+  // The first three authenticated requests are called stale. Before, the
+  // second stale answer, after one fresh try, was reported as a wrong key.
+  const src = await digestSource((n) => n <= 3);
+  try {
+    const summary = await mirror(src.baseUrl);
+    assert.deepEqual([summary.copied, summary.rejected], [0, 0]);
+    // The challenge, the nonce called stale, three fresh ones (the last accepted).
+    assert.equal(src.requests(), 5);
+  } finally {
+    src.close();
+  }
+});
+
+test('a source calling every fresh nonce stale fails after a few, saying the key is right and the nonces fail at the source', async () => {
+  const src = await digestSource(() => true);
+  try {
+    await assert.rejects(mirror(src.baseUrl), (error) => {
+      assert.ok(error instanceof MirrorError && error.code === 'SOURCE_FAILED', String(error));
+      assert.doesNotMatch(error.message, /check the public and private key/);
+      assert.match(error.message, /stale=true.*: the key is right/);
+      return true;
+    });
+    assert.equal(src.requests(), 5);
+  } finally {
+    src.close();
   }
 });
