@@ -42,7 +42,7 @@ async function server(
   await new Promise<void>((resolve) => listener.listen(0, host, resolve));
   const { port } = listener.address() as AddressInfo;
   const origin = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
-  const client = new DigestHttpClient(origin, { username, password: 'secret' }, timeoutMs);
+  const client = new DigestHttpClient(origin, { username, password: 'secret' }, { timeoutMs });
   return {
     client,
     authorized: () => authorized,
@@ -245,8 +245,7 @@ test('an answer longer than the client reads fails with AnswerTooLargeError, as 
   const client = new DigestHttpClient(
     new URL(`http://127.0.0.1:${port}`),
     { username: 'abcdefgh', password: 'secret' },
-    60_000,
-    limit,
+    { maxAnswerBytes: limit },
   );
   try {
     for (const path of ['/plain-at-limit', '/gzip-at-limit']) {

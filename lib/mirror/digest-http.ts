@@ -153,6 +153,19 @@ export function staleNonces(answer: HttpAnswer): boolean {
   return answer.status === 401 && challengeOf(answer)?.stale === true;
 }
 
+export type DigestClientOptions = {
+  /** The deadline of each request's whole answer (default 60 s). */
+  timeoutMs?: number;
+  /** The longest answer to read; never more than MAX_ANSWER_BYTES, which a string cannot hold. */
+  maxAnswerBytes?: number;
+  /**
+   * Awaited before each request sent, the challenge's round trip and a
+   * stale nonce's fresh try included (a request budget); what it throws
+   * fails the get.
+   */
+  beforeEachRequest?: () => Promise<void>;
+};
+
 export class DigestHttpClient {
   private challenge: Challenge | undefined;
   /** Whether the server has accepted a request made with `challenge`'s nonce. */
@@ -165,14 +178,17 @@ export class DigestHttpClient {
   /** The longest answer read, as sent and once decoded. */
   private readonly answerLimit: number;
 
+  private readonly timeoutMs: number;
+  private readonly beforeEachRequest: () => Promise<void>;
+
   constructor(
     private readonly origin: URL,
     private readonly credentials: DigestCredentials,
-    private readonly timeoutMs = 60_000,
-    /** The longest answer to read; never more than MAX_ANSWER_BYTES, which a string cannot hold. */
-    maxAnswerBytes = MAX_ANSWER_BYTES,
+    options: DigestClientOptions = {},
   ) {
-    this.answerLimit = Math.min(maxAnswerBytes, MAX_ANSWER_BYTES);
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.answerLimit = Math.min(options.maxAnswerBytes ?? MAX_ANSWER_BYTES, MAX_ANSWER_BYTES);
+    this.beforeEachRequest = options.beforeEachRequest ?? (() => Promise.resolve());
     this.agent =
       origin.protocol === 'https:'
         ? new https.Agent({ keepAlive: true, maxSockets: 1 })
@@ -186,13 +202,13 @@ export class DigestHttpClient {
    */
   async get(pathAndQuery: string): Promise<HttpAnswer> {
     if (!this.challenge) {
-      const first = await this.send(pathAndQuery);
+      const first = await this.send(pathAndQuery, false);
       if (first.status !== 401) return first;
       const challenge = challengeOf(first);
       if (!challenge) return first;
       this.adopt(challenge);
     }
-    let answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
+    let answer = await this.send(pathAndQuery, true);
     for (let fresh = 0; answer.status === 401 && fresh < MAX_FRESH_NONCES; fresh++) {
       // A fresh try when the nonce is what failed: the server says it is
       // stale, or it was accepted before (another instance, a restart forgot
@@ -205,7 +221,7 @@ export class DigestHttpClient {
       const challenge = challengeOf(answer);
       if (!challenge || !(challenge.stale || this.challengeAccepted)) break;
       this.adopt(challenge);
-      answer = await this.send(pathAndQuery, this.authorization(pathAndQuery));
+      answer = await this.send(pathAndQuery, true);
     }
     // Proof the nonce passed: an answer made after authentication. A 429
     // (a lockout comes before the check), 403 or 5xx proves nothing.
@@ -267,7 +283,13 @@ export class DigestHttpClient {
     return `Digest ${parts.join(', ')}`;
   }
 
-  private send(pathAndQuery: string, authorization?: string): Promise<HttpAnswer> {
+  /** One request, once beforeEachRequest lets it go (its nonce count taken then, in the order sent). */
+  private async send(pathAndQuery: string, authenticated: boolean): Promise<HttpAnswer> {
+    await this.beforeEachRequest();
+    return this.sendNow(pathAndQuery, authenticated ? this.authorization(pathAndQuery) : undefined);
+  }
+
+  private sendNow(pathAndQuery: string, authorization?: string): Promise<HttpAnswer> {
     const transport = this.origin.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       if (this.aborted) {

@@ -193,8 +193,17 @@ export class SourceClient {
     this.http = new DigestHttpClient(
       this.base,
       { username: options.publicKey, password: options.privateKey },
-      options.timeoutMs,
-      options.maxAnswerBytes,
+      {
+        timeoutMs: options.timeoutMs,
+        maxAnswerBytes: options.maxAnswerBytes,
+        // Every request sent spends the budget and is counted, a
+        // challenge's round trip and a stale nonce's fresh try too: the
+        // source's limit counts them.
+        beforeEachRequest: async () => {
+          await this.spendBudget();
+          this.requests++;
+        },
+      },
     );
     this.budget = Math.max(1, options.requestsPerMinute ?? 500);
     this.maxRetries = Math.max(0, options.maxRetries ?? 8);
@@ -279,8 +288,6 @@ export class SourceClient {
     let failures = 0;
     let throttled = 0;
     for (;;) {
-      await this.spendBudget();
-      this.requests++;
       let answer: HttpAnswer;
       try {
         answer = await this.http.get(path);

@@ -12,6 +12,7 @@ import { computeHa1 } from '@/lib/auth/api-keys';
 import { buildChallenge, parseAuthorization, verifyDigestResponse } from '@/lib/auth/digest';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { MirrorError, runMirror } from '@/lib/mirror/mirror';
+import { SourceClient, SourceStopped } from '@/lib/mirror/source';
 import {
   eventsSecondApart,
   groupCreatedDocument,
@@ -735,6 +736,42 @@ test('a source calling every fresh nonce stale fails after a few, saying the key
     });
     assert.equal(src.requests(), 5);
   } finally {
+    src.close();
+  }
+});
+
+test("the request budget counts every request sent, a Digest challenge's round trip and a stale nonce's fresh try included, as the requests reported do", async () => {
+  // The fourth authenticated request is called stale (a nonce expired).
+  const src = await digestSource((n) => n === 4);
+  const waits: number[] = [];
+  const client = new SourceClient(
+    {
+      baseUrl: src.baseUrl,
+      orgId: SOURCE_ORG,
+      publicKey: 'p',
+      privateKey: 'k',
+      requestsPerMinute: 5,
+    },
+    // The wait for the budget is where this test ends.
+    (ms) => {
+      waits.push(ms);
+      client.stop();
+      return Promise.resolve();
+    },
+  );
+  try {
+    // Pages 1-3: the challenge's 401 and one request a page, 4 requests.
+    // Page 4: its nonce called stale (the 5th), and the fresh try waits for
+    // the next minute. Counted once a page, the budget let all 6 go.
+    for (let page = 1; page <= 3; page++) {
+      await client.page({ pageNum: 1, itemsPerPage: 3 });
+    }
+    assert.deepEqual([src.requests(), client.requests, waits.length], [4, 4, 0]);
+    await assert.rejects(client.page({ pageNum: 1, itemsPerPage: 3 }), SourceStopped);
+    assert.deepEqual([src.requests(), client.requests, waits.length], [5, 5, 1]);
+    assert.ok(waits[0]! > 55_000 && waits[0]! <= 60_001, String(waits[0]));
+  } finally {
+    client.close();
     src.close();
   }
 });
