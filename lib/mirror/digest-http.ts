@@ -58,6 +58,27 @@ export class AnswerTooLargeError extends Error {
   }
 }
 
+/**
+ * An answer whose status and headers came but whose body could not be read
+ * (cut short, not decoding, not complete in time): the host answered, and
+ * what it answered says where to look (a proxy's page, a broken encoder).
+ * The message is what failed; retrying may help, as for a dropped connection.
+ */
+export class UnreadableBodyError extends Error {
+  readonly contentType: string | undefined;
+  readonly contentEncoding: string | undefined;
+  constructor(
+    readonly status: number,
+    headers: http.IncomingHttpHeaders,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'UnreadableBodyError';
+    this.contentType = headers['content-type'];
+    this.contentEncoding = headers['content-encoding'];
+  }
+}
+
 type Challenge = {
   realm: string;
   nonce: string;
@@ -296,18 +317,28 @@ export class DigestHttpClient {
         reject(this.aborted);
         return;
       }
+      /** The answer's status and headers, once they came. */
+      let head: http.IncomingMessage | undefined;
       // The socket's idle timeout below never fires for a source sending a
       // byte now and then: the whole answer has a deadline too.
       const failWith = (reason: Error) => {
         settle();
         reject(reason);
       };
+      /** A failure after the answer's head is its body's (UnreadableBodyError), unless already told apart. */
+      const ofBody = (reason: Error): Error =>
+        head === undefined ||
+        reason instanceof AnswerTooLargeError ||
+        reason instanceof UnknownEncodingError ||
+        reason instanceof UnreadableBodyError
+          ? reason
+          : new UnreadableBodyError(head.statusCode ?? 0, head.headers, reason.message);
       const fail = (reason: Error) => {
         failWith(reason);
         request.destroy(reason);
       };
       const deadline = setTimeout(
-        () => fail(new Error(`no complete answer within ${this.timeoutMs / 1000} s`)),
+        () => fail(ofBody(new Error(`no complete answer within ${this.timeoutMs / 1000} s`))),
         this.timeoutMs,
       );
       const settle = () => {
@@ -336,6 +367,7 @@ export class DigestHttpClient {
             timeout: this.timeoutMs,
           },
           (response) => {
+            head = response;
             const chunks: Buffer[] = [];
             let received = 0;
             const limit = this.answerLimit;
@@ -357,7 +389,7 @@ export class DigestHttpClient {
                 // a record holding them is refused, never stored altered.
                 body = decodeMarkingInvalid(bytes);
               } catch (error) {
-                failWith(error instanceof Error ? error : new Error(String(error)));
+                failWith(ofBody(error instanceof Error ? error : new Error(String(error))));
                 return;
               }
               settle();
@@ -368,8 +400,10 @@ export class DigestHttpClient {
                 challenges: response.headersDistinct['www-authenticate'] ?? [],
               });
             });
-            response.on('error', failWith);
-            response.on('aborted', () => failWith(new Error('the connection closed mid-response')));
+            response.on('error', (error) => failWith(ofBody(error)));
+            response.on('aborted', () =>
+              failWith(ofBody(new Error('the connection closed mid-response'))),
+            );
           },
         );
       } catch (error) {
@@ -380,7 +414,7 @@ export class DigestHttpClient {
       request.on('timeout', () =>
         request.destroy(new Error(`no answer within ${this.timeoutMs / 1000} s`)),
       );
-      request.on('error', failWith);
+      request.on('error', (error) => failWith(ofBody(error)));
       request.end();
     });
   }

@@ -10,6 +10,7 @@ import {
   MAX_FRESH_NONCES,
   staleNonces,
   UnknownEncodingError,
+  UnreadableBodyError,
 } from './digest-http';
 
 /**
@@ -230,16 +231,22 @@ export class SourceClient {
         this.listed = true;
         return listing;
       }
+      // What came says where to look: text/html is a proxy's or a sign-in's page.
+      const head = answerHead(
+        answer.status,
+        headerOf(answer, 'content-type'),
+        headerOf(answer, 'content-encoding'),
+      );
       if (!this.listed) {
         throw new MirrorError(
           'SOURCE_FAILED',
-          `The source's answer to ${path} ${listing}: ${BASE_URL_HINT}`,
+          `The source's answer to ${path}, ${head}, ${listing}: ${BASE_URL_HINT}`,
         );
       }
       if (failures >= this.maxRetries) {
         throw new MirrorError(
           'SOURCE_FAILED',
-          `The source's answer to ${path} ${listing}, ${failures + 1} times in a row`,
+          `The source's answer to ${path}, ${head}, ${listing}, ${failures + 1} times in a row`,
           true,
         );
       }
@@ -309,6 +316,26 @@ export class SourceClient {
         const code = (error as NodeJS.ErrnoException).code;
         // OpenSSL's messages end in a newline.
         const reason = (error instanceof Error ? error.message : String(error)).trim();
+        if (error instanceof UnreadableBodyError) {
+          // The host answered: "Cannot reach" sent people after the network
+          // when a proxy's page or a broken encoder was what failed.
+          this.answered = true;
+          const head = answerHead(error.status, error.contentType, error.contentEncoding);
+          if (failures >= this.maxRetries) {
+            throw new MirrorError(
+              'SOURCE_FAILED',
+              `${this.base.origin} answered ${path} with ${head}, but its body could not be read: ${reason}${failures > 0 ? ` (after ${failures + 1} attempts)` : ''}`,
+              this.listed,
+            );
+          }
+          failures++;
+          await this.retry(
+            failures,
+            this.maxRetries,
+            `the source answered ${head} but its body could not be read (${reason})`,
+          );
+          continue;
+        }
         if (this.base.protocol === 'https:' && /wrong version number/i.test(reason)) {
           // Retrying cannot help: the port answers, but not in TLS.
           throw new MirrorError(
@@ -492,6 +519,24 @@ export class SourceClient {
       await this.wait(ms);
     }
   }
+}
+
+/**
+ * "200 (Content-Type text/html, Content-Encoding gzip)": what an answer said
+ * of itself (the headers it sent, written out printable and cut short).
+ */
+function answerHead(
+  status: number,
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+): string {
+  const said = (name: string, value: string | undefined) =>
+    value === undefined ? [] : [`${name} ${printable(value.slice(0, 100))}`];
+  const headers = [
+    ...said('Content-Type', contentType),
+    ...said('Content-Encoding', contentEncoding),
+  ];
+  return headers.length === 0 ? String(status) : `${status} (${headers.join(', ')})`;
 }
 
 /** "404 ORG_NOT_FOUND", or "308" when the answer names no error code. */

@@ -775,3 +775,58 @@ test("the request budget counts every request sent, a Digest challenge's round t
     src.close();
   }
 });
+
+test("a source that answers but whose bodies cannot be read (gzip that does not decode, a body cut short, a proxy's HTML page) fails saying what it answered, not that it cannot be reached", async () => {
+  // Before, the first two ended "Cannot reach http://…", sending the person
+  // running the mirror after the network, and the third named no Content-Type.
+  const path = String.raw`/api/public/v1\.0/orgs/\w+/events\?\S+`;
+  for (const [name, answer, message] of [
+    [
+      'gzip that does not decode',
+      (res: http.ServerResponse) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+          .end('not gzip'),
+      new RegExp(
+        `^http://127\\.0\\.0\\.1:\\d+ answered ${path} with 200 \\(Content-Type application/json, Content-Encoding gzip\\), but its body could not be read: the answer's gzip-encoded body does not decode \\(incorrect header check\\) \\(after 9 attempts\\)$`,
+      ),
+    ],
+    [
+      'a body cut short',
+      (res: http.ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        res.write('{"links":[],"results":[');
+        setTimeout(() => res.destroy(), 10);
+      },
+      new RegExp(
+        `^http://127\\.0\\.0\\.1:\\d+ answered ${path} with 200 \\(Content-Type application/json\\), but its body could not be read: the connection closed mid-response \\(after 9 attempts\\)$`,
+      ),
+    ],
+    [
+      "a proxy's HTML page",
+      (res: http.ServerResponse) =>
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Sign in</html>'),
+      new RegExp(
+        `^The source's answer to ${path}, 200 \\(Content-Type text/html\\), is not JSON, 9 times in a row$`,
+      ),
+    ],
+  ] as const) {
+    // The first page is served: a source that answered pages is retried as failing for now.
+    const src = await listingSource(events, {
+      misbehave: (n, res) => {
+        if (n === 1) return false;
+        answer(res);
+        return true;
+      },
+    });
+    try {
+      await assert.rejects(mirror(src.baseUrl), (error) => {
+        assert.ok(error instanceof MirrorError && error.code === 'SOURCE_FAILED', String(error));
+        assert.match(error.message, message, name);
+        return true;
+      });
+    } finally {
+      src.close();
+    }
+  }
+});
