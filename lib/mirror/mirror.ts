@@ -464,6 +464,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
         if (answered) await flush(false).catch(() => undefined);
         throw error;
       }
+      /** Whether pages came before this one: gathered, unstored, they are stored if it fails a check. */
+      const gathered = answered;
       answered = true;
       const records = page.map((record) => record.value);
       // An empty page ends the walk, and nothing below it is asked for by
@@ -477,25 +479,39 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       askedAgain = false;
       // Read once per page: the newest and oldest valid `created` on it.
       const ends = datedEnds(records);
-      segment.top ??= ends?.newest;
       // Only an empty page ends a window: a shorter page than asked is no
       // proof (the source may clamp itemsPerPage, or cut a list short, and
       // with includeCount=false no `next` link tells). A short page moves
       // the window down as a full one does, and the next request re-reads
       // its oldest second; the page after the window's last is empty.
       const done = records.length === 0;
+      const reasked = shortPageAskedAgain;
+      let oldest = 0;
       if (!done) {
-        tooNew(ends, segment.hi);
-        tooOld(ends, segment.lo);
-        const reasked = shortPageAskedAgain;
+        try {
+          tooNew(ends, segment.hi);
+          tooOld(ends, segment.lo);
+          // The same page asked again holds what it held: no sign of a source ignoring pageNum.
+          if (!reasked) repeatedPage(window, records, edge);
+          oldest = oldestCreated(ends, records);
+        } catch (error) {
+          // The pages gathered before this one are stored, and the next run
+          // asks for this one again (as when a request fails): they were
+          // dropped, and read again. The store's failure would show again
+          // at the next run's first write; the page's is the one to tell.
+          if (gathered) await flush(false).catch(() => undefined);
+          throw error;
+        }
+      }
+      // After the checks: a page failing them says nothing of the walk's newest.
+      segment.top ??= ends?.newest;
+      if (!done) {
         shortPageAskedAgain = false;
         servedMost = Math.max(servedMost, records.length);
-        // The same page asked again holds what it held: no sign of a source ignoring pageNum.
-        if (!reasked) repeatedPage(window, records, edge);
         // The real service renders `created` to the second but sorts by the
         // stored time: the new upper bound is the end of the oldest event's
         // second, so the rest of that second is read again, never skipped.
-        const oldestSecondEnd = Math.floor(oldestCreated(ends, records) / 1000) * 1000 + 999;
+        const oldestSecondEnd = Math.floor(oldest / 1000) * 1000 + 999;
         if (segment.hi !== undefined && oldestSecondEnd >= parseDateTime(segment.hi)!) {
           // A page in one second: the next page of that second. But the
           // source starts that page where a whole one ends, so a page

@@ -168,6 +168,47 @@ test('a first run refused before any answer leaves no walk behind: the next run 
   }
 });
 
+test('a page failing a check (an event newer than its window) ends the mirror with the pages gathered before it stored and the walk saved at that page', async () => {
+  // Before, the pages gathered since the last write (all of them here: a
+  // write is 5,000 events) were dropped with the failing page, and read again.
+  const events = eventsSecondApart(9, { base: BASE, orgId: SOURCE_ORG, idTag: 'abab' });
+  const source = await listingSource(events);
+  let requests = 0;
+  // The third page answered with the first's events, newer than its window.
+  const front = await sourceInFront((req, res) => {
+    if (++requests !== 3) return forwardTo(source, req.url!, res);
+    const results = events.slice(0, 3).map((event) => event.doc);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+  });
+  try {
+    await withCopy(async (store) => {
+      await assert.rejects(
+        runMirror(options(store, front.baseUrl, { itemsPerPage: 3 })),
+        /for a window ending .*: it does not filter by maxDate/,
+      );
+      // Pages 1 and 2: events 0-2, then 2-4 (the first's oldest second again).
+      const stored = events.slice(0, 5).map((event) => event.id);
+      assert.deepEqual((await copyIds(store, ORG)).sort(), [...stored].sort());
+      // The walk is saved at the failing page: the window ending with event 4's second.
+      const saved = JSON.parse(
+        (await store.getMirrorCheckpoint(ORG, checkpointKey(front.baseUrl)))!,
+      ) as { segment: { hi: string; pageNum: number } };
+      assert.deepEqual(
+        [saved.segment.hi, saved.segment.pageNum],
+        [new Date(events[4]!.at + 999).toISOString(), 1],
+      );
+
+      front.answerWith((req, res) => forwardTo(source, req.url!, res));
+      const rest = await runMirror(options(store, front.baseUrl, { itemsPerPage: 3 }));
+      assert.equal(rest.copied, events.length - stored.length);
+      assert.deepEqual((await copyIds(store, ORG)).sort(), events.map((event) => event.id).sort());
+    });
+  } finally {
+    front.close();
+    source.close();
+  }
+});
+
 test('a source that ignores minDate is refused, saying so, never copied from before --since', async () => {
   const events = eventsSecondApart(12, { base: BASE, orgId: SOURCE_ORG, idTag: 'fafa' });
   const listing = await listingSource(events);
