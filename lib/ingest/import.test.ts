@@ -387,6 +387,29 @@ describe('import', () => {
     );
   });
 
+  test('API answers each saved with a byte order mark and joined (cat a.json b.json) import in turn, pretty-printed or compact', async () => {
+    const answers = [
+      { links: [], results: events.slice(0, 3), totalCount: 5 },
+      { links: [], results: events.slice(3, 5), totalCount: 5 },
+    ];
+    for (const [name, text] of [
+      // Saved by an editor (a final line break) or by a tool that writes none.
+      ['pretty.json', answers.map((a) => `\ufeff${JSON.stringify(a, null, 2)}\n`).join('')],
+      ['pretty-unended.json', answers.map((a) => `\ufeff${JSON.stringify(a, null, 2)}`).join('')],
+      // Compact answers joined without a line break share one line.
+      ['compact.json', answers.map((a) => `\ufeff${JSON.stringify(a)}`).join('')],
+      ['compact-spaced.json', answers.map((a) => `\ufeff${JSON.stringify(a)} `).join('')],
+    ] as const) {
+      await freshStore();
+      const report = await importEvents(store, write(name, text), { orgId: ORG });
+      assert.deepEqual(
+        [report.read, report.inserted, report.invalid, report.issues],
+        [5, 5, 0, []],
+        name,
+      );
+    }
+  });
+
   test('reports invalid array elements by index and line, malformed ones included', async () => {
     const text = [
       '[',

@@ -700,10 +700,11 @@ const MAX_PAGE_LINE_BYTES = MAX_RECORD_BYTES_LIMIT;
 
 /**
  * Where one JSON document may end and the next begin on a line: a closing
- * bracket, blanks or none, an opening one. Only a hint (the same text can sit
+ * bracket, blanks or none (a byte order mark among them: files saved with
+ * one, joined by `cat`), an opening one. Only a hint (the same text can sit
  * inside a string): concatenatedDocuments decides.
  */
-const DOCUMENTS_MEET = /[}\]][ \t\r]*[{[]/;
+const DOCUMENTS_MEET = /[}\]][ \t\r\ufeff]*[{[]/;
 
 /** The records of a line holding a page (an envelope or an array), or undefined when it holds one record. */
 function pageRecords(text: string): { path: string; elements: ArrayElement[] } | undefined {

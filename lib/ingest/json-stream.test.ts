@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   type ArrayElement,
+  concatenatedDocuments,
   JsonArraySplitter,
   JsonStructureError,
   LineSplitter,
@@ -298,6 +299,25 @@ describe('JsonArraySplitter', () => {
         error instanceof NotAListError &&
         [error.reason, error.line, error.document].join() === 'oneEvent,2,2',
     );
+  });
+
+  test('a byte order mark between documents in a row is skipped (files each saved with one, joined by cat), also between documents on one line', () => {
+    const text = '[{"a": 1}]\n\ufeff{"results": [2]}\ufeff[3]';
+    for (const size of [1, 1000]) {
+      const splitter = new JsonArraySplitter(Infinity, true);
+      const seen: string[] = [];
+      for (let i = 0; i < text.length; i += size) {
+        for (const e of splitter.push(text.slice(i, i + size))) seen.push(e.text);
+      }
+      splitter.end();
+      assert.deepEqual(seen, ['{"a": 1}', '2', '3'], `chunks of ${size}`);
+    }
+    assert.throws(() => split('[1]\ufeff[2]', 1000), /after the end of the JSON document/);
+    assert.deepEqual(concatenatedDocuments('{"a":1}\ufeff{"b":2} \ufeff [3]'), [
+      '{"a":1}',
+      '{"b":2}',
+      '[3]',
+    ]);
   });
 
   test('random documents cut at random places give the elements JSON.parse finds, as cut whole', () => {

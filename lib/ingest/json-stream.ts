@@ -215,6 +215,8 @@ export type ArrayElement = {
 };
 
 const NEWLINE = 10;
+/** U+FEFF, which a file saved with a byte order mark begins with. */
+const BYTE_ORDER_MARK = 0xfeff;
 
 type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean };
 
@@ -365,6 +367,13 @@ export class JsonArraySplitter {
         continue;
       }
       if (c === 32 || c === 9 || c === 13) {
+        i++;
+        continue;
+      }
+      if (c === BYTE_ORDER_MARK && this.rootClosed && this.sequence) {
+        // The next document's file was saved with a byte order mark and
+        // joined to this one (`cat a.json b.json`): no part of either
+        // document, as the first file's is not (dropped as it is read).
         i++;
         continue;
       }
@@ -653,13 +662,22 @@ function parseKey(text: string, line: number): string {
  */
 export function concatenatedDocuments(line: string): string[] | undefined {
   const documents: string[] = [];
-  let i = skipSpace(line, 0);
+  let i = skipSpaceAndMark(line, 0);
   while (i < line.length) {
     const c = line.charCodeAt(i);
     if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return undefined;
     const end = valueEnd(line, i);
     documents.push(line.slice(i, end));
-    i = skipSpace(line, end);
+    i = skipSpaceAndMark(line, end);
   }
   return documents.length >= 2 ? documents : undefined;
+}
+
+/**
+ * Past blanks and a byte order mark between them: files each saved with one
+ * and joined by `cat` carry the later ones' marks between the documents.
+ */
+function skipSpaceAndMark(line: string, i: number): number {
+  const next = skipSpace(line, i);
+  return line.charCodeAt(next) === BYTE_ORDER_MARK ? skipSpace(line, next + 1) : next;
 }
