@@ -582,6 +582,45 @@ describe('import', () => {
     });
   }
 
+  test('a binary file (an image, random bytes, either gzip-compressed) is refused as no JSON, its summary naming no format; a one-line envelope that is no UTF-8 still says so', async () => {
+    // A PNG's signature and the start of its header chunk.
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000040000000408020000', 'hex');
+    const random = (seed: string) => {
+      const prng = new Prng(seed);
+      return Buffer.from(Array.from({ length: 4096 }, () => prng.u32() & 0xff));
+    };
+    const binaries: [string, Buffer][] = [
+      ['image.png', png],
+      ['image.png.gz', zlib.gzipSync(png)],
+      ...['a', 'b', 'c', 'd', 'e'].map((seed): [string, Buffer] => [
+        `random-${seed}.bin`,
+        random(seed),
+      ]),
+    ];
+    for (const [name, bytes] of binaries) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, bytes);
+      await assert.rejects(importEvents(store, file, { orgId: ORG }), (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError, name);
+        assert.match(error.message, /^The file is not JSON: it must start with/, name);
+        assert.equal(error.partial?.format, null, name);
+        return true;
+      });
+    }
+    // The same bytes in an envelope on one line: it opens as JSON, and what
+    // is wrong is its encoding.
+    const latin1 = path.join(dir, 'latin1-one-line.json');
+    fs.writeFileSync(
+      latin1,
+      Buffer.concat([
+        Buffer.from('{"results":[{"username":"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}]}'),
+      ]),
+    );
+    await assert.rejects(importEvents(store, latin1, { orgId: ORG }), /not valid UTF-8: byte 29/);
+  });
+
   test('an NDJSON line holding bytes that are no UTF-8 is reported by line and byte and skipped, instead of becoming U+FFFD; the lines around it import', async () => {
     // Latin-1 "é" (0xE9) and a lone 0xFF inside a username, after two good lines.
     const target = events.find((event) => typeof event.username === 'string')!;

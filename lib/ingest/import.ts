@@ -14,6 +14,7 @@ import {
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
 import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
+import { OPEN_ARRAY, OPEN_OBJECT } from '@/lib/domain/json-text';
 import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
@@ -418,7 +419,7 @@ export async function* readEventBatches(
   ) => ('event' in record ? add(record.event) : accept(record.value, text, location));
 
   try {
-    const detected = await detectFormat(chunks);
+    const detected = await detectFormat(chunks, utf8);
     format = detected.format;
     if (format !== 'ndjson' && utf8.first) throw await notUtf8(utf8.first);
     if (format === 'ndjson') {
@@ -813,7 +814,16 @@ type InvalidUtf8 = { offset: number; endsWithin: boolean };
  * invalid record and goes on; a JSON document cannot skip a part of itself,
  * so `first` stops its import.
  */
-type Utf8Problems = { first?: InvalidUtf8 };
+type Utf8Problems = {
+  first?: InvalidUtf8;
+  /**
+   * The text's first byte that is neither blank nor its byte order mark.
+   * A first line that is no UTF-8 is all mark, this byte included: it says
+   * whether that line could still open a JSON document ("{", "[") or the
+   * file is no JSON at all (an image, a binary file).
+   */
+  opening?: number;
+};
 
 /** A mark opens and closes with NOT_UTF8, which no text read from the file holds. */
 const MARK = NOT_UTF8;
@@ -913,6 +923,7 @@ async function* decode(
     let buffer = whole;
     let start = bytes;
     bytes += whole.length;
+    problems.opening ??= openingByte(whole, start);
     if (skipping) {
       const newline = buffer.indexOf(10);
       if (newline === -1) continue;
@@ -950,6 +961,23 @@ async function* decode(
     rest = found({ offset: bytes - heldBytes(tail), endsWithin: true });
   }
   if (rest.length > 0) yield rest;
+}
+
+/** UTF-8's byte order mark, which the text may open with. */
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * The first byte of `buffer` (the text's bytes from offset `start`) that is
+ * neither blank nor part of the text's opening byte order mark; undefined
+ * when it holds none.
+ */
+function openingByte(buffer: Buffer, start: number): number | undefined {
+  for (let i = 0; i < buffer.length; i++) {
+    const byte = buffer[i]!;
+    if (start + i < UTF8_BOM.length && byte === UTF8_BOM[start + i]) continue;
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return byte;
+  }
+  return undefined;
 }
 
 /**
@@ -1096,6 +1124,10 @@ async function* decompressedFrom(
   }
 }
 
+/** Why a file whose text opens with anything but a JSON object or array is refused. */
+const NOT_JSON =
+  'The file is not JSON: it must start with "[" (an array), "{" (a list envelope) or be NDJSON';
+
 /** How far ahead detection may read looking for the first two lines. */
 const DETECT_LIMIT = 16 << 20;
 
@@ -1113,6 +1145,7 @@ const DETECT_LIMIT = 16 << 20;
  */
 async function detectFormat(
   chunks: AsyncGenerator<string>,
+  utf8: Utf8Problems,
 ): Promise<{ format: ImportFormat; chunks: AsyncGenerator<string> }> {
   const seen: string[] = [];
   let head = '';
@@ -1133,7 +1166,16 @@ async function detectFormat(
       continue;
     }
     // A first line that is no UTF-8 shows as its mark: NDJSON whose first
-    // record is broken if the next line is whole (decided below as for '{').
+    // record is broken if the next line is whole (decided below as for '{'),
+    // when the line opened as a record does. One opening otherwise is no
+    // JSON whatever its encoding: a binary file (an image, an archive) was
+    // taken for a list envelope and refused as "not valid UTF-8".
+    const binary =
+      trimmed[0] === MARK && utf8.opening !== OPEN_OBJECT && utf8.opening !== OPEN_ARRAY;
+    if (binary)
+      throw new ImportFatalError(
+        `${NOT_JSON}, and its first line is not even UTF-8 text (a binary file?)`,
+      );
     if (trimmed[0] !== '{' && trimmed[0] !== '[' && trimmed[0] !== MARK) {
       // A first line of comma-separated names: most likely this tool's own CSV export.
       const lineEnd = trimmed.indexOf('\n');
@@ -1142,7 +1184,7 @@ async function detectFormat(
       throw new ImportFatalError(
         csv
           ? 'The file looks like CSV: import reads JSON and NDJSON only (to move events between instances, export with --format ndjson)'
-          : 'The file is not JSON: it must start with "[" (an array), "{" (a list envelope) or be NDJSON',
+          : NOT_JSON,
       );
     }
     const lines = trimmed.split('\n');
