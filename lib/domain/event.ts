@@ -125,6 +125,15 @@ const principalSchema: z.ZodType<Principal> = z.lazy(() =>
 
 const PORT_MESSAGE = 'port must be an integer from 0 to 65535';
 
+const METRIC_NUMBER_MESSAGE = 'must be a number or a numeric string';
+/**
+ * A number JSON can write but a double cannot hold (1e400 parses to
+ * Infinity): no metric the real service measures is one, and as a numeric
+ * string it is kept as written.
+ */
+const METRIC_NUMBER_RANGE =
+  'a number beyond the range of a 64-bit float (such as 1e400): write it as a numeric string ("1e400"), which is kept as written';
+
 const ZOD_KINDS = {
   objectId: () => z.string().regex(OBJECT_ID_PATTERN, 'id must be 24 lowercase hex digits'),
   dateTime: () =>
@@ -151,10 +160,14 @@ const ZOD_KINDS = {
     z
       .looseObject({
         number: z
-          .union([
-            z.number(),
-            z.string().regex(NUMERIC_STRING, 'must be a number or a numeric string'),
-          ])
+          .union(
+            [z.number(), z.string().regex(NUMERIC_STRING, METRIC_NUMBER_MESSAGE)],
+            // zod's own for a union was "Invalid input", whatever was wrong.
+            {
+              error: (issue) =>
+                typeof issue.input === 'number' ? METRIC_NUMBER_RANGE : METRIC_NUMBER_MESSAGE,
+            },
+          )
           .nullable()
           .optional(),
         units: text(),

@@ -1490,6 +1490,38 @@ describe('import', () => {
       `{"created":"2026-02-01T00:00:00Z","eventTypeName":"JOINED_ORG","extra":{"b":1.50,"a":null},"id":"${id}","orgId":"${ORG}","username":"u@example.com"}`,
     );
   });
+  test('a currentValue.number beyond a double (1e400) is reported as such, not "Invalid input"; as a numeric string, in raw or in a field of its own it is stored as written', async () => {
+    const [a, b, c, d] = events.slice(0, 4).map((e) => e.id);
+    const record = (id: string, members: string) =>
+      `{"id":"${id}","created":"2026-02-01T00:00:00Z","eventTypeName":"OUTSIDE_METRIC_THRESHOLD",${members}}`;
+    const lines = [
+      record(a!, '"currentValue":{"number":1e400,"units":"RAW"}'),
+      record(b!, '"currentValue":{"number":-1e400,"units":"RAW"}'),
+      record(c!, '"currentValue":{"number":true,"units":"RAW"}'),
+      record(d!, '"currentValue":{"number":"1e400","units":"RAW"},"huge":1e400,"raw":{"n":-1e400}'),
+    ];
+    const report = await importEvents(store, write('huge-numbers.ndjson', lines.join('\n')), {
+      orgId: ORG,
+    });
+    const range =
+      'currentValue.number: a number beyond the range of a 64-bit float (such as 1e400): write it as a numeric string ("1e400"), which is kept as written';
+    assert.deepEqual(
+      report.issues.map((issue) => [issue.location, issue.message]),
+      [
+        ['line 1', range],
+        ['line 2', range],
+        ['line 3', 'currentValue.number: must be a number or a numeric string'],
+      ],
+    );
+    const stored = await store.getEvent(ORG, d!, true);
+    assert.equal(stored?.raw, '{"n":-1e400}');
+    assert.match(
+      stored?.doc ?? '',
+      /"currentValue":\{"number":"1e400","units":"RAW"\},"eventTypeName"/,
+    );
+    assert.match(stored?.doc ?? '', /"huge":1e400,/);
+  });
+
   test('a record holding half a surrogate pair is reported as not Unicode text, in NDJSON, arrays and pages; a whole pair imports as written', async () => {
     const message = /^Not Unicode text: a string holds half a UTF-16 surrogate pair/;
     const [lone, pair, key, other] = events.slice(0, 4).map((e) => JSON.stringify(e));
