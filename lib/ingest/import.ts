@@ -999,10 +999,18 @@ function heldBytes(tail: Buffer): number {
 /**
  * The line (1-based) of the byte at `offset` of the source's decompressed
  * text, counted by reading the file again from its start; undefined for a
- * stream, which cannot be read again.
+ * stream, which cannot be read again. A path that is no regular file is a
+ * stream too: opening a named pipe again waited for a writer that never
+ * came (the import hung, deaf to SIGTERM), and `<(…)`'s /dev/fd/N read
+ * what its writer had not yet written, or nothing ("line 1").
  */
 async function lineAt(source: ImportSource, offset: number): Promise<number | undefined> {
   if (typeof source !== 'string' || source === '-') return undefined;
+  const isFile = await fs.promises.stat(source).then(
+    (stat) => stat.isFile(),
+    () => false,
+  );
+  if (!isFile) return undefined;
   let line = 1;
   let seen = 0;
   const input = fs.createReadStream(source, { highWaterMark: 1 << 20 });

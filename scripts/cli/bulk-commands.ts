@@ -236,9 +236,11 @@ export const importFile: Command = async (args, context) => {
   if (file !== '-') {
     const stat = fs.statSync(file, { throwIfNoEntry: false });
     if (!stat) throw new CommandError(`Cannot read ${file}: no such file`);
-    // A named pipe too (`import <(zcat old/*.gz)`): its size is unknown, like stdin's.
-    if (!stat.isFile() && !stat.isFIFO()) {
-      throw new CommandError(`Cannot read ${file}: not a regular file or a pipe`);
+    // A named pipe too (`import <(zcat old/*.gz)`), or a device (/dev/null,
+    // a terminal): its size is unknown, like stdin's, and it is read once
+    // (the reader re-reads regular files only).
+    if (!stat.isFile() && !stat.isFIFO() && !stat.isCharacterDevice()) {
+      throw new CommandError(`Cannot read ${file}: not a regular file, a pipe or a device`);
     }
     size = stat.isFile() ? stat.size : 0;
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -212,6 +212,53 @@ describe('CLI: seed and import', () => {
     assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stderr, /^Importing [\d.]+ (B|KB) read, [\d,]+ events, [\d.]+ s$/m);
     assert.doesNotMatch(imported.stderr, /%/);
+  });
+
+  test('a named pipe, <(…) and a device import as streams: a document in one that is no UTF-8 stops the import naming its byte (no line: a stream is not read again), and /dev/null imports nothing', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b10';
+    const { db, text } = orgAndEvents('streams', org, 3);
+    // An array of one record a line, its last record holding a field in Latin-1.
+    const utf8 = `[\n${text.split('\n').join(',\n').replace(/}$/, ',"note":"caf#"}')}\n]\n`;
+    const bytes = Buffer.from(utf8);
+    const at = bytes.lastIndexOf('#');
+    bytes[at] = 0xe9;
+    const file = path.join(dir, 'latin1-array.json');
+    fs.writeFileSync(file, bytes);
+    const fifo = path.join(dir, 'streams.fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    for (const [name, script] of [
+      // The pipe is written to and closed before the import reads it again.
+      ['a named pipe', 'cat "$2" > "$3" & exec node "$1" import --org "$4" "$3" --database "$5"'],
+      ['<(…)', 'exec node "$1" import --org "$4" <(cat "$2") --database "$5"'],
+    ] as const) {
+      const imported = spawnSync(
+        'bash',
+        ['-c', script, 'import-stream', CLI_BIN, file, fifo, org, db],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, NODE_ENV: 'test' },
+          // Before, it waited for a writer of the pipe for ever.
+          timeout: 60_000,
+          killSignal: 'SIGKILL',
+        },
+      );
+      assert.equal(imported.status, 1, `${name}: ${imported.stderr}`);
+      assert.match(
+        imported.stderr,
+        new RegExp(
+          `^Error: The file is not valid UTF-8: byte ${at + 1} begins a byte sequence`,
+          'm',
+        ),
+        name,
+      );
+    }
+    const nothing = cli(db, 'import', '--org', org, '/dev/null', '--json');
+    assert.equal(nothing.code, 0, nothing.stderr);
+    assert.deepEqual(
+      ['format', 'read', 'inserted'].map((key) => (nothing.json as Json)[key]),
+      ['ndjson', 0, 0],
+    );
   });
 
   test('records refused for the same reason are shown three times, then counted once', () => {
