@@ -2,6 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { ApiRequestError } from '@/lib/client/api-client';
 import { AppHeader } from './app-header';
+import { OrgIdOfUrl } from './org-id-of-url';
 
 /** Every error notice: a heading, what happened, and what the reader can do next. */
 export function ErrorNoticeFrame({
@@ -62,8 +63,8 @@ export function ErrorNotice({
   );
 }
 
-/** Shown instead of any data when the key cannot read this organization. */
-export function NoAccessNotice({ orgId }: { orgId: string }) {
+/** Shown instead of any data when the key cannot read the organization of the URL. */
+export function NoAccessNotice() {
   return (
     <ErrorNoticeFrame
       title="You don’t have access to this organization"
@@ -73,19 +74,24 @@ export function NoAccessNotice({ orgId }: { orgId: string }) {
         </Link>
       }
     >
-      The API key you signed in with cannot read the events of organization <code>{orgId}</code>, or
-      the organization does not exist.
+      The API key you signed in with cannot read the events of organization <OrgIdOfUrl />, or the
+      organization does not exist.
     </ErrorNoticeFrame>
   );
 }
 
-/** The whole page shown for an organization the signed-in key cannot read. */
-export function NoAccessPage({ orgId, publicKey }: { orgId: string; publicKey: string }) {
+/**
+ * The whole page shown for an organization the signed-in key cannot read:
+ * rendered by app/orgs/[orgId]/forbidden.tsx and not-found.tsx, which Next
+ * gives no props (so the id is read from the URL, and the key from the
+ * session; the page that refused had checked it).
+ */
+export function NoAccessPage({ publicKey }: { publicKey: string | null }) {
   return (
     <>
-      <AppHeader publicKey={publicKey} />
+      {publicKey ? <AppHeader publicKey={publicKey} /> : null}
       <main id="main" className="page narrow">
-        <NoAccessNotice orgId={orgId} />
+        <NoAccessNotice />
       </main>
     </>
   );

@@ -179,18 +179,22 @@ test.describe('signing in and out', () => {
     await expect(pagination.getByRole('button', { name: 'Last page' })).toBeDisabled();
   });
 
-  test("another organization's URL is refused, in the page and in the API", async ({
+  test("another organization's URL is refused, in the page (403) and in the API", async ({
     page,
     state,
   }) => {
     await signIn(page, state.keys.member);
-    await page.goto(eventsUrl(state.otherOrgId));
+    const list = await page.goto(eventsUrl(state.otherOrgId));
+    expect(list!.status()).toBe(403);
     await expect(
       page.getByRole('heading', { name: 'You don’t have access to this organization' }),
     ).toBeVisible();
+    await expect(page.getByRole('main')).toContainText(`organization ${state.otherOrgId}`);
+    await expect(page.getByText(`Signed in as ${state.keys.member.publicKey}`)).toBeVisible();
     await expect(page.locator('table.events')).toHaveCount(0);
 
-    await page.goto(`/orgs/${state.otherOrgId}/events/${state.events[0]!.id}`);
+    const event = await page.goto(`/orgs/${state.otherOrgId}/events/${state.events[0]!.id}`);
+    expect(event!.status()).toBe(403);
     await expect(
       page.getByRole('heading', { name: 'You don’t have access to this organization' }),
     ).toBeVisible();
@@ -211,6 +215,22 @@ test.describe('signing in and out', () => {
     await expect(page.getByRole('list', { name: 'Organizations' }).getByRole('link')).toHaveCount(
       1,
     );
+  });
+
+  test('an unknown or malformed organization id is answered 404 with the same page', async ({
+    page,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    // The API answers these 404 ORG_NOT_FOUND and 400, where another org is its 401.
+    for (const orgId of ['0123456789abcdef01234567', 'not-an-org-id']) {
+      const response = await page.goto(eventsUrl(orgId));
+      expect(response!.status()).toBe(404);
+      await expect(
+        page.getByRole('heading', { name: 'You don’t have access to this organization' }),
+      ).toBeVisible();
+      await expect(page.getByRole('main')).toContainText(`organization ${orgId}`);
+    }
   });
 
   test('a cross-site sign-in post is refused', async ({ page, state }) => {

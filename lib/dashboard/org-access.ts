@@ -1,17 +1,25 @@
 import 'server-only';
+import { forbidden, notFound } from 'next/navigation';
 import type { OrgSummary } from '@/lib/client/api-client';
 import { apiOrgPath } from '@/lib/client/url-state';
 import { callApi, failedCallError } from './server';
 
 /**
- * The organization if the signed-in key can read it, else null (unknown,
- * malformed or not the key's). Asked of the API itself, so the dashboard
- * never shows what the API would refuse. An API that could not answer (a
+ * The organization if the signed-in key can read it. Asked of the API
+ * itself, so the dashboard never shows what the API would refuse, and
+ * refused with the status the API's answer means: an unknown or malformed
+ * id (the API's 404 and 400) is notFound(), an organization the key holds
+ * no role in (the API's 401) forbidden(). Both render the no-access page
+ * (app/orgs/[orgId]/not-found.tsx and forbidden.tsx); the page was answered
+ * 200, so a link checker, a proxy's cache or a script read it as a page of
+ * events. The API already tells the two apart, so the dashboard hides
+ * nothing by telling them apart too. An API that could not answer (a
  * database outage's 503) is thrown, not taken for "no access".
  */
-export async function readableOrg(orgId: string): Promise<OrgSummary | null> {
+export async function readableOrg(orgId: string): Promise<OrgSummary> {
   const org = await callApi<OrgSummary>(apiOrgPath(orgId));
   if (org.ok) return org.body;
   if (org.status >= 500) throw failedCallError(org);
-  return null;
+  if (org.status === 404 || org.status === 400) notFound();
+  forbidden();
 }

@@ -2,7 +2,6 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { AppHeader } from '@/components/app-header';
 import { EventsExplorer } from '@/components/events/events-explorer';
-import { NoAccessPage } from '@/components/notices';
 import { readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
 import type { ApiEvent } from '@/lib/client/present';
@@ -41,7 +40,6 @@ async function eventsPage({ params, searchParams }: Props) {
   const principal = await requireSession(eventsViewHref(orgId, view, zone));
 
   const org = await readableOrg(orgId);
-  if (!org) return <NoAccessPage orgId={orgId} publicKey={principal.publicKey} />;
 
   const queryClient = makeQueryClient();
   const list = listParams(orgId, view);

@@ -3,7 +3,6 @@ import type { Metadata } from 'next';
 import { cache } from 'react';
 import { AppHeader } from '@/components/app-header';
 import { EventPage } from '@/components/events/event-page';
-import { NoAccessPage } from '@/components/notices';
 import { readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
 import { type ApiEvent, eventPageTitle } from '@/lib/client/present';
@@ -49,7 +48,6 @@ async function eventDetailPage({ params, searchParams }: Props) {
   const principal = await requireSession(eventPageHref(orgId, eventId, { tz, tab }));
 
   const org = await readableOrg(orgId);
-  if (!org) return <NoAccessPage orgId={orgId} publicKey={principal.publicKey} />;
 
   const queryClient = makeQueryClient();
   const event = await readEvent(orgId, eventId);
