@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { getLogger } from '@/lib/ops/log';
+import { metricsAnswer } from '@/lib/ops/metrics';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -483,4 +484,33 @@ test('a comma escaped as `\\,` is part of the value: collection=orders\\,2024 ma
     'CN=Alice,OU=Eng,DC=example,DC=com',
   ]);
   assert.deepEqual(await matched(`username=${e('DOMAIN\\alice')}`), ['DOMAIN\\alice']);
+});
+
+test("a HEAD of the export (the dashboard's count before each export) is counted apart from the exports", async () => {
+  const token = 'a-metrics-token-for-this-test';
+  setConfigForTesting({ METRICS_TOKEN: token });
+  const url = `${P}/orgs/${orgId}/events/export?format=ndjson`;
+  const cookie = `${SESSION_COOKIE}=${sealSession((await serverKeys(store)).session, { apiKeyId: member.id, publicKey: member.publicKey }, 600, Date.now())}`;
+  const head = await request(url, { cookie }, 'HEAD');
+  assert.equal(head.status, 200);
+  assert.equal(header(head, 'X-Total-Count'), '1');
+  await head.stream?.cancel();
+  const get = await request(url, { cookie });
+  assert.equal(get.status, 200);
+  // Counted when its body ends. Other tests' exports here were refused or cancelled.
+  while ((await get.stream!.read()) !== null);
+
+  const exposition = (await metricsAnswer(`Bearer ${token}`)).body;
+  const exportRequests = exposition
+    .split('\n')
+    .filter(
+      (line) =>
+        line.startsWith('org_events_http_requests_total{') &&
+        line.includes('route="exportOrgEvents"') &&
+        line.includes('status="200"'),
+    );
+  assert.deepEqual(exportRequests.sort(), [
+    'org_events_http_requests_total{route="exportOrgEvents",method="GET",status="200"} 1',
+    'org_events_http_requests_total{route="exportOrgEvents",method="HEAD",status="200"} 1',
+  ]);
 });

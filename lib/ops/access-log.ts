@@ -33,7 +33,7 @@ function isRoutineChallenge(auth: RequestRecord['auth']): boolean {
 }
 
 export function recordRequest(record: RequestRecord): void {
-  observeRequest(record.route, record.status, record.durationMs);
+  observeRequest(record.route, record.method, record.status, record.durationMs);
   if (record.auth?.outcome === 'lockout') observeLockout();
   else if (record.auth?.outcome === 'challenge') observeAuthFailure(record.auth.reason);
 

@@ -70,17 +70,20 @@ describe('/metrics', () => {
     ]) {
       assert.equal((await metricsAnswer(header)).status, 401, String(header));
     }
-    observeRequest('listOrgs', 200, 12);
+    observeRequest('listOrgs', 'GET', 200, 12);
     const res = await metricsAnswer(`Bearer ${token}`);
     assert.equal(res.status, 200);
-    assert.match(res.body, /^org_events_http_requests_total\{route="listOrgs",status="200"\} 1$/m);
     assert.match(
       res.body,
-      /^org_events_http_request_duration_seconds_bucket\{le="0\.025",route="listOrgs"\} 1$/m,
+      /^org_events_http_requests_total\{route="listOrgs",method="GET",status="200"\} 1$/m,
     );
     assert.match(
       res.body,
-      /^org_events_http_request_duration_seconds_bucket\{le="0\.01",route="listOrgs"\} 0$/m,
+      /^org_events_http_request_duration_seconds_bucket\{le="0\.025",route="listOrgs",method="GET"\} 1$/m,
+    );
+    assert.match(
+      res.body,
+      /^org_events_http_request_duration_seconds_bucket\{le="0\.01",route="listOrgs",method="GET"\} 0$/m,
     );
   });
 });

@@ -242,7 +242,7 @@ describe('metrics', () => {
     }
   });
 
-  test('npm start: Prometheus text with requests by route and status and a latency histogram', async () => {
+  test('npm start: Prometheus text with requests by route, method and status and a latency histogram', async () => {
     const client = new DigestClient(fast.baseUrl, fast.keys.member);
     assert.equal((await client.request(`/api/public/v1.0/orgs/${fast.orgId}`)).status, 200);
     assert.equal((await send(`${fast.baseUrl}/healthz`)).status, 200);
@@ -252,11 +252,17 @@ describe('metrics', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     const text = res.text;
-    assert.match(text, /^org_events_http_requests_total\{route="getOrg",status="200"\} [1-9]/m);
-    assert.match(text, /^org_events_http_requests_total\{route="healthz",status="200"\} [1-9]/m);
     assert.match(
       text,
-      /^org_events_http_request_duration_seconds_bucket\{le="\+Inf",route="getOrg"\} [1-9]/m,
+      /^org_events_http_requests_total\{route="getOrg",method="GET",status="200"\} [1-9]/m,
+    );
+    assert.match(
+      text,
+      /^org_events_http_requests_total\{route="healthz",method="GET",status="200"\} [1-9]/m,
+    );
+    assert.match(
+      text,
+      /^org_events_http_request_duration_seconds_bucket\{le="\+Inf",route="getOrg",method="GET"\} [1-9]/m,
     );
     assert.match(text, /^org_events_process_resident_memory_bytes \d+/m);
     // Route labels are names, never raw paths (a scanner cannot create series).
