@@ -555,6 +555,32 @@ test.describe('the events table', () => {
     await expect(page).not.toHaveURL(/page=/);
   });
 
+  test('j/k across pages add no history entries: Back undoes opening the panel, then leaves the list', async ({
+    page,
+    state,
+  }) => {
+    const events = state.events;
+    await page.goto('/orgs');
+    await page.goto(eventsUrl(state.orgId, 'size=10'));
+    await rows(page).nth(9).focus();
+    await page.keyboard.press('j');
+    await expect.poll(() => rowIds(page)).toEqual(events.slice(10, 20).map((e) => e.id));
+    // Opening an event is one entry; the panel following k back onto page 1 is none.
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('dialog');
+    await expect(panel.getByText(events[10]!.id, { exact: true })).toBeVisible();
+    await page.keyboard.press('k');
+    await expect.poll(() => rowIds(page)).toEqual(events.slice(0, 10).map((e) => e.id));
+    await expect(panel.getByText(events[9]!.id, { exact: true })).toBeVisible();
+
+    // Before, each page j/k crossed was an entry: Back reopened event 10 on page 2.
+    await page.goBack();
+    await expect(panel).toBeHidden();
+    await expect(page).toHaveURL(eventsUrl(state.orgId, 'page=2&size=10'));
+    await page.goBack();
+    await expect(page).toHaveURL(/\/orgs$/);
+  });
+
   test('times follow one explicit zone choice: table, inputs and URL', async ({
     browser,
     state,

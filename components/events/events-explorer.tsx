@@ -368,7 +368,10 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
           panel: view.event !== null,
           focusRow,
         };
-        navigate({ ...view, page });
+        // Moving the selection is no history entry, onto another page
+        // neither: Back undoes opening the panel or leaves the list, as after
+        // j/k in a mail or issue list, rather than stepping back page by page.
+        navigate({ ...view, page }, 'replace');
         return;
       }
       const next = Math.min(Math.max(current + delta, 0), events.length - 1);
