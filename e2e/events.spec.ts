@@ -479,6 +479,30 @@ test.describe('the events table', () => {
     await expect.poll(() => rowIds(page)).toEqual(filtered.slice(50, 100).map((e) => e.id));
   });
 
+  test("the browser's Back from the event's page shows its row again, and Back closing the panel focuses it", async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId));
+    const row = rows(page).nth(30);
+    const eventId = state.events[30]!.id;
+    await row.click();
+    const panel = page.getByRole('dialog');
+    await panel.getByRole('link', { name: 'Open full page' }).click();
+    await expect(page).toHaveURL(new RegExp(`/events/${eventId}$`));
+
+    await page.goBack();
+    await expect(panel.getByText(eventId, { exact: true })).toBeVisible();
+    await expect(panel).toBeFocused();
+    // Before, the table came back scrolled to its top, the open event's row out of view.
+    await expect(row).toHaveAttribute('data-event-id', eventId);
+    await expect(row).toBeInViewport();
+    // Before, Back closing the panel left focus on <body>, as Esc does not.
+    await page.goBack();
+    await expect(panel).toBeHidden();
+    await expect(row).toBeFocused();
+  });
+
   test('keyboard: arrows and j/k move, Enter opens, Esc closes and returns focus', async ({
     page,
     state,

@@ -345,15 +345,38 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     [events, navigate, view],
   );
 
-  const closePanel = useCallback(() => {
-    const closing = view.event;
-    navigate({ ...view, event: null });
-    // Focus goes back to the row the panel was about.
-    requestAnimationFrame(() => {
-      const index = events.findIndex((event) => event.id === closing);
-      if (index >= 0) tableRef.current?.focusRow(index);
+  const closePanel = useCallback(() => navigate({ ...view, event: null }), [navigate, view]);
+
+  // A panel closed however it closes (Esc, its ✕, the browser's Back) gives
+  // focus back to the row it was about, if focus went down with it: closed
+  // by Back, focus was left on <body>.
+  const closedEvent = useRef(view.event);
+  const eventsRef = useRef(events);
+  useLayoutEffect(() => {
+    eventsRef.current = events;
+  }, [events]);
+  useEffect(() => {
+    const closing = closedEvent.current;
+    closedEvent.current = view.event;
+    if (!closing || view.event) return;
+    // In the next frame, once the panel is gone and the rows are laid out.
+    const frame = requestAnimationFrame(() => {
+      const index = eventsRef.current.findIndex((event) => event.id === closing);
+      const focusLost = !document.activeElement || document.activeElement === document.body;
+      if (index >= 0 && focusLost) tableRef.current?.focusRow(index);
     });
-  }, [events, navigate, view]);
+    return () => cancelAnimationFrame(frame);
+  }, [view.event]);
+
+  // A list shown with an event open (Back from the event's own page, a
+  // permalink, a reload) scrolls its row into view, once its rows are in:
+  // the table scrolls inside itself, which the browser does not restore.
+  const arrivalShown = useRef(false);
+  useEffect(() => {
+    if (arrivalShown.current || !query.data || query.isPlaceholderData) return;
+    arrivalShown.current = true;
+    if (openIndex >= 0) tableRef.current?.revealRow(openIndex);
+  }, [query.data, query.isPlaceholderData, openIndex]);
 
   const moveBy = useCallback(
     (delta: number, focusRow: boolean) => {
