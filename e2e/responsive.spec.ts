@@ -154,3 +154,27 @@ for (const [name, viewport] of [
     await expect(panel).toBeHidden();
   });
 }
+
+test('phone 390x844: the header fits, and what it leaves out (switching, the key) is one tap away', async ({
+  page,
+  state,
+}) => {
+  await openEvents(page, state, { width: 390, height: 844 });
+  const header = page.locator('header.app-header');
+  expect(await header.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  const brand = header.getByRole('link', { name: 'Org Events' });
+  for (const control of [
+    brand,
+    header.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link').first(),
+    header.getByRole('button', { name: 'Sign out' }),
+  ]) {
+    await expectUsable(control);
+  }
+  // "Switch organization" and "Signed in as" have no room: the brand leads to
+  // the organizations, which name the key (before, no page on a phone did).
+  await brand.click();
+  await expect(page).toHaveURL(/\/orgs$/);
+  await expect(page.getByRole('list', { name: 'Organizations' }).getByRole('link')).toHaveCount(1);
+  await expect(page.getByRole('main').getByText(state.keys.member.publicKey)).toBeVisible();
+  expect(await pageScrollsSideways(page)).toBe(false);
+});

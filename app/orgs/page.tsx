@@ -31,14 +31,19 @@ async function orgsPage() {
         ) : orgs.body.results.length === 0 ? (
           <div className="notice">
             <h2>No organizations</h2>
-            <p>This API key cannot read the events of any organization.</p>
+            <p>
+              The API key <span className="mono">{principal.publicKey}</span> cannot read the events
+              of any organization.
+            </p>
           </div>
         ) : (
           <>
+            {/* The key is named here too: on a phone the header has no room for it. */}
             <p className="muted">
+              Your key <span className="mono">{principal.publicKey}</span> can read{' '}
               {orgs.body.results.length === 1
-                ? 'Your key can read one organization.'
-                : `Your key can read ${orgs.body.results.length} organizations.`}
+                ? 'one organization.'
+                : `${orgs.body.results.length} organizations.`}
             </p>
             <ul className="org-list" aria-label="Organizations">
               {orgs.body.results.map((org) => (
