@@ -164,6 +164,10 @@ export const FacetSidebar = memo(function FacetSidebar({
                         {isChosen ? '☑' : '☐'}
                       </span>
                       <span className="facet-label">{label}</span>
+                      {/* A space, not drawn in the flex row: without it the button's text
+                          ran the label and the count together ("Data explorer137"), a word
+                          its name does not hold, where the name must hold the words it
+                          shows (WCAG 2.5.3, label in name). */}{' '}
                       <span className="count">{count === null ? '' : NUMBER.format(count)}</span>
                     </button>
                     {field === 'eventTypeName' ? (

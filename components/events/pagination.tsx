@@ -95,7 +95,8 @@ export function Pagination({ page, pageSize, totalCount, onPage, onPageSize, onP
           aria-label="Previous page"
           onPointerEnter={hover(page - 1)}
         >
-          ‹ Prev
+          {/* Its name must hold the word it shows (WCAG 2.5.3): "Prev" is no word of "Previous page". */}
+          ‹ Previous
         </button>
         {pageWindow(Math.min(page, last), last).map((item, index) =>
           item === 'gap' ? (
