@@ -4,7 +4,7 @@ export default function NotFound() {
   return (
     <main id="main" className="page narrow">
       <div className="notice">
-        <h2>Page not found</h2>
+        <h1>Page not found</h1>
         <p>There is nothing at this address.</p>
         <div className="actions">
           <Link className="button primary" href="/">

@@ -4,19 +4,26 @@ import { ApiRequestError } from '@/lib/client/api-client';
 import { AppHeader } from './app-header';
 import { OrgIdOfUrl } from './org-id-of-url';
 
-/** Every error notice: a heading, what happened, and what the reader can do next. */
+/**
+ * Every error notice: a heading, what happened, and what the reader can do
+ * next. The heading is the page's h1 when the notice is all the page holds
+ * (screen readers jump to a page's h1 first), an h2 under the page's own
+ * heading otherwise.
+ */
 export function ErrorNoticeFrame({
   title,
   children,
   actions,
+  headingLevel: Heading = 'h2',
 }: {
   title: string;
   children: ReactNode;
   actions?: ReactNode;
+  headingLevel?: 'h1' | 'h2';
 }) {
   return (
     <div className="notice error" role="alert">
-      <h2>{title}</h2>
+      <Heading>{title}</Heading>
       <p>{children}</p>
       {actions ? <div className="actions">{actions}</div> : null}
     </div>
@@ -63,10 +70,14 @@ export function ErrorNotice({
   );
 }
 
-/** Shown instead of any data when the key cannot read the organization of the URL. */
+/**
+ * Shown instead of any data when the key cannot read the organization of the
+ * URL: the page's only content, so its heading is the page's h1.
+ */
 export function NoAccessNotice() {
   return (
     <ErrorNoticeFrame
+      headingLevel="h1"
       title="You don’t have access to this organization"
       actions={
         <Link className="button primary" href="/orgs">

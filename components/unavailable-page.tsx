@@ -38,6 +38,7 @@ function UnavailablePage({
       {/* React places it in the head: the browser reloads the page by itself. */}
       <meta httpEquiv="refresh" content={String(retryAfterSeconds)} />
       <ErrorNoticeFrame
+        headingLevel="h1"
         title="The events can’t be shown right now"
         actions={
           <a className="button primary" href="">

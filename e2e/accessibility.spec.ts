@@ -13,9 +13,9 @@ import type { E2eState } from './support/state';
 
 /**
  * axe-core's WCAG 2.1 A and AA rules (contrast, names and labels, landmarks,
- * ids, ARIA) on every screen of the dashboard with the seeded data, in the
- * light and the dark theme (the dashboard follows the system's), and on a
- * phone. Each test waits for the screen's data first, so what is checked is
+ * ids, ARIA) and its best practices (one h1, heading order) on every screen
+ * of the dashboard with the seeded data, in the light and the dark theme (the
+ * dashboard follows the system's), and on a phone. Each test waits for the screen's data first, so what is checked is
  * what a reader sees, not a loading state.
  */
 
@@ -47,7 +47,7 @@ async function expectNoViolations(page: Page, screen: string) {
 }
 
 for (const colorScheme of ['light', 'dark'] as const) {
-  test.describe(`WCAG 2.1 AA (axe), ${colorScheme} theme`, () => {
+  test.describe(`axe, WCAG 2.1 AA and best practices, ${colorScheme} theme`, () => {
     test.beforeEach(async ({ page }) => {
       await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
     });

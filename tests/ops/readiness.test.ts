@@ -70,6 +70,7 @@ test('readyz: 503 while the database refuses connections, 200 when it is back; d
       });
       const html = await page.text();
       assert.equal(page.status, 200, path);
+      assert.match(html, /<h1>The events can’t be shown right now<\/h1>/, path);
       assert.match(html, /The service is temporarily unavailable/, path);
       assert.match(html, /Retry in \d+ seconds/, path);
       assert.match(html, /<head>[^]*<meta http-equiv="refresh" content="\d+"[^]*<\/head>/, path);
