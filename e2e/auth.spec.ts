@@ -184,8 +184,12 @@ test.describe('signing in and out', () => {
     state,
   }) => {
     await signIn(page, state.keys.member);
+    // Its own organization's list is titled by the organization's name.
+    await page.goto(eventsUrl(state.orgId));
+    await expect(page).toHaveTitle(/^Events · \S.* · Org Events$/);
     const list = await page.goto(eventsUrl(state.otherOrgId));
     expect(list!.status()).toBe(403);
+    await expect(page).toHaveTitle('No access · Org Events');
     await expect(
       page.getByRole('heading', { name: 'You don’t have access to this organization' }),
     ).toBeVisible();
@@ -226,6 +230,7 @@ test.describe('signing in and out', () => {
     for (const orgId of ['0123456789abcdef01234567', 'not-an-org-id']) {
       const response = await page.goto(eventsUrl(orgId));
       expect(response!.status()).toBe(404);
+      await expect(page).toHaveTitle('No access · Org Events');
       await expect(
         page.getByRole('heading', { name: 'You don’t have access to this organization' }),
       ).toBeVisible();

@@ -2,7 +2,7 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { AppHeader } from '@/components/app-header';
 import { EventsExplorer } from '@/components/events/events-explorer';
-import { readableOrg } from '@/lib/dashboard/org-access';
+import { orgPageTitle, readableOrg } from '@/lib/dashboard/org-access';
 import { callApi, localZoneHint, requireSession } from '@/lib/dashboard/server';
 import type { ApiEvent } from '@/lib/client/present';
 import { type EventList, eventQueryKey, eventsListQueryKey } from '@/lib/client/api-client';
@@ -17,12 +17,14 @@ import {
 import { makeQueryClient } from '@/lib/client/query-client';
 import { unlessUnavailable } from '@/components/unavailable-page';
 
-export const metadata: Metadata = { title: 'Events' };
-
 type Props = {
   params: Promise<{ orgId: string }>;
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: await orgPageTitle((await params).orgId, 'Events') };
+}
 
 /**
  * `/orgs/[orgId]/events`: the first page is fetched in-process through the
