@@ -3,7 +3,8 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { handleApiRequest } from '@/lib/api/handler';
 import type { Principal } from '@/lib/auth/principal';
-import { readSession, SESSION_COOKIE } from '@/lib/auth/session';
+import { serverKeys } from '@/lib/auth/keys';
+import { openSession, readSession, SESSION_COOKIE } from '@/lib/auth/session';
 import { ApiError } from '@/lib/domain/errors';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ApiErrorBody } from '@/lib/client/api-client';
@@ -35,6 +36,27 @@ export async function requireSession(returnTo: string): Promise<Principal> {
 export async function currentSession(): Promise<Principal | null> {
   const sealed = (await cookies()).get(SESSION_COOKIE)?.value;
   return readSession(await getStore(), sealed);
+}
+
+/**
+ * The public key the session cookie names, for a page's header only: the
+ * cookie opened with the server's key (so it is one this server issued,
+ * unexpired), not looked up (the key's record, the revocations). For the
+ * no-access boundaries (app/orgs/[orgId]/forbidden.tsx, not-found.tsx): Next
+ * renders them on every page of their segment, shown or not, so a full
+ * currentSession() there cost every page two more lookups, and with the
+ * database away failed outside the page's outage notice. Where one is shown,
+ * the page that refused has just checked the session in full. Null when
+ * there is none, or the server's key cannot be read now.
+ */
+export async function sessionPublicKeyForHeader(): Promise<string | null> {
+  const sealed = (await cookies()).get(SESSION_COOKIE)?.value;
+  if (!sealed) return null;
+  try {
+    return openSession((await serverKeys(await getStore())).session, sealed)?.publicKey ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The zone the browser last reported, so local times render the same on both sides. */

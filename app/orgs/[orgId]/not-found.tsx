@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { NoAccessPage } from '@/components/notices';
-import { currentSession } from '@/lib/dashboard/server';
+import { sessionPublicKeyForHeader } from '@/lib/dashboard/server';
 
 export const metadata: Metadata = { title: 'No access' };
 
@@ -10,6 +10,5 @@ export const metadata: Metadata = { title: 'No access' };
  * either may be the case.
  */
 export default async function OrgNotFound() {
-  const principal = await currentSession();
-  return <NoAccessPage publicKey={principal?.publicKey ?? null} />;
+  return <NoAccessPage publicKey={await sessionPublicKeyForHeader()} />;
 }
