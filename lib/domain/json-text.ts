@@ -17,6 +17,16 @@ export const OPEN_ARRAY = 91;
 export const CLOSE_ARRAY = 93;
 export const COMMA = 44;
 export const COLON = 58;
+/**
+ * U+FEFF, the byte order mark a file saved with one opens with: no part of
+ * its JSON (RFC 8259 8.1 lets a parser ignore it).
+ */
+export const BYTE_ORDER_MARK = 0xfeff;
+
+/** `text` without the byte order mark it may open with. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+}
 
 /** How many backslashes directly precede `end`, not looking before `floor`. */
 export function trailingBackslashes(text: string, end: number, floor: number): number {

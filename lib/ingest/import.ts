@@ -14,7 +14,7 @@ import {
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
 import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
-import { OPEN_ARRAY, OPEN_OBJECT } from '@/lib/domain/json-text';
+import { OPEN_ARRAY, OPEN_OBJECT, withoutByteOrderMark } from '@/lib/domain/json-text';
 import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
@@ -456,7 +456,7 @@ export async function* readEventBatches(
         // A byte order mark opening a line: files saved with one and joined
         // (`cat a.ndjson b.ndjson`) carry the second one into the file. It
         // is no part of the record (the first file's is dropped as read).
-        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        text = withoutByteOrderMark(text);
         // A line holding bytes that are no UTF-8 is an invalid record: the
         // lines around it are read on (a JSON document's import stops).
         const mark =
@@ -948,7 +948,7 @@ async function* decode(
     }
     if (buffer.length > 0) tail = buffer.subarray(Math.max(0, buffer.length - 3));
     if (first && text.length > 0) {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte order mark
+      text = withoutByteOrderMark(text);
       first = false;
     }
     if (text.length > 0) yield text;

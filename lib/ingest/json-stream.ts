@@ -18,6 +18,7 @@ import * as jsonText from '@/lib/domain/json-text';
 // which in per-character scans like this one cost a quarter of an envelope
 // import's parsing thread.
 const {
+  BYTE_ORDER_MARK,
   CLOSE_ARRAY,
   CLOSE_OBJECT,
   COLON,
@@ -215,8 +216,6 @@ export type ArrayElement = {
 };
 
 const NEWLINE = 10;
-/** U+FEFF, which a file saved with a byte order mark begins with. */
-const BYTE_ORDER_MARK = 0xfeff;
 
 type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean };
 

@@ -1,4 +1,5 @@
 import { printable } from '@/lib/domain/printable';
+import { withoutByteOrderMark } from '@/lib/domain/json-text';
 import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { JsonArraySplitter, RepeatedListKeyError, recordsPath } from '@/lib/ingest/json-stream';
 import {
@@ -572,7 +573,7 @@ function detailOf(answer: HttpAnswer, maxLength = Infinity): string | undefined 
 /** A list body's records, or what is wrong with it ("is not JSON", "has no \"results\" list"). */
 export function parseListing(served: string): SourcePageRecord[] | string {
   // A byte order mark, which a JSON parser may ignore (RFC 8259, 8.1), as import does.
-  const text = served.charCodeAt(0) === 0xfeff ? served.slice(1) : served;
+  const text = withoutByteOrderMark(served);
   let body: unknown;
   try {
     body = JSON.parse(text);
