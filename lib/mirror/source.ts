@@ -325,7 +325,7 @@ export class SourceClient {
           if (failures >= this.maxRetries) {
             throw new MirrorError(
               'SOURCE_FAILED',
-              `${this.base.origin} answered ${path} with ${head}, but its body could not be read: ${reason}${failures > 0 ? ` (after ${failures + 1} attempts)` : ''}`,
+              `${this.base.origin} answered ${path} with ${head}, but its body could not be read: ${reason}${afterAttempts(failures)}`,
               this.listed,
             );
           }
@@ -360,7 +360,7 @@ export class SourceClient {
         if (failures >= limit) {
           throw new MirrorError(
             'UNREACHABLE',
-            `Cannot reach ${this.base.origin}: ${reason}${failures > 0 ? ` (after ${failures + 1} attempts)` : ''}${
+            `Cannot reach ${this.base.origin}: ${reason}${afterAttempts(failures)}${
               tlsOnly
                 ? ': it closes plain-HTTP connections unanswered, as a TLS port does: is it https:// rather than http://?'
                 : ''
@@ -538,6 +538,11 @@ function answerHead(
     ...said('Content-Encoding', contentEncoding),
   ];
   return headers.length === 0 ? String(status) : `${status} (${headers.join(', ')})`;
+}
+
+/** " (after 3 attempts)" once `failures` requests have failed before the last; nothing for the first. */
+function afterAttempts(failures: number): string {
+  return failures > 0 ? ` (after ${failures + 1} attempts)` : '';
 }
 
 /** "404 ORG_NOT_FOUND", or "308" when the answer names no error code. */
