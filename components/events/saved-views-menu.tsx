@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { ApiRequestError } from '@/lib/client/api-client';
 import {
   SAVED_VIEW_NAME_MAX,
@@ -59,39 +59,43 @@ export function SavedViewsMenu({ orgId, current, onOpen }: Props) {
   };
 
   /**
+   * Where focus goes once the menu has rendered again: the button pressed
+   * goes away (a deleted view's, a rename's form with its field), and focus
+   * fell to <body>. Taken by the effect after that commit, when the element
+   * exists: a frame later was at times before React had rendered it, on a
+   * busy machine.
+   */
+  const [refocus, setRefocus] = useState<{ target: () => HTMLElement | null } | null>(null);
+  useEffect(() => {
+    if (!refocus) return;
+    setRefocus(null);
+    refocus.target()?.focus();
+  }, [refocus]);
+
+  /**
    * Deletes a view, then puts focus on the view that takes its place in the
    * list (the next, else the one before), or on the name field when none is
-   * left: the button pressed goes away with it, and focus fell to <body>.
+   * left.
    */
   const deleteView = async (id: string) => {
     const at = list.findIndex((view) => view.id === id);
     const neighbour = list[at + 1] ?? list[at - 1];
     if (!(await run(() => sendSavedView('DELETE', savedViewsPath(orgId, id))))) return;
-    requestAnimationFrame(() => {
-      const target = neighbour
-        ? document.querySelector<HTMLElement>(`[data-view-id="${neighbour.id}"]`)
-        : document.getElementById(nameId);
-      target?.focus();
+    setRefocus({
+      target: () =>
+        neighbour
+          ? document.querySelector<HTMLElement>(`[data-view-id="${neighbour.id}"]`)
+          : document.getElementById(nameId),
     });
   };
 
-  /**
-   * Ends a rename, giving focus back to the view's Rename button: the field
-   * and the button pressed go away with the form, and focus fell to <body>.
-   * Focused once the button is back (the effect below, after the commit): a
-   * frame later was at times before React had rendered it, on a busy machine.
-   */
-  const refocusRename = useRef<string | null>(null);
+  /** Ends a rename, giving focus back to the view's Rename button. */
   const stopRenaming = (id: string) => {
-    refocusRename.current = id;
     setRenaming(null);
+    setRefocus({
+      target: () => document.querySelector<HTMLElement>(`[data-rename-id="${id}"]`),
+    });
   };
-  useEffect(() => {
-    const id = refocusRename.current;
-    if (renaming !== null || id === null) return;
-    refocusRename.current = null;
-    document.querySelector<HTMLElement>(`[data-rename-id="${id}"]`)?.focus();
-  }, [renaming]);
 
   const onSave = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
