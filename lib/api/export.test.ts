@@ -40,6 +40,12 @@ const cursors: { cursor: EventCursor; delivered: number }[] = [];
  * fails (the real store's translation of SQLSTATE 57P05).
  */
 let failFirstRead = false;
+/**
+ * Set, the cursors' reads after their first wait for it: an export is then
+ * surely still reading, whatever the machine's pace (its whole body could
+ * otherwise be read into the sockets' buffers before the client's first read).
+ */
+let holdAfterFirstRead: Promise<void> | undefined;
 
 /** Watches the real store's cursors: nothing else about the store changes. */
 function watched(real: EventStore): EventStore {
@@ -61,6 +67,7 @@ function watched(real: EventStore): EventStore {
               }),
             );
           }
+          if (entry.delivered > 0) await holdAfterFirstRead;
           const batch = await read();
           entry.delivered += batch.length;
           return batch;
@@ -245,6 +252,8 @@ describe('export over node:http', () => {
 
   test('an import committed while the body is read is neither in it nor doubled', async () => {
     const url = `/api/public/v1.0/orgs/${orgId}/events/export`;
+    let release = () => {};
+    holdAfterFirstRead = new Promise<void>((resolve) => (release = resolve));
     const res = await fetch(`${baseUrl}${url}`, {
       headers: { authorization: await authorization(url) },
     });
@@ -261,6 +270,8 @@ describe('export over node:http', () => {
     const extra = generateEvents(orgId, 2000, { seed: 6, days: 30 }).filter((e, i) => i % 2 === 0);
     const inserted = await store.insertEvents(orgId, extra);
     assert.ok(inserted.inserted > 0);
+    release();
+    holdAfterFirstRead = undefined;
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
       text += decoder.decode(chunk.value, { stream: true });
     }
