@@ -53,6 +53,10 @@ describe('issue 9 filter parameters', () => {
     rejects(() => parseListEventsParams(q('remoteAddress=10.0.0/8')), 'remoteAddress');
     rejects(() => parseListEventsParams(q('remoteAddress=2001:db8::/129')), 'remoteAddress');
     rejects(() => parseListEventsParams(q('q=--')), 'q');
+    // A dash-led part would be searched without its dash: the events meant to be left out.
+    rejects(() => parseListEventsParams(q('q=alice%20-bob')), 'q');
+    rejects(() => parseListEventsParams(q('q=alice&q=-bob')), 'q');
+    assert.deepEqual(parseListEventsParams(q('q=us-east-1%20-')).q, ['us', 'east', '1']);
     rejects(() => parseListEventsParams(q('excludeEventType=lower')), 'excludeEventType');
     const many = Array.from({ length: 101 }, (_, i) => `v${i}`).join(',');
     rejects(() => parseListEventsParams(q(`hostId=${many}`)), 'hostId');

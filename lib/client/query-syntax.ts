@@ -4,6 +4,7 @@ import {
   type FilterField,
   MAX_FILTER_VALUES,
   MAX_Q_LENGTH,
+  exclusionsIn,
   isCidrValue,
   parseCidr,
   parseIp,
@@ -362,7 +363,7 @@ export function applyQuery(
       // A leading dash reads as "without" in every search box; free text
       // has no exclusion (the API's q only narrows), and `-alice` was
       // searched as `alice`, the very events meant to be left out.
-      if (!token.quoted && token.text.length > 1 && token.text.startsWith('-')) {
+      if (!token.quoted && exclusionsIn(token.text).length > 0) {
         problems.push(
           `free text cannot be left out (${token.text}): only event types can (-type:…)`,
         );

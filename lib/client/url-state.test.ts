@@ -283,6 +283,19 @@ describe('values a URL asks for that the view leaves out', () => {
     assert.deepEqual(notAppliedInUrl(new URLSearchParams('q=&actor=a&actor=&range=7d'), 'UTC'), []);
   });
 
+  it('leaves out a search word written with a leading dash, which the API would search for, and names it', () => {
+    const input = new URLSearchParams('q=alice -bob -bob  us-east-1 -');
+    assert.equal(parseEventsView(input, 'UTC').q, 'alice us-east-1 -');
+    assert.deepEqual(notAppliedInUrl(input, 'UTC'), [
+      'q: -bob: free text cannot be left out, only event types can (excludeTypes)',
+    ]);
+    const alone = new URLSearchParams('q=-bob');
+    assert.equal(parseEventsView(alone, 'UTC').q, '');
+    assert.deepEqual(notAppliedInUrl(alone, 'UTC'), [
+      'q: -bob: free text cannot be left out, only event types can (excludeTypes)',
+    ]);
+  });
+
   it('says so when a type is both included and excluded (the inclusion wins)', () => {
     const input = new URLSearchParams(
       'types=CLUSTER_INSTANCE_SWAPPED&excludeTypes=CLUSTER_INSTANCE_SWAPPED,JOINED_ORG',

@@ -24,6 +24,7 @@ import {
   type FilterField,
   MAX_FILTER_VALUES,
   MAX_Q_LENGTH,
+  exclusionsIn,
   isMalformedCidr,
   words,
 } from '@/lib/domain/filters';
@@ -154,6 +155,16 @@ export function parseValues(
   return [...new Set(items)].sort().slice(0, max);
 }
 
+/** A link's `q` without its dash-led parts (exclusionsIn), which the API refuses; named by notAppliedInUrl. */
+function withoutExclusions(q: string): string {
+  const excluded = new Set(exclusionsIn(q));
+  if (excluded.size === 0) return q;
+  return q
+    .split(/\s+/)
+    .filter((token) => !excluded.has(token))
+    .join(' ');
+}
+
 /** The investigation filters in a URL (see the module comment for their names). */
 export function parseFilters(input: SearchParamsInput): InvestigationFilters {
   const fields: Partial<Record<FilterField, string[]>> = {};
@@ -164,7 +175,7 @@ export function parseFilters(input: SearchParamsInput): InvestigationFilters {
     );
     if (values.length) fields[field] = values;
   }
-  const q = (first(input, 'q') ?? '').trim().slice(0, MAX_Q_LENGTH);
+  const q = withoutExclusions((first(input, 'q') ?? '').trim().slice(0, MAX_Q_LENGTH));
   const types = parseTypes(listParam(input, 'types'));
   return {
     types,
@@ -260,6 +271,9 @@ export function notAppliedInUrl(input: SearchParamsInput, localZone: string): st
   if (q.length > MAX_Q_LENGTH) problems.push(`q: cut to ${MAX_Q_LENGTH} characters`);
   if (q !== '' && words(q.slice(0, MAX_Q_LENGTH)).length === 0) {
     problems.push(`q=${q.slice(0, 40)} has no words to search for`);
+  }
+  for (const token of new Set(exclusionsIn(q.slice(0, MAX_Q_LENGTH)))) {
+    problems.push(`q: ${token}: free text cannot be left out, only event types can (excludeTypes)`);
   }
   const range = first(input, 'range');
   const preset = RANGE_PRESETS.some((known) => known === range);

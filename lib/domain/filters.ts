@@ -153,6 +153,18 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/**
+ * The parts of free text (split at white space) written with a leading dash,
+ * `-bob` in `alice -bob`: a dash reads as "without" in every search box, but
+ * `q` only narrows, and such a part was searched as `bob`, the very events
+ * meant to be left out. Refused by the API and the query bar, left out of a
+ * link by the dashboard. A dash inside a word (`us-east-1`) or with no word
+ * after it (`-`) is no such part.
+ */
+export function exclusionsIn(text: string): string[] {
+  return text.split(/\s+/).filter((part) => part.startsWith('-') && words(part).length > 0);
+}
+
 /** Whether some word of `text` starts with `prefix` (a word of `words`). */
 export function hasWordPrefix(text: string, prefix: string): boolean {
   return words(text).some((word) => word.startsWith(prefix));

@@ -13,6 +13,7 @@ import {
   MAX_FILTER_VALUES,
   MAX_HISTOGRAM_BUCKETS,
   isMalformedCidr,
+  exclusionsIn,
   words,
 } from './filters';
 import { DEFAULT_ITEMS_PER_PAGE, EVENT_TYPE_PATTERN, MAX_ITEMS_PER_PAGE } from './limits';
@@ -251,6 +252,15 @@ const actor = valueList(
 const q = z
   .codec(z.array(z.string()), z.array(z.string()), {
     decode: (values, payload) => {
+      const exclusions = values.flatMap(exclusionsIn);
+      if (exclusions.length > 0) {
+        payload.issues.push({
+          code: 'custom',
+          message: `cannot leave out ${exclusions[0]}: free text only narrows (event types are left out with excludeEventType)`,
+          input: values.join(' '),
+        });
+        return z.NEVER;
+      }
       const found = new Set<string>();
       for (const value of values) for (const word of words(value)) found.add(word);
       if (found.size === 0 || found.size > MAX_FILTER_VALUES) {
@@ -270,7 +280,8 @@ const q = z
     description: [
       'Free text. Split into words (letters and digits); every word must match, case-insensitively,',
       "the start of a word of the event's type name or label or of any string field filterable by",
-      'name (so `ali` finds alice@example.com and `clu del` CLUSTER_DELETED).',
+      'name (so `ali` finds alice@example.com and `clu del` CLUSTER_DELETED). A part written with a',
+      'leading dash (`-bob`) is refused: free text has no exclusion.',
     ].join('\n'),
   });
 
