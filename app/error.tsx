@@ -3,7 +3,10 @@
 import Link from 'next/link';
 import { ErrorNoticeFrame } from '@/components/notices';
 
-/** Last-resort boundary: a render failure shows a retry, never a stack trace. */
+/**
+ * Last-resort boundary: a render failure shows a retry, never a stack trace.
+ * It stands in for the whole page, so its heading is the page's h1.
+ */
 export default function ErrorPage({
   reset,
 }: {
@@ -13,6 +16,7 @@ export default function ErrorPage({
   return (
     <main id="main" className="page narrow">
       <ErrorNoticeFrame
+        headingLevel="h1"
         title="Something went wrong"
         actions={
           <>
