@@ -1,6 +1,8 @@
 import path from 'node:path';
+import { openStore } from '@/lib/store';
 import type { Locator, Page } from '@playwright/test';
 import { eventsUrl, expect, pageScrollsSideways, rows, signIn, test } from './support/fixtures';
+import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
 import type { E2eState } from './support/state';
 
 /**
@@ -177,4 +179,34 @@ test('phone 390x844: the header fits, and what it leaves out (switching, the key
   await expect(page.getByRole('list', { name: 'Organizations' }).getByRole('link')).toHaveCount(1);
   await expect(page.getByRole('main').getByText(state.keys.member.publicKey)).toBeVisible();
   expect(await pageScrollsSideways(page)).toBe(false);
+});
+
+test('phone 360x800: a long organization name is cut short in the header, the brand stays on one line', async ({
+  page,
+  state,
+}) => {
+  const store = await openStore(state.databaseUrl);
+  let orgId: string;
+  try {
+    orgId = await orgOfItsOwn(store, state, 'Northwind Traders International Holdings (EMEA)');
+  } finally {
+    await store.close();
+  }
+  await page.setViewportSize({ width: 360, height: 800 });
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId));
+  const header = page.locator('header.app-header');
+  const brand = header.getByRole('link', { name: 'Org Events' });
+  await expect(brand).toBeVisible();
+  // One line: as tall as its own line box (before, "Org Events" wrapped to two).
+  const { height, lineHeight } = await brand.evaluate((el) => ({
+    height: el.getBoundingClientRect().height,
+    lineHeight: parseFloat(getComputedStyle(el).lineHeight),
+  }));
+  expect(height).toBeLessThan(lineHeight * 1.5);
+  // The name gives way instead: cut, with its whole text still the link's.
+  const crumb = header.getByRole('navigation', { name: 'Breadcrumb' });
+  expect(await crumb.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  await expectUsable(crumb.getByRole('link', { name: /^Northwind Traders/ }));
+  expect(await header.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 });
