@@ -65,6 +65,20 @@ describe('lib/http/request', () => {
     assert.equal(safeNextPath('https://evil.example'), '/');
     assert.equal(safeNextPath('/\\evil.example'), '/');
     assert.equal(safeNextPath(undefined), '/');
+    // Dot segments the URL parser removes, leaving a protocol-relative
+    // `//evil.example` (a backslash reads as a slash there).
+    for (const dotted of [
+      '/.//evil.example',
+      '/..//evil.example',
+      '/%2e//evil.example',
+      '/orgs/..//evil.example/x',
+      '/./\\evil.example',
+      '/.\\/evil.example',
+    ]) {
+      assert.equal(safeNextPath(dotted), '/', dotted);
+    }
+    // Encoded slashes stay encoded: a path on this site.
+    assert.equal(safeNextPath('/%2F/evil.example'), '/%2F/evil.example');
     // Location headers carry ASCII only: the path comes back percent-encoded.
     assert.equal(
       safeNextPath('/orgs/x/events?q=日本#é'),

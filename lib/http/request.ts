@@ -95,6 +95,9 @@ export function safeNextPath(value: unknown): string {
   // as a byte no browser reads as the user's text.
   const url = new URL(value, NEXT_PATH_BASE);
   if (url.origin !== NEXT_PATH_BASE) return '/';
+  // The parser removes dot segments and reads `\` as `/`: `/.//evil.com` and
+  // `/./\evil.com` come out as `//evil.com`, which a browser follows off the site.
+  if (url.pathname.startsWith('//')) return '/';
   return url.pathname + url.search + url.hash;
 }
 

@@ -136,8 +136,10 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
       unicode.headers.get('location'),
       `/orgs/${server.orgId}/events?q=%E6%97%A5%E6%9C%AC`,
     );
-    const offSite = await form({ ...server.keys.member, next: '//attacker.example/x' });
-    assert.equal(offSite.headers.get('location'), '/');
+    for (const next of ['//attacker.example/x', '/.//attacker.example/x']) {
+      const offSite = await form({ ...server.keys.member, next });
+      assert.equal(offSite.headers.get('location'), '/', next);
+    }
     const bad = await form({ publicKey: server.keys.member.publicKey, privateKey: 'nope' });
     assert.equal(bad.status, 303);
     assert.match(bad.headers.get('location') ?? '', /^\/sign-in\?error=INVALID_CREDENTIALS/);
@@ -234,6 +236,13 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
       onward.headers.get('location'),
       `/orgs/${server.orgId}/events?q=%E6%97%A5%E6%9C%AC`,
     );
+    // Nor off the site by a dot segment the URL parser drops (`/.//host`).
+    const away = await fetch(url(`/sign-in?next=${encodeURIComponent('/.//attacker.example')}`), {
+      headers: { Cookie: cookie },
+      redirect: 'manual',
+    });
+    assert.equal(away.status, 307);
+    assert.equal(away.headers.get('location'), '/');
 
     // The first page is in the server-rendered HTML.
     const page = await fetch(url(`/orgs/${server.orgId}/events`), { headers: { Cookie: cookie } });
