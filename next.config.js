@@ -1,4 +1,35 @@
 // @ts-check
+
+/**
+ * Every page and dashboard route (the API under /api/public/ is answered
+ * without Next, with the real service's headers: lib/api/headers.ts). No
+ * other site may frame the dashboard (a clickjacking page lays its buttons
+ * over ours); scripts, styles, images, fetches and form posts come from
+ * this origin only, so an injected tag can load or send nothing elsewhere;
+ * no type is sniffed; and a URL, which holds the filters (usernames,
+ * addresses), is never sent to another site as a Referer. Inline scripts
+ * stay allowed: Next writes its flight data in inline <script> tags.
+ */
+const SECURITY_HEADERS = [
+  {
+    key: 'Content-Security-Policy',
+    value: [
+      "default-src 'self'",
+      "script-src 'self' 'unsafe-inline'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+  },
+  { key: 'X-Frame-Options', value: 'DENY' },
+  { key: 'X-Content-Type-Options', value: 'nosniff' },
+  { key: 'Referrer-Policy', value: 'same-origin' },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -10,6 +41,9 @@ const nextConfig = {
   // no-access page (lib/dashboard/org-access.ts); Next has no other way for
   // a page to set its status. Experimental in Next 16, covered by e2e/auth.spec.ts.
   experimental: { authInterrupts: true },
+  async headers() {
+    return [{ source: '/:path((?!api/public/).*)', headers: SECURITY_HEADERS }];
+  },
 };
 
 module.exports = nextConfig;

@@ -238,6 +238,20 @@ test.describe('signing in and out', () => {
     }
   });
 
+  test('another site cannot show the dashboard in a frame', async ({ page, state, baseURL }) => {
+    await signIn(page, state.keys.member);
+    // A page of no origin of ours (about:blank) framing the sign-in form and
+    // the events: a clickjacking page would lay its own buttons over them.
+    for (const path of ['/sign-in', eventsUrl(state.orgId)]) {
+      await page.setContent(`<iframe src="${baseURL}${path}" width="800" height="600"></iframe>`, {
+        waitUntil: 'load',
+      });
+      expect(page.frames(), path).toHaveLength(2);
+      // Nothing of the page shows: Chromium puts its own error page in the frame.
+      await expect(page.frameLocator('iframe').locator('main'), path).toHaveCount(0);
+    }
+  });
+
   test('a cross-site sign-in post is refused', async ({ page, state }) => {
     const response = await page.request.post('/api/session', {
       data: { publicKey: state.keys.member.publicKey, privateKey: state.keys.member.privateKey },
