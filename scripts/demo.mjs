@@ -1,7 +1,9 @@
 // `npm run demo`: from a fresh clone (after npm install) to a running server
 // with data and working credentials, in one command.
 //
-// 1. Builds the app if there is no production build yet (.next/BUILD_ID).
+// 1. Builds the app if there is no production build yet (.next/BUILD_ID), or
+//    if it was made with other migrations than the code's (a pull added one),
+//    which the server refuses to serve.
 // 2. Migrates the store (DATABASE_URL, default ./data/org-events.db) and, if
 //    it has no organization, creates "Demo Organization" with ~5,000 events
 //    over the last 30 days; makes sure a demo API key (ORG_OWNER) works
@@ -11,9 +13,11 @@
 // 4. Starts the production server (node --import tsx server.ts) in the
 //    foreground, forwarding Ctrl-C / SIGTERM to it.
 import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// Through tsx (the package.json script loads it), so the check is the server's own.
+import { productionBuildState } from '../lib/api/build-info.ts';
+import { MIGRATION_NAMES } from '../lib/store/migrations/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -23,8 +27,15 @@ function fail(message) {
   process.exit(1);
 }
 
-if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-  console.error('[demo] No production build yet: running npm run build (once).');
+// A build older than the code's migrations once printed the demo key and then
+// the server's refusal to start: it is rebuilt first, as a missing one is.
+const buildState = productionBuildState(root, MIGRATION_NAMES);
+if (buildState !== 'current') {
+  console.error(
+    buildState === 'missing'
+      ? '[demo] No production build yet: running npm run build (once).'
+      : "[demo] The production build is older than the code's migrations: running npm run build.",
+  );
   const build = spawnSync(npm, ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) fail('The build failed; see above.');
 }

@@ -17,9 +17,14 @@ let cached: BuildInfo | undefined;
  * build; missing or malformed, it degrades to "unknown".
  */
 export function getBuildInfo(): BuildInfo {
-  if (cached) return cached;
-  const fromFile = readJson(path.join(process.cwd(), 'lib', 'build-info.json'));
-  const fromPackage = readJson(path.join(process.cwd(), 'package.json'));
+  cached ??= buildInfoAt(process.cwd());
+  return cached;
+}
+
+/** The build information of the project at `root` (getBuildInfo's, uncached). */
+function buildInfoAt(root: string): BuildInfo {
+  const fromFile = readJson(path.join(root, 'lib', 'build-info.json'));
+  const fromPackage = readJson(path.join(root, 'package.json'));
   const gitHash =
     typeof fromFile?.gitHash === 'string' && /^[0-9a-f]{40}$/.test(fromFile.gitHash)
       ? fromFile.gitHash
@@ -35,8 +40,7 @@ export function getBuildInfo(): BuildInfo {
     fromFile.migrations.every((name): name is string => typeof name === 'string')
       ? fromFile.migrations
       : null;
-  cached = { gitHash, version, migrations };
-  return cached;
+  return { gitHash, version, migrations };
 }
 
 /**
@@ -52,6 +56,21 @@ export function staleBuildReason(
   if (built === null || built.join('\n') === current.join('\n')) return null;
   const newest = (names: readonly string[]) => names[names.length - 1] ?? 'none';
   return `The dashboard build (.next) does not match this code: it was built with migrations through ${newest(built)}, the code has ${newest(current)} (${current.length} in all). Run \`npm run build\` (or start with SERVE=api).`;
+}
+
+/**
+ * Whether the project at `root` has a production build this code can serve:
+ * `missing` (no .next/BUILD_ID), `stale` (made with other migrations than
+ * `migrations`: staleBuildReason, which the server refuses to start with) or
+ * `current`. `npm run demo` builds when it is not `current`.
+ */
+export function productionBuildState(
+  root: string,
+  migrations: readonly string[],
+): 'missing' | 'stale' | 'current' {
+  if (!fs.existsSync(/* turbopackIgnore: true */ path.join(root, '.next', 'BUILD_ID')))
+    return 'missing';
+  return staleBuildReason(buildInfoAt(root).migrations, migrations) === null ? 'current' : 'stale';
 }
 
 function readJson(file: string): Record<string, unknown> | null {
