@@ -5,7 +5,9 @@ import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
 
 /**
  * Runtime configuration, read once from the environment and validated.
- * Every knob the README documents lives here; nothing else reads process.env.
+ * Every variable of the README's Configuration table lives here but PORT and
+ * HOSTNAME, which server.ts reads alone; the CLI reads its own DEBUG and
+ * MIRROR_PRIVATE_KEY.
  */
 /** PostgreSQL connections per process: instances x this must fit under the server's max_connections (100 by default). */
 export const DEFAULT_POOL_SIZE = 10;
