@@ -3,7 +3,7 @@
 //
 // 1. Builds the app if there is no production build yet (.next/BUILD_ID), or
 //    if it was made with other migrations than the code's (a pull added one),
-//    which the server refuses to serve.
+//    which the server refuses to serve, or from another commit (a pull).
 // 2. Migrates the store (DATABASE_URL, default ./data/org-events.db) and, if
 //    it has no organization, creates "Demo Organization" with ~5,000 events
 //    over the last 30 days; makes sure a demo API key (ORG_OWNER) works
@@ -16,7 +16,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // Through tsx (the package.json script loads it), so the check is the server's own.
-import { productionBuildState } from '../lib/api/build-info.ts';
+import { checkedOutCommit, productionBuildState } from '../lib/api/build-info.ts';
 import { MIGRATION_NAMES } from '../lib/store/migrations/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,13 +28,18 @@ function fail(message) {
 }
 
 // A build older than the code's migrations once printed the demo key and then
-// the server's refusal to start: it is rebuilt first, as a missing one is.
-const buildState = productionBuildState(root, MIGRATION_NAMES);
+// the server's refusal to start, and one of an older commit showed the
+// dashboard as it was before a pull: either is rebuilt first, as a missing one is.
+const buildState = productionBuildState(root, MIGRATION_NAMES, checkedOutCommit(root));
 if (buildState !== 'current') {
   console.error(
-    buildState === 'missing'
-      ? '[demo] No production build yet: running npm run build (once).'
-      : "[demo] The production build is older than the code's migrations: running npm run build.",
+    {
+      missing: '[demo] No production build yet: running npm run build (once).',
+      stale:
+        "[demo] The production build is older than the code's migrations: running npm run build.",
+      otherCommit:
+        '[demo] The production build is of another commit than the one checked out: running npm run build.',
+    }[buildState],
   );
   const build = spawnSync(npm, ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) fail('The build failed; see above.');

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -61,16 +62,39 @@ export function staleBuildReason(
 /**
  * Whether the project at `root` has a production build this code can serve:
  * `missing` (no .next/BUILD_ID), `stale` (made with other migrations than
- * `migrations`: staleBuildReason, which the server refuses to start with) or
- * `current`. `npm run demo` builds when it is not `current`.
+ * `migrations`: staleBuildReason, which the server refuses to start with),
+ * `otherCommit` (made from another commit than `head`, the checkout's: the
+ * server would start, but show the dashboard as it was before a pull) or
+ * `current`. `npm run demo` builds when it is not `current`. A build or a
+ * checkout whose commit is unknown (no git) is judged by its migrations.
  */
 export function productionBuildState(
   root: string,
   migrations: readonly string[],
-): 'missing' | 'stale' | 'current' {
+  head: string,
+): 'missing' | 'stale' | 'otherCommit' | 'current' {
   if (!fs.existsSync(/* turbopackIgnore: true */ path.join(root, '.next', 'BUILD_ID')))
     return 'missing';
-  return staleBuildReason(buildInfoAt(root).migrations, migrations) === null ? 'current' : 'stale';
+  const built = buildInfoAt(root);
+  if (staleBuildReason(built.migrations, migrations) !== null) return 'stale';
+  if (built.gitHash !== 'unknown' && head !== 'unknown' && built.gitHash !== head) {
+    return 'otherCommit';
+  }
+  return 'current';
+}
+
+/** The commit checked out at `root` (what a build records), or "unknown" outside git. */
+export function checkedOutCommit(root: string): string {
+  try {
+    const hash = execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    return /^[0-9a-f]{40}$/.test(hash) ? hash : 'unknown';
+  } catch {
+    return 'unknown'; // not a git checkout (e.g. a source tarball)
+  }
 }
 
 function readJson(file: string): Record<string, unknown> | null {

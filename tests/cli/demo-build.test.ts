@@ -58,11 +58,19 @@ function runDemo(dir: string, root: string, env: Record<string, string>) {
   });
 }
 
-function writeBuildInfo(root: string, migrations: readonly string[]): void {
+function writeBuildInfo(
+  root: string,
+  migrations: readonly string[],
+  gitHash: string = 'unknown',
+): void {
   fs.writeFileSync(
     path.join(root, 'lib/build-info.json'),
-    JSON.stringify({ gitHash: 'unknown', version: '0.1.0', migrations }),
+    JSON.stringify({ gitHash, version: '0.1.0', migrations }),
   );
+}
+
+function git(root: string, ...args: string[]): string {
+  return spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
 }
 
 describe('npm run demo and its build', () => {
@@ -97,5 +105,36 @@ describe('npm run demo and its build', () => {
     assert.match(run.stdout, /Private key/);
     assert.match(run.stderr, /PORT must be an integer/);
     assert.equal(run.status, 1);
+  });
+
+  test('a build of another commit than the one checked out (a pull changed the dashboard) is rebuilt; one of this commit is not', () => {
+    git(project.root, 'init', '-q');
+    git(
+      project.root,
+      '-c',
+      'user.email=demo@example.com',
+      '-c',
+      'user.name=demo',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'pulled',
+    );
+    const head = git(project.root, 'rev-parse', 'HEAD');
+    assert.match(head, /^[0-9a-f]{40}$/);
+
+    fs.rmSync(project.npmCalls, { force: true });
+    writeBuildInfo(project.root, MIGRATION_NAMES, '0'.repeat(40));
+    const old = runDemo(dir, project.root, { PORT: 'not-a-port' });
+    assert.equal(fs.readFileSync(project.npmCalls, 'utf8'), 'run build\n', old.stderr);
+    assert.match(old.stderr, /build is of another commit/);
+    assert.doesNotMatch(old.stdout, /Private key/);
+
+    fs.rmSync(project.npmCalls, { force: true });
+    writeBuildInfo(project.root, MIGRATION_NAMES, head);
+    const same = runDemo(dir, project.root, { PORT: 'not-a-port' });
+    assert.equal(fs.existsSync(project.npmCalls), false, same.stderr);
+    assert.match(same.stdout, /Private key/);
   });
 });
