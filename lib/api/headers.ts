@@ -18,6 +18,11 @@ export function serviceHeaders(): readonly [string, string][] {
         ['Vary', 'Accept-Encoding'],
         ['Content-Type', 'application/json'],
         ['Strict-Transport-Security', 'max-age=300'],
+        // The hosted service's own (recorded): a JSON or CSV body is never
+        // sniffed as a page, framed, or left with the URL as a Referer.
+        ['X-Content-Type-Options', 'nosniff'],
+        ['X-Frame-Options', 'DENY'],
+        ['Referrer-Policy', 'strict-origin-when-cross-origin'],
         [`X-${vendor}-Service-Version`, `gitHash=${gitHash}; versionString=${version}`],
       ],
     };

@@ -58,6 +58,9 @@ export function listSuites(server: ServerRef) {
       assertVary(s, res);
       assert.equal(res.headers.get('content-type'), 'application/json');
       assert.equal(res.headers.get('strict-transport-security'), 'max-age=300');
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+      assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin');
       assert.match(
         res.headers.get('x-mongodb-service-version') ?? '',
         /^gitHash=([0-9a-f]{40}|unknown); versionString=\d+\.\d+\.\d+/,
