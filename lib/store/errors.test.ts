@@ -5,6 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import {
+  isDiskFull,
   isRefusedConfiguration,
   isUnavailable,
   StoreUnavailableError,
@@ -35,6 +36,38 @@ test('a database that cannot write now (disk full, I/O error, read-only, out of 
   // A query that is wrong stays wrong: not retried, logged as a bug.
   for (const code of ['SQLITE_ERROR', 'SQLITE_CONSTRAINT_UNIQUE', '42601', '23505']) {
     assert.equal(isUnavailable(driverError(code)), false, code);
+  }
+});
+
+test('a full disk is said as such, not as a database that cannot be reached', () => {
+  // SQLite's own SQLITE_FULL: a database held to the pages it has.
+  const sqlite = new BetterSqlite3(':memory:');
+  let full: unknown;
+  try {
+    sqlite.exec('CREATE TABLE t (x)');
+    sqlite.pragma(`max_page_count = ${sqlite.pragma('page_count', { simple: true }) as number}`);
+    sqlite.prepare('INSERT INTO t VALUES (zeroblob(100000))').run();
+  } catch (error) {
+    full = error;
+  } finally {
+    sqlite.close();
+  }
+  const translated = translateStoreError(full);
+  assert.ok(translated instanceof StoreUnavailableError);
+  assert.equal(
+    translated.message,
+    'The database cannot write: its disk is full (database or disk is full)',
+  );
+  assert.equal(isDiskFull(translated), true);
+  // PostgreSQL's disk_full.
+  assert.equal(
+    unavailable(driverError('53100', 'could not extend file "base/1/2": No space left on device'))
+      .message,
+    'The database cannot write: its disk is full (could not extend file "base/1/2": No space left on device)',
+  );
+  for (const code of ['SQLITE_IOERR_WRITE', 'ECONNREFUSED', '53200']) {
+    assert.match(unavailable(driverError(code)).message, /^The database is unavailable: /, code);
+    assert.equal(isDiskFull(driverError(code)), false, code);
   }
 });
 

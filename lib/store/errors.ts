@@ -155,7 +155,25 @@ export function unavailable(cause: unknown): StoreUnavailableError {
       timedOut: true,
     });
   }
+  // Said as what it is: "unavailable" sent an operator looking at the
+  // network while the database answered and its disk was full.
+  if (isDiskFull(cause)) {
+    return new StoreUnavailableError(`The database cannot write: its disk is full (${detail})`, {
+      cause,
+    });
+  }
   return new StoreUnavailableError(`The database is unavailable: ${detail}`, { cause });
+}
+
+/**
+ * Whether a write failed for want of space: SQLite's SQLITE_FULL (the disk,
+ * or a temporary file's), PostgreSQL's 53100 disk_full, the system's ENOSPC;
+ * a store's wrapper is looked through to its cause.
+ */
+export function isDiskFull(error: unknown): boolean {
+  const cause = error instanceof StoreUnavailableError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === '53100' || code === 'ENOSPC';
 }
 
 /**
