@@ -326,6 +326,11 @@ const db = new Database(workerData.source, { fileMustExist: true, readonly: true
 try {
   db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   db.prepare('VACUUM INTO ?').run(workerData.target);
+} catch (error) {
+  // The driver's SqliteError is no Error to the clone that carries it out of
+  // this thread: it arrived as {code} alone, its message lost (a full disk
+  // was reported as "Error: [object Object]"). An Error crosses whole.
+  throw Object.assign(new Error(error.message), { code: error.code });
 } finally {
   db.close();
 }

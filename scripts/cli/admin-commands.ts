@@ -4,6 +4,7 @@ import { issueApiKey } from '@/lib/auth/api-keys';
 import { reencryptAllHa1 } from '@/lib/auth/ha1-at-rest';
 import { ConfigError, getConfig } from '@/lib/config';
 import { newObjectId } from '@/lib/domain/object-id';
+import { isDiskFull, StoreUnavailableError } from '@/lib/store/errors';
 import type { ApiKeyRecord, EventStore, Membership } from '@/lib/store/types';
 import {
   CommandError,
@@ -92,7 +93,11 @@ export const backup: Command = async (args, context) => {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await store.backupInto(temporary);
+    try {
+      await store.backupInto(temporary);
+    } catch (error) {
+      throw backupFailure(target, error);
+    }
     // A link refuses an existing name, where a rename would replace a file
     // that appeared meanwhile.
     try {
@@ -115,6 +120,21 @@ export const backup: Command = async (args, context) => {
   context.emit({ file: target, bytes, seconds: jsonSeconds(seconds) });
   return EXIT.ok;
 };
+
+/**
+ * A copy that failed, said as the copy's failure: the store's own wording
+ * ("The database cannot write: its disk is full") named the database where
+ * the disk short of space was the one FILE is on.
+ */
+function backupFailure(target: string, error: unknown): CommandError {
+  const engine = error instanceof StoreUnavailableError && error.cause ? error.cause : error;
+  const detail = engine instanceof Error ? engine.message : String(engine);
+  return new CommandError(
+    isDiskFull(error)
+      ? `Cannot write ${target}: no space left on its disk (${detail}); nothing was written`
+      : `Backup to ${target} failed (${detail}): nothing was written`,
+  );
+}
 
 /** Whether anything, a link to nothing included, has this name. */
 function hasEntry(file: string): boolean {

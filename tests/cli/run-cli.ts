@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { fileSizeLimitArgs } from '../helpers/small-disk';
 
 export const ROOT = path.resolve(__dirname, '../..');
 /**
@@ -30,6 +31,8 @@ export type CliOptions = {
   env?: Record<string, string | undefined>;
   /** Run from this directory (the CLI must not depend on being started from the project). */
   cwd?: string;
+  /** No file written past this many bytes (RLIMIT_FSIZE: tests/helpers/small-disk.ts). */
+  fileSizeLimit?: number;
 };
 
 /** The same, with stdin, environment and directory of the test's choosing; no --database if undefined. */
@@ -39,7 +42,11 @@ export function cliWith(
   ...args: string[]
 ): CliResult {
   const argv = [...args, ...(database === undefined ? [] : ['--database', database])];
-  const result = spawnSync(process.execPath, [CLI_BIN, ...argv], {
+  const [command, commandArgs] =
+    options.fileSizeLimit === undefined
+      ? [process.execPath, [CLI_BIN, ...argv]]
+      : fileSizeLimitArgs(options.fileSizeLimit, process.execPath, [CLI_BIN, ...argv]);
+  const result = spawnSync(command, commandArgs, {
     cwd: options.cwd ?? ROOT,
     encoding: 'utf8',
     env: { ...process.env, NODE_ENV: 'test', ...options.env },
