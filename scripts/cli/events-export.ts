@@ -155,6 +155,11 @@ export async function exportEventsCommand(
         flags: temporary ? 'wx' : chosen.append ? 'a' : 'w',
       })
     : process.stdout;
+  // The file's own failure (a full disk, a file-size limit), kept to be said
+  // with the file's name: the bare "ENOSPC: no space left on device, write"
+  // named neither the file nor what became of it.
+  let writeFailure: Error | undefined;
+  if (chosen) sink.once('error', (error: Error) => (writeFailure ??= error));
   const progress = new Progress('Exporting', opened.totalCount, 'events');
   let cancelled = false;
   // SIGINT and SIGTERM alike (SIGTERM, as `kill` and service managers send
@@ -179,6 +184,9 @@ export async function exportEventsCommand(
       // the stream's own encoding, walked each chunk twice).
       const encoded = Buffer.from(chunk);
       bytes += encoded.length;
+      // A failure while no drain was awaited leaves the stream destroyed,
+      // where a drain never comes.
+      if (writeFailure) throw writeFailure;
       // Resolves on 'drain', rejects on the stream's 'error'.
       if (!sink.write(encoded)) await once(sink, 'drain');
       const rate = opened.eventsRead() / Math.max(progress.elapsed(), 1e-3);
@@ -202,7 +210,11 @@ export async function exportEventsCommand(
     await opened.body.cancel();
     if (chosen) (sink as fs.WriteStream).destroy();
     if (temporary) fs.rmSync(temporary, { force: true });
-    throw error;
+    if (writeFailure === undefined) throw error;
+    throw new CommandError(
+      `Cannot write ${target} (${writeFailure.message})` +
+        (temporary ? ': nothing was written' : ''),
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

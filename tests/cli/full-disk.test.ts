@@ -9,8 +9,8 @@ import { cli, cliWith } from './run-cli';
 /**
  * Writing fails midway: the disk fills up (a tmpfs of a few megabytes,
  * where root may mount one) or a file reaches the process's size limit
- * (RLIMIT_FSIZE, anywhere). A backup says which file could not be written
- * and leaves none of it behind.
+ * (RLIMIT_FSIZE, anywhere). A backup or an export says which file could
+ * not be written and leaves none of it behind.
  */
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0f01';
@@ -68,6 +68,48 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
         exitCode: 1,
       },
     });
+    assert.deepEqual(fs.readdirSync(disk.dir), []);
+  });
+
+  test('an export onto a full disk or past a file-size limit names its file and leaves nothing', (t) => {
+    const limited = path.join(dir, 'limited.ndjson');
+    const refused = cliWith(
+      { fileSizeLimit: 100_000 },
+      source,
+      ...['events', 'export', '--org', ORG, '--out', limited],
+    );
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `^Error: Cannot write ${limited} \\(EFBIG: file too large, write\\): nothing was written$`,
+        'm',
+      ),
+    );
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.includes('limited.ndjson')),
+      [],
+    );
+    // A device written in place: no file to leave, the name said all the same.
+    const device = cli(source, 'events', 'export', '--org', ORG, '--out', '/dev/full');
+    assert.equal(device.code, 1);
+    assert.match(
+      device.stderr,
+      /^Error: Cannot write \/dev\/full \(ENOSPC: no space left on device, write\)$/m,
+    );
+
+    const disk = smallDisk(t, 1);
+    if (!disk) return;
+    const full = path.join(disk.dir, 'events.ndjson');
+    const filled = cli(source, 'events', 'export', '--org', ORG, '--out', full, '--include-raw');
+    assert.equal(filled.code, 1);
+    assert.match(
+      filled.stderr,
+      new RegExp(
+        `^Error: Cannot write ${full} \\(ENOSPC: no space left on device, write\\): nothing was written$`,
+        'm',
+      ),
+    );
     assert.deepEqual(fs.readdirSync(disk.dir), []);
   });
 });
