@@ -254,6 +254,8 @@ export const importFile: Command = async (args, context) => {
   // A pipe's size is unknown: its line counts up instead.
   const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
+  /** The file's bytes up to the end of the last batch committed. */
+  let bytes = 0;
   const run = await startIngestRun(
     store,
     { orgId, kind: 'import', source: ledgerSource(file) },
@@ -282,26 +284,27 @@ export const importFile: Command = async (args, context) => {
               invalidShown++;
             }
           },
-          onBatch: ({ inserted, skipped, progress: bytes }) => {
+          onBatch: ({ inserted, skipped, progress: read }) => {
             soFar.inserted = inserted;
             soFar.skipped = skipped;
-            progress.update(bytes, `${formatNumber(inserted + skipped)} events`);
+            bytes = read;
+            progress.update(read, `${formatNumber(inserted + skipped)} events`);
           },
           stop,
         },
       ),
     );
   } catch (error) {
-    // A batch the database refused, a worker that died: the run ends failed
-    // with what had committed (left running, the next reader would take it
-    // for a killed process and record it as interrupted).
     progress.finish();
-    await endIngestRun(store, run.id, {
-      status: 'failed',
-      ...soFar,
-      detail: error instanceof Error ? error.message : String(error),
-    }).catch(() => undefined);
-    throw error;
+    return failedImport(context, store, {
+      file,
+      orgId,
+      runId: run.id,
+      soFar,
+      bytes,
+      issues,
+      error,
+    });
   }
   progress.finish();
   if (result.stopped)
@@ -402,6 +405,73 @@ export const importFile: Command = async (args, context) => {
   if (failure) throw failure;
   return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
 };
+
+/**
+ * An import the database (or the reading thread) failed midway: a batch
+ * refused for a full disk, the connection lost. The run ends failed with
+ * what had committed, which stays, and the summary says so with the run's
+ * id; before, only the engine's error was printed ("The database is
+ * unavailable: database or disk is full"), --json without the run or its
+ * counts. A database that cannot record the run now (its disk full) leaves
+ * it running, shown as interrupted once it can write again: said too.
+ */
+async function failedImport(
+  context: CommandContext,
+  store: EventStore,
+  failed: {
+    file: string;
+    orgId: string;
+    runId: string;
+    soFar: { inserted: number; skipped: number; rejected: number };
+    bytes: number;
+    issues: ImportIssue[];
+    error: unknown;
+  },
+): Promise<never> {
+  const { file, orgId, runId, soFar, bytes, issues, error } = failed;
+  const reason = error instanceof Error ? error.message : String(error);
+  const unrecorded = await endIngestRun(store, runId, {
+    status: 'failed',
+    ...soFar,
+    detail: reason,
+  }).then(
+    () => undefined,
+    (cause: unknown) => (cause instanceof Error ? cause.message : String(cause)),
+  );
+  const there = soFar.inserted + soFar.skipped;
+  const failure = new CommandError(
+    `${reason.replace(/\.$/, '')}. ` +
+      (there === 0
+        ? 'Nothing was imported'
+        : `Batches committed before this point stay imported (${formatCount(there, 'event')})`) +
+      '; re-run the import once that is fixed (already imported events are skipped).',
+  );
+  context.emit({
+    runId,
+    orgId,
+    file,
+    read: there + soFar.rejected,
+    inserted: soFar.inserted,
+    duplicates: soFar.skipped,
+    invalid: soFar.rejected,
+    bytes,
+    issues,
+    ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
+    error: { code: 'failed', message: failure.message, exitCode: failure.exitCode },
+  });
+  context.say(
+    `Stopped importing ${file} into ${orgId}: ${formatNumber(soFar.inserted)} inserted, ` +
+      `${formatNumber(soFar.skipped)} already present, ${formatNumber(soFar.rejected)} invalid, ` +
+      `${formatBytes(bytes)} read. Run ${runId}` +
+      (soFar.inserted > 0 ? ` ('imports undo ${runId}' removes what it added).` : '.'),
+  );
+  if (unrecorded !== undefined) {
+    context.note(
+      `The run could not be recorded as failed (${unrecorded}): 'imports list' shows it as interrupted, with what it inserted, once the database can write again.`,
+    );
+  }
+  throw failure;
+}
 
 /**
  * An import stopped on request (SIGINT, SIGTERM): recorded as interrupted
