@@ -1,5 +1,5 @@
 import {
-  type ApiError,
+  ApiError,
   errorJson,
   methodNotAllowedHere,
   routeNotFound,
@@ -38,10 +38,17 @@ export function unknownRoute(request: Request): Response {
 /**
  * A dashboard route's failure in the error model: the store or Redis away
  * is its 503 with Retry-After (it was a 500 from Next for sign-in); anything
- * else a 500 whose cause goes to the log, never to the client.
+ * else a 500 whose cause goes to the log, never to the client. The store's
+ * 503 is logged with its cause too, as a warning: the request's own line
+ * (written on the other thread) says only "service unavailable", and a
+ * full disk refusing saved views left no trace of why.
  */
 export function failureResponse(error: unknown, what: string): Response {
   const mapped = toApiError(error);
   if (mapped.status >= 500 && mapped.status !== 503) getLogger().error({ err: error }, what);
+  // Redis away is our own ApiError, its detail already the answer's.
+  else if (mapped.status === 503 && !(error instanceof ApiError)) {
+    getLogger().warn({ err: error }, what);
+  }
   return errorResponse(mapped);
 }
