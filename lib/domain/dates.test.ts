@@ -247,6 +247,42 @@ describe('lib/domain/dates', () => {
     assert.equal(parseDateTime('2024-02-29'), Date.UTC(2024, 1, 29));
   });
 
+  it('reads a wall time the clocks pass twice as its first pass, and one they skip as moved on by the gap, whatever zone the process runs in', () => {
+    const cases = [
+      // Clocks go back: 01:30 happens at UTC-04:00, then at UTC-05:00.
+      ['2025-11-02 01:30', 'America/New_York', '2025-11-02T05:30:00Z'],
+      // East of UTC too, where the first pass was read as the second one.
+      ['2025-10-26 01:30', 'Europe/London', '2025-10-26T00:30:00Z'],
+      // Lord Howe goes back half an hour: 01:45 at UTC+11:00, then at UTC+10:30.
+      ['2025-04-06 01:45', 'Australia/Lord_Howe', '2025-04-05T14:45:00Z'],
+      // Clocks go forward: 02:30 is read at the offset before, so 03:30 after.
+      ['2025-03-09 02:30', 'America/New_York', '2025-03-09T07:30:00Z'],
+      ['2025-03-30 01:30', 'Europe/London', '2025-03-30T01:30:00Z'],
+      ['2025-10-05 02:15', 'Australia/Lord_Howe', '2025-10-04T15:45:00Z'],
+      // Either side of each change, one reading.
+      ['2025-11-02 00:59:59', 'America/New_York', '2025-11-02T04:59:59Z'],
+      ['2025-11-02 02:00', 'America/New_York', '2025-11-02T07:00:00Z'],
+      ['2025-10-26 02:00', 'Europe/London', '2025-10-26T02:00:00Z'],
+    ] as const;
+    const runtimeZone = process.env.TZ;
+    try {
+      // The dashboard's server and its browsers run in any zone.
+      for (const processZone of ['UTC', 'Europe/London', 'America/New_York', 'Asia/Tokyo']) {
+        process.env.TZ = processZone;
+        for (const [wall, zone, instant] of cases) {
+          assert.equal(
+            parseDateTime(wall, zone),
+            Date.parse(instant),
+            `${wall} in ${zone}, process in ${processZone}`,
+          );
+        }
+      }
+    } finally {
+      if (runtimeZone === undefined) delete process.env.TZ;
+      else process.env.TZ = runtimeZone;
+    }
+  });
+
   it('reads a bare "to" date as its whole calendar day in the zone, on daylight saving days too', () => {
     const cases = [
       // 25 hours long (clocks go back at 02:00): 24 h after midnight would be 23:00.

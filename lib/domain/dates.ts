@@ -174,9 +174,11 @@ function parseDateTimeUnbounded(text: string, zone?: string): number | null {
     // year is read 400 years on (the calendar repeats every 146,097 days,
     // and those centuries keep the same local mean time) and moved back.
     const shift = year < 100 ? GREGORIAN_CYCLE_YEARS : 0;
-    const wall = new TZDate(year + shift, month - 1, day, hour, minute, second, millis, zone);
-    const instant = wall.getTime() - (shift === 0 ? 0 : GREGORIAN_CYCLE_MS);
-    return Number.isFinite(instant) ? instant : null;
+    const wall = new Date(0);
+    wall.setUTCFullYear(year + shift, month - 1, day);
+    wall.setUTCHours(hour, minute, second, millis);
+    const instant = wallTimeInstant(wall.getTime(), zone);
+    return Number.isFinite(instant) ? instant - (shift === 0 ? 0 : GREGORIAN_CYCLE_MS) : null;
   }
   const offsetHours = oh === undefined ? 0 : Number(oh);
   const offsetMinutes = om === undefined ? 0 : Number(om);
@@ -186,6 +188,39 @@ function parseDateTimeUnbounded(text: string, zone?: string): number | null {
   date.setUTCHours(hour, minute, second, millis);
   const offset = (offsetHours * 60 + offsetMinutes) * 60_000;
   return date.getTime() - (sign === '-' ? -offset : offset);
+}
+
+/**
+ * The instant a wall-clock time in `zone` names (`wall`: those fields read
+ * as UTC), chosen as Temporal's and Date's "compatible" rule does, the same
+ * in every runtime: a time the clocks pass twice (they go back) is its first
+ * pass, one they skip (they go forward) is read at the offset before the
+ * change, so 02:30 where 02:00 becomes 03:00 is 03:30. TZDate's constructor
+ * chose by the runtime's own zone: London's repeated 01:30 was its first
+ * pass in a browser in London and its second on a server in UTC, and Lord
+ * Howe's was always its second.
+ */
+function wallTimeInstant(wall: number, zone: string): number {
+  // No zone changes its offset twice within two days, so the offsets a
+  // day before and after are the ones on either side of any change here.
+  const before = wall - offsetAt(wall - DAY_MS, zone);
+  const after = wall - offsetAt(wall + DAY_MS, zone);
+  const passes = [before, after].filter((instant) => wallClockAt(instant, zone) === wall);
+  return passes.length > 0 ? Math.min(...passes) : before;
+}
+
+/** The wall-clock time in `zone` at an instant, its fields read as UTC (to the second: local mean times have seconds). */
+function wallClockAt(instant: number, zone: string): number {
+  const date = inZone(instant, zone);
+  const wall = new Date(0);
+  wall.setUTCFullYear(date.getFullYear(), date.getMonth(), date.getDate());
+  wall.setUTCHours(date.getHours(), date.getMinutes(), date.getSeconds(), date.getMilliseconds());
+  return wall.getTime();
+}
+
+/** How far `zone`'s clocks are ahead of UTC at an instant, in milliseconds. */
+function offsetAt(instant: number, zone: string): number {
+  return wallClockAt(instant, zone) - instant;
 }
 
 /** The Gregorian calendar repeats every 400 years, 146,097 days. */
