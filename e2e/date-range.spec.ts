@@ -1,4 +1,8 @@
-import { eventsUrl, expect, signIn, test } from './support/fixtures';
+import { encodeEvent } from '@/lib/domain/encode';
+import { objectIdAt } from '@/lib/domain/object-id';
+import { openStore } from '@/lib/store';
+import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fixtures';
+import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
 
 /**
  * A bare date as the custom range's "to" is that whole calendar day in the
@@ -25,3 +29,49 @@ for (const [day, from, to] of [
     expect(new URL(page.url()).searchParams.get('from')).toBe(from);
   });
 }
+
+test('the hour New York passes twice shows each time with its offset, and the custom range keeps its second pass', async ({
+  page,
+  state,
+}) => {
+  // An org of its own: the seeded ones stay as the specs running beside this one expect.
+  const store = await openStore(state.databaseUrl);
+  let orgId: string;
+  try {
+    orgId = await orgOfItsOwn(store, state, 'Clocks go back');
+    // 01:30 at UTC-04:00, then 01:30 again at UTC-05:00.
+    const events = ['2025-11-02T05:30:00Z', '2025-11-02T06:30:00Z'].map((created, i) =>
+      encodeEvent(orgId, {
+        id: objectIdAt(Date.parse(created), `d5d5d5d5d5d5d5d${i}`),
+        created,
+        eventTypeName: 'JOINED_ORG',
+        username: `pass-${i}@example.com`,
+      }),
+    );
+    await store.insertEvents(orgId, events);
+  } finally {
+    await store.close();
+  }
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  await expect
+    .poll(() => rows(page).locator('td.col-time time').allTextContents())
+    .toEqual(['2025-11-02 01:30:00 UTC-05:00', '2025-11-02 01:30:00 UTC-04:00']);
+
+  // The second pass alone, as a link (or a histogram bar) gives it.
+  const from = '2025-11-02T01:00-05:00';
+  const to = '2025-11-02T01:59-05:00';
+  await page.goto(
+    eventsUrl(orgId, `tz=local&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`),
+  );
+  await expect.poll(() => shownTotal(page)).toBe(1);
+  await page.getByRole('button', { name: 'Custom…' }).click();
+  await expect(page.getByLabel('From (America/New_York)')).toHaveValue('2025-11-02 01:00:00-05:00');
+  await expect(page.getByLabel('To (America/New_York)')).toHaveValue('2025-11-02 01:59:00-05:00');
+  // Applied as shown, the bounds stay where they were, not an hour earlier.
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+  await expect(page.getByRole('form', { name: 'Custom date range' })).toBeHidden();
+  expect(new URL(page.url()).searchParams.get('from')).toBe(from);
+  expect(new URL(page.url()).searchParams.get('to')).toBe(to);
+  await expect.poll(() => shownTotal(page)).toBe(1);
+});

@@ -283,6 +283,34 @@ describe('lib/domain/dates', () => {
     }
   });
 
+  it('shows a time of the hour the clocks pass twice with its offset, and reads the input form back to the same pass', () => {
+    const cases = [
+      ['2025-11-02T05:30:00Z', 'America/New_York', '2025-11-02 01:30:00', '-04:00'],
+      ['2025-11-02T06:30:00Z', 'America/New_York', '2025-11-02 01:30:00', '-05:00'],
+      ['2025-10-26T00:30:00Z', 'Europe/London', '2025-10-26 01:30:00', '+01:00'],
+      ['2025-10-26T01:30:00Z', 'Europe/London', '2025-10-26 01:30:00', '+00:00'],
+      ['2025-04-05T14:45:00Z', 'Australia/Lord_Howe', '2025-04-06 01:45:00', '+11:00'],
+      ['2025-04-05T15:15:00Z', 'Australia/Lord_Howe', '2025-04-06 01:45:00', '+10:30'],
+    ] as const;
+    for (const [iso, zone, wall, offset] of cases) {
+      const instant = Date.parse(iso);
+      const shown = offset === '+00:00' ? 'UTC' : `UTC${offset}`;
+      assert.equal(formatTimestamp(instant, zone), `${wall} ${shown}`, `${iso} ${zone}`);
+      assert.equal(toDateTimeInputValue(instant, zone), `${wall}${offset}`, `${iso} ${zone}`);
+      assert.equal(parseDateTime(toDateTimeInputValue(instant, zone), zone), instant);
+    }
+    // Any other hour, the day the clocks go back or forward too, reads as before.
+    for (const [iso, zone, wall] of [
+      ['2025-11-02T04:59:59Z', 'America/New_York', '2025-11-02 00:59:59'],
+      ['2025-11-02T07:00:00Z', 'America/New_York', '2025-11-02 02:00:00'],
+      ['2025-03-09T07:30:00Z', 'America/New_York', '2025-03-09 03:30:00'],
+      ['2025-10-26T01:30:00Z', 'UTC', '2025-10-26 01:30:00'],
+    ] as const) {
+      assert.equal(formatTimestamp(Date.parse(iso), zone), wall, `${iso} ${zone}`);
+      assert.equal(toDateTimeInputValue(Date.parse(iso), zone), wall, `${iso} ${zone}`);
+    }
+  });
+
   it('reads a bare "to" date as its whole calendar day in the zone, on daylight saving days too', () => {
     const cases = [
       // 25 hours long (clocks go back at 02:00): 24 h after midnight would be 23:00.

@@ -75,14 +75,25 @@ function inZone(millis: number, zone: string): Date {
  * writes the year 0000 (1 BC) as 0001.
  */
 
-/** "2026-01-02 10:04:05", the absolute time shown in the table. */
-export function formatTimestamp(millis: number, zone: string): string {
+/** "2026-01-02 10:04:05": the wall-clock time in a zone, alone. */
+function wallTimestamp(millis: number, zone: string): string {
   return format(inZone(millis, zone), 'uuuu-MM-dd HH:mm:ss');
+}
+
+/**
+ * "2026-01-02 10:04:05", the absolute time shown in the table, the chart
+ * and the comparison. In the hour the clocks pass twice it carries its
+ * offset ("2025-11-02 01:30:00 UTC-05:00"): both passes read alike, so two
+ * events an hour apart, or a chart bar's start and end, showed one time.
+ */
+export function formatTimestamp(millis: number, zone: string): string {
+  const wall = wallTimestamp(millis, zone);
+  return isRepeatedWallTime(millis, zone) ? `${wall} ${formatZoneOffset(millis, zone)}` : wall;
 }
 
 /** "2026-01-02 10:04:05 UTC+01:00": the table's form with the zone it is in, for text read apart from the table. */
 export function formatZonedTimestamp(millis: number, zone: string): string {
-  return `${formatTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
+  return `${wallTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
 }
 
 /** "Fri, 2 Jan 2026, 10:04:05 UTC+01:00", the long form shown in the detail view. */
@@ -207,6 +218,19 @@ function wallTimeInstant(wall: number, zone: string): number {
   const after = wall - offsetAt(wall + DAY_MS, zone);
   const passes = [before, after].filter((instant) => wallClockAt(instant, zone) === wall);
   return passes.length > 0 ? Math.min(...passes) : before;
+}
+
+/** Whether the wall-clock time in `zone` at an instant happens twice there (the clocks went back). */
+function isRepeatedWallTime(millis: number, zone: string): boolean {
+  if (zone === UTC_ZONE) return false;
+  const before = offsetAt(millis - DAY_MS, zone);
+  const after = offsetAt(millis + DAY_MS, zone);
+  // Only where the clocks went back within a day either side (most instants).
+  if (before <= after) return false;
+  const wall = wallClockAt(millis, zone);
+  return [wall - before, wall - after].some(
+    (instant) => instant !== millis && wallClockAt(instant, zone) === wall,
+  );
 }
 
 /** The wall-clock time in `zone` at an instant, its fields read as UTC (to the second: local mean times have seconds). */
@@ -365,9 +389,15 @@ function calendarDay(date: Date): string {
  */
 export const DATE_INPUT_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 
-/** The value of a date text input showing an instant in a zone: "2026-01-31 23:59:00". */
+/**
+ * The value of a date text input showing an instant in a zone: "2026-01-31
+ * 23:59:00". In the hour the clocks pass twice, with the offset that tells
+ * the passes apart, as parseDateTime reads it ("2025-11-02 01:30:00-05:00"):
+ * without it the second pass, applied again as shown, was read as the first.
+ */
 export function toDateTimeInputValue(millis: number, zone: string): string {
-  return formatTimestamp(millis, zone);
+  const wall = wallTimestamp(millis, zone);
+  return isRepeatedWallTime(millis, zone) ? wall + format(inZone(millis, zone), 'xxx') : wall;
 }
 
 /**
