@@ -1,9 +1,7 @@
 import { objectIdAt } from '@/lib/domain/object-id';
-import { toNewEvent } from '@/lib/ingest/import';
-import { openStore } from '@/lib/store';
 import type { Page } from '@playwright/test';
 import { eventsUrl, expect, rowIds, shownTotal, signIn, test } from './support/fixtures';
-import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
+import { importedEvent, orgWithEvents, ownOrgsKey } from './support/orgs';
 import type { E2eState } from './support/state';
 
 /**
@@ -20,30 +18,23 @@ const EVENTS = [
 ];
 
 async function orgWithCommas(state: E2eState): Promise<{ orgId: string; ids: string[] }> {
-  const store = await openStore(state.databaseUrl);
-  try {
-    const orgId = await orgOfItsOwn(store, state, 'Commas');
-    const base = Date.UTC(2026, 0, 1);
-    const ids: string[] = [];
-    const events = EVENTS.map((fields, i) => {
-      const id = objectIdAt(base + i * 1000, `c${i}`.padStart(16, '0'));
-      ids.push(id);
-      const document = {
-        id,
-        created: new Date(base + i * 1000).toISOString(),
-        eventTypeName: 'DATA_EXPLORER',
-        isGlobalAdmin: false,
-        ...fields,
-      };
-      const event = toNewEvent(document, orgId, false, JSON.stringify(document));
-      if (typeof event === 'string') throw new Error(event);
-      return event;
-    });
-    await store.insertEvents(orgId, events);
-    return { orgId, ids };
-  } finally {
-    await store.close();
-  }
+  const base = Date.UTC(2026, 0, 1);
+  const ids = EVENTS.map((_, i) => objectIdAt(base + i * 1000, `c${i}`.padStart(16, '0')));
+  const orgId = await orgWithEvents(state, 'Commas', (orgId) =>
+    EVENTS.map((fields, i) =>
+      importedEvent(
+        orgId,
+        JSON.stringify({
+          id: ids[i],
+          created: new Date(base + i * 1000).toISOString(),
+          eventTypeName: 'DATA_EXPLORER',
+          isGlobalAdmin: false,
+          ...fields,
+        }),
+      ),
+    ),
+  );
+  return { orgId, ids };
 }
 
 async function expectOnly(page: Page, id: string) {

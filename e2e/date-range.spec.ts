@@ -1,8 +1,7 @@
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { openStore } from '@/lib/store';
 import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fixtures';
-import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
+import { orgWithEvents, ownOrgsKey } from './support/orgs';
 
 /**
  * A bare date as the custom range's "to" is that whole calendar day in the
@@ -35,23 +34,17 @@ test('the hour New York passes twice shows each time with its offset, and the cu
   state,
 }) => {
   // An org of its own: the seeded ones stay as the specs running beside this one expect.
-  const store = await openStore(state.databaseUrl);
-  let orgId: string;
-  try {
-    orgId = await orgOfItsOwn(store, state, 'Clocks go back');
+  const orgId = await orgWithEvents(state, 'Clocks go back', (orgId) =>
     // 01:30 at UTC-04:00, then 01:30 again at UTC-05:00.
-    const events = ['2025-11-02T05:30:00Z', '2025-11-02T06:30:00Z'].map((created, i) =>
+    ['2025-11-02T05:30:00Z', '2025-11-02T06:30:00Z'].map((created, i) =>
       encodeEvent(orgId, {
         id: objectIdAt(Date.parse(created), `d5d5d5d5d5d5d5d${i}`),
         created,
         eventTypeName: 'JOINED_ORG',
         username: `pass-${i}@example.com`,
       }),
-    );
-    await store.insertEvents(orgId, events);
-  } finally {
-    await store.close();
-  }
+    ),
+  );
   await signIn(page, ownOrgsKey(state));
   await page.goto(eventsUrl(orgId, 'tz=local'));
   await expect

@@ -1,9 +1,7 @@
 import { objectIdAt } from '@/lib/domain/object-id';
-import { toNewEvent } from '@/lib/ingest/import';
-import { openStore } from '@/lib/store';
 import type { Locator } from '@playwright/test';
 import { eventsUrl, expect, rows, signIn, test } from './support/fixtures';
-import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
+import { importedEvent, orgWithEvents, ownOrgsKey } from './support/orgs';
 import type { E2eState } from './support/state';
 
 /**
@@ -18,23 +16,17 @@ const RAWS = [
   '{"z":1,"2":"two","accountId":9007199254740992,"one":1.0,"neg":-0.0,"huge":1e400,"name":"é"}',
 ];
 
-async function orgWithExactRaws(state: E2eState): Promise<string> {
-  const store = await openStore(state.databaseUrl);
-  try {
-    const orgId = await orgOfItsOwn(store, state, 'Exact raw');
-    const base = Date.UTC(2026, 0, 1);
-    const events = RAWS.map((raw, i) => {
+function orgWithExactRaws(state: E2eState): Promise<string> {
+  const base = Date.UTC(2026, 0, 1);
+  return orgWithEvents(state, 'Exact raw', (orgId) =>
+    RAWS.map((raw, i) => {
       const id = objectIdAt(base + i * 1000, `e${i}`.padStart(16, '0'));
-      const text = `{"created":"${new Date(base + i * 1000).toISOString()}","eventTypeName":"JOINED_ORG","id":"${id}","isGlobalAdmin":false,"raw":${raw}}`;
-      const event = toNewEvent(JSON.parse(text), orgId, false, text);
-      if (typeof event === 'string') throw new Error(event);
-      return event;
-    });
-    await store.insertEvents(orgId, events);
-    return orgId;
-  } finally {
-    await store.close();
-  }
+      return importedEvent(
+        orgId,
+        `{"created":"${new Date(base + i * 1000).toISOString()}","eventTypeName":"JOINED_ORG","id":"${id}","isGlobalAdmin":false,"raw":${raw}}`,
+      );
+    }),
+  );
 }
 
 test('the Raw tab and Compare show raw documents exactly as recorded', async ({
@@ -97,19 +89,15 @@ test('the Raw tab and Compare show raw documents exactly as recorded', async ({
 
 /** A top-level field named "__proto__", as an import keeps it, with one in its raw document too. */
 async function orgWithProtoField(state: E2eState): Promise<{ orgId: string; eventId: string }> {
-  const store = await openStore(state.databaseUrl);
-  try {
-    const orgId = await orgOfItsOwn(store, state, 'Proto field');
-    const created = Date.UTC(2026, 0, 1);
-    const eventId = objectIdAt(created, '0000000000000001');
-    const text = `{"__proto__":{"username":"ceo@example.com"},"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${eventId}","raw":{"__proto__":{"isAdmin":true}}}`;
-    const event = toNewEvent(JSON.parse(text), orgId, false, text);
-    if (typeof event === 'string') throw new Error(event);
-    await store.insertEvents(orgId, [event]);
-    return { orgId, eventId };
-  } finally {
-    await store.close();
-  }
+  const created = Date.UTC(2026, 0, 1);
+  const eventId = objectIdAt(created, '0000000000000001');
+  const orgId = await orgWithEvents(state, 'Proto field', (orgId) => [
+    importedEvent(
+      orgId,
+      `{"__proto__":{"username":"ceo@example.com"},"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${eventId}","raw":{"__proto__":{"isAdmin":true}}}`,
+    ),
+  ]);
+  return { orgId, eventId };
 }
 
 test('a field named "__proto__" shows as served, on the event\'s page and in the panel', async ({
@@ -148,19 +136,14 @@ test('a raw document nested 95 levels, all expanded, keeps its text readable: th
 }) => {
   let raw = '{"leaf":"bottom"}';
   for (let i = 0; i < 95; i++) raw = `{"level${i}":${raw},"arr":[1,[2,[3]]]}`;
-  const store = await openStore(state.databaseUrl);
-  let orgId: string;
-  try {
-    orgId = await orgOfItsOwn(store, state, 'Deep raw');
-    const created = Date.UTC(2026, 0, 1);
-    const id = objectIdAt(created, '0000000000000d95');
-    const text = `{"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${id}","raw":${raw}}`;
-    const event = toNewEvent(JSON.parse(text), orgId, false, text);
-    if (typeof event === 'string') throw new Error(event);
-    await store.insertEvents(orgId, [event]);
-  } finally {
-    await store.close();
-  }
+  const created = Date.UTC(2026, 0, 1);
+  const id = objectIdAt(created, '0000000000000d95');
+  const orgId = await orgWithEvents(state, 'Deep raw', (orgId) => [
+    importedEvent(
+      orgId,
+      `{"created":"${new Date(created).toISOString()}","eventTypeName":"JOINED_ORG","id":"${id}","raw":${raw}}`,
+    ),
+  ]);
   await signIn(page, ownOrgsKey(state));
   await page.goto(eventsUrl(orgId));
   await rows(page).first().click();

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { openStore } from '@/lib/store';
 import type { Locator, Page } from '@playwright/test';
 import { eventsUrl, expect, pageScrollsSideways, rows, signIn, test } from './support/fixtures';
-import { orgOfItsOwn, ownOrgsKey } from './support/orgs';
+import { orgWithEvents, ownOrgsKey } from './support/orgs';
 import type { E2eState } from './support/state';
 
 /**
@@ -185,13 +184,7 @@ test('phone 360x800: a long organization name is cut short in the header, the br
   page,
   state,
 }) => {
-  const store = await openStore(state.databaseUrl);
-  let orgId: string;
-  try {
-    orgId = await orgOfItsOwn(store, state, 'Northwind Traders International Holdings (EMEA)');
-  } finally {
-    await store.close();
-  }
+  const orgId = await orgWithEvents(state, 'Northwind Traders International Holdings (EMEA)');
   await page.setViewportSize({ width: 360, height: 800 });
   await signIn(page, ownOrgsKey(state));
   await page.goto(eventsUrl(orgId));

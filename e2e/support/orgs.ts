@@ -1,5 +1,7 @@
 import { newObjectId } from '@/lib/domain/object-id';
-import type { EventStore } from '@/lib/store/types';
+import { toNewEvent } from '@/lib/ingest/import';
+import { openStore } from '@/lib/store';
+import type { EventStore, NewEvent } from '@/lib/store/types';
 import type { E2eKey, E2eState } from './state';
 
 /**
@@ -27,4 +29,31 @@ export async function orgOfItsOwn(
   const stored = await store.getApiKeyByPublicKey(key.publicKey);
   await store.grantRole({ orgId, apiKeyId: stored!.id, role: 'ORG_MEMBER', created: Date.now() });
   return orgId;
+}
+
+/**
+ * orgOfItsOwn in the e2e store, holding the events `eventsFor` makes for
+ * its id (none by default).
+ */
+export async function orgWithEvents(
+  state: E2eState,
+  name: string,
+  eventsFor: (orgId: string) => NewEvent[] = () => [],
+): Promise<string> {
+  const store = await openStore(state.databaseUrl);
+  try {
+    const orgId = await orgOfItsOwn(store, state, name);
+    const events = eventsFor(orgId);
+    if (events.length > 0) await store.insertEvents(orgId, events);
+    return orgId;
+  } finally {
+    await store.close();
+  }
+}
+
+/** An event read from its source text as an import reads it, the text kept as its own. */
+export function importedEvent(orgId: string, text: string): NewEvent {
+  const event = toNewEvent(JSON.parse(text) as unknown, orgId, false, text);
+  if (typeof event === 'string') throw new Error(event);
+  return event;
 }
