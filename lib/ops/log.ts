@@ -34,6 +34,11 @@ function createLogger(fd: 1 | 2 = 1): Logger {
         '*.headers.cookie',
         'privateKey',
         '*.privateKey',
+        // A Redis reply error (ioredis) carries the command it answered with
+        // its arguments: the HELLO or AUTH that a refused REDIS_URL password
+        // fails is logged with that password. The command's name stays.
+        'err.command.args',
+        '*.err.command.args',
       ],
       censor: '[redacted]',
     },

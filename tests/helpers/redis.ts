@@ -28,7 +28,8 @@ function ping(port: number, timeoutMs = 1_000): Promise<boolean> {
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      // A Redis with a password answers, refusing the unauthenticated PING.
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
     socket.on('error', () => done(false));
   });
@@ -105,7 +106,8 @@ export type PrivateRedis = {
   close(): Promise<void>;
 };
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** `args`: more redis-server options, such as `['--requirepass', PASSWORD]`. */
+export async function startPrivateRedis(args: string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   let output = '';
@@ -116,7 +118,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const start = async () => {
     const started = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = started;

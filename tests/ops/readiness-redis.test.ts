@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { send } from '@/tests/helpers/digest-client';
+import { DigestClient, send } from '@/tests/helpers/digest-client';
 import { startPrivateRedis, type PrivateRedis } from '@/tests/helpers/redis';
 import { startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
 
@@ -33,4 +33,27 @@ test('readyz: 503 while Redis is away, 200 when it is back', async () => {
     await redis.start();
   }
   assert.equal(await statusWithin(server, '/readyz', 200, 15_000), 200);
+});
+
+test('a REDIS_URL password Redis refuses: /readyz and requests 503, the refusal logged, the password never', async () => {
+  const guarded = await startPrivateRedis(['--requirepass', 'the-right-redis-password']);
+  const wrongPassword = 'a-wrong-redis-password-0000';
+  const refused = await startTestServer({
+    env: { REDIS_URL: `redis://:${wrongPassword}@127.0.0.1:${guarded.port}` },
+    eventCount: 5,
+  });
+  try {
+    assert.equal(await statusWithin(refused, '/readyz', 503, 10_000), 503);
+    const client = new DigestClient(refused.baseUrl, refused.keys.member);
+    const res = await client.request(`/api/public/v1.0/orgs/${refused.orgId}/events`);
+    assert.equal(res.status, 503);
+    const output = refused.output();
+    // Redis's refusal reached the log (each reply error carries the command
+    // it answered: the HELLO that authenticates names the password).
+    assert.match(output, /WRONGPASS/);
+    assert.ok(!output.includes(wrongPassword), 'the password in REDIS_URL is not logged');
+  } finally {
+    await refused.stop();
+    await guarded.close();
+  }
 });
