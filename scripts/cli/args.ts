@@ -41,6 +41,9 @@ export class CommandError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** Options whose value is a secret (the mirror's source key): never shown in a message. */
+const SECRET_OPTIONS = new Set(['private-key']);
+
 /** Strict parsing: unknown options and missing values are usage errors. */
 export function parseCommand<T extends Options>(
   args: string[],
@@ -62,9 +65,12 @@ export function parseCommand<T extends Options>(
     if (options[token.name]?.multiple) continue;
     const earlier = given.get(token.name);
     if (earlier !== undefined && earlier !== token.value) {
-      throw new UsageError(
-        `Option '--${token.name}' is given twice ('${earlier}' and '${token.value}'); give it once`,
-      );
+      // A secret's values are not repeated back: the message goes to the
+      // terminal, the --json document and whatever logs a job's output.
+      const values = SECRET_OPTIONS.has(token.name)
+        ? 'with different values'
+        : `('${earlier}' and '${token.value}')`;
+      throw new UsageError(`Option '--${token.name}' is given twice ${values}; give it once`);
     }
     given.set(token.name, token.value);
   }

@@ -35,6 +35,26 @@ describe('CLI: command lines', () => {
     }
   });
 
+  test('--private-key given twice with different values is a usage error that shows neither value', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0c04';
+    const result = cli(
+      db,
+      ...['mirror', '--org', org, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+      ...['--source-org', org, '--public-key', 'abcdefgh'],
+      ...['--private-key', 'first-private-key-0000', '--private-key=second-private-key-0000'],
+      '--json',
+    );
+    assert.equal(result.code, 64, result.stderr);
+    const message = String((result.json as { error: Json }).error.message);
+    assert.match(
+      message,
+      /^Option '--private-key' is given twice with different values; give it once/,
+    );
+    for (const output of [result.stdout, result.stderr]) {
+      assert.doesNotMatch(output, /first-private-key|second-private-key/);
+    }
+  });
+
   test('seed: a range holding no whole second, or a --from after the default --to, is a usage error', () => {
     const seed = ['seed', '--org', '6b1c2d3e4f5a6b7c8d9e0c01', '--events', '10'];
     const short = cli(
