@@ -11,6 +11,7 @@ import type { ApiErrorBody } from '@/lib/client/api-client';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
 import { getStore } from '@/lib/store';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
+import { wireFactsFromHeaders } from '@/lib/http/front-door';
 
 /**
  * Server-component glue for dashboard pages: who is signed in, which zone the
@@ -71,7 +72,10 @@ export type ApiCallResult<T> =
 
 /**
  * GETs a public API path in-process with the incoming request's headers (its
- * session cookie, host and forwarding headers), marked as the dashboard.
+ * session cookie, host and forwarding headers), marked as the dashboard, and
+ * logged under the page's request id: the front door's, generated when the
+ * client sent none (only a client's own X-Request-Id reached the API, so
+ * without one a page's 503 could not be told from its API calls' lines).
  */
 export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
   const incoming = await headers();
@@ -84,6 +88,7 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
     method: 'GET',
     url: path,
     headers: forwarded,
+    requestId: wireFactsFromHeaders(incoming)?.requestId,
     remoteAddress: clientAddress({
       headers: incoming,
       remoteAddress: lastForwardedFor(incoming),

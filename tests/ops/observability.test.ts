@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DigestClient, send } from '@/tests/helpers/digest-client';
-import { startTestServer, type TestServer } from '@/tests/helpers/server';
+import { signInForCookie, startTestServer, type TestServer } from '@/tests/helpers/server';
 
 /**
  * Logs, probes and metrics through both front doors: the custom server
@@ -142,6 +142,21 @@ describe('request logs', () => {
       assert.equal(line.path, '/sign-in');
       assert.equal(line.status, 200);
       assert.equal(typeof line.durationMs, 'number');
+    });
+
+    test(`${door}: the API calls a dashboard page makes are logged under the page's generated request id`, async () => {
+      const s = server();
+      const cookie = await signInForCookie(s, s.keys.member);
+      // No X-Request-Id: the front door generates the page's id.
+      const res = await send(`${s.baseUrl}/orgs/${s.orgId}/events`, { headers: { cookie } });
+      assert.equal(res.status, 200);
+      const id = res.headers.get('x-request-id');
+      assert.ok(id, 'the page answers with its request id');
+      const page = await logLine(s, (l) => l.requestId === id && l.route === 'dashboard');
+      assert.equal(page.path, `/orgs/${s.orgId}/events`);
+      const list = await logLine(s, (l) => l.requestId === id && l.route === 'listOrgEvents');
+      assert.equal(list.status, 200);
+      assert.equal(list.publicKey, s.keys.member.publicKey);
     });
   }
 
