@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npx org-events <command>`: the admin CLI (scripts/cli.ts) in this very
-// process, so there is no npm banner on stdout (`--json | jq` works) and no
-// second process: a signal sent to this pid (`kill -INT`, a container's
-// SIGTERM to PID 1) reaches the command's own handlers, which a relaying
-// parent only did for the signals it knew to pass on.
+// process, so there is no npm banner on stdout (`--json | jq` works), and a
+// signal sent to this pid (`kill -INT`, a container's SIGTERM to PID 1 when
+// started as `node bin/org-events.mjs`) reaches the command's own handlers.
+// Started by npx, it runs under npm's `sh -c`, which does not pass a SIGTERM
+// to npm on: scripts/cli/parent-watch.ts stops the command when that shell goes.
 //
 // From its bundle (`npm run build` makes it) while that is up to date with
 // the sources, else from the sources through tsx's loader (what

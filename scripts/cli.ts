@@ -12,6 +12,7 @@ import { logToStderr } from '@/lib/ops/log';
 import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
 import type { Command, CommandContext } from './cli/context';
 import { HELP } from './cli/help';
+import { stopWhenNpmParentGoes } from './cli/parent-watch';
 
 /**
  * Each command's module, loaded when that command runs: a process runs one
@@ -178,6 +179,8 @@ for (const stream of [process.stdout, process.stderr]) {
     process.exit(EXIT.readerGone);
   });
 }
+
+stopWhenNpmParentGoes();
 
 main(process.argv.slice(2)).then(
   (code) => {
