@@ -22,7 +22,11 @@ const SERVER_ONLY_MODULES = [
       '@/lib/ingest/*',
       '@/lib/dashboard/*',
       '@/lib/http/*',
+      '@/lib/ops/*',
+      '@/lib/mirror/*',
       '@/lib/config',
+      // The pages and routes, and the server-only pieces that serve them (unavailable.tsx).
+      '@/app/*',
       'node:*',
     ],
     allowTypeImports: true,

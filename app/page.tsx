@@ -2,7 +2,7 @@ import { redirect } from 'next/navigation';
 import { callApi, currentSession } from '@/lib/dashboard/server';
 import type { OrgList } from '@/lib/client/api-client';
 import { API_ORGS_PATH, eventsPath } from '@/lib/client/url-state';
-import { unlessUnavailable } from '@/components/unavailable-page';
+import { unlessUnavailable } from './unavailable';
 
 /** `/`: straight to the only organization, else the picker; sign-in when signed out. */
 export default async function HomePage() {

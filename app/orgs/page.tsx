@@ -5,7 +5,7 @@ import { ErrorNotice } from '@/components/notices';
 import { callApi, requireSession } from '@/lib/dashboard/server';
 import type { OrgList } from '@/lib/client/api-client';
 import { API_ORGS_PATH, eventsPath } from '@/lib/client/url-state';
-import { unlessUnavailable } from '@/components/unavailable-page';
+import { unlessUnavailable } from '@/app/unavailable';
 
 export const metadata: Metadata = { title: 'Organizations' };
 

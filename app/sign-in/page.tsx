@@ -3,7 +3,7 @@ import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
 import { currentSession } from '@/lib/dashboard/server';
 import { safeNextPath } from '@/lib/http/request';
-import { unlessUnavailable } from '@/components/unavailable-page';
+import { unlessUnavailable } from '@/app/unavailable';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

@@ -109,7 +109,7 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
 
 /**
  * A failed call the page cannot go on without, to throw: a 503 as the
- * ApiError it was (components/unavailable-page.tsx then shows the service
+ * ApiError it was (app/unavailable.tsx then shows the service
  * as unavailable), anything else as the bug it is.
  */
 export function failedCallError(result: Extract<ApiCallResult<unknown>, { ok: false }>): Error {

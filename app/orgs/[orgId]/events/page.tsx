@@ -15,7 +15,7 @@ import {
   serializeEventsView,
 } from '@/lib/client/url-state';
 import { makeQueryClient } from '@/lib/client/query-client';
-import { unlessUnavailable } from '@/components/unavailable-page';
+import { unlessUnavailable } from '@/app/unavailable';
 
 type Props = {
   params: Promise<{ orgId: string }>;

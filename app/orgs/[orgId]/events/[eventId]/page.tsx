@@ -9,7 +9,7 @@ import { type ApiEvent, eventPageTitle } from '@/lib/client/present';
 import { eventQueryKey } from '@/lib/client/api-client';
 import { apiEventPath, eventPageHref, parseEventTab } from '@/lib/client/url-state';
 import { makeQueryClient } from '@/lib/client/query-client';
-import { unlessUnavailable } from '@/components/unavailable-page';
+import { unlessUnavailable } from '@/app/unavailable';
 import { UTC_ZONE } from '@/lib/domain/dates';
 
 type Props = {

@@ -2,7 +2,7 @@ import 'server-only';
 import type { ReactNode } from 'react';
 import { toApiError } from '@/lib/domain/errors';
 import { getLogger } from '@/lib/ops/log';
-import { ErrorNoticeFrame } from './notices';
+import { ErrorNoticeFrame } from '@/components/notices';
 
 /**
  * A dashboard page's server rendering, or, when the database cannot answer
@@ -10,7 +10,9 @@ import { ErrorNoticeFrame } from './notices';
  * page that says so and reloads itself once the Retry-After has passed. Next
  * would show its generic "Something went wrong" with a 500 instead, and an
  * organization that could not be looked up read as "no access". Anything
- * else (a redirect, a bug) goes on as thrown.
+ * else (a redirect, a bug) goes on as thrown. It stands in for a page, as
+ * error.tsx and not-found.tsx do, and logs through lib/ops, which no browser
+ * code may import: so it lives with the pages, not in components/.
  */
 export async function unlessUnavailable(render: () => Promise<ReactNode>): Promise<ReactNode> {
   try {
