@@ -11,7 +11,7 @@ import { CommandError, EXIT, UsageError } from './cli/args';
 import { logToStderr } from '@/lib/ops/log';
 import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
 import type { Command, CommandContext } from './cli/context';
-import { HELP } from './cli/help';
+import { HELP, helpCommandFor, helpFor } from './cli/help';
 import { stopWhenNpmParentGoes } from './cli/parent-watch';
 
 /**
@@ -119,13 +119,21 @@ async function main(argv: string[]): Promise<number> {
     },
   };
 
+  /** The command line without its global options, once read: whose help a usage error points at. */
+  let words: string[] = [];
   try {
     const options = globalOptions(argv);
     databaseUrl = options.database;
+    words = options.args;
     const [name, ...rest] = options.args;
     if (options.help || name === 'help') {
-      if (json) context.emit({ help: HELP });
-      else process.stdout.write(HELP);
+      // `help import` and `import --help` alike: that command's help
+      // (`help --help`, the help command's).
+      const words =
+        name !== 'help' ? options.args : rest.length > 0 || !options.help ? rest : [name];
+      const text = helpFor(words);
+      if (json) context.emit({ help: text });
+      else process.stdout.write(text);
       return EXIT.ok;
     }
     if (name === undefined) {
@@ -154,7 +162,7 @@ async function main(argv: string[]): Promise<number> {
     const message = error instanceof Error ? error.message : String(error);
     const code = usage ? EXIT.usage : error instanceof CommandError ? error.exitCode : EXIT.failed;
     process.stderr.write(`Error: ${message}\n`);
-    if (usage) process.stderr.write("Run 'npx org-events help' for usage.\n");
+    if (usage) process.stderr.write(`Run '${helpCommandFor(words)}' for usage.\n`);
     else if (!known && process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
     if (json && !emitted) {
       context.emit({
