@@ -68,3 +68,53 @@ test('the hour New York passes twice shows each time with its offset, and the cu
   expect(new URL(page.url()).searchParams.get('to')).toBe(to);
   await expect.poll(() => shownTotal(page)).toBe(1);
 });
+
+/** An org of its own holding one Joined-org event at each instant. */
+function orgWithEventsAt(state: Parameters<typeof orgWithEvents>[0], name: string, at: string[]) {
+  return orgWithEvents(state, name, (orgId) =>
+    at.map((created, i) =>
+      encodeEvent(orgId, {
+        id: objectIdAt(Date.parse(created), `e6e6e6e6e6e6e6${String(i).padStart(2, '0')}`),
+        created,
+        eventTypeName: 'JOINED_ORG',
+        username: `at-${i}@example.com`,
+      }),
+    ),
+  );
+}
+
+test('a custom time New York skips says how it is read before it is applied, and is applied as shown', async ({
+  page,
+  state,
+}) => {
+  // 01:50 EST; 03:10 and 03:40 EDT: the clocks go from 02:00 to 03:00.
+  const orgId = await orgWithEventsAt(state, 'Clocks go forward', [
+    '2025-03-09T06:50:00Z',
+    '2025-03-09T07:10:00Z',
+    '2025-03-09T07:40:00Z',
+  ]);
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  await expect.poll(() => shownTotal(page)).toBe(3);
+  await page.getByRole('button', { name: 'Custom…' }).click();
+  const fromField = page.getByLabel('From (America/New_York)');
+  await fromField.fill('2025-03-09 02:30');
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+  // Not applied yet: the form says where the bound went and shows it there.
+  const form = page.getByRole('form', { name: 'Custom date range' });
+  await expect(form.getByRole('status')).toHaveText(
+    '2025-03-09 02:30 does not exist in America/New_York (the clocks go forward): read as 2025-03-09 03:30:00. Apply again to use it.',
+  );
+  await expect(fromField).toHaveValue('2025-03-09 03:30:00');
+  expect(new URL(page.url()).searchParams.get('from')).toBeNull();
+
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+  await expect(form).toBeHidden();
+  expect(new URL(page.url()).searchParams.get('from')).toBe('2025-03-09T03:30-04:00');
+  await expect.poll(() => shownTotal(page)).toBe(1);
+  await expect(page.locator('.results-bar > span').first()).toHaveText(
+    '1 event from 2025-03-09 03:30:00 UTC-04:00',
+  );
+  await page.getByRole('button', { name: 'Custom…' }).click();
+  await expect(fromField).toHaveValue('2025-03-09 03:30:00');
+});

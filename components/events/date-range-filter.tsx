@@ -5,6 +5,7 @@ import {
   DATE_INPUT_FORMAT,
   parseDateTime,
   parseEndBound,
+  skippedWallTime,
   toDateTimeInputValue,
   zoneName,
 } from '@/lib/domain/dates';
@@ -40,8 +41,11 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     message: string;
     fields: readonly ('from' | 'to')[];
   } | null>(null);
+  /** Typed times the clocks skip, as they were read: said before they are applied. */
+  const [moved, setMoved] = useState<string | null>(null);
   const legendId = useId();
   const errorId = useId();
+  const movedId = useId();
   const popoverId = useId();
   // The custom bounds' popover. Closed from inside (Escape, Cancel, Apply),
   // focus goes back to Custom…, which opened it: the form is gone, and focus
@@ -54,9 +58,13 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     buttonRef: customRef,
   } = usePopover();
   const zoneLabel = zoneName(zone);
+  const describedBy =
+    [error ? errorId : null, moved !== null ? movedId : null].filter(Boolean).join(' ') ||
+    undefined;
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    setMoved(null);
     const form = new FormData(event.currentTarget);
     const fromText = formText(form, 'from');
     const toText = formText(form, 'to');
@@ -72,6 +80,31 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
         message: `Enter dates as ${DATE_INPUT_FORMAT} (${zoneLabel}), e.g. 2026-01-31 23:59:00.`,
         fields: unreadable,
       });
+      return;
+    }
+    // A time the clocks skip is read at the offset before they jump (02:30
+    // as 03:30 where 02:00 becomes 03:00), the rule every reader keeps.
+    // Applied at once, the events from 03:00 to 03:30 fell outside "from
+    // 02:30" unsaid: the first Apply says so and writes each such field as
+    // it was read (so "from 02:30 to 03:15" is not refused as backwards
+    // unexplained); the next Apply takes them.
+    const notes: string[] = [];
+    for (const [name, text] of [
+      ['from', fromText],
+      ['to', toText],
+    ] as const) {
+      const read = text ? skippedWallTime(text, zone) : null;
+      if (read === null) continue;
+      const shown = toDateTimeInputValue(read, zone);
+      notes.push(
+        `${text.trim()} does not exist in ${zoneLabel} (the clocks go forward): read as ${shown}.`,
+      );
+      const input = event.currentTarget.elements.namedItem(name);
+      if (input instanceof HTMLInputElement) input.value = shown;
+    }
+    if (notes.length > 0) {
+      setError(null);
+      setMoved(`${notes.join(' ')} Apply again to use ${notes.length === 1 ? 'it' : 'them'}.`);
       return;
     }
     if (fromValue !== null && toValue !== null && fromValue > toValue) {
@@ -124,6 +157,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
           aria-controls={editing ? popoverId : undefined}
           onClick={() => {
             setError(null);
+            setMoved(null);
             setEditing(true);
           }}
         >
@@ -143,7 +177,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             label={`From (${zoneLabel})`}
             value={from}
             zone={zone}
-            errorId={error ? errorId : undefined}
+            describedBy={describedBy}
             invalid={error?.fields.includes('from') ?? false}
           />
           <DateTimeField
@@ -151,7 +185,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
             label={`To (${zoneLabel})`}
             value={to}
             zone={zone}
-            errorId={error ? errorId : undefined}
+            describedBy={describedBy}
             invalid={error?.fields.includes('to') ?? false}
           />
           <p className="hint">
@@ -161,6 +195,11 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
           {error ? (
             <span id={errorId} className="alert" role="alert">
               {error.message}
+            </span>
+          ) : null}
+          {moved !== null ? (
+            <span id={movedId} className="moved-time" role="status">
+              {moved}
             </span>
           ) : null}
           <div className="actions">
@@ -189,14 +228,15 @@ function DateTimeField({
   label,
   value,
   zone,
-  errorId,
+  describedBy,
   invalid,
 }: {
   name: 'from' | 'to';
   label: string;
   value: number | null;
   zone: string;
-  errorId: string | undefined;
+  /** The ids of the form's message about the fields, if any. */
+  describedBy: string | undefined;
   invalid: boolean;
 }) {
   const id = useId();
@@ -214,7 +254,7 @@ function DateTimeField({
         className="input mono"
         placeholder={DATE_INPUT_FORMAT}
         defaultValue={value !== null ? toDateTimeInputValue(value, zone) : ''}
-        aria-describedby={errorId ? `${hintId} ${errorId}` : hintId}
+        aria-describedby={describedBy ? `${hintId} ${describedBy}` : hintId}
         aria-invalid={invalid || undefined}
       />
       <span id={hintId} className="visually-hidden">

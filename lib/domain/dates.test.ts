@@ -14,6 +14,7 @@ import {
   parseApiDateTime,
   parseDateTime,
   parseEndBound,
+  skippedWallTime,
   toApiDateTime,
   toDateTimeInputValue,
   toUrlDateTime,
@@ -359,5 +360,42 @@ describe('lib/domain/dates', () => {
       parseDateTime('2026-11-01 10:00', 'America/New_York'),
     );
     assert.equal(parseEndBound('2026-02-30', 'America/New_York'), null);
+  });
+
+  it('tells a typed time the clocks skip, and the instant it is read as, from every time that exists', () => {
+    for (const [text, zone, read] of [
+      ['2025-03-09 02:30', 'America/New_York', '2025-03-09T07:30:00Z'],
+      ['2025-03-09T02:00:00', 'America/New_York', '2025-03-09T07:00:00Z'],
+      ['2025-03-09 02:59:59.5', 'America/New_York', '2025-03-09T07:59:59.500Z'],
+      ['2025-03-30 01:30', 'Europe/London', '2025-03-30T01:30:00Z'],
+      // Half an hour forward at Lord Howe.
+      ['2025-10-05 02:15', 'Australia/Lord_Howe', '2025-10-04T15:45:00Z'],
+      // Forward at midnight: a time of the missing hour, not the bare date.
+      ['2026-09-06 00:30', 'America/Santiago', '2026-09-06T04:30:00Z'],
+    ] as const) {
+      assert.equal(skippedWallTime(text, zone), Date.parse(read), `${text} ${zone}`);
+      assert.equal(parseDateTime(text, zone), Date.parse(read), `${text} ${zone}`);
+    }
+    for (const [text, zone] of [
+      ['2025-03-09 01:59:59', 'America/New_York'],
+      ['2025-03-09 03:00', 'America/New_York'],
+      // Passed twice, not skipped.
+      ['2025-11-02 01:30', 'America/New_York'],
+      // A bare date is its day's start, wherever that falls.
+      ['2026-09-06', 'America/Santiago'],
+      ['2025-03-09', 'America/New_York'],
+      // With an offset it is an instant, whatever the zone's clocks do.
+      ['2025-03-09 02:30-05:00', 'America/New_York'],
+      ['2025-03-09T02:30Z', 'America/New_York'],
+      ['2025-03-09 02:30', 'UTC'],
+      // Local mean time, to the second (New York's UTC-04:56:02), and the years 0-99.
+      ['1800-06-01 12:00:00', 'America/New_York'],
+      ['0050-06-01 12:00:00', 'America/New_York'],
+      // Unreadable is not skipped.
+      ['2025-02-30 02:30', 'America/New_York'],
+      ['not a date', 'America/New_York'],
+    ] as const) {
+      assert.equal(skippedWallTime(text, zone), null, `${text} ${zone}`);
+    }
   });
 });

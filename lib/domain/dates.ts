@@ -242,6 +242,32 @@ function wallClockAt(instant: number, zone: string): number {
   return wall.getTime();
 }
 
+/**
+ * Where `text` is a wall-clock time in `zone` (a time, no offset) that its
+ * clocks skip (they go forward: 02:30 where 02:00 becomes 03:00), the
+ * instant parseDateTime reads it as (03:30), so a form can say the bound
+ * moved; null for any other text. A bare date is its day's start, wherever
+ * that falls (01:00 where the clocks go forward at midnight), never moved.
+ */
+export function skippedWallTime(text: string, zone: string): number | null {
+  const match = DATE_TIME.exec(text.trim());
+  if (!match || match[4] === undefined || match[8] !== undefined || match[9] !== undefined) {
+    return null;
+  }
+  const instant = parseDateTime(text, zone);
+  if (instant === null) return null;
+  const [, y, mo, d, h, mi, s] = match;
+  const read = inZone(instant, zone);
+  const same =
+    read.getFullYear() === Number(y) &&
+    read.getMonth() + 1 === Number(mo) &&
+    read.getDate() === Number(d) &&
+    read.getHours() === Number(h) &&
+    read.getMinutes() === Number(mi) &&
+    read.getSeconds() === (s === undefined ? 0 : Number(s));
+  return same ? null : instant;
+}
+
 /** How far `zone`'s clocks are ahead of UTC at an instant, in milliseconds. */
 function offsetAt(instant: number, zone: string): number {
   return wallClockAt(instant, zone) - instant;
