@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fixtures';
@@ -83,6 +84,14 @@ function orgWithEventsAt(state: Parameters<typeof orgWithEvents>[0], name: strin
   );
 }
 
+/** The volume chart's bars' tooltips, oldest first. */
+function barTitles(page: Page): Promise<string[]> {
+  return page
+    .getByTestId('histogram')
+    .locator('.histogram-bar')
+    .evaluateAll((bars) => bars.map((bar) => bar.getAttribute('title') ?? ''));
+}
+
 test('a custom time New York skips says how it is read before it is applied, and is applied as shown', async ({
   page,
   state,
@@ -117,4 +126,77 @@ test('a custom time New York skips says how it is read before it is applied, and
   );
   await page.getByRole('button', { name: 'Custom…' }).click();
   await expect(fromField).toHaveValue('2025-03-09 03:30:00');
+});
+
+test("the chart's hour bar as New York's clocks go forward names its ends with their offsets", async ({
+  page,
+  state,
+}) => {
+  // Five hours of events: hour bars, from 23:00 EST to 05:00 EDT.
+  const orgId = await orgWithEventsAt(state, 'Bars as clocks go forward', [
+    '2025-03-09T04:30:00Z',
+    '2025-03-09T06:30:00Z',
+    '2025-03-09T09:30:00Z',
+  ]);
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  await expect(page.getByTestId('histogram')).toHaveAttribute('data-interval', 'hour');
+  await expect
+    .poll(() => barTitles(page))
+    .toEqual([
+      '2025-03-08 23:00:00 – 2025-03-09 00:00:00: 1 event',
+      '2025-03-09 00:00:00 – 2025-03-09 01:00:00: 0 events',
+      // One hour, not the two "01:00:00 – 03:00:00" read as.
+      '2025-03-09 01:00:00 UTC-05:00 – 2025-03-09 03:00:00 UTC-04:00: 1 event',
+      '2025-03-09 03:00:00 – 2025-03-09 04:00:00: 0 events',
+      '2025-03-09 04:00:00 – 2025-03-09 05:00:00: 0 events',
+      '2025-03-09 05:00:00 – 2025-03-09 06:00:00: 1 event',
+    ]);
+});
+
+/** 01:45 EDT, then 01:05 and 01:20 EST; and two hours either side, for hour bars. */
+const CLOCKS_GO_BACK = [
+  '2025-11-02T03:30:00Z',
+  '2025-11-02T05:45:00Z',
+  '2025-11-02T06:05:00Z',
+  '2025-11-02T06:20:00Z',
+  '2025-11-02T08:30:00Z',
+];
+
+test("the chart's hour bars about the hour New York passes twice name their ends with their offsets, and how long one that reads backwards is", async ({
+  page,
+  state,
+}) => {
+  const orgId = await orgWithEventsAt(state, 'Bars as clocks go back', CLOCKS_GO_BACK);
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  await expect(page.getByTestId('histogram')).toHaveAttribute('data-interval', 'hour');
+  await expect
+    .poll(() => barTitles(page))
+    .toEqual([
+      '2025-11-01 23:00:00 – 2025-11-02 00:00:00: 1 event',
+      '2025-11-02 00:00:00 UTC-04:00 – 2025-11-02 01:00:00 UTC-04:00: 0 events',
+      '2025-11-02 01:00:00 UTC-04:00 – 2025-11-02 01:00:00 UTC-05:00 (1 hour later: the clocks go back 1 hour in between): 1 event',
+      '2025-11-02 01:00:00 UTC-05:00 – 2025-11-02 02:00:00 UTC-05:00: 2 events',
+      '2025-11-02 02:00:00 – 2025-11-02 03:00:00: 0 events',
+      '2025-11-02 03:00:00 – 2025-11-02 04:00:00: 1 event',
+    ]);
+});
+
+test('the results line of a range across the hour New York passes twice says how long it is where it reads backwards', async ({
+  page,
+  state,
+}) => {
+  const orgId = await orgWithEventsAt(state, 'Range as clocks go back', CLOCKS_GO_BACK);
+  await signIn(page, ownOrgsKey(state));
+  // From 01:30 on the first pass to 01:10 on the second: 40 minutes.
+  const from = '2025-11-02T01:30-04:00';
+  const to = '2025-11-02T01:09-05:00';
+  await page.goto(
+    eventsUrl(orgId, `tz=local&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`),
+  );
+  await expect.poll(() => shownTotal(page)).toBe(2);
+  await expect(page.locator('.results-bar > span').first()).toHaveText(
+    '2 events from 2025-11-02 01:30:00 UTC-04:00 to 2025-11-02 01:10:00 UTC-05:00 (40 minutes later: the clocks go back 1 hour in between)',
+  );
 });

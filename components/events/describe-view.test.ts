@@ -64,4 +64,22 @@ describe('components/events/describe-view', () => {
       'with event type 80 Billing types',
     );
   });
+
+  it('says how long a range is whose end reads no later than its start, the clocks going back between them', () => {
+    const view = {
+      ...DEFAULT_VIEW,
+      // 01:30 BST to the end of 00:59 GMT's minute: 00:30 to 01:00 UTC.
+      from: Date.parse('2025-10-26T00:30:00Z'),
+      to: Date.parse('2025-10-26T00:59:00Z'),
+    };
+    assert.equal(
+      describeFiltersPhrase(view, 'Europe/London'),
+      'from 2025-10-26 01:30:00 UTC+01:00 to 2025-10-26 01:00:00 UTC (30 minutes later: the clocks go back 1 hour in between)',
+    );
+    // Across the change, reading forwards: said as before.
+    assert.equal(
+      describeFiltersPhrase({ ...view, to: Date.parse('2025-10-26T01:59:00Z') }, 'Europe/London'),
+      'from 2025-10-26 01:30:00 UTC+01:00 to 2025-10-26 02:00:00 UTC',
+    );
+  });
 });

@@ -6,7 +6,7 @@ import {
   type RangePreset,
 } from '@/lib/client/url-state';
 import { type Chip, filterChips } from '@/lib/client/query-syntax';
-import { formatZonedTimestamp, inclusiveEnd } from '@/lib/domain/dates';
+import { formatSpan, formatZonedTimestamp, inclusiveEnd } from '@/lib/domain/dates';
 
 /** An event type chip in words: its type's label, or its category's size and name. */
 function typesOfChip(chip: Chip): string {
@@ -37,7 +37,11 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   // list asked for.
   const end = (to: number) => at(inclusiveEnd(to) + 1);
   if (!view.range && view.from !== null && view.to !== null) {
-    parts.push(`from ${at(view.from)} to ${end(view.to)}`);
+    // Both ends with their offsets, and, where the clocks go back between
+    // them, how long the range is: "from 01:30:00 UTC-04:00 to 01:10:00
+    // UTC-05:00" is 40 minutes, though it reads as going backwards.
+    const span = formatSpan(view.from, inclusiveEnd(view.to) + 1, zone, true);
+    parts.push(`from ${span.start} to ${span.end}${span.note ? ` (${span.note})` : ''}`);
   } else if (!view.range && view.from !== null) {
     parts.push(`from ${at(view.from)}`);
   } else if (!view.range && view.to !== null) {

@@ -3,7 +3,7 @@
 import { type KeyboardEvent, memo, type PointerEvent, useMemo, useRef, useState } from 'react';
 import type { HistogramResponse } from '@/lib/client/api-client';
 import { bucketEnd, selectionRange } from '@/lib/client/histogram';
-import { formatTimestamp, parseApiDateTime, UTC_ZONE } from '@/lib/domain/dates';
+import { formatSpan, formatTimestamp, parseApiDateTime, UTC_ZONE } from '@/lib/domain/dates';
 
 const NUMBER = new Intl.NumberFormat('en-US');
 
@@ -122,7 +122,10 @@ export const VolumeHistogram = memo(function VolumeHistogram({
   /** Bars `first` to `last` in words: their span and how many events they hold. */
   const describe = (first: number, last = first) => {
     const count = counts.slice(first, last + 1).reduce((sum, n) => sum + n, 0);
-    return `${formatTimestamp(starts[first]!, zone)} – ${formatTimestamp(bucketEnd(starts[last]!, interval), zone)}: ${events(count)}`;
+    // Where the offset changes within the bars, both ends carry theirs: the
+    // hour's bar as the clocks go forward read "01:00:00 – 03:00:00".
+    const span = formatSpan(starts[first]!, bucketEnd(starts[last]!, interval), zone);
+    return `${span.start} – ${span.end}${span.note ? ` (${span.note})` : ''}: ${events(count)}`;
   };
   // What is picked: shown, and read as the slider's value (which named the
   // bar under the cursor alone while Shift widened the pick).

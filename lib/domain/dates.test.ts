@@ -8,6 +8,7 @@ import {
   inclusiveEnd,
   toApiDateTimeExact,
   formatLongTimestamp,
+  formatSpan,
   formatTimestamp,
   formatZoneOffset,
   isKnownZone,
@@ -398,4 +399,67 @@ describe('lib/domain/dates', () => {
       assert.equal(skippedWallTime(text, zone), null, `${text} ${zone}`);
     }
   });
+
+  it('writes a span with both offsets where they differ or an end is in the hour passed twice, and says how long one that reads backwards is, whatever zone the process runs in', () => {
+    const runtimeZone = process.env.TZ;
+    try {
+      // A length counted on the runtime's calendar came out wrong across its own clocks going back.
+      for (const processZone of ['UTC', 'Europe/London', 'America/New_York']) {
+        process.env.TZ = processZone;
+        assertSpans();
+      }
+    } finally {
+      if (runtimeZone === undefined) delete process.env.TZ;
+      else process.env.TZ = runtimeZone;
+    }
+  });
 });
+
+/** formatSpan's cases, asserted in the process's zone of the moment. */
+function assertSpans() {
+  const span = (from: string, to: string, zone: string, zoned = false) =>
+    formatSpan(Date.parse(from), Date.parse(to), zone, zoned);
+  // One hour as the clocks go forward, not the two its wall times read.
+  assert.deepEqual(span('2025-03-09T06:00:00Z', '2025-03-09T07:00:00Z', 'America/New_York'), {
+    start: '2025-03-09 01:00:00 UTC-05:00',
+    end: '2025-03-09 03:00:00 UTC-04:00',
+    note: null,
+  });
+  assert.deepEqual(span('2025-11-02T05:00:00Z', '2025-11-02T06:00:00Z', 'America/New_York'), {
+    start: '2025-11-02 01:00:00 UTC-04:00',
+    end: '2025-11-02 01:00:00 UTC-05:00',
+    note: '1 hour later: the clocks go back 1 hour in between',
+  });
+  // One end in the hour passed twice: both carry their offsets.
+  assert.deepEqual(span('2025-11-02T06:00:00Z', '2025-11-02T07:00:00Z', 'America/New_York'), {
+    start: '2025-11-02 01:00:00 UTC-05:00',
+    end: '2025-11-02 02:00:00 UTC-05:00',
+    note: null,
+  });
+  assert.deepEqual(span('2025-10-25T23:30:00Z', '2025-10-26T01:00:00Z', 'Europe/London', true), {
+    start: '2025-10-26 00:30:00 UTC+01:00',
+    end: '2025-10-26 01:00:00 UTC',
+    note: null,
+  });
+  assert.deepEqual(span('2025-10-26T00:30:00Z', '2025-10-26T01:00:00Z', 'Europe/London', true), {
+    start: '2025-10-26 01:30:00 UTC+01:00',
+    end: '2025-10-26 01:00:00 UTC',
+    note: '30 minutes later: the clocks go back 1 hour in between',
+  });
+  // Lord Howe goes back half an hour.
+  assert.equal(
+    span('2025-04-05T14:50:00Z', '2025-04-05T15:05:00Z', 'Australia/Lord_Howe').note,
+    '15 minutes later: the clocks go back 30 minutes in between',
+  );
+  // Any other span reads as the table writes its times.
+  assert.deepEqual(span('2026-01-31T10:00:00Z', '2026-01-31T11:30:00Z', 'America/New_York'), {
+    start: '2026-01-31 05:00:00',
+    end: '2026-01-31 06:30:00',
+    note: null,
+  });
+  assert.deepEqual(span('2026-01-31T10:00:00Z', '2026-01-31T11:30:00Z', 'UTC', true), {
+    start: '2026-01-31 10:00:00 UTC',
+    end: '2026-01-31 11:30:00 UTC',
+    note: null,
+  });
+}

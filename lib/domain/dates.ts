@@ -96,6 +96,60 @@ export function formatZonedTimestamp(millis: number, zone: string): string {
   return `${wallTimestamp(millis, zone)} ${formatZoneOffset(millis, zone)}`;
 }
 
+/**
+ * The two ends of the span from `start` up to `end` (its first instant
+ * past), as text of their own: "2026-01-02 10:00:00 – 11:00:00" in the
+ * table's form, or both with their offsets (`zoned`, or where the offsets
+ * differ or either end is in the hour passed twice: a bar from 01:00 to
+ * 03:00 as the clocks go forward is one hour long, not two). Where the
+ * clocks went back between them, so the end reads no later than the start
+ * ("01:30:00 UTC-04:00 to 01:10:00 UTC-05:00"), `note` says how long the
+ * span is and why: "40 minutes later: the clocks go back 1 hour in between".
+ */
+export function formatSpan(
+  start: number,
+  end: number,
+  zone: string,
+  zoned = false,
+): { start: string; end: string; note: string | null } {
+  const withOffsets =
+    zoned ||
+    offsetAt(start, zone) !== offsetAt(end, zone) ||
+    isRepeatedWallTime(start, zone) ||
+    isRepeatedWallTime(end, zone);
+  const write = withOffsets ? formatZonedTimestamp : formatTimestamp;
+  const back = offsetAt(start, zone) - offsetAt(end, zone);
+  const readsBackwards = end > start && wallClockAt(end, zone) <= wallClockAt(start, zone);
+  return {
+    start: write(start, zone),
+    end: write(end, zone),
+    note:
+      readsBackwards && back > 0
+        ? `${durationWords(start, end)} later: the clocks go back ${durationWords(0, back)} in between`
+        : null,
+  };
+}
+
+/**
+ * "1 hour 30 minutes": the time from one instant to a later one, in words.
+ * Counted in fixed hours, not by date-fns's intervalToDuration: that walks
+ * the runtime's own calendar, and across its clocks going back made 30
+ * minutes "-1 years 11 months 29 days 24 hours 30 minutes".
+ */
+function durationWords(from: number, to: number): string {
+  const seconds = Math.round((to - from) / 1000);
+  if (seconds === 0) return 'under a second';
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 3600), 'hour'],
+    [Math.floor((seconds % 3600) / 60), 'minute'],
+    [seconds % 60, 'second'],
+  ];
+  return parts
+    .filter(([count]) => count > 0)
+    .map(([count, unit]) => `${count} ${unit}${count === 1 ? '' : 's'}`)
+    .join(' ');
+}
+
 /** "Fri, 2 Jan 2026, 10:04:05 UTC+01:00", the long form shown in the detail view. */
 export function formatLongTimestamp(millis: number, zone: string): string {
   return `${format(inZone(millis, zone), 'EEE, d MMM uuuu, HH:mm:ss')} ${formatZoneOffset(millis, zone)}`;
