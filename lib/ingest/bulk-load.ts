@@ -4,6 +4,7 @@ import type { EventStore } from '@/lib/store/types';
 import { type PackedBatch, unpackBatch } from './bulk-batch';
 import type { ImportIssue, ReadOptions, ReadSummary } from './import';
 import type { SeedOptions } from './seed';
+import { refreshStatisticsAfterLoad } from './refresh-statistics';
 import { favourThisThread } from './thread-priority';
 
 /**
@@ -59,6 +60,11 @@ export type BulkResult = {
    * the records reported invalid so far, `format` is unknown.
    */
   stopped?: boolean;
+  /**
+   * Why the statistics were not refreshed after the load, its batches all
+   * committed (lib/ingest/refresh-statistics.ts): no failure of the load.
+   */
+  statisticsNotRefreshed?: string;
 };
 
 export type BulkCallbacks = {
@@ -199,12 +205,13 @@ export async function runBulkLoad(
   /**
    * The end of a load: every batch being inserted has committed or failed
    * (the first failure is thrown), then the statistics are refreshed if rows
-   * were added.
+   * were added; why that failed, if it did, is returned with the result.
    */
-  const finish = async () => {
+  const finish = async (): Promise<Pick<BulkResult, 'statisticsNotRefreshed'>> => {
     await Promise.all(inserting);
     if (failure) throw failure;
-    if (inserted > 0) await store.refreshStatistics();
+    const notRefreshed = inserted > 0 ? await refreshStatisticsAfterLoad(store) : undefined;
+    return notRefreshed === undefined ? {} : { statisticsNotRefreshed: notRefreshed };
   };
   try {
     for (;;) {
@@ -212,13 +219,14 @@ export async function runBulkLoad(
       if (failure) throw failure;
       const message = await nextMessage();
       if (message === undefined) {
-        await finish();
+        const refreshed = await finish();
         return {
           summary: { format: null, read: inserted + skipped + invalid, invalid, bytes: progress },
           inserted,
           skipped,
           seconds: elapsed(started),
           stopped: true,
+          ...refreshed,
         };
       }
       switch (message.type) {
@@ -234,11 +242,18 @@ export async function runBulkLoad(
           invalid++;
           callbacks.onIssue?.(message.issue);
           break;
-        case 'done':
-          await finish();
-          return { summary: message.summary, inserted, skipped, seconds: elapsed(started) };
-        case 'fatal':
-          await finish();
+        case 'done': {
+          const refreshed = await finish();
+          return {
+            summary: message.summary,
+            inserted,
+            skipped,
+            seconds: elapsed(started),
+            ...refreshed,
+          };
+        }
+        case 'fatal': {
+          const refreshed = await finish();
           return {
             summary: message.summary ?? { format: null, read: 0, invalid: 0, bytes: 0 },
             inserted,
@@ -246,7 +261,9 @@ export async function runBulkLoad(
             seconds: elapsed(started),
             fatal: message.message,
             voidsRun: message.voidsRun,
+            ...refreshed,
           };
+        }
         case 'crash':
           throw new Error(`The bulk-load worker failed: ${message.message}`);
       }

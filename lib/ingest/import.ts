@@ -18,6 +18,7 @@ import { OPEN_ARRAY, OPEN_OBJECT, withoutByteOrderMark } from '@/lib/domain/json
 import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
+import { refreshStatisticsAfterLoad } from './refresh-statistics';
 import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
 import { ListingOrder } from './listing-order';
 import {
@@ -98,6 +99,11 @@ export type ImportReport = ReadSummary & {
   /** The first `maxIssues` problems, in file order. */
   issues: ImportIssue[];
   seconds: number;
+  /**
+   * Why the statistics were not refreshed after the import, its batches all
+   * committed (lib/ingest/refresh-statistics.ts): no failure of the import.
+   */
+  statisticsNotRefreshed?: string;
 };
 
 /** The file could not be read or is not one of the formats (not a bad record). */
@@ -223,12 +229,14 @@ export async function importEvents(
   let inserted = 0;
   let duplicates = 0;
   let summary: ReadSummary = { format: null, read: 0, invalid: 0, bytes: 0 };
+  let statisticsNotRefreshed: string | undefined;
   const report = (): ImportReport => ({
     ...summary,
     inserted,
     duplicates,
     issues,
     seconds: (performance.now() - started) / 1000,
+    ...(statisticsNotRefreshed === undefined ? {} : { statisticsNotRefreshed }),
   });
   // Recorded in the import ledger (`imports list`, `imports undo`).
   const run = await startIngestRun(store, {
@@ -281,7 +289,9 @@ export async function importEvents(
     // A batch that failed to insert leaves the reader suspended with its
     // file open: returning it runs its own clean-up (no-op once it ended).
     await reader.return(undefined as never).catch(() => undefined);
-    if (inserted > 0) await store.refreshStatistics();
+    // Best effort: a failure here neither fails an import whose batches all
+    // committed nor hides why one failed.
+    if (inserted > 0) statisticsNotRefreshed = await refreshStatisticsAfterLoad(store);
   }
   await endIngestRun(store, run.id, {
     status: 'finished',

@@ -158,6 +158,7 @@ export const seed: Command = async (args, context) => {
     ),
   );
   progress.finish();
+  warnIfStatisticsNotRefreshed(context, 'seed', result);
 
   const rate = result.inserted / Math.max(result.seconds, 0.001);
   context.emit({
@@ -166,6 +167,7 @@ export const seed: Command = async (args, context) => {
     inserted: result.inserted,
     skipped: result.skipped,
     ...(result.stopped && { stopped: true }),
+    ...statisticsJson(result),
     seed: seedValue,
     variant,
     from: isoTime(range.from),
@@ -203,6 +205,39 @@ export const seed: Command = async (args, context) => {
   );
   return EXIT.ok;
 };
+
+/**
+ * Why the statistics were not refreshed after a load whose batches had all
+ * committed (BulkResult.statisticsNotRefreshed), which succeeded all the
+ * same. Not for a voided import: removing its events refreshes them.
+ */
+function statisticsNotRefreshed(result: BulkResult): string | undefined {
+  return result.voidsRun ? undefined : result.statisticsNotRefreshed;
+}
+
+/**
+ * Said as a warning, with what it means and what refreshes them next. An
+ * import that adds nothing (the same file again) does not refresh them.
+ */
+function warnIfStatisticsNotRefreshed(
+  context: CommandContext,
+  what: 'import' | 'seed',
+  result: BulkResult,
+): void {
+  const reason = statisticsNotRefreshed(result);
+  if (reason === undefined) return;
+  context.note(
+    `Warning: the query statistics were not refreshed after this ${what} (${reason.replace(/\.$/, '')}): ` +
+      `what it inserted (${formatCount(result.inserted, 'event')}) is stored, but queries may be planned less well until the statistics are refreshed, ` +
+      'which the next import, seed or mirror that adds events (or prune or undo that removes some) does.',
+  );
+}
+
+/** The --json summary's word on it: why the statistics were not refreshed. */
+function statisticsJson(result: BulkResult): { statisticsNotRefreshed?: string } {
+  const reason = statisticsNotRefreshed(result);
+  return reason === undefined ? {} : { statisticsNotRefreshed: reason };
+}
 
 // ---- import ----------------------------------------------------------------------
 
@@ -307,6 +342,8 @@ export const importFile: Command = async (args, context) => {
     });
   }
   progress.finish();
+  // Said at once: the run's end, recorded next, may wait for what the refresh waited for.
+  warnIfStatisticsNotRefreshed(context, 'import', result);
   if (result.stopped)
     return stoppedImport(context, store, { file, orgId, runId: run.id, result, issues });
 
@@ -375,6 +412,7 @@ export const importFile: Command = async (args, context) => {
     seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
+    ...statisticsJson(result),
     // The summary still (what was imported stays), its error in the shape
     // every command's --json error has.
     ...(failure
@@ -512,6 +550,7 @@ async function stoppedImport(
     bytes: summary.bytes,
     seconds: jsonSeconds(result.seconds),
     issues,
+    ...statisticsJson(result),
   });
   context.say(
     `Stopped importing ${file} into ${orgId} on request after ${formatDuration(result.seconds)}: ` +

@@ -1,0 +1,18 @@
+import type { EventStore } from '@/lib/store/types';
+
+/**
+ * Refreshes the planner's statistics after a load whose rows have all
+ * committed (store.refreshStatistics), as upkeep that may fail without
+ * failing the load: an import whose 60,000 events were stored exited 1 and
+ * recorded its run failed when ANALYZE then found the disk full. Until the
+ * next refresh, queries may be planned as for the table before the load.
+ * Returns why the refresh failed, or undefined once done.
+ */
+export async function refreshStatisticsAfterLoad(store: EventStore): Promise<string | undefined> {
+  try {
+    await store.refreshStatistics();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
