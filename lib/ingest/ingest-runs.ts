@@ -148,8 +148,18 @@ export function whyAbandoned(run: IngestRun, now = Date.now()): string | null {
  * stands. `inserted` is recounted from the events the run left: the last
  * heartbeat's count lagged what had committed (0 shown for 200,000 events
  * stored). Its events stay: `imports undo` removes them.
+ *
+ * A reader that only lists passes `notSaved`: a settlement the store cannot
+ * save (its disk full, just when the list is needed to choose which run to
+ * undo) is told to it instead of thrown, the run returned settled all the
+ * same; the next reader that can write saves it. Without it, the error is
+ * thrown: an undo or a mirror is about to write anyway.
  */
-export async function settleIngestRuns(store: EventStore, runs: IngestRun[]): Promise<IngestRun[]> {
+export async function settleIngestRuns(
+  store: EventStore,
+  runs: IngestRun[],
+  notSaved?: (run: IngestRun, error: unknown) => void,
+): Promise<IngestRun[]> {
   const now = Date.now();
   const settled: IngestRun[] = [];
   for (const run of runs) {
@@ -164,7 +174,12 @@ export async function settleIngestRuns(store: EventStore, runs: IngestRun[]): Pr
       inserted: await store.countRunEvents(run.orgId, run.id),
       detail: why,
     };
-    await store.updateIngestRun(run.id, patch);
+    try {
+      await store.updateIngestRun(run.id, patch);
+    } catch (error) {
+      if (!notSaved) throw error;
+      notSaved(run, error);
+    }
     settled.push({ ...run, ...patch });
   }
   return settled;

@@ -451,7 +451,8 @@ export const importFile: Command = async (args, context) => {
  * id; before, only the engine's error was printed ("The database is
  * unavailable: database or disk is full"), --json without the run or its
  * counts. A database that cannot record the run now (its disk full) leaves
- * it running, shown as interrupted once it can write again: said too.
+ * it running, shown as interrupted by 'imports list' (recorded so once it
+ * can write again): said too.
  */
 async function failedImport(
   context: CommandContext,
@@ -505,7 +506,7 @@ async function failedImport(
   );
   if (unrecorded !== undefined) {
     context.note(
-      `The run could not be recorded as failed (${unrecorded}): 'imports list' shows it as interrupted, with what it inserted, once the database can write again.`,
+      `The run could not be recorded as failed (${unrecorded}): 'imports list' shows it as interrupted, with what it inserted, and records it so once the database can write again.`,
     );
   }
   throw failure;

@@ -27,12 +27,24 @@ const list: Command = async (args, context) => {
   const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 100_000);
   const store = await context.store();
   if (orgId !== undefined) await requireOrg(store, orgId);
-  // Runs whose process was killed are shown (and recorded) as interrupted.
+  // Runs whose process was killed are shown (and recorded) as interrupted;
+  // shown so even where that cannot be recorded (the disk full), said below.
   // One more than shown: whether older runs were left out, which is said.
   const newest = await store.listIngestRuns(orgId, limit + 1);
   const more = newest.length > limit;
-  const runs = await settleIngestRuns(store, newest.slice(0, limit));
-  context.emit({ ...(orgId === undefined ? {} : { orgId }), runs: runs.map(runJson), more });
+  const notRecorded: { runId: string; reason: string }[] = [];
+  const runs = await settleIngestRuns(store, newest.slice(0, limit), (run, error) =>
+    notRecorded.push({
+      runId: run.id,
+      reason: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  context.emit({
+    ...(orgId === undefined ? {} : { orgId }),
+    runs: runs.map(runJson),
+    more,
+    ...(notRecorded.length === 0 ? {} : { notRecorded }),
+  });
   if (more) {
     context.note(`The newest ${formatNumber(limit)} runs; older ones are shown with --limit N.`);
   }
@@ -90,6 +102,12 @@ const list: Command = async (args, context) => {
     if (left === 0) continue;
     context.say(
       `Run ${run.id} undone, but ${formatCount(left, 'event')} of it remain: ${run.detail ?? 'added after the undo'}.`,
+    );
+  }
+  // Under the table, beside the run's own line.
+  for (const { runId, reason } of notRecorded) {
+    context.note(
+      `Run ${runId} is shown interrupted, but that could not be recorded (${reason.replace(/\.$/, '')}): the next 'imports list' or 'imports undo' that can write records it.`,
     );
   }
   return EXIT.ok;

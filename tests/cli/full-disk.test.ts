@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { newObjectId } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import { mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
+import { generateEvents } from '@/tests/helpers/test-events';
 import { cli, cliWith } from './run-cli';
 
 /**
@@ -220,5 +224,102 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
         afterwards: () => disk.grow(64),
       },
     );
+  });
+
+  test('imports list on a full disk lists a killed run as interrupted though that cannot be recorded, and the next list with room records it', async (t) => {
+    const disk = smallDisk(t, 4);
+    if (!disk) return;
+    const db = path.join(disk.dir, 'ledger.db');
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Target', '--id', ORG).code, 0);
+    // A run whose process is gone (killed as the disk filled, its end never
+    // recorded), with the events it had committed.
+    const runId = newObjectId();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const store = await openStore(`file:${db}`);
+    try {
+      await store.createIngestRun({
+        id: runId,
+        orgId: ORG,
+        kind: 'import',
+        source: '/data/events.ndjson',
+        started: Date.now() - 60_000,
+        finished: null,
+        inserted: 0,
+        skipped: 0,
+        rejected: 0,
+        status: 'running',
+        detail: null,
+        host: os.hostname(),
+        pid: dead,
+        heartbeat: Date.now() - 5_000,
+        undoFrom: null,
+      });
+      await store.insertEvents(ORG, generateEvents(ORG, 50, { seed: 6 }), { runId });
+    } finally {
+      await store.close();
+    }
+    // The database held open, as by the server, its WAL emptied: any write
+    // now needs room the disk no longer has.
+    const server = new BetterSqlite3(db);
+    try {
+      server.pragma('wal_checkpoint(TRUNCATE)');
+      const filler = path.join(disk.dir, 'filler');
+      const fd = fs.openSync(filler, 'w');
+      try {
+        for (;;) fs.writeSync(fd, Buffer.alloc(4096));
+      } catch (error) {
+        assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+      } finally {
+        fs.closeSync(fd);
+      }
+
+      const listed = cli(db, 'imports', 'list', '--org', ORG, '--json');
+      assert.equal(listed.code, 0, listed.stderr);
+      const document = listed.json as {
+        runs: (RunJson & { detail: string })[];
+        notRecorded?: { runId: string; reason: string }[];
+      };
+      assert.deepEqual(
+        document.runs.map((run) => [run.id, run.status, run.inserted]),
+        [[runId, 'interrupted', 50]],
+      );
+      assert.match(
+        document.runs[0]!.detail,
+        new RegExp(`process ${dead} on .* ended without finishing`),
+      );
+      assert.deepEqual(document.notRecorded, [
+        {
+          runId,
+          reason: 'The database cannot write: its disk is full (database or disk is full)',
+        },
+      ]);
+      const table = cli(db, 'imports', 'list', '--org', ORG);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, new RegExp(`${runId}\\s+import\\s+interrupted`));
+      assert.match(
+        table.stdout,
+        new RegExp(
+          `Run ${runId} interrupted: process ${dead} on .*'imports undo ${runId}' removes`,
+        ),
+      );
+      assert.equal(
+        table.stderr,
+        `Run ${runId} is shown interrupted, but that could not be recorded (The database cannot write: its disk is full (database or disk is full)): the next 'imports list' or 'imports undo' that can write records it.\n`,
+      );
+      const ledger = () =>
+        server.prepare('SELECT status, inserted FROM ingest_runs WHERE id = ?').get(runId);
+      assert.deepEqual(ledger(), { status: 'running', inserted: 0 }, 'not recorded');
+
+      // Room again: the next list records what it shows.
+      fs.rmSync(filler);
+      const again = cli(db, 'imports', 'list', '--org', ORG, '--json');
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(again.stderr, '');
+      assert.equal((again.json as { notRecorded?: unknown }).notRecorded, undefined);
+      assert.deepEqual(ledger(), { status: 'interrupted', inserted: 50 });
+    } finally {
+      // Before the disk is unmounted (an open file keeps it busy).
+      server.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import pg from 'pg';
 import type { NewEvent } from '@/lib/domain/event';
 import { newObjectId, objectIdAt } from '@/lib/domain/object-id';
 import {
@@ -212,4 +213,58 @@ describe('runs whose process cannot be checked', () => {
       await store.close();
     }
   });
+});
+
+test('PostgreSQL read-only (a standby): imports list shows a silent run as interrupted, says it was not recorded, and exits 0', async () => {
+  const database = await createTestDatabase();
+  try {
+    assert.equal(cli(database.url, 'orgs', 'create', '--name', 'Standby', '--id', ORG).code, 0);
+    const store = await openStore(database.url);
+    const run = await store.createIngestRun({
+      id: newObjectId(),
+      orgId: ORG,
+      kind: 'import',
+      source: 'file.ndjson',
+      started: Date.now() - 3_600_000,
+      finished: null,
+      inserted: 0,
+      skipped: 0,
+      rejected: 0,
+      status: 'running',
+      detail: null,
+      host: `not-${os.hostname()}`,
+      pid: process.pid,
+      heartbeat: Date.now() - STALE_MS - 5000,
+      undoFrom: null,
+    });
+    await store.close();
+    const name = new URL(database.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
+    await admin.end();
+
+    const listed = cli(database.url, 'imports', 'list', '--org', ORG, '--json');
+    assert.equal(listed.code, 0, listed.stderr);
+    const document = listed.json as {
+      runs: RunJson[];
+      notRecorded?: { runId: string; reason: string }[];
+    };
+    assert.deepEqual(
+      document.runs.map((r) => [r.id, r.status]),
+      [[run.id, 'interrupted']],
+    );
+    assert.deepEqual(document.notRecorded, [
+      {
+        runId: run.id,
+        reason: 'The database is unavailable: cannot execute UPDATE in a read-only transaction',
+      },
+    ]);
+    assert.match(
+      listed.stderr,
+      new RegExp(`^Run ${run.id} is shown interrupted, but that could not be recorded`),
+    );
+  } finally {
+    await database.drop();
+  }
 });
