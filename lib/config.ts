@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { VARIANTS } from '@/lib/domain/catalog';
 import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
-import { DatabaseUrlError, parseDatabaseUrl } from '@/lib/store/database-url';
+import {
+  DatabaseUrlError,
+  parseDatabaseUrl,
+  PERCENT_PROBLEM,
+  urlSyntaxProblem,
+} from '@/lib/store/database-url';
 
 /**
  * Runtime configuration, read once from the environment and validated.
@@ -63,6 +68,10 @@ const configSchema = z.object({
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// or rediss://')
+    .superRefine((url, ctx) => {
+      const problem = redisUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0'])
@@ -130,6 +139,33 @@ const configSchema = z.object({
    */
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(0),
 });
+
+/**
+ * What keeps ioredis from reading a redis(s):// URL, as it reads it
+ * (parseURL: new URL, the user name and password percent-decoded, the path
+ * the database number), in words that quote none of it: the password may
+ * be anywhere in a malformed URL. A bad port or escape ended the start with
+ * a bare 'Invalid URL' or 'URI malformed'; a path of no number crashed the
+ * server once it was up (SELECT NaN, refused, unhandled).
+ */
+function redisUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return urlSyntaxProblem(url);
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+  } catch {
+    return PERCENT_PROBLEM;
+  }
+  if (!/^\/?(\d+)?$/.test(parsed.pathname)) {
+    return 'its path must be a database number, such as /0, or nothing';
+  }
+  return undefined;
+}
 
 export type Config = z.infer<typeof configSchema>;
 export type { Variant } from '@/lib/domain/catalog';

@@ -1,7 +1,10 @@
+import { parse as parsePostgresUrl } from 'pg-connection-string';
+
 /**
  * Which engine a DATABASE_URL (or the CLI's --database) names, and where.
  * Its own module, free of the engines, so the configuration's check and the
- * CLI's usage errors can use it without loading a driver.
+ * CLI's usage errors can use it without loading a driver (pg's URL parser,
+ * pg-connection-string, is no driver: the one pg reads the URL with).
  */
 export type DatabaseTarget =
   | { engine: 'sqlite'; filename: string }
@@ -12,8 +15,9 @@ export const DATABASE_URL_FORMS =
 
 /** A database URL of no supported form. */
 export class DatabaseUrlError extends Error {
-  constructor(message: string) {
-    super(`${message} (supported: ${DATABASE_URL_FORMS})`);
+  /** `listForms`: false for a URL of a supported form that is wrong within (its port, its escapes). */
+  constructor(message: string, listForms = true) {
+    super(listForms ? `${message} (supported: ${DATABASE_URL_FORMS})` : message);
     this.name = 'DatabaseUrlError';
   }
 }
@@ -21,6 +25,7 @@ export class DatabaseUrlError extends Error {
 export function parseDatabaseUrl(url: string): DatabaseTarget {
   if (/^postgres(ql)?:\/\//i.test(url)) {
     refuseUncheckableSslMode(url);
+    refuseUnreadablePostgresUrl(url);
     return { engine: 'postgres', connectionString: url };
   }
   if (url === ':memory:') return { engine: 'sqlite', filename: ':memory:' };
@@ -46,6 +51,64 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   }
   if (!url) throw new DatabaseUrlError('an empty database URL names no SQLite file');
   return { engine: 'sqlite', filename: url };
+}
+
+/**
+ * pg reads its URL at each connection, not before: one it cannot read (a
+ * port that is not a number, a '%' starting no escape, an sslrootcert file
+ * that is not there) threw at every attempt, taken for a database that is
+ * down (retried for DATABASE_WAIT_SECONDS at start, a 503 on each request).
+ * Read here with pg's own parser, as pg will be given it.
+ */
+function refuseUnreadablePostgresUrl(url: string): void {
+  try {
+    parsePostgresUrl(withLibpqSslModes(url));
+  } catch (error) {
+    throw new DatabaseUrlError(postgresUrlProblem(url, error), false);
+  }
+}
+
+/** What pg's parser `error` means for `url`, in words that quote none of it (a password may lie anywhere in a malformed URL). */
+function postgresUrlProblem(url: string, error: unknown): string {
+  if (error instanceof URIError) return PERCENT_PROBLEM;
+  const file = error as NodeJS.ErrnoException;
+  if (typeof file.code === 'string' && typeof file.path === 'string') {
+    // A file's path is no secret, and the engine's words name it.
+    const query = queryOf(url);
+    const parameter = ['sslrootcert', 'sslcert', 'sslkey'].find(
+      (name) => query.get(name) === file.path,
+    );
+    return `cannot read the file its ${parameter ?? 'sslrootcert, sslcert or sslkey'} names (${file.message})`;
+  }
+  if ((error as { code?: unknown }).code === 'ERR_INVALID_URL') return urlSyntaxProblem(url);
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A user name, password or path whose '%' begins no escape: decodeURIComponent throws on it. */
+export const PERCENT_PROBLEM =
+  'its user name, password or path holds a % not followed by two hexadecimal digits: write a % in them as %25';
+
+/**
+ * Why `new URL` refuses a server URL (scheme://user:password@host:port/...),
+ * said without quoting any of it: in a malformed URL the password may be
+ * anywhere, taken for a host or a port. The host and port are what follows
+ * the last '@' (a password may hold '/', ':' or '@' unencoded, never its
+ * host): a hint, right for the usual mistakes.
+ */
+export function urlSyntaxProblem(url: string): string {
+  const afterScheme = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const hostPort = afterScheme.slice(afterScheme.lastIndexOf('@') + 1).split(/[/?#]/)[0]!;
+  const [, host = '', port] = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(hostPort) ?? [];
+  // libpq's host list (h1:5432,h2:5432): pg connects to one host only.
+  if (hostPort.includes(','))
+    return 'not a valid URL: it names several hosts, and pg connects to one';
+  if (port !== undefined && port !== '' && !(/^\d+$/.test(port) && Number(port) <= 65_535)) {
+    return 'not a valid URL: its port is not a number from 0 to 65535';
+  }
+  if (!URL.canParse(`http://${host}/`) && host !== '') {
+    return 'not a valid URL: its host is not a host name or an IP address';
+  }
+  return 'not a valid URL: a user name or password holding @ : / ? or # must have them percent-encoded (%40 %3A %2F %3F %23)';
 }
 
 /** A PostgreSQL URL's query parameters, where pg reads sslmode and sslrootcert. */

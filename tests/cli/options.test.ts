@@ -165,6 +165,71 @@ describe('CLI: command lines', () => {
     }
   });
 
+  test('a PostgreSQL URL its driver cannot read is refused as configuration (DATABASE_URL) or usage (--database), its password never shown', () => {
+    const password = 'hunter2-not-shown';
+    const cases: [string, RegExp][] = [
+      [`postgres://u:${password}@127.0.0.1:abc/db`, /its port is not a number from 0 to 65535/],
+      [`postgres://u:${password}@127.0.0.1:99999/db`, /its port is not a number from 0 to 65535/],
+      // A '/' in the password, not percent-encoded: the host would be 'u', the port the password.
+      [`postgres://u:${password}/x@127.0.0.1:5432/db`, /percent-encoded.*%2F/],
+      [`postgres://u:${password}@127.0.0.1:5432/db%`, /a % not followed by two hexadecimal digits/],
+      [
+        `postgres://u:${password}@127.0.0.1:5432/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem`,
+        /cannot read the file its sslrootcert names \(ENOENT: no such file or directory, open '\/nonexistent\/ca.pem'\)/,
+      ],
+    ];
+    for (const [url, problem] of cases) {
+      const configured = cliWith(
+        { env: { DATABASE_URL: url } },
+        undefined,
+        ...['orgs', 'list', '--json'],
+      );
+      assert.equal(configured.code, 1, `${url}: ${configured.stderr}`);
+      const error = (configured.json as { error: Json }).error;
+      assert.equal(error.code, 'config', url);
+      assert.match(String(error.message), /^Invalid configuration: DATABASE_URL: /, url);
+      assert.match(String(error.message), problem, url);
+
+      const given = cliWith({}, url, 'orgs', 'list', '--json');
+      assert.equal(given.code, 64, `${url}: ${given.stderr}`);
+      const message = String((given.json as { error: Json }).error.message);
+      assert.match(message, /^--database: /, url);
+      assert.match(message, problem, url);
+      for (const output of [configured.stdout, configured.stderr, given.stdout, given.stderr]) {
+        assert.doesNotMatch(output, /hunter2/, url);
+      }
+    }
+  });
+
+  test('a REDIS_URL Redis clients cannot read is an invalid configuration naming REDIS_URL and what is wrong, its password never shown', () => {
+    const password = 'hunter2-not-shown';
+    const cases: [string, RegExp][] = [
+      [`redis://:${password}%zz@127.0.0.1:6379`, /a % not followed by two hexadecimal digits/],
+      [`redis://:${password}@127.0.0.1:abc`, /its port is not a number from 0 to 65535/],
+      [
+        `redis://:${password}@127.0.0.1:6379/abc`,
+        /its path must be a database number, such as \/0/,
+      ],
+      [`rediss://:${password}/x@127.0.0.1:6379`, /percent-encoded.*%2F/],
+    ];
+    for (const [url, problem] of cases) {
+      const result = cliWith({ env: { REDIS_URL: url } }, db, 'orgs', 'list', '--json');
+      assert.equal(result.code, 1, `${url}: ${result.stderr}`);
+      const error = (result.json as { error: Json }).error;
+      assert.equal(error.code, 'config', url);
+      assert.match(String(error.message), /^Invalid configuration: REDIS_URL: /, url);
+      assert.match(String(error.message), problem, url);
+      assert.doesNotMatch(result.stdout + result.stderr, /hunter2/, url);
+    }
+    // A database number and a password that is percent-encoded are read.
+    const good = cliWith(
+      { env: { REDIS_URL: 'redis://:p%40ss@127.0.0.1:6379/2' } },
+      db,
+      ...['orgs', 'list', '--json'],
+    );
+    assert.equal(good.code, 0, good.stderr);
+  });
+
   test("npx org-events uses the project's tsconfig, whatever TSX_TSCONFIG_PATH an enclosing tsx run left set", () => {
     const work = fs.mkdtempSync(path.join(dir, 'tsconfig-'));
     const foreign = path.join(work, 'tsconfig.json');

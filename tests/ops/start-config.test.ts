@@ -124,3 +124,58 @@ test('a HOSTNAME the server cannot listen on ends the start naming HOSTNAME and 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/**
+ * A URL the driver cannot read (a port that is not a number, a '%' that
+ * starts no escape) failed at each attempt to connect: DATABASE_URL's was
+ * waited on for DATABASE_WAIT_SECONDS as if the database were down, and
+ * REDIS_URL's ended the start with a bare 'Invalid URL' or 'URI malformed'
+ * (or, a database number that is none, crashed the server once it was up).
+ */
+test('a DATABASE_URL or REDIS_URL its client cannot read ends the start at once, naming the variable and not its password', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-urls-'));
+  try {
+    const sqlite = `file:${path.join(dir, 'urls.db')}`;
+    const password = 'hunter2-not-shown';
+    for (const [env, reason] of [
+      [
+        { DATABASE_URL: `postgres://u:${password}@127.0.0.1:abc/db` },
+        /Invalid configuration: DATABASE_URL: .*its port is not a number/,
+      ],
+      [
+        { DATABASE_URL: sqlite, REDIS_URL: `redis://:${password}%zz@127.0.0.1:6379` },
+        /Invalid configuration: REDIS_URL: .*a % not followed by two hexadecimal digits/,
+      ],
+      [
+        { DATABASE_URL: sqlite, REDIS_URL: `redis://:${password}@127.0.0.1:abc` },
+        /Invalid configuration: REDIS_URL: .*its port is not a number/,
+      ],
+      [
+        { DATABASE_URL: sqlite, REDIS_URL: `redis://:${password}@127.0.0.1:6379/abc` },
+        /Invalid configuration: REDIS_URL: .*its path must be a database number/,
+      ],
+    ] as const) {
+      const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          NODE_ENV: 'test',
+          SERVE: 'api',
+          PORT: '0',
+          REDIS_URL: '',
+          DATABASE_WAIT_SECONDS: '30',
+          ...env,
+        },
+        encoding: 'utf8',
+        timeout: 25_000,
+      });
+      const output = `${started.stdout}${started.stderr}`;
+      assert.equal(started.status, 1, `${JSON.stringify(env)}: ${output}`);
+      assert.match(started.stderr, reason);
+      assert.doesNotMatch(output, /Waiting for the database|ready on/);
+      assert.doesNotMatch(output, /hunter2/);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
