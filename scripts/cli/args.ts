@@ -76,10 +76,35 @@ export function parseCommand<T extends Options>(
   }
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError(`Missing ${positionals.names}`);
-  if (count > positionals.max) {
-    throw new UsageError(`Unexpected argument '${parsed.positionals[positionals.max]}'`);
-  }
+  if (count > positionals.max)
+    throw new UsageError(unexpectedArgument(parsed.tokens, positionals.max));
   return parsed;
+}
+
+/** Options whose value is a key: what follows one may be the rest of a pasted pair. */
+const KEY_OPTIONS = new Set(['public-key', 'private-key', 'key']);
+
+/** A private key's form (randomUUID, as the real service's): never quoted back. */
+const PRIVATE_KEY_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Token = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
+/**
+ * The usage error for the first argument past the `allowed`: quoted, to say
+ * which one, unless it may be a key. A private key pasted after the public
+ * one (`--public-key PUB PRIV`) was printed on stderr and in the --json
+ * document, which a job's log keeps.
+ */
+function unexpectedArgument(tokens: Token[], allowed: number): string {
+  const at = tokens.filter((token) => token.kind === 'positional')[allowed]!;
+  const before = tokens[tokens.indexOf(at) - 1];
+  if (before?.kind === 'option' && before.value !== undefined && KEY_OPTIONS.has(before.name)) {
+    return `Unexpected argument after --${before.name}'s value (not shown: it may be a key)`;
+  }
+  if (PRIVATE_KEY_SHAPE.test(at.value)) {
+    return 'Unexpected argument shaped like a private key (not shown)';
+  }
+  return `Unexpected argument '${at.value}'`;
 }
 
 function cleanParseError(message: string): string {

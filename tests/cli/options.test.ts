@@ -55,6 +55,68 @@ describe('CLI: command lines', () => {
     }
   });
 
+  test('a stray argument that may be a key is refused without being shown; others are quoted', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0c04';
+    const mirror = [
+      ...['mirror', '--org', org, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+      ...['--source-org', org],
+    ];
+    const privateKey = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const cases: [string[], RegExp][] = [
+      // The private key pasted after the public one.
+      [
+        [...mirror, '--public-key', 'abcdefgh', privateKey],
+        /^Unexpected argument after --public-key's value \(not shown: it may be a key\)/,
+      ],
+      [
+        [...mirror, '--public-key=abcdefgh', 'not-uuid-shaped-secret'],
+        /^Unexpected argument after --public-key's value \(not shown: it may be a key\)/,
+      ],
+      [
+        [
+          ...mirror,
+          '--public-key',
+          'abcdefgh',
+          '--private-key',
+          privateKey,
+          'not-uuid-shaped-secret',
+        ],
+        /^Unexpected argument after --private-key's value \(not shown: it may be a key\)/,
+      ],
+      // keys revoke --key PUB PRIV: the same paste on another command.
+      [
+        ['keys', 'revoke', '--key', 'abcdefgh', 'not-uuid-shaped-secret'],
+        /^Unexpected argument after --key's value \(not shown: it may be a key\)/,
+      ],
+      // Anywhere else, one shaped like a private key (a UUID).
+      [
+        [...mirror, privateKey, '--public-key', 'abcdefgh'],
+        /^Unexpected argument shaped like a private key \(not shown\)/,
+      ],
+    ];
+    for (const [args, expected] of cases) {
+      const result = cli(db, ...args, '--json');
+      assert.equal(result.code, 64, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(String((result.json as { error: Json }).error.message), expected);
+      for (const output of [result.stdout, result.stderr]) {
+        assert.doesNotMatch(output, /0f8fad5b|not-uuid-shaped-secret/, args.join(' '));
+      }
+    }
+    // Any other stray argument is quoted, to say which one it was.
+    const other = cli(db, 'orgs', 'list', 'extra', '--json');
+    assert.equal(other.code, 64, other.stderr);
+    assert.match(
+      String((other.json as { error: Json }).error.message),
+      /^Unexpected argument 'extra'/,
+    );
+    const afterFlag = cli(db, ...mirror, '--follow', '30', '--json');
+    assert.equal(afterFlag.code, 64, afterFlag.stderr);
+    assert.match(
+      String((afterFlag.json as { error: Json }).error.message),
+      /^Unexpected argument '30'/,
+    );
+  });
+
   test('seed: a range holding no whole second, or a --from after the default --to, is a usage error', () => {
     const seed = ['seed', '--org', '6b1c2d3e4f5a6b7c8d9e0c01', '--events', '10'];
     const short = cli(
