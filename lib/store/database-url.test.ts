@@ -22,7 +22,13 @@ test('database URLs: the supported forms name their engine; any other scheme is 
 });
 
 test('a refused URL is named without its password', () => {
-  for (const url of ['postgress://app:hunter2@db.example.com/x', 'mysql://root:hunter2@db/x']) {
+  for (const url of [
+    'postgress://app:hunter2@db.example.com/x',
+    'mysql://root:hunter2@db/x',
+    // A password holding '/' or '@' unencoded is still all hidden.
+    'mysql://root:hun/ter2@db/x',
+    'mysql://root:hun@ter2@db/x',
+  ]) {
     assert.throws(
       () => parseDatabaseUrl(url),
       (error: Error) => !error.message.includes('hunter2') && error.message.includes('***@'),

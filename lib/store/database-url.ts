@@ -45,9 +45,7 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   // taken for one, it became a new SQLite file under the working directory.
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
   if (scheme) {
-    // The URL may carry a password (user:password@host): never printed.
-    const shown = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
-    throw new DatabaseUrlError(`unsupported scheme '${scheme[1]}://' in '${shown}'`);
+    throw new DatabaseUrlError(`unsupported scheme '${scheme[1]}://' in '${hideUserInfo(url)}'`);
   }
   if (!url) throw new DatabaseUrlError('an empty database URL names no SQLite file');
   return { engine: 'sqlite', filename: url };
@@ -82,6 +80,16 @@ function postgresUrlProblem(url: string, error: unknown): string {
   }
   if ((error as { code?: unknown }).code === 'ERR_INVALID_URL') return urlSyntaxProblem(url);
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * `url` to quote in a message: what lies between its scheme and its last '@'
+ * (a user name and password) shown as ***. Up to the last '@', not the first
+ * '/': a password may hold '/' or '@' unencoded, and one holding '/' was
+ * quoted whole.
+ */
+export function hideUserInfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:(?:\/\/)?).*@/is, '$1***@');
 }
 
 /** A user name, password or path whose '%' begins no escape: decodeURIComponent throws on it. */

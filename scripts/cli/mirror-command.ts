@@ -1,5 +1,6 @@
 import { MirrorError, runMirror } from '@/lib/mirror/mirror';
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
+import { hideUserInfo } from '@/lib/store/database-url';
 import {
   CommandError,
   EXIT,
@@ -45,11 +46,11 @@ export const mirror: Command = async (args, context) => {
     parsedUrl = new URL(baseUrl);
   } catch {
     throw new UsageError(
-      `--source must be a URL such as https://host/api/public/v1.0, got '${baseUrl}'`,
+      `--source must be a URL such as https://host/api/public/v1.0, got '${hideUserInfo(baseUrl)}'`,
     );
   }
   if (parsedUrl.protocol !== 'https:' && parsedUrl.protocol !== 'http:') {
-    throw new UsageError(`--source must be an http or https URL, got '${baseUrl}'`);
+    throw new UsageError(`--source must be an http or https URL, got '${hideUserInfo(baseUrl)}'`);
   }
   // The URL names the mirror's checkpoint and is kept in the import ledger
   // (imports list shows it): a name and password in it would be stored and

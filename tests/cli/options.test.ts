@@ -117,6 +117,28 @@ describe('CLI: command lines', () => {
     );
   });
 
+  test('a --source holding a user name and password is refused without showing them, however else it is wrong', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0c04';
+    const secret = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const cases: [string, RegExp][] = [
+      [`https://abcdefgh:${secret}@host:abc/api/public/v1.0`, /^--source must be a URL such as/],
+      [`https://abcdefgh:${secret}/x@host/api/public/v1.0`, /^--source must be a URL such as/],
+      [`ftp://abcdefgh:${secret}@host/api/public/v1.0`, /^--source must be an http or https URL/],
+    ];
+    for (const [source, expected] of cases) {
+      const result = cli(
+        db,
+        ...['mirror', '--org', org, '--source', source, '--source-org', org],
+        ...['--public-key', 'abcdefgh', '--private-key', 'a-private-key', '--json'],
+      );
+      assert.equal(result.code, 64, `${source}: ${result.stderr}`);
+      const message = String((result.json as { error: Json }).error.message);
+      assert.match(message, expected, source);
+      assert.match(message, /got '[a-z]+:\/\/\*\*\*@host/, source);
+      assert.doesNotMatch(result.stdout + result.stderr, /0f8fad5b/, source);
+    }
+  });
+
   test('seed: a range holding no whole second, or a --from after the default --to, is a usage error', () => {
     const seed = ['seed', '--org', '6b1c2d3e4f5a6b7c8d9e0c01', '--events', '10'];
     const short = cli(
