@@ -12,7 +12,11 @@ import { answerChallenge } from '@/tests/helpers/digest-client';
  * client has left (lib/api/export.test.ts shows the same for the cursor
  * itself, in process).
  */
-const EVENTS = 12_000;
+// A body (~45 MB with raw) larger than every buffer between the server and
+// a client that reads nothing (a loopback socket's receive buffer grows to
+// 32 MB here): at 12,000 events (~9 MB) the whole body could fit in them
+// under load, so a stalled client was never stalled ("the whole body").
+const EVENTS = 60_000;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let npmStart: TestServer;
 let nextStart: TestServer;
