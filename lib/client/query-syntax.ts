@@ -4,7 +4,7 @@ import {
   type FilterField,
   MAX_FILTER_VALUES,
   MAX_Q_LENGTH,
-  exclusionsIn,
+  isExclusion,
   isCidrValue,
   parseCidr,
   parseIp,
@@ -363,7 +363,7 @@ export function applyQuery(
       // A leading dash reads as "without" in every search box; free text
       // has no exclusion (the API's q only narrows), and `-alice` was
       // searched as `alice`, the very events meant to be left out.
-      if (!token.quoted && exclusionsIn(token.text).length > 0) {
+      if (!token.quoted && isExclusion(token.text)) {
         problems.push(
           `free text cannot be left out (${token.text}): only event types can (-type:…)`,
         );

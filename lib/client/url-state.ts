@@ -25,6 +25,7 @@ import {
   MAX_FILTER_VALUES,
   MAX_Q_LENGTH,
   exclusionsIn,
+  isExclusion,
   isMalformedCidr,
   words,
 } from '@/lib/domain/filters';
@@ -155,13 +156,12 @@ export function parseValues(
   return [...new Set(items)].sort().slice(0, max);
 }
 
-/** A link's `q` without its dash-led parts (exclusionsIn), which the API refuses; named by notAppliedInUrl. */
+/** A link's `q` without its dash-led parts (isExclusion), which the API refuses; named by notAppliedInUrl. */
 function withoutExclusions(q: string): string {
-  const excluded = new Set(exclusionsIn(q));
-  if (excluded.size === 0) return q;
+  if (exclusionsIn(q).length === 0) return q;
   return q
     .split(/\s+/)
-    .filter((token) => !excluded.has(token))
+    .filter((part) => !isExclusion(part))
     .join(' ');
 }
 

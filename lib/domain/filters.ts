@@ -154,15 +154,20 @@ export function words(text: string): string[] {
 }
 
 /**
- * The parts of free text (split at white space) written with a leading dash,
+ * Whether a part of free text (no white space) is written with a leading dash,
  * `-bob` in `alice -bob`: a dash reads as "without" in every search box, but
  * `q` only narrows, and such a part was searched as `bob`, the very events
  * meant to be left out. Refused by the API and the query bar, left out of a
  * link by the dashboard. A dash inside a word (`us-east-1`) or with no word
  * after it (`-`) is no such part.
  */
+export function isExclusion(part: string): boolean {
+  return part.startsWith('-') && words(part).length > 0;
+}
+
+/** The exclusions (isExclusion) among the parts of free text, split at white space. */
 export function exclusionsIn(text: string): string[] {
-  return text.split(/\s+/).filter((part) => part.startsWith('-') && words(part).length > 0);
+  return text.split(/\s+/).filter(isExclusion);
 }
 
 /** Whether some word of `text` starts with `prefix` (a word of `words`). */
