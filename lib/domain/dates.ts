@@ -112,13 +112,10 @@ export function formatSpan(
   zone: string,
   zoned = false,
 ): { start: string; end: string; note: string | null } {
-  const withOffsets =
-    zoned ||
-    offsetAt(start, zone) !== offsetAt(end, zone) ||
-    isRepeatedWallTime(start, zone) ||
-    isRepeatedWallTime(end, zone);
-  const write = withOffsets ? formatZonedTimestamp : formatTimestamp;
   const back = offsetAt(start, zone) - offsetAt(end, zone);
+  const withOffsets =
+    zoned || back !== 0 || isRepeatedWallTime(start, zone) || isRepeatedWallTime(end, zone);
+  const write = withOffsets ? formatZonedTimestamp : formatTimestamp;
   const readsBackwards = end > start && wallClockAt(end, zone) <= wallClockAt(start, zone);
   return {
     start: write(start, zone),
