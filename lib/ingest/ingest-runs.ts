@@ -9,6 +9,7 @@ import type {
   IngestRunPatch,
   IngestRunStatus,
 } from '@/lib/store/types';
+import { refreshStatisticsAfterDeletion } from './refresh-statistics';
 
 /**
  * The import ledger's life cycle, shared by `import` and `mirror`: a run is
@@ -204,7 +205,13 @@ export async function undoIngestRun(
   store: EventStore,
   id: string,
   options: DeleteOptions & { force?: boolean } = {},
-): Promise<{ run: IngestRun; deleted: number; remaining?: number }> {
+): Promise<{
+  run: IngestRun;
+  deleted: number;
+  remaining?: number;
+  /** Why the statistics were not refreshed after the deletion (refresh-statistics.ts). */
+  statisticsNotRefreshed?: string;
+}> {
   const found = await store.getIngestRun(id);
   if (!found) throw new UndoRefusedError(`No import or mirror run with id ${id}`);
   const run = (await settleIngestRuns(store, [found]))[0]!;
@@ -261,7 +268,12 @@ export async function undoIngestRun(
       // below, for the part deleted.
       if (deleted > 0) await rewind();
       const current = await store.getIngestRun(id);
-      return { run: current ?? run, deleted, remaining };
+      return {
+        run: current ?? run,
+        deleted,
+        remaining,
+        ...(await refreshStatisticsAfterDeletion(store, deleted)),
+      };
     }
   }
   // An undone run is undone again only for what it inserted after its undo
@@ -289,5 +301,10 @@ export async function undoIngestRun(
   const detail = `undone at ${new Date().toISOString()}: ${deleted} events removed`;
   await store.updateIngestRun(id, { status: 'undone', detail, undoFrom: null });
   if (deleted > 0) await rewind();
-  return { run: { ...run, status: 'undone', detail, undoFrom: null }, deleted };
+  return {
+    run: { ...run, status: 'undone', detail, undoFrom: null },
+    deleted,
+    // Last, once the undo is recorded.
+    ...(await refreshStatisticsAfterDeletion(store, deleted)),
+  };
 }

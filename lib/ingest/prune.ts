@@ -1,9 +1,12 @@
 import { prunedMirrorCheckpoint } from '@/lib/domain/mirror-checkpoint';
 import type { DeleteOptions, EventStore } from '@/lib/store/types';
+import { refreshStatisticsAfterDeletion } from './refresh-statistics';
 
 /**
  * Retention (`events prune`): deletes the org's events created before
- * `before` (ms), counters kept exact, and returns how many went.
+ * `before` (ms), counters kept exact, and returns how many went; then
+ * refreshes the statistics, saying why not if that fails (a committed
+ * deletion is done all the same: refresh-statistics.ts).
  *
  * Every mirror checkpoint of the org is told first that its copy now
  * starts there: otherwise a later undo (which winds a checkpoint back to
@@ -17,7 +20,8 @@ export async function pruneEvents(
   orgId: string,
   before: number,
   options: DeleteOptions = {},
-): Promise<number> {
+): Promise<{ deleted: number; statisticsNotRefreshed?: string }> {
   await store.rewriteMirrorCheckpoints(orgId, (state) => prunedMirrorCheckpoint(state, before));
-  return store.deleteEvents(orgId, { before }, options);
+  const deleted = await store.deleteEvents(orgId, { before }, options);
+  return { deleted, ...(await refreshStatisticsAfterDeletion(store, deleted)) };
 }

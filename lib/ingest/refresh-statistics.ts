@@ -16,3 +16,17 @@ export async function refreshStatisticsAfterLoad(store: EventStore): Promise<str
     return error instanceof Error ? error.message : String(error);
   }
 }
+
+/**
+ * The same after a deletion that has committed (prune, imports undo), if it
+ * deleted anything: on PostgreSQL its batches rewrote counter rows, whose
+ * sums read the dead versions too until a vacuum. As the fields of its
+ * result, the reason only when the refresh failed.
+ */
+export async function refreshStatisticsAfterDeletion(
+  store: EventStore,
+  deleted: number,
+): Promise<{ statisticsNotRefreshed?: string }> {
+  const reason = deleted > 0 ? await refreshStatisticsAfterLoad(store) : undefined;
+  return reason === undefined ? {} : { statisticsNotRefreshed: reason };
+}

@@ -13,6 +13,7 @@ import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { recordBytes, toNewEvent, tooLargeMessage } from '@/lib/ingest/import';
 import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { ListingOrder } from '@/lib/ingest/listing-order';
+import { refreshStatisticsAfterLoad } from '@/lib/ingest/refresh-statistics';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
 import { eventKey } from '@/lib/store/terms';
 import type { EventStore, IngestRun } from '@/lib/store/types';
@@ -96,6 +97,11 @@ export type MirrorOptions = {
    * rejected), reported once the pages around it are stored.
    */
   onRejected?: (record: unknown, message: string) => void;
+  /**
+   * The statistics refresh after copied events failed (why): the copy has
+   * committed all the same (lib/ingest/refresh-statistics.ts).
+   */
+  onStatisticsNotRefreshed?: (reason: string, copied: number) => void;
   sleep?: (ms: number) => Promise<void>;
 };
 
@@ -125,6 +131,8 @@ export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
    * checks is not (its last catch-up was complete).
    */
   interrupted: boolean;
+  /** Why the last statistics refresh failed, when it did (onStatisticsNotRefreshed). */
+  statisticsNotRefreshed?: string;
 };
 
 const DEFAULT_EVENTS_PER_WRITE = 5000;
@@ -281,13 +289,18 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
    * The planner's statistics, refreshed as an import's are once `atLeast`
    * events were copied since the last refresh: on PostgreSQL, statistics
    * that do not know the copy's org yet plan its queries for a handful of
-   * rows. A failure here is no failure of the copy, which has committed.
+   * rows. A failure here is no failure of the copy, which has committed:
+   * it is said (onStatisticsNotRefreshed), and the next refresh tries again.
    */
   let copiedAtRefresh = 0;
+  let statisticsNotRefreshed: string | undefined;
   const refreshStatistics = async (atLeast: number) => {
     if (counts.copied - copiedAtRefresh < atLeast) return;
     copiedAtRefresh = counts.copied;
-    await store.refreshStatistics().catch(() => undefined);
+    statisticsNotRefreshed = await refreshStatisticsAfterLoad(store);
+    if (statisticsNotRefreshed !== undefined) {
+      options.onStatisticsNotRefreshed?.(statisticsNotRefreshed, counts.copied);
+    }
   };
   let window: MirrorProgress['window'] = { pageNum: 1 };
   const progress = (): MirrorProgress => ({
@@ -684,6 +697,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     through: throughText(),
     stopped,
     interrupted: cutShort,
+    ...(statisticsNotRefreshed === undefined ? {} : { statisticsNotRefreshed }),
   };
 }
 

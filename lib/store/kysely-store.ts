@@ -823,20 +823,12 @@ export abstract class KyselyStore implements EventStore {
   // ---- deletion and the import ledger (retention.ts, ingest-runs.ts) -------
 
   /**
-   * After a deletion the statistics are refreshed here, once, for every
-   * caller (prune, imports undo): on PostgreSQL each batch rewrote its
-   * counter rows, and until a vacuum the sums read the dead versions too.
+   * The statistics are not refreshed here but by the caller once its work is
+   * recorded (lib/ingest: prune, imports undo), as upkeep whose failure is
+   * said, not thrown: a deletion that has committed is done.
    */
-  async deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
-    const deleted = await retention.deleteEvents(
-      this.db,
-      orgId,
-      selection,
-      options,
-      this.runEachKey(),
-    );
-    if (deleted > 0) await this.refreshStatistics();
-    return deleted;
+  deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions) {
+    return retention.deleteEvents(this.db, orgId, selection, options, this.runEachKey());
   }
 
   /** SQLite's deletion runs statements by key on the store's connection (retention.RunEachKey). */

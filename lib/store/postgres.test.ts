@@ -84,52 +84,6 @@ test("PostgreSQL: a store written under the database's en-US order (before migra
   }
 });
 
-test('PostgreSQL: deleteEvents, which prune and imports undo both call, vacuums the counter tables afterwards', async () => {
-  const database = await createTestDatabase();
-  const store = await PostgresStore.open(database.url);
-  const db = testKysely<Database>(database.url);
-  // Cumulative statistics reach other sessions when the vacuuming session
-  // reports them (at most a second or so later): read them afresh until then.
-  const vacuums = async () => {
-    const { rows } = await sql<{ n: string }>`SELECT pg_stat_clear_snapshot(),
-      (SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'term_days')::text AS n`.execute(
-      db,
-    );
-    return Number(rows[0]!.n);
-  };
-  try {
-    const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'c1'.repeat(8));
-    await store.createOrg({ id: orgId, name: 'Vacuumed', created: Date.UTC(2024, 0, 1) });
-    const base = Date.UTC(2026, 0, 1);
-    const events = Array.from({ length: 30 }, (_, i) =>
-      encodeEvent(orgId, {
-        id: objectIdAt(base + i * 1000, i.toString(16).padStart(16, '0')),
-        created: new Date(base + i * 1000).toISOString(),
-        eventTypeName: 'JOINED_ORG',
-        username: `user${i % 3}@example.com`,
-        isGlobalAdmin: false,
-      }),
-    );
-    await store.insertEvents(orgId, events);
-    const before = await vacuums();
-    assert.equal(await store.deleteEvents(orgId, { before: base + 10_000 }), 10);
-    let after = await vacuums();
-    for (let wait = 0; after === before && wait < 50; wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await vacuums();
-    }
-    assert.ok(after > before, `term_days vacuumed: ${before} -> ${after}`);
-    assert.equal(
-      await store.countEvents({ orgId, fields: { username: ['user0@example.com'] } }),
-      6,
-    );
-  } finally {
-    await db.destroy();
-    await store.close();
-    await database.drop();
-  }
-});
-
 test('PostgreSQL: undoing a run the statistics do not know yet (a mirror run, an import killed before its ANALYZE) deletes it within the query deadline', async () => {
   // Before, the DELETE's subquery picking the run's ids was planned as a
   // nested loop rerunning the pick for every event of the org: the undo

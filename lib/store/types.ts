@@ -240,8 +240,10 @@ export interface EventStore {
    * Deletes a selection of an org's events with their postings, keeping every
    * counter exact (counter rows that reach zero are removed, so the store is
    * as if those events had never been inserted). Batches of `batchSize`
-   * events, each one transaction; then, if any were deleted, the statistics
-   * are refreshed (refreshStatistics). Returns how many were deleted.
+   * events, each one transaction. Returns how many were deleted. The
+   * statistics are the caller's to refresh afterwards (refreshStatistics):
+   * on PostgreSQL each batch rewrote its counter rows, whose sums read the
+   * dead versions too until a vacuum.
    */
   deleteEvents(orgId: string, selection: EventSelection, options?: DeleteOptions): Promise<number>;
   /**

@@ -23,6 +23,7 @@ import {
   isoTime,
   requireOrg,
   loadStoppedBySignals,
+  warnStatisticsNotRefreshed,
 } from './context';
 import {
   Progress,
@@ -215,21 +216,17 @@ function statisticsNotRefreshed(result: BulkResult): string | undefined {
   return result.voidsRun ? undefined : result.statisticsNotRefreshed;
 }
 
-/**
- * Said as a warning, with what it means and what refreshes them next. An
- * import that adds nothing (the same file again) does not refresh them.
- */
+/** Said as a warning (warnStatisticsNotRefreshed). An import that adds nothing (the same file again) does not refresh them. */
 function warnIfStatisticsNotRefreshed(
   context: CommandContext,
   what: 'import' | 'seed',
   result: BulkResult,
 ): void {
-  const reason = statisticsNotRefreshed(result);
-  if (reason === undefined) return;
-  context.note(
-    `Warning: the query statistics were not refreshed after this ${what} (${reason.replace(/\.$/, '')}): ` +
-      `what it inserted (${formatCount(result.inserted, 'event')}) is stored, but queries may be planned less well until the statistics are refreshed, ` +
-      'which the next import, seed or mirror that adds events (or prune or undo that removes some) does.',
+  warnStatisticsNotRefreshed(
+    context,
+    what,
+    `what it inserted (${formatCount(result.inserted, 'event')}) is stored`,
+    statisticsNotRefreshed(result),
   );
 }
 

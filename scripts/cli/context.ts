@@ -157,3 +157,23 @@ export function stopDeletionOnSignals(
     context.note('Stopping after the batch being deleted (again to quit at once)...');
   });
 }
+
+/**
+ * Said when the statistics refresh after a load or deletion that committed
+ * failed (lib/ingest/refresh-statistics.ts): a warning, since `done` (what
+ * the command did, e.g. "what it inserted (300 events) is stored") stands,
+ * with what it means and what refreshes them next.
+ */
+export function warnStatisticsNotRefreshed(
+  context: CommandContext,
+  after: string,
+  done: string,
+  reason: string | undefined,
+): void {
+  if (reason === undefined) return;
+  context.note(
+    `Warning: the query statistics were not refreshed after this ${after} (${reason.replace(/\.$/, '')}): ` +
+      `${done}, but queries may be planned less well until the statistics are refreshed, ` +
+      'which the next import, seed or mirror that adds events (or prune or undo that removes some) does.',
+  );
+}

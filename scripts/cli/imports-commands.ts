@@ -1,7 +1,14 @@
 import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import type { IngestRun } from '@/lib/store/types';
 import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
-import { type Command, isoTime, requireOrg, stopDeletionOnSignals, table } from './context';
+import {
+  type Command,
+  isoTime,
+  requireOrg,
+  stopDeletionOnSignals,
+  table,
+  warnStatisticsNotRefreshed,
+} from './context';
 import { Progress, formatCount, formatNumber } from './progress';
 
 /** `imports list [--org ORG] [--limit N]` and `imports undo ID [--force]`: the import ledger. */
@@ -145,12 +152,21 @@ const undo: Command = async (args, context) => {
     stop.release();
     progress?.finish();
   }
+  const { statisticsNotRefreshed } = outcome;
+  const statistics = statisticsNotRefreshed === undefined ? {} : { statisticsNotRefreshed };
+  warnStatisticsNotRefreshed(
+    context,
+    'undo',
+    `what it removed (${formatCount(outcome.deleted, 'event')}) is gone`,
+    statisticsNotRefreshed,
+  );
   if (outcome.remaining !== undefined) {
     context.emit({
       run: runJson(outcome.run),
       deleted: outcome.deleted,
       stopped: true,
       remaining: outcome.remaining,
+      ...statistics,
     });
     context.say(
       `Stopped undoing ${outcome.run.kind} run ${id} on request: ${formatCount(outcome.deleted, 'event')} removed, ` +
@@ -158,7 +174,7 @@ const undo: Command = async (args, context) => {
     );
     return EXIT.interrupted;
   }
-  context.emit({ run: runJson(outcome.run), deleted: outcome.deleted });
+  context.emit({ run: runJson(outcome.run), deleted: outcome.deleted, ...statistics });
   context.say(
     `Undid ${outcome.run.kind} run ${id} (${outcome.run.source}) in ${outcome.run.orgId}: ` +
       `${formatCount(outcome.deleted, 'event')} removed, counters updated.`,

@@ -12,9 +12,9 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, requireOrg, stopOnSignals } from './context';
+import { type Command, requireOrg, stopOnSignals, warnStatisticsNotRefreshed } from './context';
 import { rejectedNote, StatusLine } from './mirror-status';
-import { formatDuration, formatNumber, jsonSeconds } from './progress';
+import { formatCount, formatDuration, formatNumber, jsonSeconds } from './progress';
 
 /**
  * `mirror --org LOCAL_ORG --source BASE_URL --source-org ORG_ID --public-key PUB`
@@ -173,6 +173,15 @@ export const mirror: Command = async (args, context) => {
         status.clear();
         context.note(rejectedNote(record, message));
       },
+      onStatisticsNotRefreshed: (reason, copied) => {
+        status.clear();
+        warnStatisticsNotRefreshed(
+          context,
+          'mirror',
+          `what it copied (${formatCount(copied, 'event')}) is stored`,
+          reason,
+        );
+      },
     });
     status.clear();
     context.emit({
@@ -189,6 +198,9 @@ export const mirror: Command = async (args, context) => {
       through: summary.through,
       stopped: summary.stopped,
       interrupted: summary.interrupted,
+      ...(summary.statisticsNotRefreshed === undefined
+        ? {}
+        : { statisticsNotRefreshed: summary.statisticsNotRefreshed }),
     });
     context.say(
       `Mirrored ${sourceOrg} from ${baseUrl} into ${orgId} in ${formatDuration(summary.seconds)}: ` +

@@ -1,7 +1,12 @@
 import { formatCreated } from '@/lib/domain/event';
 import { pruneEvents } from '@/lib/ingest/prune';
 import { EXIT, parseCommand, parseDate, parseObjectId, requireOption, UsageError } from './args';
-import { type Command, requireOrg, stopDeletionOnSignals } from './context';
+import {
+  type Command,
+  requireOrg,
+  stopDeletionOnSignals,
+  warnStatisticsNotRefreshed,
+} from './context';
 import { Progress, formatCount, formatDuration, jsonSeconds } from './progress';
 
 /**
@@ -40,9 +45,9 @@ export const prune: Command = async (args, context) => {
   const started = performance.now();
   // Ctrl-C ends the prune after the batch being deleted; running it again completes it.
   const stop = stopDeletionOnSignals(context, progress);
-  let deleted;
+  let outcome;
   try {
-    deleted = await pruneEvents(store, orgId, before, {
+    outcome = await pruneEvents(store, orgId, before, {
       onBatch: (n) => progress?.update(n),
       stop: () => stop.signal.aborted,
     });
@@ -50,6 +55,14 @@ export const prune: Command = async (args, context) => {
     stop.release();
     progress?.finish();
   }
+  const { deleted, statisticsNotRefreshed } = outcome;
+  const statistics = statisticsNotRefreshed === undefined ? {} : { statisticsNotRefreshed };
+  warnStatisticsNotRefreshed(
+    context,
+    'prune',
+    `what it deleted (${formatCount(deleted, 'event')}) is gone`,
+    statisticsNotRefreshed,
+  );
   const seconds = (performance.now() - started) / 1000;
   // Asked to stop after the last batch, it is done: said as such.
   const remaining = stop.signal.aborted
@@ -63,6 +76,7 @@ export const prune: Command = async (args, context) => {
       deleted,
       stopped: true,
       remaining,
+      ...statistics,
       seconds: jsonSeconds(seconds),
     });
     context.say(
@@ -76,6 +90,7 @@ export const prune: Command = async (args, context) => {
     before: beforeText,
     dryRun: false,
     deleted,
+    ...statistics,
     seconds: jsonSeconds(seconds),
   });
   context.say(

@@ -232,3 +232,66 @@ suite('PostgreSQL', async () => {
     },
   };
 });
+
+/**
+ * The same for a deletion, which has committed when its refresh fails: an
+ * undo failed (exit 1) and stayed recorded unfinished, a prune failed
+ * after deleting. PostgreSQL only, where a lock VACUUM needs can be held
+ * without holding up deletes; lib/ingest/deletion-statistics.test.ts has
+ * the rest.
+ */
+describe('an undo and a prune whose statistics refresh fails (PostgreSQL)', () => {
+  test('exit 0 with the deletion done and recorded, and warn that the statistics were not refreshed', async () => {
+    const database = await createTestDatabase();
+    const name = new URL(database.url).pathname.slice(1);
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    await locker.query(`ALTER DATABASE ${name} SET lock_timeout = '300ms'`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-deletion-stats-'));
+    try {
+      const url = database.url;
+      assert.equal(cli(url, 'orgs', 'create', '--name', 'Stats', '--id', ORG).code, 0);
+      const events = generateEvents(ORG, 200, { seed: 82, days: 20 });
+      const file = path.join(dir, 'events.ndjson');
+      fs.writeFileSync(file, events.slice(0, 100).map(asLine).join('\n'));
+      const imported = cli(url, 'import', '--org', ORG, file, '--json');
+      assert.equal(imported.code, 0, imported.stderr);
+      fs.writeFileSync(file, events.slice(100).map(asLine).join('\n'));
+      assert.equal(cli(url, 'import', '--org', ORG, file).code, 0);
+      const runId = (imported.json as { runId: string }).runId;
+
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE event_counts IN SHARE UPDATE EXCLUSIVE MODE');
+      const undo = cli(url, 'imports', 'undo', runId, '--json');
+      assert.equal(undo.code, 0, undo.stderr);
+      const undone = undo.json as { deleted: number; statisticsNotRefreshed?: string };
+      assert.equal(undone.deleted, 100);
+      assert.match(undone.statisticsNotRefreshed ?? '', /lock timeout/);
+      assert.match(
+        undo.stderr,
+        new RegExp(
+          `^Warning: the query statistics were not refreshed after this undo \\(${escaped(undone.statisticsNotRefreshed!.replace(/\.$/, ''))}\\): ` +
+            'what it removed \\(100 events\\) is gone, but queries may be planned less well until the statistics are refreshed, ',
+          'm',
+        ),
+      );
+      const list = cli(url, 'imports', 'list', '--org', ORG, '--json');
+      const runs = (list.json as { runs: { id: string; status: string }[] }).runs;
+      assert.equal(runs.find((run) => run.id === runId)?.status, 'undone');
+
+      // The newest left stays: a prune deletes what was created before it.
+      const before = new Date(Math.max(...events.slice(100).map((e) => e.created))).toISOString();
+      const prune = cli(url, 'events', 'prune', '--org', ORG, '--before', before);
+      assert.equal(prune.code, 0, prune.stderr);
+      assert.match(prune.stdout, /^Deleted 99 events of /m);
+      assert.match(
+        prune.stderr,
+        /^Warning: the query statistics were not refreshed after this prune \(.*lock timeout.*\): what it deleted \(99 events\) is gone, /m,
+      );
+    } finally {
+      await locker.end();
+      fs.rmSync(dir, { recursive: true, force: true });
+      await database.drop();
+    }
+  });
+});

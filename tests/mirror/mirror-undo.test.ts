@@ -329,7 +329,7 @@ for (const [engine, open] of TEST_ENGINES) {
       const events = twentyEvents();
       await withSourceAndCopy(open, events, {}, async (store, baseUrl) => {
         assert.equal((await runMirror(options(store, baseUrl))).copied, 20);
-        assert.equal(await pruneEvents(store, ORG, events[10]!.at), 9);
+        assert.equal((await pruneEvents(store, ORG, events[10]!.at)).deleted, 9);
         const imported = await importRun(
           store,
           eventsSecondApart(1, { base: BASE - 86_400_000, orgId: ORG, idTag: 'cdcdcdcd' }),
@@ -352,7 +352,7 @@ for (const [engine, open] of TEST_ENGINES) {
       let pruned = -1;
       const faults = {
         before: async (request: number) => {
-          if (request === 3) pruned = await pruneEvents(store!, ORG, cutoff);
+          if (request === 3) pruned = (await pruneEvents(store!, ORG, cutoff)).deleted;
         },
       };
       await withSourceAndCopy(open, events, faults, async (opened, baseUrl) => {
