@@ -2,6 +2,7 @@
  * The admin CLI: `npm run cli -- <command>`. See scripts/cli/help.ts (or
  * `npm run cli -- help`) for commands, options and exit codes.
  */
+import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
 import path from 'node:path';
 import { prettyJson } from '@/lib/domain/json-text';
@@ -159,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
     const usage = error instanceof UsageError;
     const config = error instanceof ConfigError;
     const known = usage || config || error instanceof CommandError;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const code = usage ? EXIT.usage : error instanceof CommandError ? error.exitCode : EXIT.failed;
     process.stderr.write(`Error: ${message}\n`);
     if (usage) process.stderr.write(`Run '${helpCommandFor(words)}' for usage.\n`);
@@ -195,7 +196,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`Error: ${errorMessage(error)}\n`);
     process.exitCode = EXIT.failed;
   },
 );

@@ -12,6 +12,7 @@
  * database (another DATABASE_URL, a revoked key, a changed DIGEST_REALM), a
  * new demo key is issued and the stale one revoked.
  */
+import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
 import path from 'node:path';
 import { issueApiKey, privateKeyMatches } from '@/lib/auth/api-keys';
@@ -167,9 +168,7 @@ if (require.main === module) {
   setupDemo().then(
     (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
     (error: unknown) => {
-      process.stderr.write(
-        `[demo] Setup failed: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      process.stderr.write(`[demo] Setup failed: ${errorMessage(error)}\n`);
       process.exitCode = 1;
     },
   );

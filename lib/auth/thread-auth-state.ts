@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import { ApiError, type ApiErrorCode } from '@/lib/domain/errors';
+import { ApiError, type ApiErrorCode, errorMessage } from '@/lib/domain/errors';
 import type { AuthState } from './shared-state';
 
 /**
@@ -51,7 +51,7 @@ function failureOf(error: unknown): Failure {
   if (error instanceof ApiError) {
     return { kind: 'api', code: error.code, detail: error.detail, headers: [...error.headers] };
   }
-  return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
+  return { kind: 'other', message: errorMessage(error) };
 }
 
 /** Main thread: answers the worker's calls on `port` with `state()`. */

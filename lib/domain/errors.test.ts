@@ -4,6 +4,7 @@ import {
   ApiError,
   CHALLENGE_BODY,
   errorJson,
+  errorMessage,
   errorObject,
   eventNotFound,
   invalidQueryParameter,
@@ -58,4 +59,14 @@ test("the store's StoreUnavailableError (by name: no import of lib/store) is a 5
   assert.equal(error.code, 'SERVICE_UNAVAILABLE');
   assert.deepEqual(error.headers, [['Retry-After', '3']]);
   assert.doesNotMatch(error.detail, /ECONNREFUSED/, "the engine's message stays in the log");
+});
+
+test('errorMessage: an Error, a thrown object with a message (as from another thread), anything else', () => {
+  assert.equal(errorMessage(new TypeError('bad input')), 'bad input');
+  assert.equal(
+    errorMessage({ code: 'SQLITE_FULL', message: 'database or disk is full' }),
+    'database or disk is full',
+  );
+  assert.equal(errorMessage('plain text'), 'plain text');
+  assert.equal(errorMessage(null), 'null');
 });

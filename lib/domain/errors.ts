@@ -324,3 +324,18 @@ export const CHALLENGE_BODY = [
 ].join('\n');
 
 export const CHALLENGE_CONTENT_TYPE = 'application/json;charset=ISO-8859-1';
+
+/**
+ * What an error caught as `unknown` says, for a message or a log: an
+ * Error's message; a thrown object's own `message` (an error passed between
+ * threads may arrive as a plain object, which String() made "[object
+ * Object]"); anything else as a string.
+ */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null) {
+    const { message } = error as { message?: unknown };
+    if (typeof message === 'string') return message;
+  }
+  return String(error);
+}

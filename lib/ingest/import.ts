@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -183,11 +184,11 @@ export async function voidRun(
       // The undo's own note ("not finished") would hide why the run must go.
       await store
         .updateIngestRun(runId, {
-          detail: `${failure}; void: what it stored may be altered, and removing it failed (${reason(error)}): 'imports undo ${runId}' removes it`,
+          detail: `${failure}; void: what it stored may be altered, and removing it failed (${errorMessage(error)}): 'imports undo ${runId}' removes it`,
         })
         .catch(() => undefined);
       return {
-        message: `${failure}. What was read before it is unverified and may be altered, and removing what this import stored failed (${reason(error)}): run 'imports undo ${runId}'`,
+        message: `${failure}. What was read before it is unverified and may be altered, and removing what this import stored failed (${errorMessage(error)}): run 'imports undo ${runId}'`,
         removed: false,
         ended,
       };
@@ -279,7 +280,7 @@ export async function importEvents(
       status: 'failed',
       inserted,
       skipped: duplicates,
-      detail: error instanceof Error ? error.message : String(error),
+      detail: errorMessage(error),
     }).catch(() => undefined);
     if (error instanceof ImportFatalError) {
       throw new ImportFatalError(error.message, error.summary, { ...report(), ...error.summary });
@@ -417,7 +418,8 @@ export async function* readEventBatches(
     try {
       return { value: JSON.parse(text) as unknown };
     } catch (error) {
-      if (!appended?.(text, location.line)) reject(location, `Not valid JSON: ${reason(error)}`);
+      if (!appended?.(text, location.line))
+        reject(location, `Not valid JSON: ${errorMessage(error)}`);
       return undefined;
     }
   };
@@ -1112,7 +1114,7 @@ async function* decompressedFrom(
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    if (code === 'Z_DATA_ERROR' && reason(error) === 'incorrect header check') {
+    if (code === 'Z_DATA_ERROR' && errorMessage(error) === 'incorrect header check') {
       // The file starts with gzip's magic, so only bytes after a whole
       // member can fail this way: the members before passed their
       // checksums, and what was imported of them stays (gunzip itself
@@ -1129,7 +1131,7 @@ async function* decompressedFrom(
       // decompressed of that member is unverified and may be altered, so the
       // run is void (a re-run would skip the altered events as present).
       throw new ImportFatalError(
-        `The file is gzip-compressed but ${code === 'Z_BUF_ERROR' ? 'cut short' : 'damaged'} at or before byte ${gunzip.bytesWritten.toLocaleString('en-US')}: ${reason(error)}`,
+        `The file is gzip-compressed but ${code === 'Z_BUF_ERROR' ? 'cut short' : 'damaged'} at or before byte ${gunzip.bytesWritten.toLocaleString('en-US')}: ${errorMessage(error)}`,
         undefined,
         undefined,
         true,
@@ -1314,15 +1316,11 @@ function parses(line: string | undefined): boolean {
   }
 }
 
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function readFailure(source: ImportSource, error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const name = typeof source === 'string' ? source : 'the input';
   if (code === 'ENOENT') return `Cannot read ${name}: no such file`;
   if (code === 'EISDIR') return `Cannot read ${name}: it is a directory`;
   if (code === 'EACCES') return `Cannot read ${name}: permission denied`;
-  return `Cannot read ${name}: ${reason(error)}`;
+  return `Cannot read ${name}: ${errorMessage(error)}`;
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import type { EventStore } from '@/lib/store/types';
 
 /**
@@ -13,7 +14,7 @@ export async function refreshStatisticsAfterLoad(store: EventStore): Promise<str
     await store.refreshStatistics();
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 

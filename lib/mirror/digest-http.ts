@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { constants as bufferConstants } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -448,9 +449,7 @@ function decoded(body: Buffer, encoding: string | undefined, limit: number): Buf
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new AnswerTooLargeError(limit);
     }
-    throw new Error(
-      `the answer's ${name}-encoded body does not decode (${error instanceof Error ? error.message : String(error)})`,
-    );
+    throw new Error(`the answer's ${name}-encoded body does not decode (${errorMessage(error)})`);
   }
   throw new UnknownEncodingError(encoding!);
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { createHash } from 'node:crypto';
 import { getConfig } from '@/lib/config';
 import { FIRST_INSTANT, parseDateTime } from '@/lib/domain/dates';
@@ -673,7 +674,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       }
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     await ledger('failed', message).catch(() => undefined);
     throw error;
   } finally {

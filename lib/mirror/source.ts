@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { printable } from '@/lib/domain/printable';
 import { withoutByteOrderMark } from '@/lib/domain/json-text';
 import { NOT_UTF8 } from '@/lib/domain/utf8';
@@ -316,7 +317,7 @@ export class SourceClient {
         }
         const code = (error as NodeJS.ErrnoException).code;
         // OpenSSL's messages end in a newline.
-        const reason = (error instanceof Error ? error.message : String(error)).trim();
+        const reason = errorMessage(error).trim();
         if (error instanceof UnreadableBodyError) {
           // The host answered: "Cannot reach" sent people after the network
           // when a proxy's page or a broken encoder was what failed.

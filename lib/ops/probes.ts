@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import type { RedisAuthState } from '@/lib/auth/redis-state';
 import { getAuthState } from '@/lib/auth/shared-state';
 import { getStore } from '@/lib/store';
@@ -104,7 +105,7 @@ export async function readyzAnswer(): Promise<ProbeAnswer> {
     return answer(200, { status: 'ready' });
   } catch (error) {
     // The reason goes to the log only: /readyz is public, error texts are not.
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     getLogger().warn({ route: 'readyz', reason: reason.slice(0, 500) }, 'not ready');
     return answer(503, { status: 'unavailable' });
   } finally {

@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { parse as parsePostgresUrl } from 'pg-connection-string';
 
 /**
@@ -79,7 +80,7 @@ function postgresUrlProblem(url: string, error: unknown): string {
     return `cannot read the file its ${parameter ?? 'sslrootcert, sslcert or sslkey'} names (${file.message})`;
   }
   if ((error as { code?: unknown }).code === 'ERR_INVALID_URL') return urlSyntaxProblem(url);
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { errorMessage } from '@/lib/domain/errors';
+
 /**
  * The one error the store throws when the database cannot answer right now
  * (unreachable, restarting, shutting down, out of connections, or an SQLite
@@ -147,7 +149,7 @@ export function translateStoreError(error: unknown): unknown {
 
 /** Wraps any failure (a connection that could not be made) as unavailable. */
 export function unavailable(cause: unknown): StoreUnavailableError {
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  const detail = errorMessage(cause);
   const code = (cause as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && GAVE_UP_SQLSTATES.has(code)) {
     return new StoreUnavailableError(`The database gave up on a statement: ${detail}`, {

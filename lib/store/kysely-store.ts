@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { inspect } from 'node:util';
 import {
   type CompiledQuery,
@@ -232,7 +233,7 @@ export abstract class KyselyStore implements EventStore {
             reason: `${pendingMigrations.length} migration(s) not applied`,
           };
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       return {
         ready: false,
         pendingMigrations: [],

@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
@@ -128,7 +129,7 @@ export const backup: Command = async (args, context) => {
  */
 function backupFailure(target: string, error: unknown): CommandError {
   const engine = error instanceof StoreUnavailableError && error.cause ? error.cause : error;
-  const detail = engine instanceof Error ? engine.message : String(engine);
+  const detail = errorMessage(engine);
   return new CommandError(
     isDiskFull(error)
       ? `Cannot write ${target}: no space left on its disk (${detail}); nothing was written`

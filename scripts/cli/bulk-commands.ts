@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
 import { type BulkResult, runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
@@ -465,15 +466,12 @@ async function failedImport(
   },
 ): Promise<never> {
   const { file, orgId, runId, soFar, bytes, issues, error } = failed;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   const unrecorded = await endIngestRun(store, runId, {
     status: 'failed',
     ...soFar,
     detail: reason,
-  }).then(
-    () => undefined,
-    (cause: unknown) => (cause instanceof Error ? cause.message : String(cause)),
-  );
+  }).then(() => undefined, errorMessage);
   const there = soFar.inserted + soFar.skipped;
   const failure = new CommandError(
     `${reason.replace(/\.$/, '')}. ` +

@@ -1,3 +1,4 @@
+import { errorMessage } from '@/lib/domain/errors';
 import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import type { IngestRun } from '@/lib/store/types';
 import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
@@ -43,7 +44,7 @@ const list: Command = async (args, context) => {
   const runs = await settleIngestRuns(store, newest.slice(0, limit), (run, error) =>
     notRecorded.push({
       runId: run.id,
-      reason: error instanceof Error ? error.message : String(error),
+      reason: errorMessage(error),
     }),
   );
   context.emit({
