@@ -17,6 +17,19 @@ import {
 /** PostgreSQL connections per process: instances x this must fit under the server's max_connections (100 by default). */
 export const DEFAULT_POOL_SIZE = 10;
 
+/**
+ * A whole number from the environment, written in decimal digits alone:
+ * z.coerce.number() read `0x10` as 16, `1e3` as 1000, ` 60 ` as 60 and
+ * `0b1` as 1, values nobody meant as written.
+ */
+function wholeNumber(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, `must be a whole number written in digits alone, from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
 const configSchema = z.object({
   // Checked here, so a URL of no supported form (postgress://, mysql://) is
   // refused at start instead of opening a new SQLite file named after it.
@@ -33,7 +46,16 @@ const configSchema = z.object({
     })
     .default('file:./data/org-events.db'),
   EVENTS_VARIANT: z.enum(VARIANTS).default('hosted'),
-  DIGEST_REALM: z.string().min(1).default('MMS Public API'),
+  // Sent in every challenge's WWW-Authenticate header and hashed into every
+  // HA1: a character a header cannot carry (日本) made each challenge throw,
+  // every unauthenticated request a 500; a blank one names nothing.
+  DIGEST_REALM: z
+    .string()
+    .regex(
+      /^[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*$/,
+      'DIGEST_REALM must be printable ASCII (letters, digits, spaces, punctuation) and not blank',
+    )
+    .default('MMS Public API'),
   // http(s) and nothing after the path: links are this plus their path, so
   // `events.example.com:443` (a valid URL, of scheme `events.example.com`)
   // or a `?query` made every link in every response a broken one.
@@ -44,19 +66,19 @@ const configSchema = z.object({
       /^https?:\/\/[^?#]+$/i,
       'PUBLIC_BASE_URL must be an http:// or https:// URL without ?query or #fragment, such as https://events.example.com',
     )
+    // Every link of every answer starts with it: a user:password in it went out to every client.
+    .refine((url) => {
+      const { username, password } = new URL(url);
+      return username === '' && password === '';
+    }, 'PUBLIC_BASE_URL must not carry a user name or password (user:password@)')
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
   SERVICE_VENDOR: z
     .string()
     .regex(/^[A-Za-z0-9]+$/, 'SERVICE_VENDOR must be alphanumeric')
     .default('MongoDB'),
-  NONCE_TTL_SECONDS: z.coerce.number().int().min(5).max(86_400).default(300),
-  SESSION_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(7 * 86_400)
-    .default(8 * 3600),
+  NONCE_TTL_SECONDS: wholeNumber(5, 86_400).default(300),
+  SESSION_TTL_SECONDS: wholeNumber(60, 7 * 86_400).default(8 * 3600),
   ORG_EVENTS_SECRET: z.string().min(32).optional(),
   /** Only for `keys rehash` after a secret rotation: the secret the HA1 values were sealed with. */
   ORG_EVENTS_PREVIOUS_SECRET: z.string().min(32).optional(),
@@ -83,13 +105,13 @@ const configSchema = z.object({
    * stay under the server's max_connections. At least 2: an export's cursor
    * holds one while other requests go on. Unset: 10 (lib/store/postgres.ts).
    */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
+  DATABASE_POOL_SIZE: wholeNumber(2, 1000).optional(),
   /**
    * PostgreSQL: how long one query may run before it is cancelled on the
    * server (lib/store/postgres-deadline.ts). Under a proxy's own timeout,
    * so a request it gave up on does not go on working. Unset: 90.
    */
-  DATABASE_QUERY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
+  DATABASE_QUERY_TIMEOUT_SECONDS: wholeNumber(1, 86_400).optional(),
   /**
    * At start, how long the server waits for a database that cannot answer
    * yet (refused, starting up, out of connections), trying again with a
@@ -97,7 +119,7 @@ const configSchema = z.object({
    * started beside the server (compose without depends_on, a Kubernetes
    * pod, a host rebooting) is then met, not raced.
    */
-  DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  DATABASE_WAIT_SECONDS: wholeNumber(0, 86_400).default(60),
   /** pino's level for the server's JSON log (one line per request at info). */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Bearer token for GET /metrics; unset, /metrics answers 404 (metrics are off). */
@@ -108,20 +130,15 @@ const configSchema = z.object({
    * read out; one more is answered 429 TOO_MANY_EXPORTS. Unset: 4, and
    * never more than DATABASE_POOL_SIZE less 2 (exportLimit in lib/api/export.ts).
    */
-  EXPORT_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).optional(),
+  EXPORT_MAX_CONCURRENT: wholeNumber(1, 1000).optional(),
   /**
    * An export whose client has taken nothing of it for this long (a chunk
    * is up to 500 events, about a megabyte with raw) is ended, its snapshot
    * released: 300 s lets a client at 4 KB/s through.
    */
-  EXPORT_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  EXPORT_IDLE_SECONDS: wholeNumber(1, 86_400).default(300),
   /** The longest record `import` accepts, in bytes: a longer one is reported, not read into memory. */
-  IMPORT_MAX_RECORD_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(MAX_RECORD_BYTES_LIMIT)
-    .default(1 << 20),
+  IMPORT_MAX_RECORD_BYTES: wholeNumber(1024, MAX_RECORD_BYTES_LIMIT).default(1 << 20),
   /** PEM files: when both are set, server.ts listens with HTTPS itself. */
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
@@ -137,7 +154,7 @@ const configSchema = z.object({
    * /readyz answering 503 before it stops accepting (0: stop at once), so a
    * load balancer polling /readyz takes it out of rotation first.
    */
-  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(0),
+  SHUTDOWN_DRAIN_SECONDS: wholeNumber(0, 3600).default(0),
 });
 
 /**
@@ -181,19 +198,22 @@ export class ConfigError extends Error {
 }
 
 export function getConfig(): Config {
-  if (!cached) {
-    // `NAME=` (as compose files and shells leave it) means unset, not an invalid value.
-    const set = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ''));
-    const parsed = configSchema.safeParse(set);
-    if (!parsed.success) {
-      const problems = parsed.error.issues
-        .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-        .join('; ');
-      throw new ConfigError(`Invalid configuration: ${problems}`);
-    }
-    cached = parsed.data;
-  }
+  cached ??= parseConfig(process.env);
   return cached;
+}
+
+/** The configuration an environment gives, or a ConfigError naming every problem. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // `NAME=` (as compose files and shells leave it) means unset, not an invalid value.
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(set);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  return parsed.data;
 }
 
 /** Tests and the CLI override configuration without touching process.env. */
