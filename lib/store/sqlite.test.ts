@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -567,6 +568,57 @@ describe('SQLite facets reading a whole filtered set', () => {
       assert.deepEqual(result.facets.hostname?.[0], { value: 'host-0', count: 120 });
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('SQLite stores sharing a file within one process', () => {
+  test("opening a second store on the file keeps the first one's lock: another process can neither take the file whole nor delete the WAL under it", async () => {
+    // npm start opens the file twice, the API's store and then the
+    // dashboard's (Next's worker thread). Opening it once more with fs and
+    // closing that descriptor dropped every POSIX lock the process held on
+    // the file, the first store's included, so to another process the file
+    // looked unused: an sqlite3 shell closing its connection deleted the WAL
+    // and -shm the server still wrote to, and the server answered 500
+    // "database disk image is malformed".
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-locks-'));
+    const file = path.join(dir, 'events.db');
+    // Another process asks for the whole file, as a connection does that is
+    // about to leave WAL mode or delete the WAL once it thinks itself alone.
+    const takeWhole = () =>
+      execFileSync(
+        process.execPath,
+        [
+          '-e',
+          `const db = new (require('better-sqlite3'))(process.argv[1], { timeout: 0 });
+           try {
+             db.pragma('locking_mode = EXCLUSIVE');
+             db.exec('BEGIN EXCLUSIVE; COMMIT');
+             process.stdout.write('taken');
+           } catch (error) {
+             process.stdout.write(error.code);
+           }
+           db.close();`,
+          file,
+        ],
+        { encoding: 'utf8' },
+      );
+    const first = await SqliteStore.open(file);
+    try {
+      await first.createOrg({ id: '5f00000000000000000000c1', name: 'First', created: 0 });
+      assert.equal(takeWhole(), 'SQLITE_BUSY');
+      const second = await SqliteStore.open(file);
+      try {
+        assert.equal(takeWhole(), 'SQLITE_BUSY');
+        assert.ok(fs.existsSync(`${file}-wal`), 'the WAL was deleted under the open stores');
+        await first.createOrg({ id: '5f00000000000000000000c2', name: 'Second', created: 0 });
+        assert.equal((await second.getOrg('5f00000000000000000000c2'))?.name, 'Second');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

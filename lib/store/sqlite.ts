@@ -419,8 +419,17 @@ export class SqliteStore extends KyselyStore {
       // A new database is its owner's alone (SQLite gives its -wal and -shm
       // files the same mode): it holds the key hashes, and without
       // ORG_EVENTS_SECRET the server's secret too. It was created 0644,
-      // readable by every local user. An existing file keeps its mode.
-      fs.closeSync(fs.openSync(filename, 'a', 0o600));
+      // readable by every local user. An existing file keeps its mode, and
+      // is not opened here: closing a descriptor of it would drop every
+      // POSIX lock this process holds on it, those of a store already open
+      // on it included (npm start opens two, the API's and the dashboard's),
+      // and another process would then take the file for unused and delete
+      // the WAL under them. 'wx' creates the file or fails, opening nothing.
+      try {
+        fs.closeSync(fs.openSync(filename, 'wx', 0o600));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
     }
     const sqlite = new BetterSqlite3(filename);
     try {
