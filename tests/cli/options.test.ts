@@ -117,6 +117,24 @@ describe('CLI: command lines', () => {
     );
   });
 
+  test("a usage line's optional part pasted with its brackets is named as such, even after a key's value", () => {
+    // The README's mirror example, pasted as written, was refused as
+    // "Unexpected argument after --public-key's value (not shown: it may be a
+    // key)": the person looked for a pasted key where there was none.
+    const org = '6b1c2d3e4f5a6b7c8d9e0c04';
+    const result = cli(
+      db,
+      ...['mirror', '--org', org, '--source', 'http://127.0.0.1:9/api/public/v1.0'],
+      ...['--source-org', org, '--public-key', 'abcdefgh', '[--since', '2025-01-01]'],
+      '--json',
+    );
+    assert.equal(result.code, 64, result.stderr);
+    assert.equal(
+      (result.json as { error: Json }).error.message,
+      "Unexpected argument '[--since': square brackets in a usage line mark an optional part; type it without them, or leave it out",
+    );
+  });
+
   test('a --source holding a user name and password is refused without showing them, however else it is wrong', () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0c04';
     const secret = '0f8fad5b-d9cb-469f-a165-70867728950e';
