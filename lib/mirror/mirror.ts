@@ -115,12 +115,17 @@ export type MirrorProgress = {
   /** The window being read: ISO bounds (undefined: open). */
   window: { minDate?: string; maxDate?: string; pageNum: number };
   seconds: number;
+  /**
+   * The walk under way alone (the first, or a `--follow` catch-up): what it
+   * copied and for how long, its rate without the waits between checks.
+   */
+  walk: { copied: number; seconds: number };
 };
 
 /** Where a following mirror stands after a catch-up (`through` as in the summary). */
 export type MirrorCaughtUp = MirrorProgress & { through: string | null; nextCheckSeconds: number };
 
-export type MirrorSummary = Omit<MirrorProgress, 'window'> & {
+export type MirrorSummary = Omit<MirrorProgress, 'window' | 'walk'> & {
   runId: string;
   /** The copy is complete up to this instant (ISO), or null when the source had nothing. */
   through: string | null;
@@ -304,13 +309,19 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     }
   };
   let window: MirrorProgress['window'] = { pageNum: 1 };
-  const progress = (): MirrorProgress => ({
-    ...counts,
-    requests: client.requests,
-    retries: client.retries,
-    window,
-    seconds: (performance.now() - started) / 1000,
-  });
+  /** Where the walk under way started: copied by then, and when. */
+  let walkStart = { copied: 0, at: started };
+  const progress = (): MirrorProgress => {
+    const now = performance.now();
+    return {
+      ...counts,
+      requests: client.requests,
+      retries: client.retries,
+      window,
+      seconds: (now - started) / 1000,
+      walk: { copied: counts.copied - walkStart.copied, seconds: (now - walkStart.at) / 1000 },
+    };
+  };
   const ledger = (
     status: 'running' | 'finished' | 'failed' | 'interrupted',
     detail: string | null = null,
@@ -587,6 +598,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   /** Stopped within a walk: the copy is not complete through now (the ledger says interrupted). */
   let cutShort = false;
   const walked = async (segment: MirrorSegment) => {
+    walkStart = { copied: counts.copied, at: performance.now() };
     cutShort = !(await walk(segment));
     return !cutShort;
   };

@@ -34,7 +34,9 @@ export class StatusLine {
       this.loggedCounts = counts;
     }
     this.last = now;
-    const rate = formatNumber(p.copied / Math.max(p.seconds, 0.001));
+    // The walk's own rate: over the whole run, a --follow mirror's waits
+    // between checks made a copy that took under a second read "2 events/s".
+    const rate = formatNumber(p.walk.copied / Math.max(p.walk.seconds, 0.001));
     const window = `${p.window.minDate ?? '…'} to ${p.window.maxDate ?? 'now'}${p.window.pageNum > 1 ? ` page ${p.window.pageNum}` : ''}`;
     this.show(
       `Mirroring: ${formatNumber(p.copied)} copied (${rate} events/s), ${formatNumber(p.skipped)} already present, ${formatNumber(p.requests)} requests; window ${window}`,

@@ -26,9 +26,23 @@ function logged() {
   };
 }
 
-function progress(copied: number, skipped: number, requests: number): MirrorProgress {
-  return { copied, skipped, rejected: 0, requests, retries: 0, window: { pageNum: 1 }, seconds: 1 };
+function progress(
+  copied: number,
+  skipped: number,
+  requests: number,
+  timing: Pick<MirrorProgress, 'seconds' | 'walk'> = { seconds: 1, walk: { copied, seconds: 1 } },
+): MirrorProgress {
+  return { copied, skipped, rejected: 0, requests, retries: 0, window: { pageNum: 1 }, ...timing };
 }
+
+test("a --follow mirror's rate is its catch-up's own: the waits between checks are not counted in", () => {
+  const { status, lines } = logged();
+  // Ten minutes into the run, 5,000 copied by the first walk; this catch-up copied 20 in half a second.
+  status.update(progress(5020, 0, 30, { seconds: 600, walk: { copied: 20, seconds: 0.5 } }));
+  assert.deepEqual(lines, [
+    'Mirroring: 5,020 copied (40 events/s), 0 already present, 30 requests; window … to now\n',
+  ]);
+});
 
 test('off a terminal, a --follow mirror of a quiet org logs no progress line at each check: only when copied or already-present counts moved, at most every 5 s', () => {
   const { status, lines, at } = logged();
