@@ -54,7 +54,9 @@ const list: Command = async (args, context) => {
     ...(notRecorded.length === 0 ? {} : { notRecorded }),
   });
   if (more) {
-    context.note(`The newest ${formatNumber(limit)} runs; older ones are shown with --limit N.`);
+    context.note(
+      `${limit === 1 ? 'The newest run' : `The newest ${formatNumber(limit)} runs`}; older ones are shown with --limit N.`,
+    );
   }
   if (runs.length === 0) {
     context.say(`No imports or mirror runs recorded${orgId === undefined ? '' : ` for ${orgId}`}.`);
@@ -102,14 +104,16 @@ const list: Command = async (args, context) => {
   )) {
     // Undo is offered only where there is something to undo.
     const undo = run.inserted > 0 ? ` 'imports undo ${run.id}' removes the events it added.` : '';
-    context.say(`Run ${run.id} ${run.status}${run.detail ? `: ${run.detail}` : ''}.${undo}`);
+    context.say(
+      `Run ${run.id} ${run.status}${run.detail ? `: ${sentence(run.detail)}` : '.'}${undo}`,
+    );
   }
   // An undo forced while the run went on leaves what it added afterwards.
   for (const run of runs.filter((r) => r.status === 'undone')) {
     const left = await store.countRunEvents(run.orgId, run.id);
     if (left === 0) continue;
     context.say(
-      `Run ${run.id} undone, but ${formatCount(left, 'event')} of it remain: ${run.detail ?? 'added after the undo'}.`,
+      `Run ${run.id} undone, but ${formatCount(left, 'event')} of it remain: ${sentence(run.detail ?? 'added after the undo')}`,
     );
   }
   // Under the table, beside the run's own line.
@@ -191,4 +195,9 @@ function runJson(run: IngestRun) {
     heartbeat: run.heartbeat === null ? null : isoTime(run.heartbeat),
     undoFrom: run.undoFrom === null ? null : isoTime(run.undoFrom),
   };
+}
+
+/** A run's detail as the end of a sentence: its own closing mark kept, a full stop added where it has none ("…https?." read doubled). */
+function sentence(detail: string): string {
+  return /[.?!]$/.test(detail) ? detail : `${detail}.`;
 }

@@ -304,7 +304,34 @@ describe('CLI: seed and import', () => {
       ],
       [[second], true],
     );
-    assert.match(newest.stderr, /The newest 1 runs; older ones are shown with --limit N\./);
+    assert.match(newest.stderr, /^The newest run; older ones are shown with --limit N\.$/m);
+  });
+
+  test("imports list: a failed run's detail ends its sentence with its own mark, never a full stop after it", async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
+    const { db } = orgAndEvents('failed-detail', org, 1);
+    const store = await openStore(db);
+    try {
+      const asked = await startIngestRun(store, { orgId: org, kind: 'mirror', source: 'a#b' });
+      await endIngestRun(store, asked.id, {
+        status: 'failed',
+        detail: 'The source closed the connection: is it http:// rather than https://?',
+      });
+      const said = await startIngestRun(store, { orgId: org, kind: 'mirror', source: 'c#d' });
+      await endIngestRun(store, said.id, { status: 'failed', detail: 'The key was refused' });
+      const table = cli(db, 'imports', 'list', '--org', org);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(
+        table.stdout,
+        new RegExp(`^Run ${asked.id} failed: .* rather than https://\\?$`, 'm'),
+      );
+      assert.match(
+        table.stdout,
+        new RegExp(`^Run ${said.id} failed: The key was refused\\.$`, 'm'),
+      );
+    } finally {
+      await store.close();
+    }
   });
 
   test('imports list: a run undone while it went on shows its counts and the events it left; the undo that removes them counts those to 100%', async () => {
