@@ -38,6 +38,25 @@ async function expectSentToSignIn(page: Page) {
 }
 
 test.describe('a session ended elsewhere', () => {
+  test('page 1 left open goes to sign-in by itself at its next live count', async ({
+    page,
+    context,
+    request,
+    state,
+  }) => {
+    await signIn(page, state.keys.member);
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page).first()).toBeVisible();
+    const refused = page.waitForResponse(
+      (r) => r.url().includes('itemsPerPage=1&') && r.status() === 401,
+    );
+    await endSessionElsewhere(request, context, state.baseUrl);
+    await refused; // the live count, asked every 5 s
+    await expect(page).toHaveURL(/\/sign-in\?reason=expired&next=/);
+    await expect(page.getByTestId('session-expired')).toHaveText(/Your session has expired/);
+    expect(new URL(page.url()).searchParams.get('next')).toMatch(/\/events\?size=25$/);
+  });
+
   test('opening Export goes to sign-in and back', async ({ page, context, request, state }) => {
     await signIn(page, state.keys.member);
     await openPageTwo(page, state.orgId);

@@ -3,6 +3,7 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { useNow } from '@/components/use-now';
 import { type EventList, fetchApiDated } from '@/lib/client/api-client';
+import { sendToSignInOnExpiredSession } from '@/lib/client/query-client';
 import type { ApiEvent } from '@/lib/client/present';
 import { type EventsListParams, apiNewerPath } from '@/lib/client/url-state';
 import { parseApiDateTime } from '@/lib/domain/dates';
@@ -172,8 +173,10 @@ export function useNewerCount(
           key,
           ...newerThanShown({ totalCount: list.totalCount, ids }, referenceId, seen, above),
         });
-      } catch {
-        // A missed poll is retried at the next one.
+      } catch (error) {
+        // A missed poll is retried at the next one; an ended session (401)
+        // goes to sign-in, as a query's does, rather than asking on forever.
+        sendToSignInOnExpiredSession(error);
       }
       if (!controller.signal.aborted) schedule();
     };
