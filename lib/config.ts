@@ -79,6 +79,17 @@ const configSchema = z.object({
     .default('MongoDB'),
   NONCE_TTL_SECONDS: wholeNumber(5, 86_400).default(300),
   SESSION_TTL_SECONDS: wholeNumber(60, 7 * 86_400).default(8 * 3600),
+  /**
+   * How long a dashboard session may go without activity (a page load, an API
+   * call the user made) before it is refused; 0 turns the idle timeout off.
+   * At least 10 s, so a test can wait one out; SESSION_TTL_SECONDS still
+   * ends every session, however active (lib/auth/session-activity.ts).
+   */
+  SESSION_IDLE_SECONDS: wholeNumber(0, 7 * 86_400)
+    .refine((seconds) => seconds === 0 || seconds >= 10, {
+      message: 'SESSION_IDLE_SECONDS must be 0 (no idle timeout) or at least 10',
+    })
+    .default(30 * 60),
   ORG_EVENTS_SECRET: z.string().min(32).optional(),
   /** Only for `keys rehash` after a secret rotation: the secret the HA1 values were sealed with. */
   ORG_EVENTS_PREVIOUS_SECRET: z.string().min(32).optional(),

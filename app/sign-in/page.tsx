@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
-import { currentSession } from '@/lib/dashboard/server';
+import { checkCurrentSession, idleTimeout } from '@/lib/dashboard/server';
 import { safeNextPath } from '@/lib/http/request';
 import { unlessUnavailable } from '@/app/unavailable';
 
@@ -23,11 +23,21 @@ export default async function SignInPage(props: Props) {
 async function signInPage({ searchParams }: Props) {
   const params = await searchParams;
   const next = safeNextPath(typeof params.next === 'string' ? params.next : undefined);
-  if (await currentSession()) redirect(next);
+  const checked = await checkCurrentSession();
+  if ('session' in checked) redirect(next);
+  // A page's load sends idle sessions here with reason=idle; the browser's
+  // calls know only of a 401 (reason=expired), and the cookie tells which.
+  const idleFor = idleTimeout();
+  const idle = idleFor !== null && (params.reason === 'idle' || checked.ended === 'idle');
   const errorCode = typeof params.error === 'string' ? params.error : undefined;
   return (
     <main id="main" className="sign-in">
-      {params.reason === 'expired' ? (
+      {idle ? (
+        <p className="notice" role="status" data-testid="session-idle">
+          <strong>You were signed out after {idleFor} without activity.</strong> Sign in again to
+          return to the page you were on.
+        </p>
+      ) : params.reason === 'expired' ? (
         <p className="notice" role="status" data-testid="session-expired">
           <strong>Your session has expired.</strong> Sign in again to return to the page you were
           on.

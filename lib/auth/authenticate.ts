@@ -12,7 +12,7 @@ import { recordHa1 } from './ha1-at-rest';
 import { checkNonce, issueNonce } from './nonce';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
-import { readSession, sessionCookieValue } from './session';
+import { readSession, sessionCookieValue, sessionUseOf } from './session';
 import { type AuthState, getAuthState } from './shared-state';
 import { attemptThrottleKeys, type ThrottleDecision } from './throttle';
 
@@ -63,10 +63,12 @@ export async function authenticate(
     },
   });
 
+  // The dashboard's own calls: what it asks by itself is not activity.
   const fromSession = await readSession(
     store,
     sessionCookieValue(request.headers.get('cookie')),
     now,
+    sessionUseOf(request.headers),
   );
   if (fromSession) return { principal: fromSession };
 

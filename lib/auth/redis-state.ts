@@ -4,6 +4,7 @@ import { serviceUnavailable } from '@/lib/domain/errors';
 import type {
   AuthState,
   NonceCountVerdict,
+  SessionActivity,
   SessionIdentity,
   SessionRevocations,
   NonceCounts,
@@ -22,7 +23,8 @@ import {
  * instances racing on the same nonce or key cannot both win. Times come from
  * the calling instance (like the in-memory versions), and every key expires
  * when it no longer matters: nonce counts with their nonce, throttle
- * counters after their quiet period, revocations with their sessions.
+ * counters after their quiet period, revocations with their sessions, a
+ * session's last activity with its idle timeout.
  *
  * Redis must not evict these keys under memory pressure (maxmemory-policy
  * noeviction, the default): an evicted nonce count would let a replay in,
@@ -170,6 +172,19 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
 local before = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
 if issued <= before then return 1 end
 return 0
+`;
+
+// A session's last activity (shared-state.ts SessionActivity): the latest of
+// its record, its issue time and "since", recording now in the same step
+// when session-activity.ts recordsActivity would (the same rule, here in Lua).
+// KEYS: active:<session>, since. ARGV: issuedAt, now, idleMs, refreshMs, record (1 or 0).
+const LAST_ACTIVE = `${SINCE}
+local last = math.max(tonumber(ARGV[1]), since(KEYS[2]), tonumber(redis.call('GET', KEYS[1]) or '0') or 0)
+local now = tonumber(ARGV[2])
+if ARGV[5] == '1' and now - last < tonumber(ARGV[3]) and now - last >= tonumber(ARGV[4]) then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return last
 `;
 
 // Raises a key's "issued at or before" mark, never lowers it. ARGV: before, ttl ms.
@@ -465,6 +480,25 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     },
   };
 
+  const activity: SessionActivity = {
+    async lastActive(session, use, now = Date.now()): Promise<number> {
+      const last = await run('session activity', () =>
+        client.eval(
+          LAST_ACTIVE,
+          2,
+          `${prefix}active:${session.sessionId}`,
+          sinceKey,
+          String(session.issuedAt),
+          String(now),
+          String(use.idleMs),
+          String(use.refreshMs),
+          use.record ? '1' : '0',
+        ),
+      );
+      return Number(last);
+    },
+  };
+
   return {
     kind: 'redis',
     client,
@@ -492,6 +526,7 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     nonceCounts,
     throttle,
     revocations,
+    activity,
     async close() {
       clearInterval(evictionTimer);
       await client.quit().catch(() => client.disconnect());

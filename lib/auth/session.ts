@@ -1,8 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { getConfig } from '@/lib/config';
+import { DASHBOARD_ACTIVITY_HEADER, DASHBOARD_BACKGROUND_VALUE } from '@/lib/domain/limits';
 import type { EventStore } from '@/lib/store/types';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
+import { activityRefreshMs, isIdle } from './session-activity';
 import { getAuthState } from './shared-state';
 
 /** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. */
@@ -82,35 +84,79 @@ export function sessionCookieValue(cookieHeader: string | null | undefined): str
 }
 
 /**
+ * How a request uses its session: 'activity' (a page load, an API call the
+ * user made) counts toward keeping it from the idle timeout; 'background'
+ * (what the dashboard asks by itself) only checks it (session-activity.ts).
+ */
+export type SessionUse = 'activity' | 'background';
+
+/** The use a request's headers declare: background when the dashboard marked it so. */
+export function sessionUseOf(headers: { get(name: string): string | null }): SessionUse {
+  return headers.get(DASHBOARD_ACTIVITY_HEADER)?.trim().toLowerCase() === DASHBOARD_BACKGROUND_VALUE
+    ? 'background'
+    : 'activity';
+}
+
+/**
+ * A session cookie value checked: the session it opens, or why there is
+ * none: 'none' sent, 'refused' (forged, tampered with, expired, signed out,
+ * its key deleted, disabled or replaced), or 'idle' (no activity for
+ * SESSION_IDLE_SECONDS).
+ */
+export type SessionCheck = { session: OpenedSession } | { ended: 'none' | 'refused' | 'idle' };
+
+/**
  * The one reader of a session: the principal a session cookie value names, or
  * null when there is none, it does not open with this server's key (forged,
  * tampered with, truncated), it has expired, it was signed out (on any
- * instance sharing the revocation store), or its key has since been deleted,
- * disabled or replaced by another with the same public key. The API
- * (authenticate) and the dashboard pages both ask here. Rejects with
- * SERVICE_UNAVAILABLE when revocations cannot be checked (Redis down).
+ * instance sharing the revocation store), it has been idle for
+ * SESSION_IDLE_SECONDS, or its key has since been deleted, disabled or
+ * replaced by another with the same public key. The API (authenticate) and
+ * the dashboard pages both ask here; a request that is `activity` keeps the
+ * session from the idle timeout. Rejects with SERVICE_UNAVAILABLE when
+ * revocations cannot be checked (Redis down).
  */
 export async function readSession(
   store: EventStore,
   sealed: string | undefined,
   now = Date.now(),
+  use: SessionUse = 'activity',
 ): Promise<Principal | null> {
-  const opened = await readOpenedSession(store, sealed, now);
-  return opened && { apiKeyId: opened.apiKeyId, publicKey: opened.publicKey, via: 'session' };
+  const checked = await checkSession(store, sealed, use, now);
+  if (!('session' in checked)) return null;
+  const { apiKeyId, publicKey } = checked.session;
+  return { apiKeyId, publicKey, via: 'session' };
 }
 
-async function readOpenedSession(
+/** readSession, saying why there is no session (the sign-in page tells idle apart). */
+export async function checkSession(
   store: EventStore,
   sealed: string | undefined,
-  now: number,
-): Promise<OpenedSession | null> {
-  if (!sealed) return null;
+  use: SessionUse,
+  now = Date.now(),
+): Promise<SessionCheck> {
+  if (!sealed) return { ended: 'none' };
   const opened = openSession((await serverKeys(store)).session, sealed, now);
-  if (!opened) return null;
+  if (!opened) return { ended: 'refused' };
   const record = await store.getApiKeyByPublicKey(opened.publicKey);
-  if (!record || record.disabled || record.id !== opened.apiKeyId) return null;
-  if (await getAuthState().revocations.isRevoked(opened, now)) return null;
-  return opened;
+  if (!record || record.disabled || record.id !== opened.apiKeyId) return { ended: 'refused' };
+  const state = getAuthState();
+  const idleMs = getConfig().SESSION_IDLE_SECONDS * 1000;
+  // Both at once (one round trip's wait with Redis): recording activity for
+  // a session found revoked changes nothing, it stays refused.
+  const [revoked, lastActive] = await Promise.all([
+    state.revocations.isRevoked(opened, now),
+    idleMs > 0
+      ? state.activity.lastActive(
+          opened,
+          { idleMs, refreshMs: activityRefreshMs(idleMs), record: use === 'activity' },
+          now,
+        )
+      : undefined,
+  ]);
+  if (revoked) return { ended: 'refused' };
+  if (lastActive !== undefined && isIdle(lastActive, idleMs, now)) return { ended: 'idle' };
+  return { session: opened };
 }
 
 /**
@@ -126,8 +172,9 @@ export async function revokeSession(
   options: { everywhere?: boolean } = {},
   now = Date.now(),
 ): Promise<Principal | null> {
-  const opened = await readOpenedSession(store, sealed, now);
-  if (!opened) return null;
+  const checked = await checkSession(store, sealed, 'background', now);
+  if (!('session' in checked)) return null;
+  const opened = checked.session;
   await getAuthState().revocations.revoke(opened.sessionId, opened.expiresAt, now);
   if (options.everywhere) await signOutEverywhere(opened.apiKeyId, now);
   return { apiKeyId: opened.apiKeyId, publicKey: opened.publicKey, via: 'session' };

@@ -1,6 +1,7 @@
 import { getConfig } from '@/lib/config';
 import { getNonceCounterTable } from './nonce';
 import { createRedisAuthState } from './redis-state';
+import { recordsActivity } from './session-activity';
 import { getAuthThrottle, type ThrottleDecision } from './throttle';
 
 /**
@@ -70,11 +71,35 @@ export interface SessionRevocations {
   isRevoked(session: SessionIdentity, now?: number): Promise<boolean>;
 }
 
+/** How a request uses a session, for its idle timeout (session-activity.ts). */
+export type SessionUse = {
+  /** The idle timeout, ms (more than 0: the caller asks only when it is on). */
+  idleMs: number;
+  /** Recorded activity younger than this is not recorded again. */
+  refreshMs: number;
+  /** Whether the request is activity (a page load, an API call the user made). */
+  record: boolean;
+};
+
+export interface SessionActivity {
+  /**
+   * When the session was last active (ms): the latest activity recorded for
+   * it, else when it was issued, or when this memory began if that is later
+   * (a process that keeps it forgets it on restart, as it forgets
+   * revocations). In the same step, records `now` as its activity when
+   * session-activity.ts recordsActivity says so. A record is kept for idleMs:
+   * by then the session is idle for good, and its issue time, earlier than
+   * any record, says so too.
+   */
+  lastActive(session: SessionIdentity, use: SessionUse, now?: number): Promise<number>;
+}
+
 export interface AuthState {
   readonly kind: 'memory' | 'redis';
   readonly nonceCounts: NonceCounts;
   readonly throttle: SharedThrottle;
   readonly revocations: SessionRevocations;
+  readonly activity: SessionActivity;
   /**
    * Connects before the first request (Redis: and marks where its memory
    * begins, so the first nonces issued are already trusted). Never throws:
@@ -140,14 +165,49 @@ export class MemorySessionRevocations implements SessionRevocations {
   }
 }
 
+/**
+ * Sessions' last activity kept in this process: one entry per session active
+ * within the idle timeout, dropped once it is older (the session is then
+ * idle whatever is kept); swept as the revocations are.
+ */
+export class MemorySessionActivity implements SessionActivity {
+  private readonly seen = new Map<string, { at: number; keepUntil: number }>();
+  private sweepAt = 1024;
+
+  /** `began`: when this memory began (ms); no session counts as idle since before it. */
+  constructor(private readonly began: number = Date.now()) {}
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  lastActive(session: SessionIdentity, use: SessionUse, now: number = Date.now()): Promise<number> {
+    const recorded = this.seen.get(session.sessionId)?.at ?? 0;
+    const last = Math.max(session.issuedAt, this.began, recorded);
+    if (recordsActivity(last, use, now)) {
+      this.seen.set(session.sessionId, { at: now, keepUntil: now + use.idleMs });
+      this.maybeSweep(now);
+    }
+    return Promise.resolve(last);
+  }
+
+  private maybeSweep(now: number): void {
+    if (this.size < this.sweepAt) return;
+    for (const [id, entry] of this.seen) if (entry.keepUntil <= now) this.seen.delete(id);
+    this.sweepAt = Math.max(1024, this.size * 2);
+  }
+}
+
 // Per process, on globalThis like the nonce table and throttle it wraps: the
 // custom server and Next's bundled route handlers load separate copies.
 const REVOCATIONS_KEY = Symbol.for('org-events.session-revocations');
+const ACTIVITY_KEY = Symbol.for('org-events.session-activity');
 const STATES_KEY = Symbol.for('org-events.auth-states');
 const OVERRIDE_KEY = Symbol.for('org-events.auth-state-override');
 type Holder = {
   [OVERRIDE_KEY]?: AuthState;
   [REVOCATIONS_KEY]?: MemorySessionRevocations;
+  [ACTIVITY_KEY]?: MemorySessionActivity;
   [STATES_KEY]?: Map<string, AuthState>;
 };
 
@@ -155,6 +215,7 @@ type Holder = {
 export function memoryAuthState(): AuthState {
   const holder = globalThis as Holder;
   const revocations = (holder[REVOCATIONS_KEY] ??= new MemorySessionRevocations());
+  const activity = (holder[ACTIVITY_KEY] ??= new MemorySessionActivity());
   const table = getNonceCounterTable();
   const throttle = getAuthThrottle();
   return {
@@ -173,6 +234,7 @@ export function memoryAuthState(): AuthState {
       recordSuccess: (keys) => Promise.resolve(throttle.recordSuccess(keys)),
     },
     revocations,
+    activity,
     warm: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

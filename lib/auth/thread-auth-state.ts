@@ -6,7 +6,7 @@ import type { AuthState } from './shared-state';
  * One authentication state for the threads of one process. server.ts runs
  * Next in a worker thread (lib/http/next-thread.ts); without Redis the state
  * lives in the main thread's memory, so the worker's sign-in throttle,
- * sign-out and session checks must act on that same state, or a session
+ * sign-out, session checks and session activity must act on that same state, or a session
  * signed out in the dashboard would still open the API (and the reverse).
  * The worker calls the main thread's state over a MessagePort; every method
  * is asynchronous already, so callers do not notice the hop.
@@ -21,6 +21,7 @@ type Methods = {
   'revocations.revoke': AuthState['revocations']['revoke'];
   'revocations.revokeIssuedBefore': AuthState['revocations']['revokeIssuedBefore'];
   'revocations.isRevoked': AuthState['revocations']['isRevoked'];
+  'activity.lastActive': AuthState['activity']['lastActive'];
 };
 type Operation = keyof Methods;
 
@@ -33,6 +34,7 @@ const METHODS: { [K in Operation]: (state: AuthState) => Methods[K] } = {
   'revocations.revoke': (s) => s.revocations.revoke.bind(s.revocations),
   'revocations.revokeIssuedBefore': (s) => s.revocations.revokeIssuedBefore.bind(s.revocations),
   'revocations.isRevoked': (s) => s.revocations.isRevoked.bind(s.revocations),
+  'activity.lastActive': (s) => s.activity.lastActive.bind(s.activity),
 };
 
 type Call = { id: number; op: Operation; args: unknown[] };
@@ -100,6 +102,7 @@ export function remoteAuthState(port: MessagePort, kind: AuthState['kind']): Aut
       revokeIssuedBefore: call('revocations.revokeIssuedBefore'),
       isRevoked: call('revocations.isRevoked'),
     },
+    activity: { lastActive: call('activity.lastActive') },
     // The main thread connects and closes the state it owns.
     warm: () => Promise.resolve(),
     close: () => Promise.resolve(),

@@ -1,6 +1,6 @@
 import 'server-only';
 import { canReadOrgEvents, type Principal } from '@/lib/auth/principal';
-import { readSession, sessionCookieValue } from '@/lib/auth/session';
+import { readSession, sessionCookieValue, sessionUseOf } from '@/lib/auth/session';
 import { getConfig } from '@/lib/config';
 import type { SavedViewJson, SavedViewState } from '@/lib/client/saved-views';
 import { SAVED_VIEW_NAME_MAX } from '@/lib/client/saved-views';
@@ -74,7 +74,12 @@ export async function withViewsAccess(
       return errorResponse(crossSiteRequest());
     }
     const store = await getStore();
-    const principal = await readSession(store, sessionCookieValue(request.headers.get('cookie')));
+    const principal = await readSession(
+      store,
+      sessionCookieValue(request.headers.get('cookie')),
+      Date.now(),
+      sessionUseOf(request.headers),
+    );
     if (!principal) return errorResponse(userUnauthorized());
     if (!(await store.getOrg(orgId))) return errorResponse(orgNotFound(orgId));
     if (!(await canReadOrgEvents(store, principal, orgId))) {

@@ -4,9 +4,22 @@ import { redirect } from 'next/navigation';
 import { handleApiRequest } from '@/lib/api/handler';
 import type { Principal } from '@/lib/auth/principal';
 import { serverKeys } from '@/lib/auth/keys';
-import { openSession, readSession, SESSION_COOKIE } from '@/lib/auth/session';
+import { idleTimeoutInWords } from '@/lib/auth/session-activity';
+import {
+  checkSession,
+  openSession,
+  SESSION_COOKIE,
+  type OpenedSession,
+  type SessionCheck,
+} from '@/lib/auth/session';
+import { getConfig } from '@/lib/config';
 import { ApiError } from '@/lib/domain/errors';
-import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
+import {
+  DASHBOARD_ACTIVITY_HEADER,
+  DASHBOARD_BACKGROUND_VALUE,
+  DASHBOARD_CLIENT_HEADER,
+  DASHBOARD_CLIENT_VALUE,
+} from '@/lib/domain/limits';
 import type { ApiErrorBody } from '@/lib/client/api-client';
 import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
 import { getStore } from '@/lib/store';
@@ -21,22 +34,45 @@ import { wireFactsFromHeaders } from '@/lib/http/front-door';
 
 /**
  * The signed-in principal, or a redirect to sign-in that comes back to
- * `returnTo`; with `reason=expired` when a session cookie came but no longer
- * opens (expired, signed out elsewhere, key disabled), so the page can say so.
+ * `returnTo`; with `reason=idle` when the session went unused for
+ * SESSION_IDLE_SECONDS, `reason=expired` when a session cookie came but no
+ * longer opens (expired, signed out elsewhere, key disabled), so the page
+ * can say so. The page load is the session's activity.
  */
 export async function requireSession(returnTo: string): Promise<Principal> {
-  const principal = await currentSession();
-  if (!principal) {
-    const hadCookie = Boolean((await cookies()).get(SESSION_COOKIE)?.value);
-    redirect(`/sign-in?${hadCookie ? 'reason=expired&' : ''}next=${encodeURIComponent(returnTo)}`);
-  }
-  return principal;
+  const checked = await checkCurrentSession();
+  if ('session' in checked) return principalOf(checked.session);
+  const reason = { none: '', refused: 'reason=expired&', idle: 'reason=idle&' }[checked.ended];
+  redirect(`/sign-in?${reason}next=${encodeURIComponent(returnTo)}`);
 }
 
 /** The signed-in principal, read exactly as the API reads the same cookie. */
 export async function currentSession(): Promise<Principal | null> {
+  const checked = await checkCurrentSession();
+  return 'session' in checked ? principalOf(checked.session) : null;
+}
+
+/**
+ * The request's session checked (lib/auth/session.ts checkSession): a page
+ * load is activity, but not a prefetch, which the router makes by itself
+ * for links in view.
+ */
+export async function checkCurrentSession(): Promise<SessionCheck> {
   const sealed = (await cookies()).get(SESSION_COOKIE)?.value;
-  return readSession(await getStore(), sealed);
+  const incoming = await headers();
+  const prefetch =
+    incoming.has('next-router-prefetch') || incoming.has('next-router-segment-prefetch');
+  return checkSession(await getStore(), sealed, prefetch ? 'background' : 'activity');
+}
+
+/** SESSION_IDLE_SECONDS in words ("30 minutes"), for the sign-in page; null when it is off. */
+export function idleTimeout(): string | null {
+  const seconds = getConfig().SESSION_IDLE_SECONDS;
+  return seconds > 0 ? idleTimeoutInWords(seconds) : null;
+}
+
+function principalOf(session: OpenedSession): Principal {
+  return { apiKeyId: session.apiKeyId, publicKey: session.publicKey, via: 'session' };
 }
 
 /**
@@ -82,6 +118,8 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
   const forwarded = new Headers();
   incoming.forEach((value, name) => forwarded.set(name, value));
   forwarded.set(DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE);
+  // The page's own session check (requireSession) has counted its activity.
+  forwarded.set(DASHBOARD_ACTIVITY_HEADER, DASHBOARD_BACKGROUND_VALUE);
   forwarded.set('accept', 'application/json');
   forwarded.delete('authorization');
   const response = await handleApiRequest({

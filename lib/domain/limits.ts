@@ -57,3 +57,12 @@ export const EVENT_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,127}$/;
  */
 export const DASHBOARD_CLIENT_HEADER = 'X-Org-Events-Client';
 export const DASHBOARD_CLIENT_VALUE = 'dashboard';
+
+/**
+ * The dashboard marks the API calls the user did not make (the live count
+ * it asks every few seconds, a refetch of its own) with this header: they
+ * check the session without counting as activity, so a page left open does
+ * not keep its session from the idle timeout (lib/auth/session-activity.ts).
+ */
+export const DASHBOARD_ACTIVITY_HEADER = 'X-Org-Events-Activity';
+export const DASHBOARD_BACKGROUND_VALUE = 'background';
