@@ -2,6 +2,7 @@
 
 import { QueryClientProvider } from '@tanstack/react-query';
 import { type ReactNode, useEffect } from 'react';
+import { watchInput } from '@/lib/client/activity';
 import { getQueryClient } from '@/lib/client/query-client';
 
 export function Providers({ children }: { children: ReactNode }) {
@@ -11,5 +12,8 @@ export function Providers({ children }: { children: ReactNode }) {
   useEffect(() => {
     document.documentElement.dataset.hydrated = 'true';
   }, []);
+  // The user's input tells the API calls it sets off from those the page
+  // makes by itself, for the session's idle timeout (lib/client/activity.ts).
+  useEffect(() => watchInput(window), []);
   return <QueryClientProvider client={getQueryClient()}>{children}</QueryClientProvider>;
 }

@@ -166,7 +166,10 @@ export function useNewerCount(
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = async () => {
       try {
-        const { body: list, date } = await fetchApiDated<EventList>(path, controller.signal);
+        // Asked by the page, not the user: it keeps no session from its idle timeout.
+        const { body: list, date } = await fetchApiDated<EventList>(path, controller.signal, {
+          background: true,
+        });
         if (date !== null) setSkew(Math.floor((date - Date.now()) / 1000) * 1000);
         const ids = list.results.map((event) => event.id);
         setResult({

@@ -10,6 +10,7 @@ import {
   apiHistogramPath,
   apiListPath,
 } from './url-state';
+import { activityHeaders } from './activity';
 import type { FacetField, HistogramInterval } from '@/lib/domain/filters';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import { type JsonSource, parseJsonSource } from '@/lib/domain/json-text';
@@ -65,8 +66,9 @@ export async function fetchApi<T>(path: string, signal?: AbortSignal): Promise<T
 export async function fetchApiDated<T>(
   path: string,
   signal?: AbortSignal,
+  options: { background?: boolean } = {},
 ): Promise<{ body: T; date: number | null }> {
-  const response = await fetchOk(path, signal);
+  const response = await fetchOk(path, signal, options.background);
   const header = response.headers.get('Date');
   const date = header ? Date.parse(header) : NaN;
   return { body: (await jsonBody(response)) as T, date: Number.isFinite(date) ? date : null };
@@ -82,12 +84,19 @@ export async function fetchApiSource(path: string, signal?: AbortSignal): Promis
   return parseJsonSource(await (await fetchOk(path, signal)).text());
 }
 
-/** The response to a GET of an API path from the browser, or ApiRequestError. */
-async function fetchOk(path: string, signal?: AbortSignal): Promise<Response> {
+/**
+ * The response to a GET of an API path from the browser, or ApiRequestError.
+ * `background`: the page asks by itself, whatever the user did (activity.ts).
+ */
+async function fetchOk(path: string, signal?: AbortSignal, background = false): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(path, {
-      headers: { Accept: 'application/json', [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE },
+      headers: {
+        Accept: 'application/json',
+        [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE,
+        ...activityHeaders({ background }),
+      },
       credentials: 'same-origin',
       signal,
     });

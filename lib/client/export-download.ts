@@ -1,3 +1,4 @@
+import { activityHeaders } from './activity';
 import { ApiRequestError, parseRetryAfter, refusalOf } from './api-client';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import type { ExportFormat } from '@/lib/domain/query';
@@ -24,7 +25,11 @@ export async function previewExport(
   format: ExportFormat,
   signal?: AbortSignal,
 ): Promise<ExportPreview> {
-  const init = { headers: HEADERS, credentials: 'same-origin', signal } as const;
+  const init = {
+    headers: { ...HEADERS, ...activityHeaders() },
+    credentials: 'same-origin',
+    signal,
+  } as const;
   const response = await fetch(path, { ...init, method: 'HEAD' });
   if (!response.ok) {
     const again = await fetch(path, init);

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
+import { activityHeaders } from './activity';
 import { ApiRequestError, type ApiErrorBody, fetchApi } from './api-client';
 import { sendToSignInOnExpiredSession } from './query-client';
 
@@ -61,6 +62,7 @@ export async function sendSavedView<T>(
       headers: {
         Accept: 'application/json',
         [DASHBOARD_CLIENT_HEADER]: DASHBOARD_CLIENT_VALUE,
+        ...activityHeaders(),
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       credentials: 'same-origin',
