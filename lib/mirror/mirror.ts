@@ -85,6 +85,12 @@ export type MirrorOptions = {
   onProgress?: (progress: MirrorProgress) => void;
   /** `since` lies before the copy's start: the events from there `until` (ISO) are copied first. */
   onBackfill?: (range: { since: string; until: string }) => void;
+  /**
+   * `since` lies after the copy's start (`from`, ISO; null: the source's
+   * first event), so it changes nothing: the copy keeps what it holds and
+   * catches up as usual.
+   */
+  onLaterSince?: (range: { since: string; from: string | null }) => void;
   /** With `follow`: after each catch-up, before waiting `nextCheckSeconds`. */
   onCaughtUp?: (state: MirrorCaughtUp) => void;
   /**
@@ -633,6 +639,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             else if (startMoved) await save();
           } else {
             const from = checkpoint.from;
+            if (options.since !== undefined && (from === undefined || options.since > from)) {
+              options.onLaterSince?.({
+                since: formatCreated(options.since),
+                from: from === undefined ? null : formatCreated(from),
+              });
+            }
             if (options.since !== undefined && from !== undefined && options.since < from) {
               // An earlier --since than the copy's start: what lies between is
               // copied first (older than anything the copy holds), then the

@@ -167,6 +167,12 @@ export const mirror: Command = async (args, context) => {
           `Copying the events from ${from} up to ${until}, where the copy started (--since is earlier)...`,
         );
       },
+      onLaterSince: ({ since: asked, from }) => {
+        status.clear();
+        context.note(
+          `--since ${asked} changes nothing: the copy already starts ${from === null ? "at the source's first event" : `at ${from}`}, and a run catches up from where the last one stopped. To drop older events from the copy, use 'events prune --before'.`,
+        );
+      },
       onCaughtUp: (state) => status.caughtUp(state),
       onSourceDown: ({ reason, nextCheckSeconds }) => status.sourceDown(reason, nextCheckSeconds),
       onRejected: (record, message) => {

@@ -119,9 +119,34 @@ for (const [engine, open] of TEST_ENGINES) {
       await withCopy(async (store, events, mirror) => {
         assert.equal((await mirror({ since: events[9]!.at })).copied, 10);
         const said: unknown[] = [];
-        const narrower = await mirror({ since: events[2]!.at, onBackfill: (r) => said.push(r) });
+        const later: { since: string; from: string | null }[] = [];
+        const narrower = await mirror({
+          since: events[2]!.at,
+          onBackfill: (r) => said.push(r),
+          onLaterSince: (r) => later.push(r),
+        });
         assert.deepEqual([narrower.copied, said.length], [0, 0]);
         assert.equal((await copyIds(store, ORG)).length, 10);
+        // And it says so, naming where the copy starts.
+        const iso = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z');
+        assert.deepEqual(later, [{ since: iso(events[2]!.at), from: iso(events[9]!.at) }]);
+      });
+    });
+
+    test("any --since after a copy made from the source's first event: nothing changes, and it says so", async () => {
+      await withCopy(async (store, events, mirror) => {
+        assert.equal((await mirror()).copied, 20);
+        const later: { since: string; from: string | null }[] = [];
+        const again = await mirror({ since: events[5]!.at, onLaterSince: (r) => later.push(r) });
+        assert.equal(again.copied, 0);
+        assert.equal((await copyIds(store, ORG)).length, 20);
+        assert.deepEqual(later, [
+          { since: new Date(events[5]!.at).toISOString().replace('.000Z', 'Z'), from: null },
+        ]);
+        // The same --since as the copy's start, or an earlier one, says nothing of the kind.
+        const quiet: unknown[] = [];
+        await mirror({ onLaterSince: (r) => quiet.push(r) });
+        assert.equal(quiet.length, 0);
       });
     });
 
