@@ -349,6 +349,8 @@ export const importFile: Command = async (args, context) => {
   const invalid = summary.invalid;
   let fatal = result.fatal;
   let ended: Awaited<ReturnType<typeof endIngestRun>>;
+  /** Why the run's end could not be recorded (the database cannot write now), if so. */
+  let unrecorded: string | undefined;
   if (fatal !== undefined && result.voidsRun) {
     // What was read may be altered (a damaged archive): none of it stays.
     const voided = await voidRun(store, run.id, fatal, {
@@ -360,13 +362,13 @@ export const importFile: Command = async (args, context) => {
     ended = voided.ended;
     if (voided.removed) result.inserted = 0;
   } else {
-    ended = await endIngestRun(store, run.id, {
+    ({ ended, unrecorded } = await recordRunEnd(store, run.id, {
       status: fatal ? 'failed' : 'finished',
       inserted: result.inserted,
       skipped: result.skipped,
       rejected: invalid,
       detail: fatal ?? null,
-    });
+    }));
   }
   // Events read whole before a break in the file but after the last whole
   // batch (they are imported once the file is fixed and re-run), or all of
@@ -411,6 +413,7 @@ export const importFile: Command = async (args, context) => {
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
     ...statisticsJson(result),
+    ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
     // The summary still (what was imported stays), its error in the shape
     // every command's --json error has.
     ...(failure
@@ -438,6 +441,11 @@ export const importFile: Command = async (args, context) => {
       // As `imports list` does: an undo is offered only when there is something to undo.
       (result.inserted > 0 ? ` ('imports undo ${run.id}' removes what it added).` : '.'),
   );
+  if (unrecorded !== undefined) {
+    context.note(
+      notRecordedNote(run.id, fatal ? 'failed' : 'finished', unrecorded, result.inserted),
+    );
+  }
   if (failure) throw failure;
   return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
 };
@@ -467,11 +475,11 @@ async function failedImport(
 ): Promise<never> {
   const { file, orgId, runId, soFar, bytes, issues, error } = failed;
   const reason = errorMessage(error);
-  const unrecorded = await endIngestRun(store, runId, {
+  const { unrecorded } = await recordRunEnd(store, runId, {
     status: 'failed',
     ...soFar,
     detail: reason,
-  }).then(() => undefined, errorMessage);
+  });
   const there = soFar.inserted + soFar.skipped;
   const failure = new CommandError(
     `${reason.replace(/\.$/, '')}. ` +
@@ -500,11 +508,42 @@ async function failedImport(
       (soFar.inserted > 0 ? ` ('imports undo ${runId}' removes what it added).` : '.'),
   );
   if (unrecorded !== undefined) {
-    context.note(
-      `The run could not be recorded as failed (${unrecorded}): 'imports list' shows it as interrupted, with what it inserted, and records it so once the database can write again.`,
-    );
+    context.note(notRecordedNote(runId, 'failed', unrecorded, soFar.inserted));
   }
   throw failure;
+}
+
+/**
+ * Records a run's end, or says why it could not (the database cannot write
+ * now: its disk full), rather than throwing: the events its batches
+ * committed are stored under its id either way, and 'imports list' shows a
+ * run left `running` by a process that has ended as interrupted, with the
+ * events it stored, recording that once the database can write. Thrown,
+ * the last write of an import whose every batch had committed ended the
+ * command with the engine's error alone (exit 1, no summary, no run id).
+ */
+async function recordRunEnd(
+  store: EventStore,
+  runId: string,
+  patch: Parameters<typeof endIngestRun>[2],
+): Promise<{ ended: Awaited<ReturnType<typeof endIngestRun>>; unrecorded?: string }> {
+  try {
+    return { ended: await endIngestRun(store, runId, patch) };
+  } catch (cause) {
+    return {
+      ended: patch.status,
+      unrecorded: errorMessage(cause),
+    };
+  }
+}
+
+/** The warning that a run's end (`status`) could not be recorded, and what shows it meanwhile. */
+function notRecordedNote(runId: string, status: string, reason: string, inserted: number): string {
+  return (
+    `Warning: run ${runId} could not be recorded as ${status} (${reason.replace(/\.$/, '')}): ` +
+    `'imports list' shows it as interrupted, with the ${formatCount(inserted, 'event')} it inserted, ` +
+    'and records it so once the database can write again.'
+  );
 }
 
 /**
@@ -527,7 +566,7 @@ async function stoppedImport(
   const { file, orgId, runId, result, issues } = stopped;
   const { summary } = result;
   const detail = `stopped on request after ${formatNumber(result.inserted)} inserted; re-running the import skips what is already there`;
-  await endIngestRun(store, runId, {
+  const { unrecorded } = await recordRunEnd(store, runId, {
     status: 'interrupted',
     inserted: result.inserted,
     skipped: result.skipped,
@@ -547,6 +586,7 @@ async function stoppedImport(
     seconds: jsonSeconds(result.seconds),
     issues,
     ...statisticsJson(result),
+    ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
   });
   context.say(
     `Stopped importing ${file} into ${orgId} on request after ${formatDuration(result.seconds)}: ` +
@@ -555,5 +595,8 @@ async function stoppedImport(
       `re-running the import skips what is already there` +
       (result.inserted > 0 ? `; 'imports undo ${runId}' removes what it added.` : '.'),
   );
+  if (unrecorded !== undefined) {
+    context.note(notRecordedNote(runId, 'interrupted', unrecorded, result.inserted));
+  }
   return EXIT.interrupted;
 }

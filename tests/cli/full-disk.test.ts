@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { newObjectId } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import { mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
 import { generateEvents } from '@/tests/helpers/test-events';
-import { cli, cliWith } from './run-cli';
+import { cli, cliWith, CLI_BIN, ROOT } from './run-cli';
 
 /**
  * Writing fails midway: the disk fills up (a tmpfs of a few megabytes,
@@ -31,6 +31,18 @@ type ImportJson = {
   error?: { code: string; message: string; exitCode: number };
 };
 type RunJson = { id: string; status: string; inserted: number };
+
+/** Fills the disk `dir` is on with the file `filler` until it has no room left. */
+function fillDisk(filler: string): void {
+  const fd = fs.openSync(filler, 'w');
+  try {
+    for (;;) fs.writeSync(fd, Buffer.alloc(4096));
+  } catch (error) {
+    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
   let dir: string;
@@ -264,14 +276,7 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
     try {
       server.pragma('wal_checkpoint(TRUNCATE)');
       const filler = path.join(disk.dir, 'filler');
-      const fd = fs.openSync(filler, 'w');
-      try {
-        for (;;) fs.writeSync(fd, Buffer.alloc(4096));
-      } catch (error) {
-        assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-      } finally {
-        fs.closeSync(fd);
-      }
+      fillDisk(filler);
 
       const listed = cli(db, 'imports', 'list', '--org', ORG, '--json');
       assert.equal(listed.code, 0, listed.stderr);
@@ -321,5 +326,90 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
       // Before the disk is unmounted (an open file keeps it busy).
       server.close();
     }
+  });
+
+  test('an import whose batches all committed but whose end cannot be recorded (the disk full) prints its summary and run, and the run is listed interrupted with what it stored', async (t) => {
+    const disk = smallDisk(t, 16);
+    if (!disk) return;
+    const db = path.join(disk.dir, 'ended.db');
+    assert.equal(cli(db, 'orgs', 'create', '--name', 'Target', '--id', ORG).code, 0);
+    // The file through a pipe, held open once every event is in it: the
+    // import has committed its last batch and waits for the end of the file
+    // while the disk fills up.
+    const pipe = path.join(dir, 'events.pipe');
+    assert.equal(spawnSync('mkfifo', [pipe]).status, 0);
+    t.after(() => fs.rmSync(pipe, { force: true }));
+    const child = spawn(
+      process.execPath,
+      [CLI_BIN, 'import', '--org', ORG, pipe, '--batch-size', '500', '--json', '--database', db],
+      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    t.after(() => child.kill('SIGKILL'));
+
+    const writer = await fs.promises.open(pipe, 'w');
+    const reader = new BetterSqlite3(db, { readonly: true });
+    const filler = path.join(disk.dir, 'filler');
+    try {
+      await writer.writeFile(fs.readFileSync(file));
+      const stored = () =>
+        (reader.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+      const deadline = Date.now() + 60_000;
+      while (stored() < EVENTS) {
+        assert.ok(Date.now() < deadline, `${stored()} events stored after a minute`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // The write-ahead log emptied: the run's end needs room the disk no longer has.
+      const checkpoint = new BetterSqlite3(db);
+      try {
+        checkpoint.pragma('busy_timeout = 10000');
+        checkpoint.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        checkpoint.close();
+      }
+      fillDisk(filler);
+    } finally {
+      await writer.close();
+      reader.close();
+    }
+    const code = await exited;
+
+    const full = 'The database cannot write: its disk is full (database or disk is full)';
+    // Before, exit 1 and only "Error: The database cannot write: its disk is
+    // full (database or disk is full)": no summary, no run id.
+    assert.equal(code, 0, stderr);
+    const summary = JSON.parse(stdout) as ImportJson;
+    assert.match(summary.runId, /^[0-9a-f]{24}$/);
+    assert.equal(summary.inserted, EVENTS);
+    assert.equal(summary.error, undefined);
+    assert.equal(summary.runNotRecorded, full);
+    assert.match(
+      stderr,
+      new RegExp(
+        `^Warning: run ${summary.runId} could not be recorded as finished \\(${full.replace(/[()]/g, '\\$&')}\\): 'imports list' shows it as interrupted, with the 3,000 events it inserted, and records it so once the database can write again\\.$`,
+        'm',
+      ),
+    );
+
+    // The disk still full: listed, interrupted, with every event it stored.
+    const listed = cli(db, 'imports', 'list', '--org', ORG, '--json');
+    assert.equal(listed.code, 0, listed.stderr);
+    const [run] = (listed.json as { runs: RunJson[] }).runs;
+    assert.deepEqual(
+      { id: run!.id, status: run!.status, inserted: run!.inserted },
+      { id: summary.runId, status: 'interrupted', inserted: EVENTS },
+    );
+    // Room again: recorded so, and undone as any other.
+    fs.rmSync(filler);
+    const again = cli(db, 'imports', 'list', '--org', ORG, '--json');
+    assert.equal(again.stderr, '');
+    assert.equal((again.json as { notRecorded?: unknown }).notRecorded, undefined);
+    const undone = cli(db, 'imports', 'undo', summary.runId, '--json');
+    assert.equal(undone.code, 0, undone.stderr);
+    assert.equal((undone.json as { deleted: number }).deleted, EVENTS);
   });
 });
