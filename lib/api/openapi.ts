@@ -641,7 +641,7 @@ function buildDocument(vendor: string, variant: Variant) {
           'An unexpected failure (UNEXPECTED_ERROR); details are logged, never returned.',
         ),
         serviceUnavailable: errorResponse(
-          'The database or the shared replay and session state (Redis) cannot answer now, or the database gave up on a query (its statement or lock timeout): SERVICE_UNAVAILABLE. The same request may succeed after Retry-After seconds.',
+          'The database or the shared replay and session state (Redis) cannot answer now, the database gave up on a query (its statement or lock timeout), or its disk is full: SERVICE_UNAVAILABLE. The same request may succeed after Retry-After seconds.',
           { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
         ),
       },

@@ -287,7 +287,7 @@ export function errorJson(error: ApiError): string {
 /**
  * Any thrown value as an ApiError: ours pass through, a store outage (the
  * store's StoreUnavailableError, known by name: lib/domain imports no
- * engine; unreachable, or a statement the server gave up on) is a 503 with
+ * engine; unreachable, a statement the server gave up on, or its disk full) is a 503 with
  * Retry-After, and anything else is a bug that
  * becomes a bare 500. Logging it is the caller's job: the request's own log
  * line carries the error and its stack under the request id.
@@ -295,13 +295,21 @@ export function errorJson(error: ApiError): string {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof Error && error.name === 'StoreUnavailableError') {
-    const { retryAfterSeconds, timedOut } = error as Error & {
+    const { retryAfterSeconds, timedOut, diskFull } = error as Error & {
       retryAfterSeconds?: unknown;
       timedOut?: unknown;
+      diskFull?: unknown;
     };
     const seconds =
       typeof retryAfterSeconds === 'number' && retryAfterSeconds > 0 ? retryAfterSeconds : 5;
-    const what = timedOut === true ? 'database query timed out' : 'database unreachable';
+    // Never the engine's own text: it names files (PostgreSQL's "could not
+    // extend file "base/…"", an SQLite path).
+    const what =
+      timedOut === true
+        ? 'database query timed out'
+        : diskFull === true
+          ? "the database's disk is full"
+          : 'database unreachable';
     return serviceUnavailable(what, Math.ceil(seconds));
   }
   return unexpectedError();

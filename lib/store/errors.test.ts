@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { toApiError } from '@/lib/domain/errors';
 import {
   isDiskFull,
   isRefusedConfiguration,
@@ -69,6 +70,35 @@ test('a full disk is said as such, not as a database that cannot be reached', ()
     assert.match(unavailable(driverError(code)).message, /^The database is unavailable: /, code);
     assert.equal(isDiskFull(driverError(code)), false, code);
   }
+});
+
+test("a full disk is answered 503 saying the database's disk is full, naming no file", () => {
+  for (const cause of [
+    driverError('SQLITE_FULL', 'database or disk is full'),
+    // A write, or a read whose sort spills to a temporary file.
+    driverError('53100', 'could not extend file "base/16384/16400": No space left on device'),
+    driverError(
+      '53100',
+      'could not write to file "base/pgsql_tmp/pgsql_tmp4321.0": No space left on device',
+    ),
+  ]) {
+    const error = toApiError(translateStoreError(cause));
+    assert.equal(error.status, 503);
+    assert.equal(
+      error.detail,
+      "The service is temporarily unavailable (the database's disk is full). Retry in 5 seconds.",
+      String(cause),
+    );
+  }
+  // Any other outage is still said as one.
+  assert.match(
+    toApiError(translateStoreError(driverError('ECONNREFUSED'))).detail,
+    /\(database unreachable\)/,
+  );
+  assert.match(
+    toApiError(translateStoreError(driverError('57014', 'canceling statement'))).detail,
+    /\(database query timed out\)/,
+  );
 });
 
 test("SQLite's own read-only refusal is unavailable", () => {

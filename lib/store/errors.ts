@@ -17,6 +17,12 @@ export class StoreUnavailableError extends Error {
    * not answering at all: said so in the 503, which is otherwise the same.
    */
   readonly timedOut: boolean;
+  /**
+   * The database refused for want of room (isDiskFull of the cause): said so
+   * in the 503, which said "database unreachable" while the database
+   * answered and its disk was full.
+   */
+  readonly diskFull: boolean;
 
   constructor(
     message: string,
@@ -25,6 +31,7 @@ export class StoreUnavailableError extends Error {
     super(message, { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? 5;
     this.timedOut = options.timedOut ?? false;
+    this.diskFull = isDiskFull(options.cause);
   }
 }
 

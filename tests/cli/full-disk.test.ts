@@ -7,7 +7,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { newObjectId } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
-import { mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
+import { fillDisk, mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
 import { generateEvents } from '@/tests/helpers/test-events';
 import { cli, cliWith, CLI_BIN, ROOT } from './run-cli';
 
@@ -31,18 +31,6 @@ type ImportJson = {
   error?: { code: string; message: string; exitCode: number };
 };
 type RunJson = { id: string; status: string; inserted: number };
-
-/** Fills the disk `dir` is on with the file `filler` until it has no room left. */
-function fillDisk(filler: string): void {
-  const fd = fs.openSync(filler, 'w');
-  try {
-    for (;;) fs.writeSync(fd, Buffer.alloc(4096));
-  } catch (error) {
-    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
   let dir: string;

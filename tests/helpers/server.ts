@@ -91,6 +91,8 @@ export type StartOptions = {
    * starts (starts the database it is waiting for).
    */
   whileStarting?: (output: () => string) => Promise<void>;
+  /** The port to listen on (default: any free one). */
+  port?: number;
 };
 
 export const ORG_ID = objectIdAt(Date.UTC(2024, 2, 1), '00000000000000a1');
@@ -231,7 +233,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     ...(shared && { DIGEST_REALM: realm }),
     ...options.env,
     DATABASE_URL: databaseUrl,
-    PORT: '0', // server.ts picks a free port and prints it
+    PORT: String(options.port ?? 0), // 0: server.ts picks a free port and prints it
     HOSTNAME: '127.0.0.1',
     NEXT_TELEMETRY_DISABLED: '1',
   });
@@ -241,7 +243,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       : [
           path.join('node_modules', 'next', 'dist', 'bin', 'next'),
           'start',
-          ...['-p', String(await freePort()), '-H', '127.0.0.1'],
+          ...['-p', String(options.port ?? (await freePort())), '-H', '127.0.0.1'],
         ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,4 +53,16 @@ export function fileSizeLimitArgs(
   args: string[],
 ): [string, string[]] {
   return ['prlimit', [`--fsize=${bytes}`, '--', command, ...args]];
+}
+
+/** Writes the file `filler` until its disk has no room left (ENOSPC); removing it gives the room back. */
+export function fillDisk(filler: string): void {
+  const fd = fs.openSync(filler, 'w');
+  try {
+    for (;;) fs.writeSync(fd, Buffer.alloc(4096));
+  } catch (error) {
+    assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
+  } finally {
+    fs.closeSync(fd);
+  }
 }
