@@ -145,6 +145,8 @@ export type MirrorSummary = Omit<MirrorProgress, 'window' | 'walk'> & {
   interrupted: boolean;
   /** Why the last statistics refresh failed, when it did (onStatisticsNotRefreshed). */
   statisticsNotRefreshed?: string;
+  /** Why the run's end could not be recorded in the ledger, when it could not (its copy stands). */
+  runNotRecorded?: string;
 };
 
 const DEFAULT_EVENTS_PER_WRITE = 5000;
@@ -706,10 +708,14 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     client.close();
   }
   await refreshStatistics(1);
-  await ledger(
+  // What the walks copied is committed, checkpoint and all: a run whose end
+  // cannot be recorded (the disk full) says so rather than failing, as an
+  // import does; 'imports list' shows it interrupted meanwhile, with what
+  // it copied, and records that once the database can write.
+  const runNotRecorded = await ledger(
     cutShort ? 'interrupted' : 'finished',
     cutShort ? 'stopped on request within a walk; the next run resumes' : null,
-  );
+  ).then(() => undefined, errorMessage);
   const last = progress();
   return {
     runId: run.id,
@@ -723,6 +729,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     stopped,
     interrupted: cutShort,
     ...(statisticsNotRefreshed === undefined ? {} : { statisticsNotRefreshed }),
+    ...(runNotRecorded === undefined ? {} : { runNotRecorded }),
   };
 }
 

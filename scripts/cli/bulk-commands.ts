@@ -24,6 +24,7 @@ import {
   isoTime,
   requireOrg,
   loadStoppedBySignals,
+  notRecordedNote,
   warnStatisticsNotRefreshed,
 } from './context';
 import {
@@ -535,15 +536,6 @@ async function recordRunEnd(
       unrecorded: errorMessage(cause),
     };
   }
-}
-
-/** The warning that a run's end (`status`) could not be recorded, and what shows it meanwhile. */
-function notRecordedNote(runId: string, status: string, reason: string, inserted: number): string {
-  return (
-    `Warning: run ${runId} could not be recorded as ${status} (${reason.replace(/\.$/, '')}): ` +
-    `'imports list' shows it as interrupted, with the ${formatCount(inserted, 'event')} it inserted, ` +
-    'and records it so once the database can write again.'
-  );
 }
 
 /**

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { EventStore, Org } from '@/lib/store/types';
 import { CommandError, EXIT } from './args';
 import { printable } from '@/lib/domain/printable';
-import type { Progress } from './progress';
+import { formatCount, type Progress } from './progress';
 
 /** What every command gets: the store and where its output goes. */
 export type CommandContext = {
@@ -175,5 +175,19 @@ export function warnStatisticsNotRefreshed(
     `Warning: the query statistics were not refreshed after this ${after} (${reason.replace(/\.$/, '')}): ` +
       `${done}, but queries may be planned less well until the statistics are refreshed, ` +
       'which the next import, seed or mirror that adds events (or prune or undo that removes some) does.',
+  );
+}
+
+/** The warning that a run's end (`status`) could not be recorded, and what shows it meanwhile. */
+export function notRecordedNote(
+  runId: string,
+  status: string,
+  reason: string,
+  inserted: number,
+): string {
+  return (
+    `Warning: run ${runId} could not be recorded as ${status} (${reason.replace(/\.$/, '')}): ` +
+    `'imports list' shows it as interrupted, with the ${formatCount(inserted, 'event')} it inserted, ` +
+    'and records it so once the database can write again.'
   );
 }

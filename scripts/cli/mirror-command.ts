@@ -12,7 +12,13 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import { type Command, requireOrg, stopOnSignals, warnStatisticsNotRefreshed } from './context';
+import {
+  type Command,
+  notRecordedNote,
+  requireOrg,
+  stopOnSignals,
+  warnStatisticsNotRefreshed,
+} from './context';
 import { rejectedNote, StatusLine } from './mirror-status';
 import { formatCount, formatDuration, formatNumber, jsonSeconds } from './progress';
 
@@ -190,6 +196,16 @@ export const mirror: Command = async (args, context) => {
       },
     });
     status.clear();
+    if (summary.runNotRecorded !== undefined) {
+      context.note(
+        notRecordedNote(
+          summary.runId,
+          summary.interrupted ? 'interrupted' : 'finished',
+          summary.runNotRecorded,
+          summary.copied,
+        ),
+      );
+    }
     context.emit({
       orgId,
       source: baseUrl,
@@ -207,6 +223,7 @@ export const mirror: Command = async (args, context) => {
       ...(summary.statisticsNotRefreshed === undefined
         ? {}
         : { statisticsNotRefreshed: summary.statisticsNotRefreshed }),
+      ...(summary.runNotRecorded === undefined ? {} : { runNotRecorded: summary.runNotRecorded }),
     });
     context.say(
       `Mirrored ${sourceOrg} from ${baseUrl} into ${orgId} in ${formatDuration(summary.seconds)}: ` +
