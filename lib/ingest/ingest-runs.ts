@@ -135,7 +135,7 @@ export function whyAbandoned(run: IngestRun, now = Date.now()): string | null {
   const lastSign = run.heartbeat ?? run.started;
   const heard = `last heard from at ${new Date(lastSign).toISOString()}`;
   if (run.pid !== null && run.host === os.hostname() && !processExists(run.pid)) {
-    return `${who} ended without finishing (killed or crashed); ${heard}`;
+    return `${who} ended without recording its end (killed, crashed, or its database could not write then); ${heard}`;
   }
   if (now - lastSign > STALE_MS) {
     return `${who} stopped answering (no heartbeat for ${Math.round((now - lastSign) / 1000)} s); ${heard}`;

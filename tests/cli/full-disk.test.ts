@@ -278,7 +278,7 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
       );
       assert.match(
         document.runs[0]!.detail,
-        new RegExp(`process ${dead} on .* ended without finishing`),
+        new RegExp(`process ${dead} on .* ended without recording its end`),
       );
       assert.deepEqual(document.notRecorded, [
         {

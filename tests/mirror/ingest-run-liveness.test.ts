@@ -121,7 +121,7 @@ function liveness(engine: string, open: () => Promise<{ url: string; drop: () =>
         assert.match(
           table.stdout,
           new RegExp(
-            `Run ${live.id} interrupted: process ${child.pid} on .* ended without finishing`,
+            `Run ${live.id} interrupted: process ${child.pid} on .* ended without recording its end`,
           ),
         );
         const settled = (await store.getIngestRun(live.id))!;
