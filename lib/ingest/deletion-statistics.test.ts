@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { encodeEvent } from '@/lib/domain/encode';
 import type { NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
 import type { EventStore } from '@/lib/store/types';
-import { createTestDatabase, testKysely } from '@/tests/helpers/postgres';
+import { databaseWithVacuumLock, testKysely } from '@/tests/helpers/postgres';
 import { endIngestRun, startIngestRun, undoIngestRun } from './ingest-runs';
 import { pruneEvents } from './prune';
 
@@ -16,10 +15,7 @@ import { pruneEvents } from './prune';
  * once it has committed and been recorded, on PostgreSQL a vacuum of the
  * counter tables whose rows each batch rewrote. A refresh that fails fails
  * neither: before, the deletion had committed, but the command failed and
- * an undo stayed recorded unfinished. Made to fail as a DBA's lock_timeout
- * with another session holding the lock VACUUM takes (SHARE UPDATE
- * EXCLUSIVE, held by another vacuum or a CREATE INDEX CONCURRENTLY), which
- * deletes do not wait for.
+ * an undo stayed recorded unfinished (made to fail by databaseWithVacuumLock).
  */
 
 const ORG = objectIdAt(Date.UTC(2024, 0, 1), 'c1'.repeat(8));
@@ -46,11 +42,7 @@ type Setup = {
 };
 
 async function withStore(run: (setup: Setup) => Promise<void>): Promise<void> {
-  const database = await createTestDatabase();
-  const name = new URL(database.url).pathname.slice(1);
-  const locker = new pg.Client({ connectionString: database.url });
-  await locker.connect();
-  await locker.query(`ALTER DATABASE ${name} SET lock_timeout = '300ms'`);
+  const database = await databaseWithVacuumLock();
   const store = await openStore(database.url);
   const db = testKysely(database.url);
   try {
@@ -66,13 +58,9 @@ async function withStore(run: (setup: Setup) => Promise<void>): Promise<void> {
         );
         return Number(rows[0]!.n);
       },
-      holdVacuumLock: async () => {
-        await locker.query('BEGIN');
-        await locker.query('LOCK TABLE event_counts IN SHARE UPDATE EXCLUSIVE MODE');
-      },
+      holdVacuumLock: database.holdVacuumLock,
     });
   } finally {
-    await locker.end();
     await db.destroy();
     await store.close();
     await database.drop();

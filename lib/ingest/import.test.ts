@@ -5,9 +5,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import pg from 'pg';
 import { openStore } from '@/lib/store';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { databaseWithVacuumLock } from '@/tests/helpers/postgres';
 import type { EventStore } from '@/lib/store/types';
 import { encodeEvent, encodeRecordText } from '@/lib/domain/encode';
 import { eventInputSchema, type EventInput } from '@/lib/domain/event';
@@ -1706,20 +1705,12 @@ describe('encodeRecordText (records read from their text, unparsed)', () => {
 
 describe('import: the statistics refresh after the last batch (PostgreSQL)', () => {
   test('failing, it fails neither the import nor its run: the report says why', async () => {
-    const database = await createTestDatabase();
-    const name = new URL(database.url).pathname.slice(1);
-    const locker = new pg.Client({ connectionString: database.url });
-    await locker.connect();
-    // A DBA's lock_timeout (for the store's connections, opened after it),
-    // and a session holding the lock VACUUM takes (another vacuum, a CREATE
-    // INDEX CONCURRENTLY), which inserts do not wait for.
-    await locker.query(`ALTER DATABASE ${name} SET lock_timeout = '300ms'`);
+    const database = await databaseWithVacuumLock();
     const store = await openStore(database.url);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-import-stats-'));
     try {
       await store.createOrg({ id: ORG, name: 'Import Org', created: 0 });
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE event_counts IN SHARE UPDATE EXCLUSIVE MODE');
+      await database.holdVacuumLock();
       const file = path.join(dir, 'events.ndjson');
       fs.writeFileSync(
         file,
@@ -1737,7 +1728,6 @@ describe('import: the statistics refresh after the last batch (PostgreSQL)', () 
         { status: 'finished', inserted: 300 },
       );
     } finally {
-      await locker.end();
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
       await database.drop();

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { NewEvent } from '@/lib/domain/event';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { createTestDatabase, databaseWithVacuumLock } from '@/tests/helpers/postgres';
 import { generateEvents } from '@/tests/helpers/test-events';
 import { cli, CLI_BIN, ROOT } from './run-cli';
 
@@ -242,11 +242,7 @@ suite('PostgreSQL', async () => {
  */
 describe('an undo and a prune whose statistics refresh fails (PostgreSQL)', () => {
   test('exit 0 with the deletion done and recorded, and warn that the statistics were not refreshed', async () => {
-    const database = await createTestDatabase();
-    const name = new URL(database.url).pathname.slice(1);
-    const locker = new pg.Client({ connectionString: database.url });
-    await locker.connect();
-    await locker.query(`ALTER DATABASE ${name} SET lock_timeout = '300ms'`);
+    const database = await databaseWithVacuumLock();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-deletion-stats-'));
     try {
       const url = database.url;
@@ -260,8 +256,7 @@ describe('an undo and a prune whose statistics refresh fails (PostgreSQL)', () =
       assert.equal(cli(url, 'import', '--org', ORG, file).code, 0);
       const runId = (imported.json as { runId: string }).runId;
 
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE event_counts IN SHARE UPDATE EXCLUSIVE MODE');
+      await database.holdVacuumLock();
       const undo = cli(url, 'imports', 'undo', runId, '--json');
       assert.equal(undo.code, 0, undo.stderr);
       const undone = undo.json as { deleted: number; statisticsNotRefreshed?: string };
@@ -289,7 +284,6 @@ describe('an undo and a prune whose statistics refresh fails (PostgreSQL)', () =
         /^Warning: the query statistics were not refreshed after this prune \(.*lock timeout.*\): what it deleted \(99 events\) is gone, /m,
       );
     } finally {
-      await locker.end();
       fs.rmSync(dir, { recursive: true, force: true });
       await database.drop();
     }

@@ -69,3 +69,43 @@ export function testKysely<DB>(url: string, max = 1): Kysely<DB> {
   pool.on('error', () => undefined);
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
+
+/**
+ * A test database where the store's statistics refresh fails as it does
+ * when a DBA's lock_timeout meets a session holding the lock VACUUM takes
+ * (SHARE UPDATE EXCLUSIVE: another vacuum, a CREATE INDEX CONCURRENTLY),
+ * which inserts and deletes do not wait for. `lockTimeout` applies to
+ * connections opened after this returns; `holdVacuumLock` takes the lock on
+ * event_counts until `release` (or `drop`).
+ */
+export async function databaseWithVacuumLock(lockTimeout = '300ms'): Promise<{
+  url: string;
+  holdVacuumLock: () => Promise<void>;
+  release: () => Promise<void>;
+  drop: () => Promise<void>;
+}> {
+  const database = await createTestDatabase();
+  const name = new URL(database.url).pathname.slice(1);
+  const locker = new pg.Client({ connectionString: database.url });
+  await locker.connect();
+  await locker.query(`ALTER DATABASE ${name} SET lock_timeout = '${lockTimeout}'`);
+  let held = false;
+  const release = async () => {
+    if (!held) return;
+    held = false;
+    await locker.query('COMMIT');
+  };
+  return {
+    url: database.url,
+    holdVacuumLock: async () => {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE event_counts IN SHARE UPDATE EXCLUSIVE MODE');
+      held = true;
+    },
+    release,
+    drop: async () => {
+      await locker.end();
+      await database.drop();
+    },
+  };
+}

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pg from 'pg';
 import { objectIdAt } from '@/lib/domain/object-id';
 import { runMirror } from '@/lib/mirror/mirror';
 import { openStore } from '@/lib/store';
 import { eventsSecondApart, listingSource } from '@/tests/helpers/mirror-copy';
-import { createTestDatabase } from '@/tests/helpers/postgres';
+import { databaseWithVacuumLock } from '@/tests/helpers/postgres';
 
 /**
  * A mirror refreshes the planner's statistics once its copy has committed.
@@ -22,16 +21,11 @@ const BASE = Date.UTC(2025, 5, 1, 12, 0, 0);
 test('a mirror whose statistics refresh fails keeps its copy, finishes its run and says why (PostgreSQL)', async () => {
   const events = eventsSecondApart(20, { base: BASE, orgId: SOURCE_ORG, idTag: 'cdcdcdcd' });
   const source = await listingSource(events, {});
-  const database = await createTestDatabase();
-  const name = new URL(database.url).pathname.slice(1);
-  const locker = new pg.Client({ connectionString: database.url });
-  await locker.connect();
-  await locker.query(`ALTER DATABASE ${name} SET lock_timeout = '300ms'`);
+  const database = await databaseWithVacuumLock();
   const store = await openStore(database.url);
   try {
     await store.createOrg({ id: ORG, name: 'Copy', created: BASE });
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE event_counts IN SHARE UPDATE EXCLUSIVE MODE');
+    await database.holdVacuumLock();
     const said: { reason: string; copied: number }[] = [];
     const summary = await runMirror({
       store,
@@ -51,7 +45,6 @@ test('a mirror whose statistics refresh fails keeps its copy, finishes its run a
       { status: 'finished', inserted: 20 },
     );
   } finally {
-    await locker.end();
     await store.close();
     source.close();
     await database.drop();
