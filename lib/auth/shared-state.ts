@@ -71,8 +71,8 @@ export interface SessionRevocations {
   isRevoked(session: SessionIdentity, now?: number): Promise<boolean>;
 }
 
-/** How a request uses a session, for its idle timeout (session-activity.ts). */
-export type SessionUse = {
+/** What a request asks of the idle timeout (session-activity.ts): how long, how often to record, whether to. */
+export type ActivityCheck = {
   /** The idle timeout, ms (more than 0: the caller asks only when it is on). */
   idleMs: number;
   /** Recorded activity younger than this is not recorded again. */
@@ -91,7 +91,7 @@ export interface SessionActivity {
    * by then the session is idle for good, and its issue time, earlier than
    * any record, says so too.
    */
-  lastActive(session: SessionIdentity, use: SessionUse, now?: number): Promise<number>;
+  lastActive(session: SessionIdentity, use: ActivityCheck, now?: number): Promise<number>;
 }
 
 export interface AuthState {
@@ -181,7 +181,11 @@ export class MemorySessionActivity implements SessionActivity {
     return this.seen.size;
   }
 
-  lastActive(session: SessionIdentity, use: SessionUse, now: number = Date.now()): Promise<number> {
+  lastActive(
+    session: SessionIdentity,
+    use: ActivityCheck,
+    now: number = Date.now(),
+  ): Promise<number> {
     const recorded = this.seen.get(session.sessionId)?.at ?? 0;
     const last = Math.max(session.issuedAt, this.began, recorded);
     if (recordsActivity(last, use, now)) {
