@@ -95,9 +95,15 @@ async function sendStream(
     }
     res.end();
   } catch (error) {
-    const details = { err: error, requestId: wireFactsOf(req)?.requestId };
-    if (error instanceof ClientStalledError) getLogger().warn(details, 'stream ended: client idle');
-    else getLogger().error(details, 'stream failure');
+    // The API handler's access log writes the request's line when its body
+    // ends (lib/api/handler.ts loggedAtEnd): a failure there is logged once,
+    // with its cause, as the outage (503, a warning) or the bug (500) it is.
+    if (error instanceof ClientStalledError) {
+      getLogger().warn(
+        { err: error, requestId: wireFactsOf(req)?.requestId },
+        'stream ended: client idle',
+      );
+    }
     res.destroy(error instanceof Error ? error : new Error(String(error)));
   } finally {
     res.off('close', cancel);

@@ -177,3 +177,42 @@ describe('export: a client that stops reading is ended after EXPORT_IDLE_SECONDS
     });
   }
 });
+
+describe('export: the database lost mid-body is logged once, as the outage it is (a 503 warning), with no error line', () => {
+  test('npm start', async () => {
+    // It was logged twice: the request's line (a warning, 503, with the
+    // cause) and an error line "stream failure" with the same stack, so an
+    // alert on error lines fired for an outage answered as designed.
+    const server = npmStart;
+    const { url, authorization } = await exportRequest(server);
+    const res = await fetch(`${server.baseUrl}${url}`, { headers: { authorization } });
+    assert.equal(res.status, 200);
+    const id = res.headers.get('x-request-id')!;
+    const reader = res.body!.getReader();
+    assert.ok(!(await reader.read()).done);
+    await until(async () => (await exportBackends()) === 1, 'the export transaction is open');
+    // The database ends the export's connection, as a restart or a failover does.
+    await watcher.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND query ILIKE 'FETCH FORWARD%event_cursor%'`,
+    );
+    const rest = await (async () => {
+      while (!(await reader.read()).done);
+      return 'the whole body';
+    })().catch(() => 'a cut connection');
+    assert.equal(rest, 'a cut connection');
+    let lines: Record<string, unknown>[] = [];
+    await until(async () => {
+      lines = server.logLines().filter((l) => l.requestId === id);
+      return Promise.resolve(lines.some((l) => 'status' in l));
+    }, 'the export was logged');
+    // Anything else the cut writes comes within the same turn; give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    lines = server.logLines().filter((l) => l.requestId === id);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.msg, l.status]),
+      [['warn', 'service unavailable', 503]],
+    );
+  });
+});
