@@ -116,7 +116,8 @@ Disable a key; it can no longer authenticate.`,
         usage: ['--key PUBLIC_KEY'],
         about: `
 Give a key a new private key, printed once; the old one is refused at
-once. Public key, id and roles stay.`,
+once. Public key, id and roles stay. A revoked key is refused: it would
+stay revoked (issue a new one with keys create).`,
         examples: ['keys rotate --key abcdefgh'],
       },
       {

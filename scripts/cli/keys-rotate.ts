@@ -24,6 +24,12 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
   const store = await context.store();
   const record = await store.getApiKeyByPublicKey(publicKey);
   if (!record) throw new CommandError(`No API key with public key ${publicKey}`);
+  // A revoked key stays revoked: a new private key for it would be refused too.
+  if (record.disabled) {
+    throw new CommandError(
+      `API key ${publicKey} is revoked: a rotated key would still be refused. Issue a new one with 'keys create'.`,
+    );
+  }
   await assertSealedLikeStoredKeys(store);
   const privateKey = randomUUID();
   const redisUrl = getConfig().REDIS_URL;

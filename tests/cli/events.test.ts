@@ -246,6 +246,26 @@ describe('CLI: events list, get, export and keys rotate', () => {
     assert.equal(cli(db, 'keys', 'rotate', '--key', 'zzzzzzzz').code, 1);
   });
 
+  test('keys rotate of a revoked key is refused, saying so, and stores no new private key', async () => {
+    // It printed a new private key and 'the old private key is refused from
+    // now on', exit 0: the key stayed revoked, so the new one was refused too.
+    const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
+    const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
+    assert.equal(cli(db, 'keys', 'revoke', '--key', publicKey).code, 0);
+    const rotated = cli(db, 'keys', 'rotate', '--key', publicKey, '--json');
+    assert.equal(rotated.code, 1, rotated.stdout);
+    const message = (rotated.json as { error: { message: string } }).error.message;
+    assert.match(message, new RegExp(`API key ${publicKey} is revoked`));
+    assert.match(message, /keys create/);
+    const store = await openStore(`file:${db}`);
+    try {
+      const record = (await store.getApiKeyByPublicKey(publicKey))!;
+      assert.equal(privateKeyMatches(record, privateKey, REALM), true);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('keys rotate with Redis unreachable: nothing rotated, a clear error, and the process ends', async () => {
     const created = cli(db, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
     const { publicKey, privateKey } = created.json as { publicKey: string; privateKey: string };
