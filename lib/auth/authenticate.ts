@@ -12,7 +12,7 @@ import { recordHa1 } from './ha1-at-rest';
 import { checkNonce, issueNonce } from './nonce';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
-import { readSession, sessionCookieValue, sessionUseOf } from './session';
+import { checkSession, sessionCookieValue, sessionPrincipal, sessionUseOf } from './session';
 import { type AuthState, getAuthState } from './shared-state';
 import { attemptThrottleKeys, type ThrottleDecision } from './throttle';
 
@@ -64,16 +64,26 @@ export async function authenticate(
   });
 
   // The dashboard's own calls: what it asks by itself is not activity.
-  const fromSession = await readSession(
+  const session = await checkSession(
     store,
     sessionCookieValue(request.headers.get('cookie')),
-    now,
     sessionUseOf(request.headers),
+    now,
   );
-  if (fromSession) return { principal: fromSession };
+  if ('session' in session) return { principal: sessionPrincipal(session.session) };
 
   const parsed = parseAuthorization(request.headers.get('authorization'));
-  if (parsed.scheme === 'none') return challenge('no credentials');
+  // Said in the log and metrics: a session ended by the idle timeout or
+  // refused (signed out, expired, its key gone) is not "no credentials".
+  if (parsed.scheme === 'none') {
+    return challenge(
+      session.ended === 'idle'
+        ? 'session idle'
+        : session.ended === 'refused'
+          ? 'session refused'
+          : 'no credentials',
+    );
+  }
   if (parsed.scheme === 'basic') return challenge('basic authentication is not accepted');
   if (parsed.scheme === 'other') return challenge('unsupported scheme');
   if (!parsed.credentials) return challenge(`invalid digest: ${parsed.problem}`);

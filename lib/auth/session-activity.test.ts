@@ -157,8 +157,9 @@ describe('idle sessions are refused', () => {
     assert.ok('principal' in (await call(t0 + 20 * MINUTE, background)));
     assert.ok('principal' in (await call(t0 + 29 * MINUTE, background)));
     // Not kept by those: idle 30 minutes after sign-in.
+    // Refused for that, said so in the log and metrics (before: "no credentials").
     const refused = await call(t0 + 30 * MINUTE);
-    assert.ok('challenge' in refused && refused.challenge.reason === 'no credentials');
+    assert.equal('challenge' in refused && refused.challenge.reason, 'session idle');
 
     const kept = await session(t0);
     const viaKept = (now: number, headers: Record<string, string> = {}) =>
@@ -173,6 +174,28 @@ describe('idle sessions are refused', () => {
       );
     assert.ok('principal' in (await viaKept(t0 + 20 * MINUTE)));
     assert.ok('principal' in (await viaKept(t0 + 45 * MINUTE, background)));
+  });
+
+  test('the API: a session past its absolute lifetime is refused as such, not as no credentials', async () => {
+    setConfigForTesting({ SESSION_IDLE_SECONDS: 0, SESSION_TTL_SECONDS: 8 * 3600 });
+    const t0 = Date.now();
+    const cookie = await session(t0);
+    const refused = await authenticate(
+      {
+        method: 'GET',
+        url: '/api/public/v1.0/orgs',
+        headers: new Headers({ cookie: `${SESSION_COOKIE}=${cookie}` }),
+      },
+      store,
+      t0 + 8 * 3600_000,
+    );
+    assert.equal('challenge' in refused && refused.challenge.reason, 'session refused');
+    const none = await authenticate(
+      { method: 'GET', url: '/api/public/v1.0/orgs', headers: new Headers() },
+      store,
+      t0,
+    );
+    assert.equal('challenge' in none && none.challenge.reason, 'no credentials');
   });
 
   test('SESSION_IDLE_SECONDS=0: no idle timeout, the absolute one alone', async () => {

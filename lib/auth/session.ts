@@ -123,8 +123,11 @@ export async function readSession(
   use: SessionUse = 'activity',
 ): Promise<Principal | null> {
   const checked = await checkSession(store, sealed, use, now);
-  if (!('session' in checked)) return null;
-  const { apiKeyId, publicKey } = checked.session;
+  return 'session' in checked ? sessionPrincipal(checked.session) : null;
+}
+
+/** Who an open session acts as. */
+export function sessionPrincipal({ apiKeyId, publicKey }: OpenedSession): Principal {
   return { apiKeyId, publicKey, via: 'session' };
 }
 
@@ -177,7 +180,7 @@ export async function revokeSession(
   const opened = checked.session;
   await getAuthState().revocations.revoke(opened.sessionId, opened.expiresAt, now);
   if (options.everywhere) await signOutEverywhere(opened.apiKeyId, now);
-  return { apiKeyId: opened.apiKeyId, publicKey: opened.publicKey, via: 'session' };
+  return sessionPrincipal(opened);
 }
 
 /**

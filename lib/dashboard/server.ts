@@ -9,7 +9,7 @@ import {
   checkSession,
   openSession,
   SESSION_COOKIE,
-  type OpenedSession,
+  sessionPrincipal,
   type SessionCheck,
 } from '@/lib/auth/session';
 import { getConfig } from '@/lib/config';
@@ -41,7 +41,7 @@ import { wireFactsFromHeaders } from '@/lib/http/front-door';
  */
 export async function requireSession(returnTo: string): Promise<Principal> {
   const checked = await checkCurrentSession();
-  if ('session' in checked) return principalOf(checked.session);
+  if ('session' in checked) return sessionPrincipal(checked.session);
   const reason = { none: '', refused: 'reason=expired&', idle: 'reason=idle&' }[checked.ended];
   redirect(`/sign-in?${reason}next=${encodeURIComponent(returnTo)}`);
 }
@@ -49,7 +49,7 @@ export async function requireSession(returnTo: string): Promise<Principal> {
 /** The signed-in principal, read exactly as the API reads the same cookie. */
 export async function currentSession(): Promise<Principal | null> {
   const checked = await checkCurrentSession();
-  return 'session' in checked ? principalOf(checked.session) : null;
+  return 'session' in checked ? sessionPrincipal(checked.session) : null;
 }
 
 /**
@@ -69,10 +69,6 @@ export async function checkCurrentSession(): Promise<SessionCheck> {
 export function idleTimeout(): string | null {
   const seconds = getConfig().SESSION_IDLE_SECONDS;
   return seconds > 0 ? idleTimeoutInWords(seconds) : null;
-}
-
-function principalOf(session: OpenedSession): Principal {
-  return { apiKeyId: session.apiKeyId, publicKey: session.publicKey, via: 'session' };
 }
 
 /**

@@ -27,9 +27,15 @@ export type RequestRecord = {
     | { outcome: 'lockout'; retryAfterSeconds: number };
 };
 
-/** The first leg of every Digest handshake and a stale nonce are routine, not failures. */
+/**
+ * The first leg of every Digest handshake, a stale nonce and a dashboard
+ * session ended by the idle timeout are routine, not failures.
+ */
 function isRoutineChallenge(auth: RequestRecord['auth']): boolean {
-  return auth?.outcome === 'challenge' && (auth.reason === 'no credentials' || auth.stale);
+  return (
+    auth?.outcome === 'challenge' &&
+    (auth.reason === 'no credentials' || auth.reason === 'session idle' || auth.stale)
+  );
 }
 
 export function recordRequest(record: RequestRecord): void {
