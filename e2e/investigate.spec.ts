@@ -359,3 +359,31 @@ test('the query box names the field a mistyped name meant, and Enter completes a
   await expect(page.getByTestId('query-chip')).toHaveText(['type:JOINED_ORG✕']);
   await expect(box).toHaveValue('');
 });
+
+test('a completion of user: or key: finds the events its count says', async ({ page, state }) => {
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId));
+  const box = page.getByRole('combobox', { name: /Filter events/ });
+  const options = page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option');
+  // The actor facet lists usernames and API public keys together: `user:`
+  // is offered a key, and `key:` a username, from that one list.
+  const key = 'nmtxqlkl';
+  for (const [typed, actor] of [
+    [`user:${key.slice(0, 4)}`, key],
+    [`key:${ACTOR.slice(0, 3)}`, ACTOR],
+  ] as const) {
+    const expected = state.events.filter((event) =>
+      ['username', 'publicKey'].some((field) => event.fields[field] === actor),
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    await box.fill(typed);
+    const offered = options.filter({ hasText: actor });
+    await expect(offered).toHaveCount(1);
+    await expect(offered.locator('.count')).toHaveText(String(expected.length));
+    await offered.click();
+    await box.press('Enter');
+    await expectRows(page, expected);
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await expect(page.getByTestId('query-chip')).toHaveCount(0);
+  }
+});

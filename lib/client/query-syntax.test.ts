@@ -312,6 +312,29 @@ describe('lib/client/query-syntax', () => {
     );
     assert.deepEqual(currentToken('type:X actor:"a b'), { start: 7, text: 'actor:"a b' });
   });
+
+  it('completes user: and key: with actor:, whose counts the actor facet gives', () => {
+    const actors = () => [
+      { value: 'ada@example.com', count: 3 },
+      { value: 'nmtxqlkl', count: 5 },
+    ];
+    assert.deepEqual(
+      completions('user:', actors).map((c) => [c.insert, c.count]),
+      [
+        ['actor:ada@example.com', 3],
+        ['actor:nmtxqlkl', 5],
+      ],
+    );
+    assert.deepEqual(
+      completions('key:nm', actors).map((c) => c.insert),
+      ['actor:nmtxqlkl'],
+    );
+    // Keys with values of their own keep the name typed.
+    assert.deepEqual(
+      completions('cluster:C', () => [{ value: 'Cluster0', count: 1 }]).map((c) => c.insert),
+      ['cluster:Cluster0'],
+    );
+  });
 });
 
 describe('lib/client/url-state with investigation filters', () => {

@@ -545,6 +545,18 @@ export function currentToken(input: string): { start: number; text: string } {
   return { start, text: input.slice(start) };
 }
 
+/**
+ * The key name a completed value is written under: the one typed, except
+ * where the values offered are another key's. `user:` and `key:` are offered
+ * the actor facet, usernames and API public keys in one list counted as
+ * `actor`: taken as typed, `user:` + a key (or `key:` + a username) found no
+ * event where its count said hundreds, so they complete to `actor:`, the
+ * filter those counts are of (for a username or a key, the same events).
+ */
+function completedKeyName(typed: string, key: ChipKey): string {
+  return key !== 'actor' && facetFieldOf(key) === 'actor' ? chipKeyName('actor') : typed;
+}
+
 /** What can complete the token being typed: key names, then a key's values. */
 export function completions(token: string, source: CompletionSource, limit = 8): Completion[] {
   const negate = token.startsWith('-');
@@ -569,6 +581,7 @@ export function completions(token: string, source: CompletionSource, limit = 8):
   const name = body.slice(0, colon);
   const key = resolveChipKey(name);
   if (!key) return [];
+  const insertName = completedKeyName(name, key);
   const typed = body
     .slice(colon + 1)
     .replace(/^"/, '')
@@ -579,7 +592,7 @@ export function completions(token: string, source: CompletionSource, limit = 8):
     .map(({ value, count }) => ({
       label: value,
       count,
-      insert: `${negate ? '-' : ''}${name}:${quoteIfNeeded(value)}`,
+      insert: `${negate ? '-' : ''}${insertName}:${quoteIfNeeded(value)}`,
       isValue: true,
     }));
 }
