@@ -120,3 +120,44 @@ test("the type picker counts the page's filters", async ({ page, state }) => {
   });
   await expect(option.locator('.type-count')).toHaveText(count(mine).toLocaleString('en-US'));
 });
+
+/**
+ * Under a search, a category's "Exclude" leaves out the types the category
+ * lists, as its "All" chooses them: it left out the category's other types
+ * too, which the search hid (searching "API key deleted" and excluding its
+ * category left "API key created" out as well).
+ */
+test('under a search, Exclude on a category leaves out the types it lists', async ({
+  page,
+  state,
+}) => {
+  const type = 'API_KEY_DELETED';
+  const category = categoryOf(type)!.name;
+  const hidden = [
+    ...new Set(
+      state.events
+        .map((event) => event.eventTypeName)
+        .filter((other) => other !== type && categoryOf(other)?.name === category),
+    ),
+  ];
+  // The category holds other seeded types, which the search hides.
+  expect(hidden.length).toBeGreaterThan(0);
+
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId));
+  await page.getByRole('button', { name: /^Event types:/ }).click();
+  const picker = page.getByRole('dialog', { name: 'Filter by event type' });
+  await picker.getByLabel('Search event types').fill('API key deleted');
+  await expect(picker.getByRole('checkbox', { name: new RegExp(`\\b${type}$`) })).toBeVisible();
+  for (const other of hidden) {
+    await expect(picker.getByRole('checkbox', { name: new RegExp(`\\b${other}$`) })).toHaveCount(0);
+  }
+  await picker.getByRole('button', { name: `Exclude ${category}`, exact: true }).click();
+  await picker.getByRole('button', { name: 'Apply' }).click();
+  await expect(picker).toBeHidden();
+
+  expect(new URL(page.url()).searchParams.get('excludeTypes')).toBe(type);
+  await expect
+    .poll(() => shownTotal(page))
+    .toBe(state.events.filter((event) => event.eventTypeName !== type).length);
+});

@@ -88,7 +88,7 @@ export function EventTypePicker({ orgId, params, selected, excluded, onApply }: 
     [types.data, selected, search, includeEmpty],
   );
   // Every type the picker offers (whatever the search), to pin the chosen
-  // ones on top and to exclude a category from all the others.
+  // ones on top.
   const offered = useMemo(
     () => groupTypes(types.data?.results ?? [], selected, '', includeEmpty).flatMap((g) => g.types),
     [types.data, selected, includeEmpty],
@@ -116,12 +116,14 @@ export function EventTypePicker({ orgId, params, selected, excluded, onApply }: 
     setDraftExcluded((current) => new Set([...current].filter((t) => !types.includes(t))));
   };
   /**
-   * The category's types (those offered, whatever the search) left out, as
-   * the type facet's "−" does: a few `-type:` chips, where listing every
-   * other type made hundreds and left out any type that appeared later.
+   * The category's types as listed (under the search, those it matches, as
+   * "All" chooses them) left out, as the type facet's "−" does: a few
+   * `-type:` chips, where listing every other type made hundreds and left out
+   * any type that appeared later. Types the search hid stay in: excluding
+   * after searching "access list" left out "API key created" too, unseen.
    */
   const excludeCategory = (group: Group) => {
-    const types = offered.filter((t) => t.category === group.name).map((t) => t.eventTypeName);
+    const types = group.types.map((t) => t.eventTypeName);
     setDraft((current) => new Set([...current].filter((t) => !types.includes(t))));
     setDraftExcluded((current) => new Set([...current, ...types]));
   };
