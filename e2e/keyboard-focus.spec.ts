@@ -229,6 +229,27 @@ test.describe('keyboard and screen reader', () => {
     await expect(rows(page).first()).toBeFocused();
   });
 
+  test('from the results reached by Skip to results, ↓ and j go to the rows, as the hint says', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await expect(rows(page).first()).toBeVisible();
+    const skip = page.getByRole('link', { name: 'Skip to results' });
+    const results = page.locator('#events-results');
+    for (const key of ['ArrowDown', 'j']) {
+      await skip.focus();
+      await page.keyboard.press('Enter');
+      await expect(results).toBeFocused();
+      await page.keyboard.press(key);
+      // The row Tab would reach: the first, or the one already selected.
+      await expect(rows(page).first()).toBeFocused();
+    }
+    // Then the keys move between rows as before.
+    await page.keyboard.press('j');
+    await expect(rows(page).nth(1)).toBeFocused();
+  });
+
   test('Clear in the query bar gives focus to the filter box', async ({ page, state }) => {
     await page.goto(eventsUrl(state.orgId, 'size=25&q=zzzz-nothing-matches'));
     await expect(page.getByTestId('query-chip')).toHaveCount(1);

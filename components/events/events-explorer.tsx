@@ -427,6 +427,20 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   // j/k in the table and the panel, Esc to close the panel.
   usePageShortcuts({ moveBy, closePanel, panelOpen: view.event !== null });
 
+  // The results region itself (focused by Skip to results, and after Clear
+  // all filters) holds no row: ↑/↓ and j/k there did nothing (↓ scrolled),
+  // under a hint that names them. They enter the rows where Tab does.
+  const onResultsKeyDown = useCallback(
+    (event: ReactKeyboardEvent<HTMLDivElement>) => {
+      if (event.target !== event.currentTarget || events.length === 0) return;
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      if (!['ArrowDown', 'ArrowUp', 'j', 'k'].includes(event.key)) return;
+      event.preventDefault();
+      tableRef.current?.focusRow(activeIndex ?? 0);
+    },
+    [activeIndex, events.length],
+  );
+
   // ↑/↓ and Enter on the rows themselves.
   const onRowKeyDown = useCallback(
     (event: ReactKeyboardEvent<HTMLTableSectionElement>) => {
@@ -736,7 +750,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             </span>
           </div>
           <div className="progress" data-active={slow} aria-hidden="true" />
-          <div className="table-area" id={RESULTS_ID} tabIndex={-1}>
+          <div className="table-area" id={RESULTS_ID} tabIndex={-1} onKeyDown={onResultsKeyDown}>
             {content}
             {/* The pill below appears silently: a screen reader hears the arrival here. */}
             <span className="visually-hidden" role="status" data-testid="new-events-status">
