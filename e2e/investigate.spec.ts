@@ -387,3 +387,42 @@ test('a completion of user: or key: finds the events its count says', async ({ p
     await expect(page.getByTestId('query-chip')).toHaveCount(0);
   }
 });
+
+test('±5 minutes in the event panel shows every event around it, the event still open', async ({
+  page,
+  state,
+}) => {
+  const MINUTE = 60_000;
+  const byKey = state.events.filter((event) => event.fields.publicKey === 'nmtxqlkl');
+  /** The seeded events ±5 minutes around `at`, in whole minutes ("to" covers all of its minute). */
+  const aroundOf = (at: number) => {
+    const from = Math.floor((at - 5 * MINUTE) / MINUTE) * MINUTE;
+    const to = Math.floor((at + 5 * MINUTE) / MINUTE) * MINUTE + MINUTE - 1;
+    return {
+      from,
+      events: state.events.filter((event) => event.created >= from && event.created <= to),
+    };
+  };
+  // An event of the key with another actor's events around it.
+  const picked = byKey.find((event) =>
+    aroundOf(event.created).events.some((other) => other.fields.publicKey !== 'nmtxqlkl'),
+  )!;
+  const { from, events: around } = aroundOf(picked.created);
+  // Around it, events of other actors too: the actor filter is gone.
+  expect(around.some((event) => event.fields.publicKey !== 'nmtxqlkl')).toBe(true);
+
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId, `actor=nmtxqlkl&event=${picked.id}`));
+  const around5 = page.getByRole('button', { name: '±5 minutes' });
+  await around5.click();
+  await expectRows(page, around);
+  const url = new URL(page.url());
+  expect(url.searchParams.get('actor')).toBeNull();
+  expect(url.searchParams.get('event')).toBe(picked.id);
+  expect(Date.parse(url.searchParams.get('from')!)).toBe(from);
+  await expect(around5).toBeVisible();
+  await expect(page.locator(`tr[data-event-id="${picked.id}"]`)).toBeVisible();
+  // Back returns to the actor's events.
+  await page.goBack();
+  await expect.poll(() => shownTotal(page)).toBe(byKey.length);
+});

@@ -24,7 +24,7 @@ import { compactJson, prettyJson, sourceMember } from '@/lib/domain/json-text';
 import { type Pivot, columnPivots, fieldPivot } from '@/lib/client/pivots';
 import { UTC_ZONE, formatLongTimestamp, parseApiDateTime } from '@/lib/domain/dates';
 import { FilterIcon } from '@/components/filter-icon';
-import type { EventTab } from '@/lib/client/url-state';
+import { AROUND_MINUTES, type EventTab } from '@/lib/client/url-state';
 
 type Props = {
   orgId: string;
@@ -46,6 +46,8 @@ type Props = {
   onTabChange?: (tab: EventTab) => void;
   /** Click-to-filter from a field ("everything by this actor"); absent on the event's own page. */
   onFilter?: (pivot: Pivot, exclude: boolean) => void;
+  /** Every event in the minutes around this one; absent on the event's own page. */
+  onAround?: (eventId: string, created: string) => void;
 };
 
 type OnFilter = Props['onFilter'];
@@ -236,6 +238,7 @@ export function EventDetail({
   initialTab = 'details',
   onTabChange,
   onFilter,
+  onAround,
 }: Props) {
   const [tab, setShownTab] = useState<EventTab>(initialTab);
   const setTab = (next: EventTab) => {
@@ -306,6 +309,16 @@ export function EventDetail({
               Leave out this type
             </button>
           </>
+        ) : null}
+        {onAround ? (
+          <button
+            type="button"
+            className="button small"
+            title={`Every event from ${AROUND_MINUTES} minutes before this one to ${AROUND_MINUTES} minutes after, no other filter`}
+            onClick={() => onAround(event.id, event.created)}
+          >
+            ±{AROUND_MINUTES} minutes
+          </button>
         ) : null}
         <CopyButton text={permalink} label="Copy permalink" />
         {fullPageHref ? (

@@ -13,6 +13,7 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { eventTypeLabel } from '@/lib/domain/catalog';
+import { parseApiDateTime } from '@/lib/domain/dates';
 import {
   countsOrgEvents,
   eventTypesQueryOptions,
@@ -43,6 +44,7 @@ import {
 import {
   type EventTab,
   type EventsView,
+  aroundEvent,
   eventPageHref,
   eventsViewHref,
   listParams,
@@ -269,6 +271,14 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     (pivot: Pivot, exclude: boolean) =>
       setFilters(applyChip(viewRef.current, pivot.key, [pivot.value], exclude, []).filters),
     [setFilters],
+  );
+  // "What happened around this event": everything in the minutes either side.
+  const showAround = useCallback(
+    (eventId: string, created: string) => {
+      const at = parseApiDateTime(created);
+      if (at !== null) navigate(aroundEvent(viewRef.current, eventId, at));
+    },
+    [navigate],
   );
   const toggleFacet = useCallback(
     (key: ChipKey, value: string) => setFilters(toggleChip(viewRef.current, key, value)),
@@ -827,6 +837,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             permalink={() => `${window.location.origin}${eventsViewHref(orgId, view, localZone)}`}
             fullPageHref={(tab) => fullPageHref(view.event!, tab)}
             onFilter={pickPivot}
+            onAround={showAround}
           />
         </EventPanel>
       ) : null}

@@ -392,6 +392,31 @@ export function eventPageHref(
   return `${eventPath(orgId, eventId)}${search ? `?${search}` : ''}`;
 }
 
+/** Minutes either side of an event that its "±5 minutes" shows. */
+export const AROUND_MINUTES = 5;
+const MINUTE_MS = 60_000;
+
+/**
+ * What happened around an event: every filter cleared, from the whole minute
+ * AROUND_MINUTES before it to the whole minute AROUND_MINUTES after it (a
+ * "to" covers all of the minute it names, so at least that long either
+ * side, in bounds the URL writes and reads back as they are), the event
+ * still open; the zone and page size kept.
+ */
+export function aroundEvent(view: EventsView, eventId: string, at: number): EventsView {
+  const span = AROUND_MINUTES * MINUTE_MS;
+  const minute = (millis: number) => Math.floor(millis / MINUTE_MS) * MINUTE_MS;
+  return {
+    ...view,
+    ...NO_FILTERS,
+    range: null,
+    from: minute(at - span),
+    to: minute(at + span),
+    page: 1,
+    event: eventId,
+  };
+}
+
 /** The page URL of a view: `/orgs/<id>/events?…`. */
 export function eventsViewHref(orgId: string, view: EventsView, localZone: string): string {
   const query = serializeEventsView(view, localZone);
