@@ -583,6 +583,54 @@ describe('import', () => {
     });
   }
 
+  // What `curl --digest … > events.json` saves when the request fails: the
+  // API's error answer (ApiError), pretty-printed as the 401 challenge's
+  // body is (recorded live, atlas-events-api.md 4.2), or compact.
+  const UNAUTHORIZED =
+    '{\n  "error" : 401,\n  "reason" : "Unauthorized",\n  "detail" : "You are not authorized for this resource.",\n  "errorCode" : "UNEXPECTED_ERROR"\n}';
+  const TIMEOUT =
+    '{"detail":"Unable to calculate the total number of results. Retry with includeCount=false.","error":500,"errorCode":"TIMEOUT_WHILE_PAGING","parameters":[],"reason":"Internal Server Error"}';
+
+  test("a file holding the API's error answer instead of a page is refused as such, not as a document without results", async () => {
+    const only = write('unauthorized.json', UNAUTHORIZED);
+    await assert.rejects(importEvents(store, only, { orgId: ORG }), (error: unknown) => {
+      assert.ok(error instanceof ImportFatalError);
+      assert.equal(
+        error.message,
+        'The JSON document is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again',
+      );
+      return true;
+    });
+    // Appended after a page (`curl >> FILE`): the page before it is read.
+    const page = JSON.stringify({ results: events.slice(0, 3) }, null, 2);
+    const appended = write('page-then-401.json', `${page}\n${UNAUTHORIZED}`);
+    await assert.rejects(importEvents(store, appended, { orgId: ORG }), (error: unknown) => {
+      assert.ok(error instanceof ImportFatalError);
+      assert.match(
+        error.message,
+        /^The JSON document starting on line \d+ is an error answer of the API \("error" and "errorCode"\)/,
+      );
+      assert.equal(error.partial?.read, 3);
+      return true;
+    });
+  });
+
+  test("an NDJSON line holding the API's error answer is reported as such, with its status and code, and the pages around it are imported", async () => {
+    const page = (from: number) => JSON.stringify({ results: events.slice(from, from + 3) });
+    const file = write('pages-and-error.ndjson', `${page(0)}\n${TIMEOUT}\n${page(3)}\n`);
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.equal(report.inserted, 6);
+    assert.deepEqual(
+      report.issues.map((issue) => [issue.location, issue.message]),
+      [
+        [
+          'line 2',
+          'An error answer of the API, not an event: 500 TIMEOUT_WHILE_PAGING "Unable to calculate the total number of results. Retry with includeCount=false." (the request that saved it failed; ask for that page again)',
+        ],
+      ],
+    );
+  });
+
   test('a binary file (an image, random bytes, either gzip-compressed) is refused as no JSON, its summary naming no format; a one-line envelope that is no UTF-8 still says so', async () => {
     // A PNG's signature and the start of its header chunk.
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000040000000408020000', 'hex');

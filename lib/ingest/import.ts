@@ -603,6 +603,9 @@ const NO_OWN_TEXT =
 function notAList(error: NotAListError): string {
   const which =
     error.document === 1 ? 'The JSON document' : `The JSON document starting on line ${error.line}`;
+  if (error.reason === 'apiError') {
+    return `${which} is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again`;
+  }
   return error.reason === 'oneEvent'
     ? `${which} is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
     : `${which} has no "results" array (expected an array of events, a list envelope {"results": [...]}, or NDJSON)`;
@@ -769,6 +772,8 @@ export function toNewEvent(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return 'Expected an event object';
   }
+  const apiError = apiErrorAnswer(value);
+  if (apiError !== undefined) return apiError;
   const tooDeep = nestingProblem(value, text);
   if (tooDeep !== undefined) return tooDeep;
   // Valid JSON but no Unicode text: stored, it broke the dashboard and
@@ -808,6 +813,23 @@ export function toNewEvent(
     if (error instanceof RepeatedKeyError) return error.message;
     throw error;
   }
+}
+
+/**
+ * What a record that is the API's error answer (ApiError: a numeric
+ * `error`, an `errorCode`, and no event's `id` or `eventTypeName`) is, as a
+ * person reads it: a page saved by `curl >> FILE` whose request failed.
+ * Checked as an event, it read "id: missing; created: missing; …".
+ */
+function apiErrorAnswer(value: object): string | undefined {
+  const answer = value as { error?: unknown; errorCode?: unknown; detail?: unknown };
+  if (typeof answer.error !== 'number' || typeof answer.errorCode !== 'string') return undefined;
+  if ('id' in value || 'eventTypeName' in value) return undefined;
+  const detail =
+    typeof answer.detail === 'string' && answer.detail !== ''
+      ? ` ${JSON.stringify(answer.detail.length > 200 ? `${answer.detail.slice(0, 200)}…` : answer.detail)}`
+      : '';
+  return `An error answer of the API, not an event: ${answer.error} ${answer.errorCode.slice(0, 100)}${detail} (the request that saved it failed; ask for that page again)`;
 }
 
 // ---- reading -----------------------------------------------------------------

@@ -104,7 +104,8 @@ export function recordsPath(value: unknown): '' | 'results' | 'content.results' 
  */
 export class NotAListError extends Error {
   constructor(
-    readonly reason: 'oneEvent' | 'noRecords',
+    /** `apiError`: no records array, but the API's error answer's "error" and "errorCode". */
+    readonly reason: 'oneEvent' | 'noRecords' | 'apiError',
     /** The line the document starts on, and its place in the file (1 for the first). */
     readonly line: number,
     readonly document: number,
@@ -224,6 +225,10 @@ const TARGET_PATHS = ['', 'results', 'content.results'];
 /** Keys that make an object an event, not a list envelope (as innerRecords decides for a parsed line). */
 const EVENT_KEYS = ['id', 'eventTypeName'];
 
+/** The keys of the API's error answer (ApiError's required ones), one bit each. */
+const ERROR_KEYS: Record<string, number> = { error: 1, errorCode: 2 };
+const BOTH_ERROR_KEYS = 3;
+
 export class JsonArraySplitter {
   /**
    * The chunk being scanned. Scanning always resumes at a chunk's start;
@@ -280,6 +285,9 @@ export class JsonArraySplitter {
    * in keys sorted, how the API writes them), it is never taken for one.
    */
   rootIsEvent = false;
+
+  /** The root object's keys "error" and "errorCode" read: the API's error answer (ApiError) has both. */
+  private rootErrorKeys = 0;
 
   /** Whether the text fed so far ends inside a string. */
   get endsInString(): boolean {
@@ -353,6 +361,7 @@ export class JsonArraySplitter {
           this.lastKey = parseKey(this.textFrom(this.keyStart, i), this.line);
           this.keyStart = -1;
           if (this.stack.length === 1 && EVENT_KEYS.includes(this.lastKey)) this.rootIsEvent = true;
+          if (this.stack.length === 1) this.rootErrorKeys |= ERROR_KEYS[this.lastKey] ?? 0;
           if (this.repeatsTargetPath(this.lastKey)) {
             throw new RepeatedListKeyError(this.lastKey, this.line);
           }
@@ -560,7 +569,10 @@ export class JsonArraySplitter {
   /** Throws NotAListError unless the document read last (or being read) holds a list of records. */
   assertList(): void {
     if (this.rootIsEvent) throw new NotAListError('oneEvent', this.documentLine, this.document);
-    if (!this.foundTarget) throw new NotAListError('noRecords', this.documentLine, this.document);
+    if (!this.foundTarget) {
+      const reason = this.rootErrorKeys === BOTH_ERROR_KEYS ? 'apiError' : 'noRecords';
+      throw new NotAListError(reason, this.documentLine, this.document);
+    }
   }
 
   /** Ends a document of a sequence (a list, or NotAListError) and starts reading the next. */
@@ -569,6 +581,7 @@ export class JsonArraySplitter {
     this.document++;
     this.rootClosed = false;
     this.rootIsEvent = false;
+    this.rootErrorKeys = 0;
     this.targetDepth = -1;
     this.targetDone = false;
     this.path = undefined;
