@@ -277,6 +277,19 @@ export const importFile: Command = async (args, context) => {
       throw new CommandError(`Cannot read ${file}: not a regular file, a pipe or a device`);
     }
     size = stat.isFile() ? stat.size : 0;
+    // Refused as a missing file is, before a run is recorded: read, it was
+    // a failed run in the ledger, its summary 'format not recognised, 0 B'.
+    // (A pipe is not opened here: opening one waits for its writer.)
+    if (stat.isFile()) {
+      try {
+        fs.accessSync(file, fs.constants.R_OK);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new CommandError(
+          `Cannot read ${file}: ${code === 'EACCES' ? 'permission denied' : errorMessage(error)}`,
+        );
+      }
+    }
   }
   const store = await context.store();
   await requireOrg(store, orgId, "Create it first with 'orgs create --name NAME --id ID'.");

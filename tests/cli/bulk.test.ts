@@ -119,6 +119,41 @@ describe('CLI: seed and import', () => {
     return { db, text };
   }
 
+  test('a file the user may not read is refused before an import run is recorded, as a missing one is', () => {
+    // Root reads any file: the CLI then runs as nobody.
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    // Not under `dir`, which only its owner may enter.
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-unreadable-'));
+    after(() => fs.rmSync(home, { recursive: true, force: true }));
+    fs.chmodSync(home, 0o777);
+    const db = path.join(home, 'unreadable.db');
+    const run = (...args: string[]) => {
+      const result = spawnSync(process.execPath, [CLI_BIN, ...args, '--database', db], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, NODE_ENV: 'test' },
+        ...asUser,
+      });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    };
+    assert.equal(run('orgs', 'create', '--name', 'Unreadable', '--id', ORG).code, 0);
+    const file = path.join(home, 'events.ndjson');
+    fs.writeFileSync(file, '');
+    fs.chmodSync(file, 0o000);
+
+    const refused = run('import', '--org', ORG, file, '--json');
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.deepEqual(JSON.parse(refused.stdout), {
+      error: {
+        code: 'failed',
+        message: `Cannot read ${file}: permission denied`,
+        exitCode: 1,
+      },
+    });
+    const listed = run('imports', 'list', '--org', ORG, '--json');
+    assert.deepEqual((JSON.parse(listed.stdout) as { runs: Json[] }).runs, []);
+  });
+
   test('an import stopped with SIGINT keeps its committed batches, records the run as interrupted, prints its summary and exits 130; run again, it skips them', async () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
     const { db, text } = orgAndEvents('stopped', org, 300);
