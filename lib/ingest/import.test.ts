@@ -631,6 +631,27 @@ describe('import', () => {
     );
   });
 
+  test('pages gathered in an array (jq -s . page*.json) are each reported as a page of so many events, not as an event missing its fields', async () => {
+    const pages = [events.slice(0, 3), events.slice(3, 5)].map((results) => ({
+      links: [],
+      results,
+      totalCount: 5,
+    }));
+    const file = write('slurped.json', JSON.stringify([...pages, [events[5]]], null, 2));
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.equal(report.inserted, 0);
+    const advice =
+      "not an event: pages gathered in an array (as jq -s writes them) are not read as pages; import the pages themselves, or one a line (jq -c '.[]' FILE)";
+    assert.deepEqual(
+      report.issues.map((issue) => issue.message),
+      [
+        `A list envelope of 3 events, ${advice}`,
+        `A list envelope of 2 events, ${advice}`,
+        `An array of 1 event, ${advice}`,
+      ],
+    );
+  });
+
   test('a binary file (an image, random bytes, either gzip-compressed) is refused as no JSON, its summary naming no format; a one-line envelope that is no UTF-8 still says so', async () => {
     // A PNG's signature and the start of its header chunk.
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000040000000408020000', 'hex');

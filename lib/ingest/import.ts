@@ -371,7 +371,8 @@ export async function* readEventBatches(
   };
   /** `text`: the record's own JSON text (it is kept verbatim). */
   const accept = (value: unknown, text: string, location: Location) => {
-    const result = toNewEvent(value, options.orgId, rehome, text);
+    // What a file holds in place of an event (not the mirror's: its pages are no file).
+    const result = notAnEventInFile(value) ?? toNewEvent(value, options.orgId, rehome, text);
     if (typeof result === 'string') {
       reject(location, result);
       return NONE;
@@ -772,8 +773,6 @@ export function toNewEvent(
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return 'Expected an event object';
   }
-  const apiError = apiErrorAnswer(value);
-  if (apiError !== undefined) return apiError;
   const tooDeep = nestingProblem(value, text);
   if (tooDeep !== undefined) return tooDeep;
   // Valid JSON but no Unicode text: stored, it broke the dashboard and
@@ -813,6 +812,28 @@ export function toNewEvent(
     if (error instanceof RepeatedKeyError) return error.message;
     throw error;
   }
+}
+
+/** Why a record of a file is no event when the file holds something else in its place, else undefined. */
+function notAnEventInFile(value: unknown): string | undefined {
+  return (
+    pageInPlaceOfEvent(value) ??
+    (value !== null && typeof value === 'object' ? apiErrorAnswer(value) : undefined)
+  );
+}
+
+/**
+ * What a record that is itself a list of records (a page, an array) is:
+ * pages gathered in an array (`jq -s . page*.json`) are elements of that
+ * array, each one record, and were reported as "id: missing; created:
+ * missing; …", its events uncounted.
+ */
+function pageInPlaceOfEvent(value: unknown): string | undefined {
+  const inner = innerRecords(value);
+  if (inner === null) return undefined;
+  const what = inner.prefix === '' ? 'An array' : 'A list envelope';
+  const count = inner.list.length;
+  return `${what} of ${count.toLocaleString('en-US')} ${count === 1 ? 'event' : 'events'}, not an event: pages gathered in an array (as jq -s writes them) are not read as pages; import the pages themselves, or one a line (jq -c '.[]' FILE)`;
 }
 
 /**
