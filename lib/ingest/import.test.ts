@@ -652,6 +652,21 @@ describe('import', () => {
     );
   });
 
+  test('an NDJSON file cut short within its last line (a page saved by an interrupted curl) says the file ends there; a broken line before the end does not', async () => {
+    const page = JSON.stringify({ results: events.slice(0, 5) });
+    const broken = page.slice(0, -40);
+    const file = write('cut-page.json', `${broken}\n${page}\n${broken}`);
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.equal(report.inserted, 5);
+    const [middle, last] = report.issues;
+    assert.match(middle!.message, /^Not valid JSON: Unterminated string/);
+    assert.equal(report.issues.length, 2);
+    assert.match(
+      last!.message,
+      /^Not valid JSON: the file ends within this line \(cut short\?\): Unterminated string/,
+    );
+  });
+
   test('a binary file (an image, random bytes, either gzip-compressed) is refused as no JSON, its summary naming no format; a one-line envelope that is no UTF-8 still says so', async () => {
     // A PNG's signature and the start of its header chunk.
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000040000000408020000', 'hex');

@@ -364,6 +364,8 @@ export async function* readEventBatches(
     undecided = [];
     return ready.map((held) => packInOrder(held, order));
   };
+  /** The number of the file's last line when no line break ends it (NDJSON), once it is read. */
+  let unterminatedLine = -1;
   const reject = (location: Location, message: string) => {
     counts.read++;
     counts.invalid++;
@@ -419,8 +421,16 @@ export async function* readEventBatches(
     try {
       return { value: JSON.parse(text) as unknown };
     } catch (error) {
-      if (!appended?.(text, location.line))
-        reject(location, `Not valid JSON: ${errorMessage(error)}`);
+      if (!appended?.(text, location.line)) {
+        const message = errorMessage(error);
+        // The file's last line, with no line break after it, broken off
+        // (an interrupted download): said, as a JSON document's end is.
+        const cut = location.line === unterminatedLine && endsTooSoon(message, text);
+        reject(
+          location,
+          `Not valid JSON: ${cut ? 'the file ends within this line (cut short?): ' : ''}${message}`,
+        );
+      }
       return undefined;
     }
   };
@@ -546,7 +556,10 @@ export async function* readEventBatches(
         while (ready.length > 0) yield ready.shift()!;
       }
       const last = lines.end();
-      if (last) readLine(last);
+      if (last) {
+        unterminatedLine = last.line;
+        readLine(last);
+      }
       while (ready.length > 0) yield ready.shift()!;
     } else {
       // Documents may follow one another (`curl >> file` appends API answers).
@@ -599,6 +612,13 @@ export async function* readEventBatches(
 /** Why a record of a page is not stored when its own text could not be cut from the page. */
 const NO_OWN_TEXT =
   'Its own text could not be cut from the page holding it, and a record is stored only as written';
+
+/** Whether JSON.parse's message (V8's) says `text` ended before its value did. */
+function endsTooSoon(message: string, text: string): boolean {
+  if (message.startsWith('Unexpected end of JSON input')) return true;
+  const position = /in JSON at position (\d+)/.exec(message)?.[1];
+  return position !== undefined && Number(position) >= text.length;
+}
 
 /** What is wrong with a JSON document (of possibly several in a row) that is no list of events. */
 function notAList(error: NotAListError): string {
