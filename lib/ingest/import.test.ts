@@ -667,6 +667,34 @@ describe('import', () => {
     );
   });
 
+  test("a file saved as UTF-16 (Windows PowerShell 5's > and Out-File) is refused naming its encoding and how to convert it, not as a binary file", async () => {
+    const text = JSON.stringify({ results: events.slice(0, 2) }, null, 2);
+    const utf16le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const utf16be = Buffer.from(utf16le);
+    utf16be.swap16();
+    for (const [name, bytes] of [
+      ['le.json', utf16le],
+      ['be.json', utf16be],
+      ['le.json.gz', zlib.gzipSync(utf16le)],
+    ] as const) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, bytes);
+      await assert.rejects(importEvents(store, file, { orgId: ORG }), (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.equal(
+          error.message,
+          'The file is not UTF-8 but UTF-16 (it opens with its byte order mark, as Windows PowerShell 5 writes files): convert it with iconv -f UTF-16 -t UTF-8',
+          name,
+        );
+        return true;
+      });
+    }
+    // A JPEG opens with 0xFF too, but not with UTF-16's mark: a binary file.
+    const jpeg = path.join(dir, 'photo.jpg');
+    fs.writeFileSync(jpeg, Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'));
+    await assert.rejects(importEvents(store, jpeg, { orgId: ORG }), /a binary file\?/);
+  });
+
   test('a binary file (an image, random bytes, either gzip-compressed) is refused as no JSON, its summary naming no format; a one-line envelope that is no UTF-8 still says so', async () => {
     // A PNG's signature and the start of its header chunk.
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000040000000408020000', 'hex');

@@ -898,6 +898,8 @@ type Utf8Problems = {
    * file is no JSON at all (an image, a binary file).
    */
   opening?: number;
+  /** The text opens with UTF-16's byte order mark (0xFF 0xFE or 0xFE 0xFF): no UTF-8 at all. */
+  utf16?: boolean;
 };
 
 /** A mark opens and closes with NOT_UTF8, which no text read from the file holds. */
@@ -999,6 +1001,10 @@ async function* decode(
     let start = bytes;
     bytes += whole.length;
     problems.opening ??= openingByte(whole, start);
+    if (start === 0 && whole.length >= 2) {
+      const mark = whole.readUInt16BE(0);
+      problems.utf16 = mark === 0xfffe || mark === 0xfeff;
+    }
     if (skipping) {
       const newline = buffer.indexOf(10);
       if (newline === -1) continue;
@@ -1211,6 +1217,10 @@ async function* decompressedFrom(
 const NOT_JSON =
   'The file is not JSON: it must start with "[" (an array), "{" (a list envelope) or be NDJSON';
 
+/** A JSON file saved in UTF-16, refused: it was taken for a binary file. */
+const UTF16 =
+  'The file is not UTF-8 but UTF-16 (it opens with its byte order mark, as Windows PowerShell 5 writes files): convert it with iconv -f UTF-16 -t UTF-8';
+
 /** How far ahead detection may read looking for the first two lines. */
 const DETECT_LIMIT = 16 << 20;
 
@@ -1255,6 +1265,7 @@ async function detectFormat(
     // taken for a list envelope and refused as "not valid UTF-8".
     const binary =
       trimmed[0] === MARK && utf8.opening !== OPEN_OBJECT && utf8.opening !== OPEN_ARRAY;
+    if (binary && utf8.utf16) throw new ImportFatalError(UTF16);
     if (binary)
       throw new ImportFatalError(
         `${NOT_JSON}, and its first line is not even UTF-8 text (a binary file?)`,
