@@ -274,7 +274,11 @@ export const importFile: Command = async (args, context) => {
     // a terminal): its size is unknown, like stdin's, and it is read once
     // (the reader re-reads regular files only).
     if (!stat.isFile() && !stat.isFIFO() && !stat.isCharacterDevice()) {
-      throw new CommandError(`Cannot read ${file}: not a regular file, a pipe or a device`);
+      throw new CommandError(
+        stat.isDirectory()
+          ? `Cannot read ${file}: it is a directory; import the files in it one by one`
+          : `Cannot read ${file}: not a regular file, a pipe or a device`,
+      );
     }
     size = stat.isFile() ? stat.size : 0;
     // Refused as a missing file is, before a run is recorded: read, it was

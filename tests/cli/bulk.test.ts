@@ -342,6 +342,27 @@ describe('CLI: seed and import', () => {
     assert.match(newest.stderr, /^The newest run; older ones are shown with --limit N\.$/m);
   });
 
+  test('import of a directory is refused as one, before any run is recorded', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0b';
+    const { db } = orgAndEvents('directory', org, 1);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-import-dir-'));
+    try {
+      const refused = cli(db, 'import', '--org', org, dir);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `^Error: Cannot read ${dir}: it is a directory; import the files in it one by one$`,
+          'm',
+        ),
+      );
+      const listed = cli(db, 'imports', 'list', '--org', org, '--json');
+      assert.deepEqual((listed.json as { runs: unknown[] }).runs, []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("imports list: a failed run's detail ends its sentence with its own mark, never a full stop after it", async () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
     const { db } = orgAndEvents('failed-detail', org, 1);
