@@ -7,7 +7,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { newObjectId } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
-import { fillDisk, mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
+import { emptyWal, fillDisk, mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
 import { generateEvents } from '@/tests/helpers/test-events';
 import { cli, cliWith, CLI_BIN, ROOT } from './run-cli';
 
@@ -351,14 +351,8 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
         assert.ok(Date.now() < deadline, `${stored()} events stored after a minute`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      // The write-ahead log emptied: the run's end needs room the disk no longer has.
-      const checkpoint = new BetterSqlite3(db);
-      try {
-        checkpoint.pragma('busy_timeout = 10000');
-        checkpoint.pragma('wal_checkpoint(TRUNCATE)');
-      } finally {
-        checkpoint.close();
-      }
+      // The write-ahead log emptied (emptyWal): the run's end needs room the disk no longer has.
+      emptyWal(db);
       fillDisk(filler);
     } finally {
       await writer.close();

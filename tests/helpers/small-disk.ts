@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 
 /**
  * A disk that fills up, for the tests of what a command leaves when writing
@@ -64,5 +65,20 @@ export function fillDisk(filler: string): void {
     assert.equal((error as NodeJS.ErrnoException).code, 'ENOSPC');
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * Empties an SQLite database's write-ahead log into the file (a TRUNCATE
+ * checkpoint), so its next write needs room the disk may no longer have:
+ * a WAL keeps its size, and writes reuse it without asking the disk.
+ */
+export function emptyWal(database: string): void {
+  const checkpoint = new BetterSqlite3(database);
+  try {
+    checkpoint.pragma('busy_timeout = 10000');
+    checkpoint.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    checkpoint.close();
   }
 }

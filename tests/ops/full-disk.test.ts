@@ -4,12 +4,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { DigestClient } from '@/tests/helpers/digest-client';
 import { createTestDatabase, PG_ADMIN_URL } from '@/tests/helpers/postgres';
 import { signInForCookie, startTestServer, type TestServer } from '@/tests/helpers/server';
-import { fillDisk, mountSmallDisk } from '@/tests/helpers/small-disk';
+import { emptyWal, fillDisk, mountSmallDisk } from '@/tests/helpers/small-disk';
 
 /**
  * The server on a database whose disk is full (a small tmpfs, where root may
@@ -59,14 +58,8 @@ test("on a full disk the API's reads answer, and a saved view refused for want o
       body: JSON.stringify({ name, shared: false, state: { query: 'eventType=JOINED_ORG' } }),
     });
 
-  // The write-ahead log emptied: any write now needs room the disk no longer has.
-  const checkpoint = new BetterSqlite3(db);
-  try {
-    checkpoint.pragma('busy_timeout = 10000');
-    checkpoint.pragma('wal_checkpoint(TRUNCATE)');
-  } finally {
-    checkpoint.close();
-  }
+  // The write-ahead log emptied (emptyWal): any write now needs room the disk no longer has.
+  emptyWal(db);
   const filler = path.join(disk.dir, 'filler');
   fillDisk(filler);
 
