@@ -19,12 +19,24 @@ export type { Logger } from 'pino';
 const LOGGER_KEY = Symbol.for('org-events.logger');
 type Holder = { [LOGGER_KEY]?: Logger };
 
+/**
+ * pino's error serializer, with the error's own message: pino appends each
+ * cause's message to it, and ours already name their cause ("The database
+ * is unavailable: X" became "…: X: X"). The stack still lists the causes
+ * ("caused by: …").
+ */
+export function errorForLog(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  return { ...pino.stdSerializers.err(error), message: error.message };
+}
+
 function createLogger(fd: 1 | 2 = 1): Logger {
   const terminal = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
   const options: pino.LoggerOptions = {
     level: getConfig().LOG_LEVEL,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: errorForLog },
     redact: {
       paths: [
         'headers.authorization',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setConfigForTesting } from '@/lib/config';
 import { nonApiRouteName } from './access-log';
+import { errorForLog } from './log';
 import { metricsAnswer, observeRequest } from './metrics';
 import { healthzAnswer, markDraining, readyzAnswer } from './probes';
 import { requestIdFor } from './request-id';
@@ -103,4 +104,16 @@ describe('probes', () => {
     assert.equal(res.status, 503);
     assert.deepEqual(JSON.parse(res.body), { status: 'stopping' });
   });
+});
+
+test("errorForLog: an error's own message, once (pino appended each cause's again), its causes in the stack", () => {
+  const cause = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+  const error = new Error('The database is unavailable: connect ECONNREFUSED 127.0.0.1:5432', {
+    cause,
+  });
+  const logged = errorForLog(error) as { type: string; message: string; stack: string };
+  assert.equal(logged.type, 'Error');
+  assert.equal(logged.message, 'The database is unavailable: connect ECONNREFUSED 127.0.0.1:5432');
+  assert.match(logged.stack, /\ncaused by: Error: connect ECONNREFUSED 127\.0\.0\.1:5432\n/);
+  assert.equal(errorForLog('plain text'), 'plain text');
 });
