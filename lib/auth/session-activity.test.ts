@@ -11,7 +11,7 @@ import { signIn } from './dashboard-session';
 import type { RedisAuthState } from './redis-state';
 import { checkSession, readSession, SESSION_COOKIE, type SessionUse } from './session';
 import { activityRefreshMs, idleTimeoutInWords, isIdle, recordsActivity } from './session-activity';
-import { adoptAuthState, MemorySessionActivity } from './shared-state';
+import { adoptAuthState, getAuthState, MemorySessionActivity } from './shared-state';
 import { remoteAuthState, serveAuthState } from './thread-auth-state';
 
 const ORG = '5f00000000000000000000d4';
@@ -97,6 +97,11 @@ describe('idle sessions are refused', () => {
       realm: original.DIGEST_REALM,
     });
     key = { publicKey: record.publicKey, privateKey, apiKeyId: record.id };
+    // The process's state made now, before any test's t0: made lazily by
+    // the first sign-in, its memory began a millisecond or so after t0, and
+    // no session counts as idle since before that (MemorySessionActivity),
+    // so 'idle at t0 + 30 min' read 'live' when the clock ticked between.
+    getAuthState();
   });
   afterEach(() => {
     setConfigForTesting(original);
