@@ -7,6 +7,7 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { newObjectId } from '@/lib/domain/object-id';
 import { openStore } from '@/lib/store';
+import { runningRun } from '@/tests/helpers/ingest-runs';
 import { emptyWal, fillDisk, mountSmallDisk, type SmallDisk } from '@/tests/helpers/small-disk';
 import { generateEvents } from '@/tests/helpers/test-events';
 import { cli, cliWith, CLI_BIN, ROOT } from './run-cli';
@@ -237,23 +238,17 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const store = await openStore(`file:${db}`);
     try {
-      await store.createIngestRun({
-        id: runId,
-        orgId: ORG,
-        kind: 'import',
-        source: '/data/events.ndjson',
-        started: Date.now() - 60_000,
-        finished: null,
-        inserted: 0,
-        skipped: 0,
-        rejected: 0,
-        status: 'running',
-        detail: null,
-        host: os.hostname(),
-        pid: dead,
-        heartbeat: Date.now() - 5_000,
-        undoFrom: null,
-      });
+      await store.createIngestRun(
+        runningRun({
+          id: runId,
+          orgId: ORG,
+          source: '/data/events.ndjson',
+          started: Date.now() - 60_000,
+          host: os.hostname(),
+          pid: dead,
+          heartbeat: Date.now() - 5_000,
+        }),
+      );
       await store.insertEvents(ORG, generateEvents(ORG, 50, { seed: 6 }), { runId });
     } finally {
       await store.close();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import type { NewEvent } from '@/lib/domain/event';
-import { newObjectId, objectIdAt } from '@/lib/domain/object-id';
+import { objectIdAt } from '@/lib/domain/object-id';
 import {
   HEARTBEAT_MS,
   STALE_MS,
@@ -17,6 +17,7 @@ import {
 import { openStore } from '@/lib/store';
 import type { IngestRun } from '@/lib/store/types';
 import { cli, CLI_BIN, ROOT } from '@/tests/cli/run-cli';
+import { runningRun } from '@/tests/helpers/ingest-runs';
 import { createTestDatabase } from '@/tests/helpers/postgres';
 import { generateEvents } from '@/tests/helpers/test-events';
 
@@ -168,23 +169,15 @@ describe('runs whose process cannot be checked', () => {
     try {
       await store.createOrg({ id: ORG, name: 'Stale', created: 0 });
       const now = Date.now();
-      const elsewhere = (heartbeat: number | null, started = now - 3_600_000): IngestRun => ({
-        id: newObjectId(),
-        orgId: ORG,
-        kind: 'import',
-        source: 'file.ndjson',
-        started,
-        finished: null,
-        inserted: 7,
-        skipped: 0,
-        rejected: 0,
-        status: 'running',
-        detail: null,
-        host: `not-${os.hostname()}`,
-        pid: process.pid,
-        heartbeat,
-        undoFrom: null,
-      });
+      const elsewhere = (heartbeat: number | null): IngestRun =>
+        runningRun({
+          orgId: ORG,
+          started: now - 3_600_000,
+          inserted: 7,
+          host: `not-${os.hostname()}`,
+          pid: process.pid,
+          heartbeat,
+        });
       const silent = await store.createIngestRun(elsewhere(now - STALE_MS - 5000));
       const fresh = await store.createIngestRun(elsewhere(now - 1000));
       const legacy = await store.createIngestRun({
@@ -220,23 +213,14 @@ test('PostgreSQL read-only (a standby): imports list shows a silent run as inter
   try {
     assert.equal(cli(database.url, 'orgs', 'create', '--name', 'Standby', '--id', ORG).code, 0);
     const store = await openStore(database.url);
-    const run = await store.createIngestRun({
-      id: newObjectId(),
-      orgId: ORG,
-      kind: 'import',
-      source: 'file.ndjson',
-      started: Date.now() - 3_600_000,
-      finished: null,
-      inserted: 0,
-      skipped: 0,
-      rejected: 0,
-      status: 'running',
-      detail: null,
-      host: `not-${os.hostname()}`,
-      pid: process.pid,
-      heartbeat: Date.now() - STALE_MS - 5000,
-      undoFrom: null,
-    });
+    const run = await store.createIngestRun(
+      runningRun({
+        orgId: ORG,
+        host: `not-${os.hostname()}`,
+        pid: process.pid,
+        heartbeat: Date.now() - STALE_MS - 5000,
+      }),
+    );
     await store.close();
     const name = new URL(database.url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: database.url });
