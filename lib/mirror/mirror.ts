@@ -603,6 +603,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   const throughText = () =>
     checkpoint.through === undefined ? null : formatCreated(checkpoint.through);
   let stopped = false;
+  /** Whether onLaterSince was called (once a run). */
+  let laterSinceSaid = false;
   /** Stopped within a walk: the copy is not complete through now (the ledger says interrupted). */
   let cutShort = false;
   const walked = async (segment: MirrorSegment) => {
@@ -641,9 +643,12 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
             else if (startMoved) await save();
           } else {
             const from = checkpoint.from;
-            if (options.since !== undefined && (from === undefined || options.since > from)) {
+            // Said once: a --follow mirror comes here at every catch-up.
+            const { since } = options;
+            if (since !== undefined && (from === undefined || since > from) && !laterSinceSaid) {
+              laterSinceSaid = true;
               options.onLaterSince?.({
-                since: formatCreated(options.since),
+                since: formatCreated(since),
                 from: from === undefined ? null : formatCreated(from),
               });
             }

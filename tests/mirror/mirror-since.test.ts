@@ -143,6 +143,18 @@ for (const [engine, open] of TEST_ENGINES) {
         assert.deepEqual(later, [
           { since: new Date(events[5]!.at).toISOString().replace('.000Z', 'Z'), from: null },
         ]);
+        // Following, it is said once, not at every catch-up.
+        const following: unknown[] = [];
+        let catchUps = 0;
+        await mirror({
+          since: events[5]!.at,
+          follow: true,
+          intervalSeconds: 0,
+          onLaterSince: (r) => following.push(r),
+          pause: () => Promise.resolve(void catchUps++),
+          shouldStop: () => catchUps >= 3,
+        });
+        assert.deepEqual([catchUps, following.length], [3, 1]);
         // The same --since as the copy's start, or an earlier one, says nothing of the kind.
         const quiet: unknown[] = [];
         await mirror({ onLaterSince: (r) => quiet.push(r) });
