@@ -31,7 +31,7 @@ import { PLAIN_FORMAT } from '@/lib/api/types';
 import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget } from '@/lib/api/routes';
 import { assertServesSealedKeys, unsealedKeysWarning } from '@/lib/auth/ha1-at-rest';
-import { warnIfSecretMissing } from '@/lib/auth/secrets';
+import { secretSource, warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
 import {
@@ -226,8 +226,6 @@ async function main(): Promise<void> {
   // Startup and shutdown lines are few and what an operator (and the test
   // helpers, which wait for "ready on") must see at any LOG_LEVEL but silent.
   const lifecycle = config.LOG_LEVEL === 'silent' ? log : log.child({}, { level: 'info' });
-  // Without ORG_EVENTS_SECRET, a copy of the database alone holds the keys to the API.
-  warnIfSecretMissing(true, (message) => lifecycle.warn(message));
   // Before Next loads (its instrumentation installs the same guard, a no-op
   // then) and before we listen: no request is ever seen unguarded. Without a
   // trusted proxy, what a client sends in X-Forwarded-For never reaches Next
@@ -253,7 +251,17 @@ async function main(): Promise<void> {
       `Waiting for the database (DATABASE_WAIT_SECONDS=${config.DATABASE_WAIT_SECONDS}): ${wait.reason}`,
     ),
   );
+  // Where the secret is kept in the database (PostgreSQL without
+  // ORG_EVENTS_SECRET), a copy of the database alone holds the keys to the API.
+  warnIfSecretMissing(store, true, (message) => lifecycle.warn(message));
   await assertServesSealedKeys(store); // a replica with another secret locked keys out everywhere
+  const secret = secretSource(store);
+  if (secret.kind === 'file') {
+    lifecycle.info(
+      { secretFile: secret.path },
+      'ORG_EVENTS_SECRET is not set: the server secret is the file beside the database. Keep it apart from copies of the database, which grant nothing without it; a database restored elsewhere needs it.',
+    );
+  }
   const unsealed = await unsealedKeysWarning(store);
   if (unsealed) lifecycle.warn(unsealed);
   await warmAuthState(); // with REDIS_URL: connected before the first nonce is issued

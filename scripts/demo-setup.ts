@@ -91,7 +91,7 @@ function readCredentials(file: string): Credentials | null {
 async function stillWorks(store: EventStore, saved: Credentials, realm: string): Promise<boolean> {
   if (saved.orgId !== DEMO_ORG_ID || saved.realm !== realm) return false;
   const record = await store.getApiKeyByPublicKey(saved.publicKey);
-  if (!record || record.disabled || !privateKeyMatches(record, saved.privateKey, realm))
+  if (!record || record.disabled || !privateKeyMatches(store, record, saved.privateKey, realm))
     return false;
   return (await store.getRoles(DEMO_ORG_ID, record.id)).length > 0;
 }

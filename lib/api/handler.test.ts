@@ -346,10 +346,20 @@ test('a store failure is a logged 500 with the standard body and no internals', 
   const broken = await openStore(`file:${path.join(dir, 'broken.db')}`);
   await broken.close(); // a real store whose connection is gone
   const failing = createApiHandler({ store: () => Promise.resolve(broken) });
+  const url = `${P}/orgs`;
+  // The challenge needs no store (the secret is the file beside the
+  // database); the answer's key is looked up in it.
+  const challenge = await failing({ method: 'GET', url, headers: { get: () => null } });
+  assert.equal(challenge.status, 401);
+  const authorization = answerChallenge(
+    header(challenge, 'WWW-Authenticate') ?? null,
+    { publicKey: 'anykeyxx', privateKey: '00000000-0000-0000-0000-000000000000' },
+    url,
+  );
   const res = await failing({
     method: 'GET',
-    url: `${P}/orgs`,
-    headers: { get: () => null },
+    url,
+    headers: { get: (name) => (name.toLowerCase() === 'authorization' ? authorization : null) },
   });
   assert.equal(res.status, 500);
   assert.deepEqual(JSON.parse(res.body), {

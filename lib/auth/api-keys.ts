@@ -2,6 +2,7 @@ import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import { newObjectId } from '@/lib/domain/object-id';
 import type { ApiKeyRecord, EventStore, OrgRole } from '@/lib/store/types';
 import { assertSealedLikeStoredKeys, ha1ForStorage, recordHa1 } from './ha1-at-rest';
+import type { SecretHolder } from './secrets';
 
 export type DigestAlgorithm = 'MD5' | 'SHA-256';
 
@@ -18,18 +19,24 @@ export function computeHa1(
 
 /**
  * What the store keeps of a key's private key: its HA1 for each algorithm,
- * sealed with ORG_EVENTS_SECRET when one is configured (ha1-at-rest.ts).
+ * sealed with the store's secret when it has one (ha1-at-rest.ts).
  * Used when a key is issued and when it is rotated.
  */
 export function storedHa1s(
+  store: SecretHolder,
   id: string,
   publicKey: string,
   realm: string,
   privateKey: string,
 ): { ha1Md5: string; ha1Sha256: string } {
   return {
-    ha1Md5: ha1ForStorage(id, 'md5', computeHa1('MD5', publicKey, realm, privateKey)),
-    ha1Sha256: ha1ForStorage(id, 'sha256', computeHa1('SHA-256', publicKey, realm, privateKey)),
+    ha1Md5: ha1ForStorage(store, id, 'md5', computeHa1('MD5', publicKey, realm, privateKey)),
+    ha1Sha256: ha1ForStorage(
+      store,
+      id,
+      'sha256',
+      computeHa1('SHA-256', publicKey, realm, privateKey),
+    ),
   };
 }
 
@@ -45,7 +52,7 @@ export type IssuedApiKey = { record: ApiKeyRecord; privateKey: string };
 /**
  * Creates a key and grants it a role in an organization. The private key is
  * returned once and never stored: only its HA1 values for the realm are,
- * sealed with ORG_EVENTS_SECRET when one is configured (ha1-at-rest.ts);
+ * sealed with the store's secret when it has one (ha1-at-rest.ts);
  * refused where the stored keys are sealed with another secret or none.
  */
 export async function issueApiKey(
@@ -68,7 +75,7 @@ export async function issueApiKey(
       created: Date.now(),
       disabled: false,
       realm: options.realm,
-      ...storedHa1s(id, publicKey, options.realm, privateKey),
+      ...storedHa1s(store, id, publicKey, options.realm, privateKey),
     };
     await store.createApiKey(record);
     await store.grantRole({
@@ -86,12 +93,13 @@ export async function issueApiKey(
  * sign-in). False too when the stored value does not open (wrong secret).
  */
 export function privateKeyMatches(
+  store: SecretHolder,
   record: ApiKeyRecord,
   privateKey: string,
   realm: string,
 ): boolean {
   if (record.realm !== realm) return false;
-  const stored = recordHa1(record, 'sha256');
+  const stored = recordHa1(store, record, 'sha256');
   const actual = Buffer.from(computeHa1('SHA-256', record.publicKey, realm, privateKey), 'hex');
   const expected = stored === null ? Buffer.alloc(actual.length) : Buffer.from(stored, 'hex');
   const equal = expected.length === actual.length && timingSafeEqual(expected, actual);

@@ -105,10 +105,10 @@ export async function authenticate(
   const record = await store.getApiKeyByPublicKey(credentials.username);
   const field = credentials.algorithm.startsWith('MD5') ? 'md5' : 'sha256';
   // Null when the key is unknown, disabled, of another realm, or its stored
-  // HA1 does not open with this server's ORG_EVENTS_SECRET.
+  // HA1 does not open with this store's secret (ORG_EVENTS_SECRET or its file).
   const storedHa1 =
     record !== null && !record.disabled && record.realm === config.DIGEST_REALM
-      ? recordHa1(record, field)
+      ? recordHa1(store, record, field)
       : null;
   const usable = storedHa1 !== null;
   const ha1 = storedHa1 ?? '0'.repeat(field === 'md5' ? 32 : 64); // same work, no oracle

@@ -76,7 +76,7 @@ async function checkSignIn(
   const record = await store.getApiKeyByPublicKey(publicKey);
   // Decided against the throttle again, as Digest does (authenticate.ts):
   // sign-ins sent together all passed the check above.
-  if (!record || record.disabled || !privateKeyMatches(record, privateKey, DIGEST_REALM)) {
+  if (!record || record.disabled || !privateKeyMatches(store, record, privateKey, DIGEST_REALM)) {
     const late = await throttle.recordFailure(throttleKeys, now);
     if (late.blocked) return { ok: false, error: signInRateLimited(late.retryAfterSeconds) };
     return { ok: false, error: invalidCredentials() };

@@ -121,7 +121,8 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
       await elsewhere.close();
       setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
     }
-    // Nor without any secret (the server's generated one is in the same file).
+    // Nor without ORG_EVENTS_SECRET: the secret is then the file beside the
+    // database, which a copy of the database file alone goes without.
     setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
     const unkeyed = await openStore(`file:${file}`);
     try {
@@ -213,8 +214,15 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
     );
     setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
     try {
-      // Without a secret nothing is sealed, and the server warns about that instead.
-      assert.equal(await unsealedKeysWarning(store), null);
+      // Where the secret is kept in the database (PostgreSQL without
+      // ORG_EVENTS_SECRET), nothing is sealed, and the server warns about that instead.
+      const secretInDatabase = { listApiKeys: () => store.listApiKeys(), databaseFile: null };
+      assert.equal(await unsealedKeysWarning(secretInDatabase), null);
+      // A SQLite file's secret file seals: its plain keys are named.
+      assert.match(
+        (await unsealedKeysWarning(store)) ?? '',
+        /1 API key\(s\) are stored unsealed \(plainkey\).*Run 'keys rehash', then/,
+      );
     } finally {
       setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
     }

@@ -1,13 +1,23 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { getConfig } from '@/lib/config';
 import type { ApiKeyRecord, EventStore } from '@/lib/store/types';
-import { deriveKey } from './secrets';
+import {
+  configuredSecret,
+  deriveKey,
+  secretFileExists,
+  secretName,
+  secretSource,
+  type SecretHolder,
+} from './secrets';
 
 /**
  * HA1 values at rest. A Digest HA1 is password-equivalent (whoever holds it
- * can answer any challenge), so with ORG_EVENTS_SECRET set the stored values
- * are sealed with AES-256-GCM under a key derived from that secret (HKDF,
- * purpose 'ha1-at-rest'): a copy of the database alone then grants nothing.
+ * can answer any challenge), so the stored values are sealed with
+ * AES-256-GCM under a key derived from the configured secret (HKDF, purpose
+ * 'ha1-at-rest'): ORG_EVENTS_SECRET, or a SQLite database's secret file
+ * (secrets.ts). A copy of the database alone then grants nothing. Only
+ * where the secret is kept in the database (PostgreSQL without
+ * ORG_EVENTS_SECRET) are they stored plain.
  *
  * Stored forms, told apart by their shape so both can coexist in one table:
  * - legacy plain lowercase hex (32 characters for MD5, 64 for SHA-256);
@@ -17,6 +27,9 @@ import { deriveKey } from './secrets';
  */
 
 export type Ha1Field = 'md5' | 'sha256';
+
+/** A store's keys, and where its database lives (which secret seals them). */
+type KeyStore = Pick<EventStore, 'listApiKeys'> & SecretHolder;
 
 const SEALED_PREFIX = 'enc1:';
 const IV_BYTES = 12;
@@ -36,10 +49,9 @@ function atRestKeyOf(secret: string): Buffer {
   return key;
 }
 
-/** The at-rest key for a secret (default: the configured one), or null without one. */
-export function ha1AtRestKey(
-  secret: string | undefined = getConfig().ORG_EVENTS_SECRET,
-): Buffer | null {
+/** The at-rest key of a store's configured secret (secrets.ts), or null where it has none. */
+export function ha1AtRestKey(store: SecretHolder): Buffer | null {
+  const secret = configuredSecret(store);
   return secret ? atRestKeyOf(secret) : null;
 }
 
@@ -57,8 +69,13 @@ function previousAtRestKey(): Buffer | null {
 }
 
 /** A stored value opened with the configured secret, else with the previous one. */
-function openWithConfigured(apiKeyId: string, field: Ha1Field, stored: string): string | null {
-  const opened = openHa1(ha1AtRestKey(), apiKeyId, field, stored);
+function openWithConfigured(
+  store: SecretHolder,
+  apiKeyId: string,
+  field: Ha1Field,
+  stored: string,
+): string | null {
+  const opened = openHa1(ha1AtRestKey(store), apiKeyId, field, stored);
   if (opened !== null || !isSealedHa1(stored)) return opened;
   const previous = previousAtRestKey();
   return previous ? openHa1(previous, apiKeyId, field, stored) : null;
@@ -111,24 +128,33 @@ export function openHa1(
   }
 }
 
-/** What to store for a freshly computed HA1: sealed when a secret is configured, else plain. */
-export function ha1ForStorage(apiKeyId: string, field: Ha1Field, ha1Hex: string): string {
-  const key = ha1AtRestKey();
+/** What `store` keeps of a freshly computed HA1: sealed when it has a configured secret, else plain. */
+export function ha1ForStorage(
+  store: SecretHolder,
+  apiKeyId: string,
+  field: Ha1Field,
+  ha1Hex: string,
+): string {
+  const key = ha1AtRestKey(store);
   return key ? sealHa1(key, apiKeyId, field, ha1Hex) : ha1Hex;
 }
 
 /**
- * Whether this process's ORG_EVENTS_SECRET can open the store's sealed keys:
- * 'no secret' when some are sealed and none is set, 'wrong secret' when it
- * opens none of them, null when it opens one (or none are sealed).
+ * Whether this process's secret can open the store's sealed keys: 'no
+ * secret' when some are sealed and none is set (nor a SQLite database's
+ * secret file there: one is not made then, as it could open none of them),
+ * 'wrong secret' when it opens none of them, null when it opens one (or
+ * none are sealed).
  */
 export async function sealedKeysProblem(
-  store: Pick<EventStore, 'listApiKeys'>,
+  store: KeyStore,
 ): Promise<'no secret' | 'wrong secret' | null> {
   const sealed = (await store.listApiKeys()).filter((k) => isSealedHa1(k.ha1Md5));
   if (sealed.length === 0) return null;
-  if (!ha1AtRestKey()) return 'no secret';
-  return sealed.some((k) => openWithConfigured(k.id, 'md5', k.ha1Md5) !== null)
+  const source = secretSource(store);
+  if (source.kind === 'file' && !secretFileExists(source)) return 'no secret';
+  if (!ha1AtRestKey(store)) return 'no secret';
+  return sealed.some((k) => openWithConfigured(store, k.id, 'md5', k.ha1Md5) !== null)
     ? null
     : 'wrong secret';
 }
@@ -141,44 +167,54 @@ export async function sealedKeysProblem(
  * secret that opens none of them, the new key would not authenticate on
  * the servers either.
  */
-export async function assertSealedLikeStoredKeys(
-  store: Pick<EventStore, 'listApiKeys'>,
-): Promise<void> {
+export async function assertSealedLikeStoredKeys(store: KeyStore): Promise<void> {
   const problem = await sealedKeysProblem(store);
   if (problem === 'no secret') {
     throw new Ha1SealingError(
-      "This database's API keys are sealed with ORG_EVENTS_SECRET, which is not set here: " +
-        'a key stored without it would be unsealed, and a copy of the database would grant it. ' +
-        "Set ORG_EVENTS_SECRET to the servers' value.",
+      `${sealedWithoutSecret(store)}: a key stored without it would be unsealed (a copy of the ` +
+        'database would grant it) or sealed with another secret (it would not authenticate). ' +
+        SET_THE_SECRET,
     );
   }
   if (problem === 'wrong secret') {
     throw new Ha1SealingError(
-      "ORG_EVENTS_SECRET here opens none of this database's API keys: it is not the servers' " +
-        'secret, and a key sealed with it would not authenticate there.',
+      `${capitalized(secretName(secretSource(store)))} opens none of this database's API keys: it is not the ` +
+        "servers' secret, and a key sealed with it would not authenticate there.",
     );
   }
 }
 
 /**
  * For the server's start: refuses a secret that opens none of the sealed
- * keys (a replica deployed with another value, or none). Serving, it would
- * refuse every client and count each refusal in the shared throttle, so the
- * right keys were locked out on the healthy instances too.
+ * keys (a replica deployed with another value, or none; a SQLite database
+ * copied without its secret file). Serving, it would refuse every client
+ * and count each refusal in the shared throttle, so the right keys were
+ * locked out on the healthy instances too.
  */
-export async function assertServesSealedKeys(
-  store: Pick<EventStore, 'listApiKeys'>,
-): Promise<void> {
+export async function assertServesSealedKeys(store: KeyStore): Promise<void> {
   const problem = await sealedKeysProblem(store);
   if (problem === null) return;
   throw new Ha1SealingError(
     problem === 'no secret'
-      ? "This database's API keys are sealed with ORG_EVENTS_SECRET, which is not set: " +
-          'no key could authenticate. Set it to the value the keys were sealed with.'
-      : "ORG_EVENTS_SECRET opens none of this database's sealed API keys: no key could " +
-          "authenticate. Set it to the value the keys were sealed with (the other instances' " +
-          "value), or run 'keys rehash' with ORG_EVENTS_PREVIOUS_SECRET after a rotation.",
+      ? `${sealedWithoutSecret(store)}: no key could authenticate. ${SET_THE_SECRET}`
+      : `${capitalized(secretName(secretSource(store)))} opens none of this database's sealed API keys: no key could ` +
+          "authenticate. Set ORG_EVENTS_SECRET to the value the keys were sealed with (the other instances' " +
+          "value), put back the secret file that was beside the database, or run 'keys rehash' with " +
+          'ORG_EVENTS_PREVIOUS_SECRET after a rotation.',
   );
+}
+
+const SET_THE_SECRET =
+  "Set ORG_EVENTS_SECRET to the servers' value, or (SQLite) put back the secret file that was beside the database.";
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** A store's keys are sealed, and neither ORG_EVENTS_SECRET nor the database's secret file is here. */
+function sealedWithoutSecret(store: SecretHolder): string {
+  const source = secretSource(store);
+  return source.kind === 'file'
+    ? `This database's API keys are sealed, and neither ORG_EVENTS_SECRET nor the secret file ${source.path} is here`
+    : "This database's API keys are sealed with ORG_EVENTS_SECRET, which is not set here";
 }
 
 export class Ha1SealingError extends Error {
@@ -189,14 +225,14 @@ export class Ha1SealingError extends Error {
 }
 
 /**
- * For the server's start: with ORG_EVENTS_SECRET set, a warning naming the
- * keys stored plain (issued before the secret, or without it), which a copy
- * of the database grants until they are sealed and rotated; else null.
+ * For the server's start: where the HA1 values are sealed (ORG_EVENTS_SECRET,
+ * or a SQLite database's secret file), a warning naming the keys stored
+ * plain (issued before the secret, or before this version made the secret
+ * file), which a copy of the database grants until they are sealed and
+ * rotated; else null.
  */
-export async function unsealedKeysWarning(
-  store: Pick<EventStore, 'listApiKeys'>,
-): Promise<string | null> {
-  if (!ha1AtRestKey()) return null;
+export async function unsealedKeysWarning(store: KeyStore): Promise<string | null> {
+  if (!ha1AtRestKey(store)) return null;
   const plain = (await store.listApiKeys()).filter(
     (k) => !k.disabled && (!isSealedHa1(k.ha1Md5) || !isSealedHa1(k.ha1Sha256)),
   );
@@ -206,7 +242,9 @@ export async function unsealedKeysWarning(
       .slice(0, 5)
       .map((k) => k.publicKey)
       .join(', ')}${plain.length > 5 ? ', ...' : ''}): a copy of the database grants them. ` +
-    "Run 'keys rehash' with ORG_EVENTS_SECRET set, then 'keys rotate' each of them."
+    (secretSource(store).kind === 'file'
+      ? "Run 'keys rehash', then 'keys rotate' each of them."
+      : "Run 'keys rehash' with ORG_EVENTS_SECRET set, then 'keys rotate' each of them.")
   );
 }
 
@@ -215,10 +253,12 @@ export async function unsealedKeysWarning(
  * ORG_EVENTS_PREVIOUS_SECRET, during a rotation); null when unusable.
  */
 export function recordHa1(
+  store: SecretHolder,
   record: Pick<ApiKeyRecord, 'id' | 'ha1Md5' | 'ha1Sha256'>,
   field: Ha1Field,
 ): string | null {
-  return openWithConfigured(record.id, field, field === 'md5' ? record.ha1Md5 : record.ha1Sha256);
+  const stored = field === 'md5' ? record.ha1Md5 : record.ha1Sha256;
+  return openWithConfigured(store, record.id, field, stored);
 }
 
 export type Ha1Values = Pick<ApiKeyRecord, 'ha1Md5' | 'ha1Sha256'>;
@@ -233,7 +273,7 @@ export type ReencryptReport = {
 };
 
 /**
- * Seals every key's HA1 under the current ORG_EVENTS_SECRET: legacy plain
+ * Seals every key's HA1 under the configured secret: legacy plain
  * values are converted, sealed ones are opened (with the current secret or
  * one of `previousSecrets`, for a rotation) and sealed again. The store has
  * no write path for HA1 values yet, so the caller passes `write`, which must
@@ -241,11 +281,12 @@ export type ReencryptReport = {
  * command: `(key, values) => store.updateApiKeyHa1(key.id, values)`).
  */
 export async function reencryptAllHa1(
-  store: Pick<EventStore, 'listApiKeys'>,
+  store: KeyStore,
   write: (key: ApiKeyRecord, values: Ha1Values) => Promise<void>,
   options: { secret?: string; previousSecrets?: readonly string[] } = {},
 ): Promise<ReencryptReport> {
-  const current = ha1AtRestKey(options.secret ?? getConfig().ORG_EVENTS_SECRET);
+  const secret = options.secret ?? configuredSecret(store);
+  const current = secret ? atRestKeyOf(secret) : null;
   if (!current) throw new Error('ORG_EVENTS_SECRET is not set: there is no key to encrypt with');
   const openers = [current, ...(options.previousSecrets ?? []).map(atRestKeyOf)];
   const report: ReencryptReport = { sealed: [], resealed: [], unreadable: [] };

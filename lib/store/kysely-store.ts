@@ -184,6 +184,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
  */
 export abstract class KyselyStore implements EventStore {
   abstract readonly dialect: 'sqlite' | 'postgres';
+  abstract readonly databaseFile: string | null;
 
   /** The migrations opening this store applied (set by the engine's open). */
   appliedAtOpen: readonly string[] = [];

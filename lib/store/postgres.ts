@@ -93,6 +93,7 @@ export class PostgresStore extends KyselyStore {
   private eventsTurn: Promise<void> = Promise.resolve();
 
   readonly dialect = 'postgres' as const;
+  readonly databaseFile = null;
   /** Event type ids known committed (see typeIdsOf). */
   private readonly typeIds = new Map<string, number>();
 

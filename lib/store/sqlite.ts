@@ -339,6 +339,10 @@ try {
 /** The embedded default: one file, WAL, zero set-up. */
 export class SqliteStore extends KyselyStore {
   readonly dialect = 'sqlite' as const;
+  // A field, not a getter: the abstract declaration in KyselyStore becomes a
+  // field under define semantics (Playwright's loader), which a getter here
+  // could not be assigned over.
+  readonly databaseFile: string | null;
   /** Whole-set reads under way, and those waiting their turn (readWholeSet). */
   private wholeSetReads = 0;
   private readonly wholeSetQueue: (() => void)[] = [];
@@ -359,6 +363,7 @@ export class SqliteStore extends KyselyStore {
     private readonly statementFor: (sql: string) => BetterSqlite3.Statement,
   ) {
     super(db);
+    this.databaseFile = sqlite.memory ? null : path.resolve(sqlite.name);
     this.insertRows = new MultiRow(
       sqlite,
       'events (org_id, id, created, event_type, doc, raw, run_id)',

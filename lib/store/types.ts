@@ -204,6 +204,12 @@ export type Membership = { orgId: string; apiKeyId: string; role: OrgRole; creat
 
 export interface EventStore {
   readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * The SQLite database's file (an absolute path); null for PostgreSQL and
+   * an in-memory SQLite database. Its generated secret lives beside it
+   * (lib/auth/secrets.ts).
+   */
+  readonly databaseFile: string | null;
 
   // Events
   listEvents(query: EventPageQuery): Promise<EventPage>;

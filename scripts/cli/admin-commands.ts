@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { issueApiKey } from '@/lib/auth/api-keys';
 import { reencryptAllHa1 } from '@/lib/auth/ha1-at-rest';
+import { secretSource } from '@/lib/auth/secrets';
 import { ConfigError, getConfig } from '@/lib/config';
 import { newObjectId } from '@/lib/domain/object-id';
 import { isDiskFull, StoreUnavailableError } from '@/lib/store/errors';
@@ -352,22 +353,23 @@ async function revokeKey(args: string[], context: CommandContext): Promise<numbe
 }
 
 /**
- * Encrypts every stored HA1 value with the key derived from
- * ORG_EVENTS_SECRET (plain values from before it was set, and values sealed
- * under ORG_EVENTS_PREVIOUS_SECRET after a rotation), so a copy of the
- * database alone grants nothing.
+ * Encrypts every stored HA1 value with the key derived from the configured
+ * secret, ORG_EVENTS_SECRET or a SQLite database's secret file (plain
+ * values from before it was set, and values sealed under
+ * ORG_EVENTS_PREVIOUS_SECRET after a rotation), so a copy of the database
+ * alone grants nothing.
  */
 async function rehashKeys(args: string[], context: CommandContext): Promise<number> {
   parseCommand(args, {}, { min: 0, max: 0, names: '' });
-  const { ORG_EVENTS_SECRET, ORG_EVENTS_PREVIOUS_SECRET } = getConfig();
+  const { ORG_EVENTS_PREVIOUS_SECRET } = getConfig();
   // The environment lacks it, not the command line: a configuration error
   // (exit 1, "config" under --json), as the help's exit codes say.
-  if (!ORG_EVENTS_SECRET) {
+  const store = await context.store();
+  if (secretSource(store).kind === 'database') {
     throw new ConfigError(
       'keys rehash needs ORG_EVENTS_SECRET (at least 32 characters): the secret to encrypt with',
     );
   }
-  const store = await context.store();
   const report = await reencryptAllHa1(
     store,
     async (key, values) => {

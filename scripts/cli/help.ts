@@ -124,8 +124,10 @@ stay revoked (issue a new one with keys create).`,
         name: 'keys rehash',
         usage: [''],
         about: `
-Encrypt every stored key hash with ORG_EVENTS_SECRET (after setting it,
-or after rotating it: the old one in ORG_EVENTS_PREVIOUS_SECRET).`,
+Encrypt every stored key hash with the server secret: ORG_EVENTS_SECRET
+(after setting it, or after rotating it: the old one in
+ORG_EVENTS_PREVIOUS_SECRET), or on SQLite without it the secret file
+beside the database (keys stored plain by an older version).`,
         examples: ['keys rehash'],
       },
     ],

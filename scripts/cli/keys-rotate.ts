@@ -47,7 +47,7 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
     if (sessionsEnded) await endSessions(record.id, 'the key was not rotated');
     const updated = await store.setApiKeyHa1(
       record.id,
-      storedHa1s(record.id, publicKey, record.realm, privateKey),
+      storedHa1s(store, record.id, publicKey, record.realm, privateKey),
     );
     if (!updated) throw new CommandError(`No API key with public key ${publicKey}`);
     // And again: a sign-in with the old key may have come in between.

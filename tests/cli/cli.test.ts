@@ -243,9 +243,10 @@ describe('admin CLI', () => {
     ]);
   });
 
-  test('keys rehash encrypts stored key hashes with ORG_EVENTS_SECRET and needs it; then keys are issued only with it', () => {
-    // A database of its own: once sealed, keys are issued there only with the secret.
+  test('without ORG_EVENTS_SECRET keys are sealed with the secret file beside the database; keys rehash moves them to ORG_EVENTS_SECRET, after which keys are issued only with it', () => {
+    // A database of its own: once sealed under the variable, keys are issued there only with it.
     const sealed = path.join(dir, 'sealed.db');
+    const secretFile = path.join(dir, 'sealed.secret');
     assert.equal(cli(sealed, 'orgs', 'create', '--name', 'Sealed', '--id', ORG).code, 0);
     const created = cli(sealed, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
     assert.equal(created.code, 0, created.stderr);
@@ -258,39 +259,58 @@ describe('admin CLI', () => {
           .filter((f) => f.startsWith('sealed.db'))
           .map((f) => fs.readFileSync(path.join(dir, f))),
       );
-    assert.equal(dbBytes().includes(md5), true, 'without a secret the HA1 is stored as it is');
+    assert.equal(dbBytes().includes(md5), false, 'the HA1 is sealed, not stored as it is');
+    const fileSecret = fs.readFileSync(secretFile, 'utf8').trim();
+    assert.match(fileSecret, /^[0-9a-f]{64}$/);
 
-    // The environment lacks the secret, not the command line: a configuration error.
-    const refused = cli(sealed, 'keys', 'rehash', '--json');
-    assert.equal(refused.code, 1, refused.stderr);
-    assert.deepEqual((refused.json as Json).error, {
-      code: 'config',
-      message:
-        'keys rehash needs ORG_EVENTS_SECRET (at least 32 characters): the secret to encrypt with',
-      exitCode: 1,
-    });
-    assert.doesNotMatch(refused.stderr, /for usage/, 'no hint about the command line');
+    // Re-encrypted under the file's secret, which needs no variable.
+    const again = cli(sealed, 'keys', 'rehash', '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(again.json, { sealed: [], resealed: [publicKey], unreadable: [] });
 
+    // Moved to ORG_EVENTS_SECRET, with the file's secret as the previous one.
     process.env.ORG_EVENTS_SECRET = 'a'.repeat(64);
+    process.env.ORG_EVENTS_PREVIOUS_SECRET = fileSecret;
     try {
       const rehashed = cli(sealed, 'keys', 'rehash', '--json');
       assert.equal(rehashed.code, 0, rehashed.stderr);
-      const report = rehashed.json as { sealed: string[]; unreadable: string[] };
-      assert.ok(report.sealed.includes(publicKey));
-      assert.deepEqual(report.unreadable, []);
+      assert.deepEqual(rehashed.json, { sealed: [], resealed: [publicKey], unreadable: [] });
+      delete process.env.ORG_EVENTS_PREVIOUS_SECRET;
       const withSecret = cli(sealed, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER');
       assert.equal(withSecret.code, 0, withSecret.stderr);
     } finally {
       delete process.env.ORG_EVENTS_SECRET;
+      delete process.env.ORG_EVENTS_PREVIOUS_SECRET;
     }
-    assert.equal(dbBytes().includes(md5), false, 'the plain HA1 is gone from the database files');
-    // Without the secret a key would be stored plain beside sealed ones: refused.
+    assert.equal(dbBytes().includes(md5), false, 'nor in the database files after');
+    // Without the variable, the file's secret opens none of them: a key sealed with it would not authenticate.
     const unsealed = cli(sealed, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER', '--json');
     assert.equal(unsealed.code, 1);
     assert.match(
       (unsealed.json as { error: { message: string } }).error.message,
-      /sealed with ORG_EVENTS_SECRET, which is not set here/,
+      /^The secret file .*sealed\.secret \(ORG_EVENTS_SECRET is not set\) opens none of this database's API keys/,
     );
+  });
+
+  test('keys rehash on PostgreSQL, where the generated secret is kept in the database, needs ORG_EVENTS_SECRET: a configuration error', async () => {
+    const database = await createTestDatabase();
+    try {
+      assert.equal(cli(database.url, 'orgs', 'create', '--name', 'Plain', '--id', ORG).code, 0);
+      const created = cli(database.url, 'keys', 'create', '--org', ORG, '--role', 'ORG_MEMBER');
+      assert.equal(created.code, 0, created.stderr);
+      // The environment lacks the secret, not the command line: a configuration error.
+      const refused = cli(database.url, 'keys', 'rehash', '--json');
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.deepEqual((refused.json as Json).error, {
+        code: 'config',
+        message:
+          'keys rehash needs ORG_EVENTS_SECRET (at least 32 characters): the secret to encrypt with',
+        exitCode: 1,
+      });
+      assert.doesNotMatch(refused.stderr, /for usage/, 'no hint about the command line');
+    } finally {
+      await database.drop();
+    }
   });
 
   test('keys grant and revoke; unknown keys and orgs fail with exit 1', () => {

@@ -238,8 +238,8 @@ describe('CLI: events list, get, export and keys rotate', () => {
     const store = await openStore(`file:${db}`);
     try {
       const record = (await store.getApiKeyByPublicKey(publicKey))!;
-      assert.equal(privateKeyMatches(record, privateKey, REALM), false);
-      assert.equal(privateKeyMatches(record, fresh, REALM), true);
+      assert.equal(privateKeyMatches(store, record, privateKey, REALM), false);
+      assert.equal(privateKeyMatches(store, record, fresh, REALM), true);
     } finally {
       await store.close();
     }
@@ -260,7 +260,7 @@ describe('CLI: events list, get, export and keys rotate', () => {
     const store = await openStore(`file:${db}`);
     try {
       const record = (await store.getApiKeyByPublicKey(publicKey))!;
-      assert.equal(privateKeyMatches(record, privateKey, REALM), true);
+      assert.equal(privateKeyMatches(store, record, privateKey, REALM), true);
     } finally {
       await store.close();
     }
@@ -292,7 +292,11 @@ describe('CLI: events list, get, export and keys rotate', () => {
     const store = await openStore(`file:${db}`);
     try {
       const record = (await store.getApiKeyByPublicKey(publicKey))!;
-      assert.equal(privateKeyMatches(record, privateKey, REALM), true, 'the old key still works');
+      assert.equal(
+        privateKeyMatches(store, record, privateKey, REALM),
+        true,
+        'the old key still works',
+      );
     } finally {
       await store.close();
     }

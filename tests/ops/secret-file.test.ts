@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { computeHa1 } from '@/lib/auth/api-keys';
+import { setConfigForTesting } from '@/lib/config';
+import { cliWith } from '@/tests/cli/run-cli';
+import { DigestClient } from '@/tests/helpers/digest-client';
+import { ROOT, startTestServer, type TestServer } from '@/tests/helpers/server';
+
+/**
+ * The default configuration (SQLite, no ORG_EVENTS_SECRET) keeps the
+ * server's secret in a file beside the database, so that a copy of the
+ * database file alone (a leaked backup, a file read through another hole)
+ * grants nothing: its keys' HA1 values are sealed with a secret it does not
+ * hold. Before, the secret was generated into the database and the HA1
+ * values stored plain there: the copy answered any Digest challenge.
+ */
+let dir: string;
+let server: TestServer | undefined;
+const inherited = process.env.ORG_EVENTS_SECRET;
+
+before(() => {
+  // This test is about the default: neither its own seeding nor the server it starts has the variable.
+  delete process.env.ORG_EVENTS_SECRET;
+  setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-secret-file-'));
+});
+
+after(async () => {
+  await server?.stop();
+  if (inherited !== undefined) process.env.ORG_EVENTS_SECRET = inherited;
+  setConfigForTesting({ ORG_EVENTS_SECRET: inherited });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function startServerOn(database: string) {
+  // As in production: not the runner's NODE_ENV=test.
+  const { NODE_ENV: _nodeEnv, ...inheritedEnv } = process.env;
+  const env: NodeJS.ProcessEnv = { ...inheritedEnv } as NodeJS.ProcessEnv;
+  Object.assign(env, { SERVE: 'api', PORT: '0', REDIS_URL: '', DATABASE_URL: `file:${database}` });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+test('without ORG_EVENTS_SECRET, a copy of the SQLite database file alone grants nothing, and the server on the original serves', async () => {
+  const original = path.join(dir, 'live', 'org-events.db');
+  fs.mkdirSync(path.dirname(original));
+  const first = await startTestServer({ databaseUrl: `file:${original}`, eventCount: 20 });
+  server = first;
+  const secretFile = path.join(dir, 'live', 'org-events.secret');
+  assert.equal(fs.statSync(secretFile).mode & 0o777, 0o600, 'the secret file is its owner’s alone');
+
+  const member = new DigestClient(first.baseUrl, first.keys.member);
+  const answer = await member.request(`/api/public/v1.0/orgs/${first.orgId}/events?itemsPerPage=1`);
+  assert.equal(answer.status, 200, answer.text);
+  await server.stop();
+  server = undefined;
+
+  // The database (its WAL folded in at close) holds neither of the key's HA1 values.
+  const bytes = fs.readFileSync(original);
+  for (const algorithm of ['MD5', 'SHA-256'] as const) {
+    const { publicKey, privateKey } = first.keys.member;
+    const ha1 = computeHa1(algorithm, publicKey, 'MMS Public API', privateKey);
+    assert.equal(bytes.includes(Buffer.from(ha1, 'utf8')), false, `${algorithm} HA1 as hex`);
+    assert.equal(bytes.includes(Buffer.from(ha1, 'hex')), false, `${algorithm} HA1 as bytes`);
+  }
+  assert.equal(bytes.includes(fs.readFileSync(secretFile, 'utf8').trim()), false, 'nor the secret');
+
+  // A copy of the database file alone, elsewhere.
+  const copy = path.join(dir, 'copy', 'org-events.db');
+  fs.mkdirSync(path.dirname(copy));
+  fs.copyFileSync(original, copy);
+  const copySecret = path.join(dir, 'copy', 'org-events.secret');
+
+  const started = startServerOn(copy);
+  assert.equal(started.status, 1, `${started.stdout}${started.stderr}`);
+  assert.match(
+    started.stderr,
+    /API keys are sealed, and neither ORG_EVENTS_SECRET nor the secret file .*copy\/org-events\.secret is here/,
+  );
+  assert.doesNotMatch(started.stdout, /ready on/);
+  assert.equal(fs.existsSync(copySecret), false, 'no other secret is made beside the copy');
+
+  // Nor does the CLI issue a key there: it would be sealed with a secret the servers do not have.
+  const issued = cliWith(
+    { env: { ORG_EVENTS_SECRET: undefined } },
+    copy,
+    ...['keys', 'create', '--org', first.orgId, '--role', 'ORG_MEMBER'],
+  );
+  assert.equal(issued.code, 1, issued.stdout);
+  assert.match(issued.stderr, /neither ORG_EVENTS_SECRET nor the secret file/);
+  assert.equal(fs.existsSync(copySecret), false);
+
+  // With the secret file put back beside it, the copy is the original again.
+  fs.copyFileSync(secretFile, copySecret);
+  server = await startTestServer({ shareDataWith: { ...first, databaseUrl: `file:${copy}` } });
+  const restored = new DigestClient(server.baseUrl, first.keys.member);
+  const again = await restored.request(
+    `/api/public/v1.0/orgs/${first.orgId}/events?itemsPerPage=1`,
+  );
+  assert.equal(again.status, 200, again.text);
+});
