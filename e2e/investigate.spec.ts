@@ -426,3 +426,45 @@ test('±5 minutes in the event panel shows every event around it, the event stil
   await page.goBack();
   await expect.poll(() => shownTotal(page)).toBe(byKey.length);
 });
+
+test("the event's own page links to the table filtered by its actor, its type (in or out) and ±5 minutes around it", async ({
+  page,
+  state,
+}) => {
+  const MINUTE = 60_000;
+  const KEY = 'nmtxqlkl';
+  const byKey = state.events.filter((event) =>
+    ['username', 'publicKey'].some((field) => event.fields[field] === KEY),
+  );
+  const inWindow = (at: number) => {
+    const from = Math.floor((at - 5 * MINUTE) / MINUTE) * MINUTE;
+    const to = Math.floor((at + 5 * MINUTE) / MINUTE) * MINUTE + MINUTE - 1;
+    return state.events.filter((event) => event.created >= from && event.created <= to);
+  };
+  // An event of the key with other actors' events around it, so each link shows other rows.
+  const picked = byKey.find((event) =>
+    inWindow(event.created).some((other) => other.fields.publicKey !== KEY),
+  )!;
+  const ofType = state.events.filter((event) => event.eventTypeName === picked.eventTypeName);
+  const notOfType = state.events.filter((event) => event.eventTypeName !== picked.eventTypeName);
+
+  // Opened from a shared link: no list was shown in this tab before.
+  await signIn(page, state.keys.member);
+  const eventPage = `/orgs/${state.orgId}/events/${picked.id}`;
+  const expectations: [string, readonly E2eEvent[], Record<string, string | null>][] = [
+    [`Only actor ${KEY}`, byKey, { actor: KEY, event: null }],
+    ['Only this type', ofType, { types: picked.eventTypeName, event: null }],
+    ['Leave out this type', notOfType, { excludeTypes: picked.eventTypeName, event: null }],
+    ['±5 minutes', inWindow(picked.created), { actor: null, event: picked.id }],
+  ];
+  for (const [name, expected, params] of expectations) {
+    await page.goto(eventPage);
+    await page.getByRole('link', { name, exact: true }).click();
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events\\?`));
+    await expectRows(page, expected);
+    const url = new URL(page.url());
+    for (const [param, value] of Object.entries(params)) {
+      expect(url.searchParams.get(param), `${name}: ${param}`).toBe(value);
+    }
+  }
+});

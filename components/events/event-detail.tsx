@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { Fragment, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { Fragment, type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
 import { CopyButton } from '@/components/copy-button';
 import { useNow } from '@/components/use-now';
 import { JsonTree } from '@/components/json-tree';
@@ -44,27 +44,76 @@ type Props = {
   initialTab?: EventTab;
   /** Told of each change of tab (the event's own page keeps it in its URL). */
   onTabChange?: (tab: EventTab) => void;
-  /** Click-to-filter from a field ("everything by this actor"); absent on the event's own page. */
-  onFilter?: (pivot: Pivot, exclude: boolean) => void;
-  /** Every event in the minutes around this one; absent on the event's own page. */
-  onAround?: (eventId: string, created: string) => void;
+  /** Click-to-filter from a field ("everything by this actor") and "±5 minutes"; none when absent. */
+  filters?: DetailFilters;
 };
 
-type OnFilter = Props['onFilter'];
+/**
+ * What one of the detail's filters does: beside the table (the panel) it
+ * narrows the table in place; on the event's own page, which has no table,
+ * it is a link to the organization's table so narrowed.
+ */
+export type DetailAction = { onClick: () => void } | { href: string };
 
-/** "Only this value" beside a filterable field. */
-function FieldFilter({ pivot, onFilter }: { pivot: Pivot | null; onFilter: OnFilter }) {
-  if (!pivot || !onFilter) return null;
+export type DetailFilters = {
+  /** Only this value (or, for an event type, everything but it). */
+  pivot: (pivot: Pivot, exclude: boolean) => DetailAction;
+  /** Every event in the minutes around this one; null when its time cannot be read. */
+  around: (eventId: string, created: string) => DetailAction | null;
+};
+
+/** A filter of the detail as a button or a link, as its action asks. */
+function ActionControl({
+  action,
+  className,
+  label,
+  title,
+  children,
+}: {
+  action: DetailAction;
+  className: string;
+  label?: string;
+  title: string;
+  children: ReactNode;
+}) {
+  if ('href' in action) {
+    return (
+      <Link className={className} href={action.href} aria-label={label} title={title}>
+        {children}
+      </Link>
+    );
+  }
   return (
     <button
       type="button"
+      className={className}
+      aria-label={label}
+      title={title}
+      onClick={action.onClick}
+    >
+      {children}
+    </button>
+  );
+}
+
+/** "Only this value" beside a filterable field. */
+function FieldFilter({
+  pivot,
+  filters,
+}: {
+  pivot: Pivot | null;
+  filters: DetailFilters | undefined;
+}) {
+  if (!pivot || !filters) return null;
+  return (
+    <ActionControl
+      action={filters.pivot(pivot, false)}
       className="detail-filter"
-      aria-label={`Only ${pivot.label}`}
+      label={`Only ${pivot.label}`}
       title={`Only ${pivot.label}`}
-      onClick={() => onFilter(pivot, false)}
     >
       <FilterIcon />
-    </button>
+    </ActionControl>
   );
 }
 
@@ -120,13 +169,13 @@ function DetailsTab({
   event,
   zone,
   localZone,
-  onFilter,
+  filters,
   sectionHeading: Section,
 }: {
   event: ApiEvent;
   zone: string;
   localZone: string;
-  onFilter: OnFilter;
+  filters: DetailFilters | undefined;
   sectionHeading: 'h2' | 'h3';
 }) {
   const summary = eventSummary(event);
@@ -148,7 +197,7 @@ function DetailsTab({
             {actor.kind === 'none'
               ? 'System'
               : `${actor.label} (${actor.kind === 'user' ? 'user' : 'API key'})`}
-            <FieldFilter pivot={columnPivots(event, 'actor')[0] ?? null} onFilter={onFilter} />
+            <FieldFilter pivot={columnPivots(event, 'actor')[0] ?? null} filters={filters} />
           </dd>
           {summary ? (
             <>
@@ -167,7 +216,7 @@ function DetailsTab({
                 <dt title={field.field}>{field.label}</dt>
                 <dd>
                   {field.value}
-                  <FieldFilter pivot={fieldPivot(event, field.field)} onFilter={onFilter} />
+                  <FieldFilter pivot={fieldPivot(event, field.field)} filters={filters} />
                 </dd>
               </Fragment>
             ))}
@@ -237,8 +286,7 @@ export function EventDetail({
   fullPageHref,
   initialTab = 'details',
   onTabChange,
-  onFilter,
-  onAround,
+  filters,
 }: Props) {
   const [tab, setShownTab] = useState<EventTab>(initialTab);
   const setTab = (next: EventTab) => {
@@ -277,6 +325,7 @@ export function EventDetail({
   }
 
   const event = query.data;
+  const around = filters?.around(event.id, event.created) ?? null;
   const onTabKey = (keyEvent: KeyboardEvent<HTMLDivElement>) => {
     if (keyEvent.key !== 'ArrowLeft' && keyEvent.key !== 'ArrowRight') return;
     keyEvent.preventDefault();
@@ -292,33 +341,32 @@ export function EventDetail({
       </Heading>
       <div className="type-code">{event.eventTypeName}</div>
       <div className="detail-actions">
-        {onFilter ? (
+        {filters ? (
           <>
-            <button
-              type="button"
+            <ActionControl
+              action={filters.pivot(columnPivots(event, 'type')[0]!, false)}
               className="button small"
-              onClick={() => onFilter(columnPivots(event, 'type')[0]!, false)}
+              title={`Only events of type ${event.eventTypeName}`}
             >
               Only this type
-            </button>
-            <button
-              type="button"
+            </ActionControl>
+            <ActionControl
+              action={filters.pivot(columnPivots(event, 'type')[0]!, true)}
               className="button small"
-              onClick={() => onFilter(columnPivots(event, 'type')[0]!, true)}
+              title={`Every event but those of type ${event.eventTypeName}`}
             >
               Leave out this type
-            </button>
+            </ActionControl>
           </>
         ) : null}
-        {onAround ? (
-          <button
-            type="button"
+        {around ? (
+          <ActionControl
+            action={around}
             className="button small"
             title={`Every event from ${AROUND_MINUTES} minutes before this one to ${AROUND_MINUTES} minutes after, no other filter`}
-            onClick={() => onAround(event.id, event.created)}
           >
             ±{AROUND_MINUTES} minutes
-          </button>
+          </ActionControl>
         ) : null}
         <CopyButton text={permalink} label="Copy permalink" />
         {fullPageHref ? (
@@ -359,7 +407,7 @@ export function EventDetail({
             event={event}
             zone={zone}
             localZone={localZone}
-            onFilter={onFilter}
+            filters={filters}
             // One level under the title: a page's h1 is followed by h2s (they
             // were h3s, a level skipped), the panel's h2 by h3s.
             sectionHeading={headingLevel === 'h1' ? 'h2' : 'h3'}

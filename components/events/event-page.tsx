@@ -4,8 +4,17 @@ import Link from 'next/link';
 import { useEffect, useId, useRef, useSyncExternalStore } from 'react';
 import { lastListSearch } from '@/lib/client/last-list';
 import { type TimeZoneMode, zoneFor } from '@/lib/domain/dates';
-import { type EventTab, eventPageHref, eventsPath } from '@/lib/client/url-state';
-import { EventDetail } from './event-detail';
+import {
+  DEFAULT_VIEW,
+  type EventTab,
+  type EventsView,
+  aroundEvent,
+  eventPageHref,
+  eventsPath,
+  eventsViewHref,
+  pivotedView,
+} from '@/lib/client/url-state';
+import { type DetailFilters, EventDetail } from './event-detail';
 import { subscribeNever, useLocalZone } from './use-events-view';
 
 type Props = {
@@ -46,6 +55,19 @@ export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
     lastSearch !== null
       ? `${eventsPath(orgId)}${lastSearch}`
       : `${eventsPath(orgId)}${tz === 'local' ? '?tz=local' : ''}`;
+  // No table beside it: its filters link to the organization's table,
+  // narrowed to the filter alone (the list last shown in this tab may hold
+  // others, and a shared link has none), times in this page's zone.
+  const tableView: EventsView = { ...DEFAULT_VIEW, tz };
+  const filters: DetailFilters = {
+    pivot: (pivot, exclude) => ({
+      href: eventsViewHref(orgId, pivotedView(tableView, pivot, exclude), localZone),
+    }),
+    around: (aroundId, created) => {
+      const around = aroundEvent(tableView, aroundId, created);
+      return around ? { href: eventsViewHref(orgId, around, localZone) } : null;
+    },
+  };
   return (
     <main id="main" className="page narrow" aria-labelledby={titleId}>
       <p>
@@ -66,6 +88,7 @@ export function EventPage({ orgId, eventId, tz, tab, serverZone }: Props) {
           window.history.replaceState(null, '', eventPageHref(orgId, eventId, { tz, tab: next }))
         }
         permalink={() => window.location.href}
+        filters={filters}
       />
     </main>
   );

@@ -13,7 +13,6 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { eventTypeLabel } from '@/lib/domain/catalog';
-import { parseApiDateTime } from '@/lib/domain/dates';
 import {
   countsOrgEvents,
   eventTypesQueryOptions,
@@ -26,7 +25,6 @@ import {
   type ChipKey,
   type CompletionSource,
   type InvestigationFilters,
-  applyChip,
   facetFieldOf,
   toggleChip,
 } from '@/lib/client/query-syntax';
@@ -51,6 +49,7 @@ import {
   notAppliedInUrl,
   pageCount,
   parseEventsView,
+  pivotedView,
   serializeEventsView,
   withoutUnknownTypes,
 } from '@/lib/client/url-state';
@@ -60,7 +59,7 @@ import { ExportControl } from './export-control';
 import { CompareDialog } from './compare-dialog';
 import { DateRangeFilter } from './date-range-filter';
 import { describeFiltersPhrase } from './describe-view';
-import { EventDetail } from './event-detail';
+import { type DetailFilters, EventDetail } from './event-detail';
 import { EventPanel } from './event-panel';
 import { EventTypePicker } from './event-type-picker';
 import { FacetSidebar } from './facet-sidebar';
@@ -268,16 +267,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     [navigate],
   );
   const pickPivot = useCallback(
-    (pivot: Pivot, exclude: boolean) =>
-      setFilters(applyChip(viewRef.current, pivot.key, [pivot.value], exclude, []).filters),
-    [setFilters],
-  );
-  // "What happened around this event": everything in the minutes either side.
-  const showAround = useCallback(
-    (eventId: string, created: string) => {
-      const at = parseApiDateTime(created);
-      if (at !== null) navigate(aroundEvent(viewRef.current, eventId, at));
-    },
+    (pivot: Pivot, exclude: boolean) => navigate(pivotedView(viewRef.current, pivot, exclude)),
     [navigate],
   );
   const toggleFacet = useCallback(
@@ -353,6 +343,19 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
       navigate({ ...view, event: event.id });
     },
     [events, navigate, view],
+  );
+
+  // The panel's filters narrow the table beside it, in place; "What happened
+  // around this event" is everything in the minutes either side of it.
+  const panelFilters = useMemo(
+    (): DetailFilters => ({
+      pivot: (pivot, exclude) => ({ onClick: () => pickPivot(pivot, exclude) }),
+      around: (eventId, created) => {
+        const around = aroundEvent(view, eventId, created);
+        return around ? { onClick: () => navigate(around) } : null;
+      },
+    }),
+    [pickPivot, navigate, view],
   );
 
   const closePanel = useCallback(() => navigate({ ...view, event: null }), [navigate, view]);
@@ -836,8 +839,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
             initialEvent={openInList}
             permalink={() => `${window.location.origin}${eventsViewHref(orgId, view, localZone)}`}
             fullPageHref={(tab) => fullPageHref(view.event!, tab)}
-            onFilter={pickPivot}
-            onAround={showAround}
+            filters={panelFilters}
           />
         </EventPanel>
       ) : null}

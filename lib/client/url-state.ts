@@ -4,6 +4,7 @@ import {
   type TimeZoneMode,
   inclusiveEnd,
   parseDateTime,
+  parseApiDateTime,
   parseEndBound,
   toApiDateTime,
   toApiDateTimeExact,
@@ -29,7 +30,8 @@ import {
   isMalformedCidr,
   words,
 } from '@/lib/domain/filters';
-import { type InvestigationFilters, NO_FILTERS } from './query-syntax';
+import { type InvestigationFilters, NO_FILTERS, applyChip } from './query-syntax';
+import type { Pivot } from './pivots';
 import { escapeValue, joinValueList, splitValueList } from '@/lib/domain/value-list';
 
 /**
@@ -401,9 +403,12 @@ const MINUTE_MS = 60_000;
  * AROUND_MINUTES before it to the whole minute AROUND_MINUTES after it (a
  * "to" covers all of the minute it names, so at least that long either
  * side, in bounds the URL writes and reads back as they are), the event
- * still open; the zone and page size kept.
+ * still open; the zone and page size kept. Null when the event's `created`
+ * cannot be read as a time.
  */
-export function aroundEvent(view: EventsView, eventId: string, at: number): EventsView {
+export function aroundEvent(view: EventsView, eventId: string, created: string): EventsView | null {
+  const at = parseApiDateTime(created);
+  if (at === null) return null;
   const span = AROUND_MINUTES * MINUTE_MS;
   const minute = (millis: number) => Math.floor(millis / MINUTE_MS) * MINUTE_MS;
   return {
@@ -415,6 +420,19 @@ export function aroundEvent(view: EventsView, eventId: string, at: number): Even
     page: 1,
     event: eventId,
   };
+}
+
+/**
+ * A view narrowed by one click-to-filter (a cell's menu, a detail's field):
+ * the value added to its key's filter (an event type left out instead when
+ * `exclude`), from page 1, no event open.
+ */
+export function pivotedView(
+  view: EventsView,
+  { key, value }: Pick<Pivot, 'key' | 'value'>,
+  exclude: boolean,
+): EventsView {
+  return { ...view, ...applyChip(view, key, [value], exclude, []).filters, page: 1, event: null };
 }
 
 /** The page URL of a view: `/orgs/<id>/events?…`. */
