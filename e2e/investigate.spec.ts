@@ -468,3 +468,33 @@ test("the event's own page links to the table filtered by its actor, its type (i
     }
   }
 });
+
+test('a field filter that matches nothing suggests the values containing it, any case, and one click applies one', async ({
+  page,
+  state,
+}) => {
+  const actorOf = (event: E2eEvent) => event.fields.username ?? event.fields.publicKey;
+  const typed = 'ADA';
+  // Every actor with events whose name holds the typed text: the facet's values, any case.
+  const close = [...new Set(state.events.map(actorOf))].filter(
+    (actor): actor is string => actor !== undefined && actor.toLowerCase().includes('ada'),
+  );
+  expect(close).toContain(ACTOR);
+  const expected = state.events.filter((event) => actorOf(event) === ACTOR);
+
+  await signIn(page, state.keys.member);
+  await page.goto(eventsUrl(state.orgId));
+  const box = page.getByRole('combobox', { name: /Filter events/ });
+  await box.fill(`user:${typed}`);
+  await box.press('Escape');
+  await box.press('Enter');
+  const empty = page.getByTestId('empty-state');
+  await expect(empty).toContainText('No events match these filters');
+  const suggestions = empty.getByRole('group', { name: `Values of user like ${typed}` });
+  await expect(suggestions.getByRole('button')).toHaveCount(close.length);
+  const offered = suggestions.getByRole('button', { name: new RegExp(`^${ACTOR}`) });
+  await expect(offered).toContainText(String(expected.length));
+  await offered.click();
+  await expectRows(page, expected);
+  await expect(page.getByTestId('query-chip')).toHaveText([`actor:${ACTOR}✕`]);
+});

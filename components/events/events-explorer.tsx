@@ -1,6 +1,6 @@
 'use client';
 
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   type KeyboardEvent as ReactKeyboardEvent,
   useCallback,
@@ -25,10 +25,13 @@ import {
   type ChipKey,
   type CompletionSource,
   type InvestigationFilters,
+  closeValues,
   facetFieldOf,
+  facetedFilters,
   toggleChip,
+  withoutKey,
 } from '@/lib/client/query-syntax';
-import { FACET_FIELDS, type FacetField } from '@/lib/domain/filters';
+import { FACET_FIELDS, type FacetField, MAX_FACET_LIMIT } from '@/lib/domain/filters';
 import type { SavedViewJson, SavedViewState } from '@/lib/client/saved-views';
 import {
   DEFAULT_TABLE_PREFS,
@@ -297,6 +300,32 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     },
     [facetsQuery.data, knownTypes],
   );
+
+  // Filters that matched nothing: for each filtered field, its facet without
+  // that field's filter (the others kept), as completion reads facets but
+  // with more values (the sidebar shows 10), for the existing values like
+  // each one typed (`user:ada` finds ada@example.com).
+  const matchedNothing = query.isSuccess && !query.isPlaceholderData && totalCount === 0;
+  const faceted = useMemo(
+    () => (matchedNothing ? facetedFilters(filters) : []),
+    [matchedNothing, filters],
+  );
+  const closeQueries = useQueries({
+    queries: faceted.map(({ key, facet }) => ({
+      ...facetsQueryOptions(
+        listParams(orgId, { ...view, ...withoutKey(filters, key) }),
+        [facet],
+        MAX_FACET_LIMIT,
+      ),
+      enabled: typesSettled,
+    })),
+  });
+  const suggestions = faceted.flatMap(({ key, facet, values }, index) => {
+    const answer = closeQueries[index];
+    return answer?.data && !answer.isPlaceholderData
+      ? closeValues(key, values, answer.data.facets[facet] ?? [])
+      : [];
+  });
 
   // Click-to-filter: the menu of one cell (or of a whole row, with "f").
   const [filterMenu, setFilterMenu] = useState<FilterMenuRequest | null>(null);
@@ -591,6 +620,11 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         }}
         onGoToPage={(page) => {
           goToPage(page);
+          focusResults();
+        }}
+        closeValues={suggestions}
+        onFilters={(next) => {
+          setFilters(next);
           focusResults();
         }}
       />

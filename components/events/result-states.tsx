@@ -1,7 +1,13 @@
 'use client';
 
 import { ErrorNoticeFrame, RetryButton, loadFailureText } from '@/components/notices';
-import { NO_FILTERS } from '@/lib/client/query-syntax';
+import {
+  type CloseValues,
+  type InvestigationFilters,
+  NO_FILTERS,
+  chipKeyName,
+  replaceWithClose,
+} from '@/lib/client/query-syntax';
 import { type EventsView, RANGE_PRESET_LABELS, hasFilters } from '@/lib/client/url-state';
 import { describeFiltersPhrase, widerRange } from './describe-view';
 
@@ -26,6 +32,9 @@ type EmptyProps = {
   lastPage: number;
   onUpdate: (patch: Partial<EventsView>) => void;
   onGoToPage: (page: number) => void;
+  /** Field filter values that matched nothing, with existing values like them. */
+  closeValues: readonly CloseValues[];
+  onFilters: (filters: InvestigationFilters) => void;
 };
 
 /**
@@ -39,6 +48,8 @@ export function EmptyResults({
   lastPage,
   onUpdate,
   onGoToPage,
+  closeValues,
+  onFilters,
 }: EmptyProps) {
   if (totalCount > 0 && view.page > lastPage) {
     return (
@@ -70,6 +81,37 @@ export function EmptyResults({
     <div className="notice" data-testid="empty-state">
       <h2>No events match these filters</h2>
       <p>No events {describeFiltersPhrase(view, zone)}.</p>
+      {closeValues.map((close) => {
+        const typed = `${chipKeyName(close.key)}:${close.typed}`;
+        return (
+          <div
+            key={`${close.key}:${close.typed}`}
+            className="close-values"
+            role="group"
+            aria-label={`Values of ${chipKeyName(close.key)} like ${close.typed}`}
+          >
+            <p>
+              No event has exactly <code>{typed}</code> here; values that contain it:
+            </p>
+            <div className="actions">
+              {close.values.map(({ value, count }) => (
+                <button
+                  key={value}
+                  type="button"
+                  className="button"
+                  title={`Replace ${typed} by this value`}
+                  onClick={() => onFilters(replaceWithClose(view, close, value))}
+                >
+                  {value}
+                  {count !== undefined ? (
+                    <span className="count"> {NUMBER.format(count)}</span>
+                  ) : null}
+                </button>
+              ))}
+            </div>
+          </div>
+        );
+      })}
       <div className="actions">
         {wider ? (
           <button type="button" className="button" onClick={() => onUpdate({ range: wider })}>

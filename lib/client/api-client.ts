@@ -189,16 +189,34 @@ export function eventsListQueryKey(params: EventsListParams) {
 /** Values per facet the sidebar and the query box's completion show. */
 export const FACET_LIMIT = 10;
 
-export function facetsQueryKey(params: EventsFilterParams, fields: readonly FacetField[]) {
-  return ['orgs', params.orgId, 'events', 'facets', filtersKey(params), fields.join(',')] as const;
+export function facetsQueryKey(
+  params: EventsFilterParams,
+  fields: readonly FacetField[],
+  limit = FACET_LIMIT,
+) {
+  return [
+    'orgs',
+    params.orgId,
+    'events',
+    'facets',
+    filtersKey(params),
+    fields.join(','),
+    limit,
+  ] as const;
 }
 
-/** Counts for the fields asked (the sidebar's open sections): each field costs the server a scan. */
-export function facetsQueryOptions(params: EventsFilterParams, fields: readonly FacetField[]) {
+/**
+ * Counts for the fields asked (the sidebar's open sections): each field costs
+ * the server a scan. `limit` values each, most frequent first.
+ */
+export function facetsQueryOptions(
+  params: EventsFilterParams,
+  fields: readonly FacetField[],
+  limit = FACET_LIMIT,
+) {
   return queryOptions({
-    queryKey: facetsQueryKey(params, fields),
-    queryFn: ({ signal }) =>
-      fetchApi<FacetsResponse>(apiFacetsPath(params, fields, FACET_LIMIT), signal),
+    queryKey: facetsQueryKey(params, fields, limit),
+    queryFn: ({ signal }) => fetchApi<FacetsResponse>(apiFacetsPath(params, fields, limit), signal),
     placeholderData: keepPreviousData,
   });
 }

@@ -557,6 +557,79 @@ function completedKeyName(typed: string, key: ChipKey): string {
   return key !== 'actor' && facetFieldOf(key) === 'actor' ? chipKeyName('actor') : typed;
 }
 
+/** A source's values that hold the typed text, any case, in the source's order (most frequent first). */
+function valuesContaining<T extends { value: string }>(values: readonly T[], typed: string): T[] {
+  const lower = typed.toLowerCase();
+  return values.filter(({ value }) => value.toLowerCase().includes(lower));
+}
+
+/**
+ * The field filters (actor first) whose values a facet counts, with that
+ * facet: where a value that matched nothing can be looked for among those
+ * that exist.
+ */
+export function facetedFilters(
+  filters: InvestigationFilters,
+): { key: 'actor' | FilterField; facet: FacetField; values: readonly string[] }[] {
+  return (['actor', ...FILTER_FIELDS] as const).flatMap((key) => {
+    const facet = facetFieldOf(key);
+    const values = chipValues(filters, key);
+    return facet && values.length ? [{ key, facet, values }] : [];
+  });
+}
+
+/** The filters without any value of one key (not an event type's). */
+export function withoutKey(
+  filters: InvestigationFilters,
+  key: 'actor' | FilterField,
+): InvestigationFilters {
+  if (key === 'actor') return { ...filters, actor: [] };
+  const fields = { ...filters.fields };
+  delete fields[key];
+  return { ...filters, fields };
+}
+
+/** A field filter's value that matched nothing, and existing values that hold it. */
+export type CloseValues = {
+  key: ChipKey;
+  typed: string;
+  values: readonly { value: string; count?: number }[];
+};
+
+/**
+ * For a key whose values matched no event: each value, and those of the
+ * existing values (its facet's, counted without this key's filter) that
+ * contain it, any case, itself left out: `user:ada` finds ada@example.com.
+ */
+export function closeValues(
+  key: ChipKey,
+  typedValues: readonly string[],
+  existing: readonly { value: string; count?: number }[],
+  limit = 5,
+): CloseValues[] {
+  return typedValues.flatMap((typed) => {
+    const values = valuesContaining(existing, typed)
+      .filter(({ value }) => value !== typed)
+      .slice(0, limit);
+    return values.length ? [{ key, typed, values }] : [];
+  });
+}
+
+/**
+ * The filters with a value that matched nothing replaced by an existing one,
+ * under the key its facet filters on: the actor facet lists usernames and
+ * keys together, so a value offered for `user:` is written `actor:`.
+ */
+export function replaceWithClose(
+  filters: InvestigationFilters,
+  { key, typed }: Pick<CloseValues, 'key' | 'typed'>,
+  value: string,
+): InvestigationFilters {
+  const facet = facetFieldOf(key);
+  const without = removeChip(filters, { id: '', key, value: typed, negate: false, text: '' });
+  return applyChip(without, facet ? chipKeyOfFacet(facet) : key, [value], false, []).filters;
+}
+
 /** What can complete the token being typed: key names, then a key's values. */
 export function completions(token: string, source: CompletionSource, limit = 8): Completion[] {
   const negate = token.startsWith('-');
@@ -586,8 +659,7 @@ export function completions(token: string, source: CompletionSource, limit = 8):
     .slice(colon + 1)
     .replace(/^"/, '')
     .toLowerCase();
-  return source(key)
-    .filter(({ value }) => value.toLowerCase().includes(typed))
+  return valuesContaining(source(key), typed)
     .slice(0, limit)
     .map(({ value, count }) => ({
       label: value,
