@@ -95,10 +95,21 @@ describe('import', () => {
         ),
       'envelope',
     ],
+    // What `curl` saves of an answer: one line, no line break after it.
+    [
+      'the API list envelope on one line',
+      () =>
+        JSON.stringify({
+          results: events,
+          totalCount: 1200,
+          links: [{ href: 'https://x/events?pageNum=1', rel: 'self' }],
+        }),
+      'envelope',
+    ],
     [
       'the envelope=true response form',
       () => JSON.stringify({ status: 200, content: { results: events } }),
-      'ndjson',
+      'envelope',
     ],
     [
       'the envelope=true response form, pretty-printed',
@@ -583,6 +594,37 @@ describe('import', () => {
     });
   }
 
+  test('an object with no records array is refused alike on one line or pretty-printed, naming its members; one event on one line imports', async () => {
+    const noRecords = { totalCount: 3, links: [] };
+    for (const [name, text] of [
+      ['compact', JSON.stringify(noRecords)],
+      ['pretty', JSON.stringify(noRecords, null, 2)],
+    ] as const) {
+      await assert.rejects(
+        importEvents(store, write(`no-records-${name}.json`, text), { orgId: ORG }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError, name);
+          assert.equal(
+            error.message,
+            'The JSON document has no "results" array: it is an object whose members are "totalCount", "links" (expected an array of events, a list envelope {"results": [...]}, or NDJSON)',
+            name,
+          );
+          assert.equal(error.partial?.format, 'envelope', name);
+          return true;
+        },
+      );
+    }
+    await assert.rejects(importEvents(store, write('empty-object.json', '{}\n'), { orgId: ORG }), {
+      message:
+        'The JSON document has no "results" array: it is an empty object (expected an array of events, a list envelope {"results": [...]}, or NDJSON)',
+    });
+    // One event on one line is NDJSON of one record (what jq -c . writes).
+    const one = await importEvents(store, write('one.json', JSON.stringify(events[0])), {
+      orgId: ORG,
+    });
+    assert.deepEqual([one.format, one.inserted, one.issues], ['ndjson', 1, []]);
+  });
+
   // What `curl --digest … > events.json` saves when the request fails: the
   // API's error answer (ApiError), pretty-printed as the 401 challenge's
   // body is (recorded live, atlas-events-api.md 4.2), or compact.
@@ -600,6 +642,11 @@ describe('import', () => {
         'The JSON document is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again',
       );
       return true;
+    });
+    // Alone on one line, as `curl` saves it: refused alike.
+    await assert.rejects(importEvents(store, write('timeout.json', TIMEOUT), { orgId: ORG }), {
+      message:
+        'The JSON document is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again',
     });
     // Appended after a page (`curl >> FILE`): the page before it is read.
     const page = JSON.stringify({ results: events.slice(0, 3) }, null, 2);
@@ -1652,10 +1699,16 @@ describe('import', () => {
     const cases: [string, string, string[]][] = [
       ['lone.ndjson', records.join('\n'), ['line 1', 'line 3']],
       ['lone.json', `[\n${records.join(',\n')}\n]`, ['[0] (line 2)', '[2] (line 4)']],
+      // A page as a line of NDJSON (an empty page after it), and alone (a list envelope).
       [
         'lone-page.ndjson',
-        `{"results":[${records.join(',')}]}`,
+        `{"results":[${records.join(',')}]}\n{"results":[]}\n`,
         ['line 1, results[0]', 'line 1, results[2]'],
+      ],
+      [
+        'lone-page.json',
+        `{"results":[${records.join(',')}]}`,
+        ['results[0] (line 1)', 'results[2] (line 1)'],
       ],
     ];
     for (const [file, text, locations] of cases) {

@@ -629,7 +629,17 @@ function notAList(error: NotAListError): string {
   }
   return error.reason === 'oneEvent'
     ? `${which} is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
-    : `${which} has no "results" array (expected an array of events, a list envelope {"results": [...]}, or NDJSON)`;
+    : `${which} has no "results" array: it is ${objectHolding(error)} (expected an array of events, a list envelope {"results": [...]}, or NDJSON)`;
+}
+
+/** What a document that is no list holds, by its root object's keys: what the file is may show in them. */
+function objectHolding({ rootKeys, rootKeyCount }: NotAListError): string {
+  if (rootKeyCount === 0) return 'an empty object';
+  const more = rootKeyCount - rootKeys.length;
+  const keys = rootKeys
+    .map((key) => JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key))
+    .join(', ');
+  return `an object whose members are ${keys}${more > 0 ? ` and ${more.toLocaleString('en-US')} more` : ''}`;
 }
 
 /** How long the source may pause before the events read so far are inserted anyway. */
@@ -1304,6 +1314,15 @@ async function detectFormat(
             : 'array';
         break;
       }
+      // A file that is one object on one line (what `curl` saves of an
+      // answer) is that document, as it is pretty-printed: a list envelope
+      // was read and named as NDJSON of one page, and an object with no
+      // records array was one invalid record where pretty-printed it is
+      // refused as no list. One event so is NDJSON of one record (jq -c .).
+      if (next.done && nonBlank.length === 1 && first === 'whole' && isLoneNonEvent(nonBlank[0]!)) {
+        format = 'envelope';
+        break;
+      }
       // A broken first record followed by a good one is NDJSON (the first
       // is then reported); an envelope's first line opening its records
       // array, with one record alone on the next, is not.
@@ -1371,6 +1390,22 @@ function firstLineShape(
   } catch {
     return splitter.foundTarget ? 'opensRecords' : 'other';
   }
+}
+
+/**
+ * Whether a line is one JSON object (not several appended) without an
+ * event's `id` or `eventTypeName` at its root: a list envelope, the API's
+ * error answer, or no list at all.
+ */
+function isLoneNonEvent(line: string): boolean {
+  const splitter = new JsonArraySplitter();
+  splitter.push(line);
+  try {
+    splitter.end();
+  } catch {
+    return false;
+  }
+  return !splitter.rootIsEvent;
 }
 
 /** Whether the start of a long first line is a list envelope that opened its records array. */

@@ -109,6 +109,9 @@ export class NotAListError extends Error {
     /** The line the document starts on, and its place in the file (1 for the first). */
     readonly line: number,
     readonly document: number,
+    /** The keys of the document's root object, in order (at most MAX_ROOT_KEYS), and how many it has in all. */
+    readonly rootKeys: readonly string[] = [],
+    readonly rootKeyCount = rootKeys.length,
   ) {
     super(
       reason === 'oneEvent'
@@ -225,6 +228,9 @@ const TARGET_PATHS = ['', 'results', 'content.results'];
 /** Keys that make an object an event, not a list envelope (as innerRecords decides for a parsed line). */
 const EVENT_KEYS = ['id', 'eventTypeName'];
 
+/** How many of a root object's keys are kept to name what a document that is no list holds. */
+export const MAX_ROOT_KEYS = 8;
+
 /** The keys of the API's error answer (ApiError's required ones), one bit each. */
 const ERROR_KEYS: Record<string, number> = { error: 1, errorCode: 2 };
 const BOTH_ERROR_KEYS = 3;
@@ -288,6 +294,10 @@ export class JsonArraySplitter {
 
   /** The root object's keys "error" and "errorCode" read: the API's error answer (ApiError) has both. */
   private rootErrorKeys = 0;
+
+  /** The root object's first keys (MAX_ROOT_KEYS), and its count of keys: what a document that is no list holds. */
+  private rootKeys: string[] = [];
+  private rootKeyCount = 0;
 
   /** Whether the text fed so far ends inside a string. */
   get endsInString(): boolean {
@@ -361,7 +371,10 @@ export class JsonArraySplitter {
           this.lastKey = parseKey(this.textFrom(this.keyStart, i), this.line);
           this.keyStart = -1;
           if (this.stack.length === 1 && EVENT_KEYS.includes(this.lastKey)) this.rootIsEvent = true;
-          if (this.stack.length === 1) this.rootErrorKeys |= ERROR_KEYS[this.lastKey] ?? 0;
+          if (this.stack.length === 1) {
+            this.rootErrorKeys |= ERROR_KEYS[this.lastKey] ?? 0;
+            if (this.rootKeyCount++ < MAX_ROOT_KEYS) this.rootKeys.push(this.lastKey);
+          }
           if (this.repeatsTargetPath(this.lastKey)) {
             throw new RepeatedListKeyError(this.lastKey, this.line);
           }
@@ -571,7 +584,13 @@ export class JsonArraySplitter {
     if (this.rootIsEvent) throw new NotAListError('oneEvent', this.documentLine, this.document);
     if (!this.foundTarget) {
       const reason = this.rootErrorKeys === BOTH_ERROR_KEYS ? 'apiError' : 'noRecords';
-      throw new NotAListError(reason, this.documentLine, this.document);
+      throw new NotAListError(
+        reason,
+        this.documentLine,
+        this.document,
+        this.rootKeys,
+        this.rootKeyCount,
+      );
     }
   }
 
@@ -582,6 +601,8 @@ export class JsonArraySplitter {
     this.rootClosed = false;
     this.rootIsEvent = false;
     this.rootErrorKeys = 0;
+    this.rootKeys = [];
+    this.rootKeyCount = 0;
     this.targetDepth = -1;
     this.targetDone = false;
     this.path = undefined;
