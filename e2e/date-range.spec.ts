@@ -6,17 +6,17 @@ import { orgWithEvents, ownOrgsKey } from './support/orgs';
 
 /**
  * A bare date as the custom range's "to" is that whole calendar day in the
- * chosen zone, up to its 23:59:59, on the days daylight saving time starts
+ * chosen zone, up to the end of its 23:59, on the days daylight saving time starts
  * or ends too (23 and 25 hours long), not 24 hours after its midnight.
  */
 test.use({ timezoneId: 'America/New_York' });
 
 for (const [day, from, to] of [
   // 25 hours: 24 h after midnight is 23:00.
-  ['2026-11-01', '2026-11-01T00:00-04:00', '2026-11-01T23:59:59-05:00'],
-  // 23 hours: 24 h after midnight is 00:59:59 the next day.
-  ['2026-03-08', '2026-03-08T00:00-05:00', '2026-03-08T23:59:59-04:00'],
-  ['2026-06-15', '2026-06-15T00:00-04:00', '2026-06-15T23:59:59-04:00'],
+  ['2026-11-01', '2026-11-01T00:00-04:00', '2026-11-01T23:59-05:00'],
+  // 23 hours: 24 h after midnight is 00:59 the next day.
+  ['2026-03-08', '2026-03-08T00:00-05:00', '2026-03-08T23:59-04:00'],
+  ['2026-06-15', '2026-06-15T00:00-04:00', '2026-06-15T23:59-04:00'],
 ] as const) {
   test(`"to ${day}" in America/New_York ends at ${to}`, async ({ page, state }) => {
     await signIn(page, state.keys.member);
@@ -61,7 +61,8 @@ test('the hour New York passes twice shows each time with its offset, and the cu
   await expect.poll(() => shownTotal(page)).toBe(1);
   await page.getByRole('button', { name: 'Custom…' }).click();
   await expect(page.getByLabel('From (America/New_York)')).toHaveValue('2025-11-02 01:00:00-05:00');
-  await expect(page.getByLabel('To (America/New_York)')).toHaveValue('2025-11-02 01:59:00-05:00');
+  // All of the minute, as the link names it.
+  await expect(page.getByLabel('To (America/New_York)')).toHaveValue('2025-11-02 01:59-05:00');
   // Applied as shown, the bounds stay where they were, not an hour earlier.
   await page.getByRole('button', { name: 'Apply dates' }).click();
   await expect(page.getByRole('form', { name: 'Custom date range' })).toBeHidden();
@@ -126,6 +127,54 @@ test('a custom time New York skips says how it is read before it is applied, and
   );
   await page.getByRole('button', { name: 'Custom…' }).click();
   await expect(fromField).toHaveValue('2025-03-09 03:30:00');
+
+  // A skipped "to" is written back as typed, to the minute: rewritten with
+  // ":00" it would end with that second alone once applied.
+  const toField = page.getByLabel('To (America/New_York)');
+  await fromField.fill('');
+  await toField.fill('2025-03-09 02:10');
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+  await expect(form.getByRole('status')).toHaveText(
+    '2025-03-09 02:10 does not exist in America/New_York (the clocks go forward): read as 2025-03-09 03:10. Apply again to use it.',
+  );
+  await expect(toField).toHaveValue('2025-03-09 03:10');
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+  await expect(form).toBeHidden();
+  expect(new URL(page.url()).searchParams.get('to')).toBe('2025-03-09T03:10-04:00');
+  await expect.poll(() => shownTotal(page)).toBe(2);
+});
+
+test('a custom "to" with seconds ending in :00 is that second alone, one without seconds the whole minute, in the URL and as shown again', async ({
+  page,
+  state,
+}) => {
+  // 11:30:00.500 and 11:30:30 New York time (EST).
+  const orgId = await orgWithEventsAt(state, 'To the second', [
+    '2026-01-31T16:30:00.500Z',
+    '2026-01-31T16:30:30Z',
+  ]);
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  await expect.poll(() => shownTotal(page)).toBe(2);
+  const toField = page.getByLabel('To (America/New_York)');
+  const form = page.getByRole('form', { name: 'Custom date range' });
+  for (const [typed, url, total] of [
+    ['2026-01-31 11:30:00', '2026-01-31T11:30:00-05:00', 1],
+    ['2026-01-31 11:30', '2026-01-31T11:30-05:00', 2],
+  ] as const) {
+    await page.getByRole('button', { name: 'Custom…' }).click();
+    await toField.fill(typed);
+    await page.getByRole('button', { name: 'Apply dates' }).click();
+    await expect(form).toBeHidden();
+    expect(new URL(page.url()).searchParams.get('to')).toBe(url);
+    await expect.poll(() => shownTotal(page)).toBe(total);
+    // Shown again as typed, so applying it unchanged keeps the same end.
+    await page.getByRole('button', { name: 'Custom…' }).click();
+    await expect(toField).toHaveValue(typed);
+    await page.getByRole('button', { name: 'Apply dates' }).click();
+    await expect(form).toBeHidden();
+    expect(new URL(page.url()).searchParams.get('to')).toBe(url);
+  }
 });
 
 test("the chart's hour bar as New York's clocks go forward names its ends with their offsets", async ({

@@ -7,6 +7,7 @@ import {
   parseEndBound,
   skippedWallTime,
   toDateTimeInputValue,
+  toEndInputValue,
   zoneName,
 } from '@/lib/domain/dates';
 import { RANGE_PRESETS, type RangePreset } from '@/lib/client/url-state';
@@ -30,8 +31,8 @@ const SHORT: Record<RangePreset, string> = {
 /**
  * Presets (last hour … 30 days), any time, or custom bounds typed in the
  * chosen time zone in the table's own format (yyyy-MM-dd HH:mm:ss; seconds,
- * or the whole time, may be left out). A "to" includes all of the minute or
- * second it names. The custom bounds open in a popover, so the toolbar keeps
+ * or the whole time, may be left out). A "to" includes all of the day,
+ * minute or second it names. The custom bounds open in a popover, so the toolbar keeps
  * its place. The API receives them as UTC minDate/maxDate.
  */
 export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
@@ -69,7 +70,8 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     const fromText = formText(form, 'from');
     const toText = formText(form, 'to');
     const fromValue = fromText ? parseDateTime(fromText, zone) : null;
-    // "to 2026-01-31" is the whole day: its last second, which covers itself.
+    // The last millisecond of what "to" names: "to 2026-01-31" the whole day,
+    // "to 11:30" the minute, "to 11:30:00" that second.
     const toValue = toText ? parseEndBound(toText, zone) : null;
     const unreadable = [
       ...(fromText && fromValue === null ? ['from' as const] : []),
@@ -95,7 +97,11 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
     ] as const) {
       const read = text ? skippedWallTime(text, zone) : null;
       if (read === null) continue;
-      const shown = toDateTimeInputValue(read, zone);
+      // Written as typed, to the minute or the second, so the next Apply
+      // reads the same span: "to 02:30" rewritten "03:30:00" became that
+      // second alone.
+      const shown =
+        name === 'from' ? toDateTimeInputValue(read, zone) : toEndInputValue(toValue!, zone);
       notes.push(
         `${text.trim()} does not exist in ${zoneLabel} (the clocks go forward): read as ${shown}.`,
       );
@@ -190,7 +196,7 @@ export function DateRangeFilter({ range, from, to, zone, onChange }: Props) {
           />
           <p className="hint">
             Format {DATE_INPUT_FORMAT}, 24-hour, in {zoneLabel}; seconds or the time may be left
-            out. “To” includes the whole minute (or day) it names.
+            out. “To” includes the whole day, minute or second it names.
           </p>
           {error ? (
             <span id={errorId} className="alert" role="alert">
@@ -233,6 +239,7 @@ function DateTimeField({
 }: {
   name: 'from' | 'to';
   label: string;
+  /** The bound; for "to", the last millisecond it covers (parseEndBound). */
   value: number | null;
   zone: string;
   /** The ids of the form's message about the fields, if any. */
@@ -253,7 +260,13 @@ function DateTimeField({
         spellCheck={false}
         className="input mono"
         placeholder={DATE_INPUT_FORMAT}
-        defaultValue={value !== null ? toDateTimeInputValue(value, zone) : ''}
+        defaultValue={
+          value === null
+            ? ''
+            : name === 'to'
+              ? toEndInputValue(value, zone)
+              : toDateTimeInputValue(value, zone)
+        }
         aria-describedby={describedBy ? `${hintId} ${describedBy}` : hintId}
         aria-invalid={invalid || undefined}
       />

@@ -17,8 +17,8 @@ describe('components/events/describe-view', () => {
     );
     assert.equal(
       describeFiltersPhrase(
-        // "to 2026-01-01 23:59" covers that minute: the whole day.
-        { ...DEFAULT_VIEW, from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 1, 23, 59) },
+        // "to 2026-01-01 23:59" covers that minute, to its last millisecond: the whole day.
+        { ...DEFAULT_VIEW, from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 2) - 1 },
         'UTC',
       ),
       'from 2026-01-01 00:00:00 UTC to 2026-01-02 00:00:00 UTC',
@@ -70,7 +70,7 @@ describe('components/events/describe-view', () => {
       ...DEFAULT_VIEW,
       // 01:30 BST to the end of 00:59 GMT's minute: 00:30 to 01:00 UTC.
       from: Date.parse('2025-10-26T00:30:00Z'),
-      to: Date.parse('2025-10-26T00:59:00Z'),
+      to: Date.parse('2025-10-26T00:59:59.999Z'),
     };
     assert.equal(
       describeFiltersPhrase(view, 'Europe/London'),
@@ -78,7 +78,10 @@ describe('components/events/describe-view', () => {
     );
     // Across the change, reading forwards: said as before.
     assert.equal(
-      describeFiltersPhrase({ ...view, to: Date.parse('2025-10-26T01:59:00Z') }, 'Europe/London'),
+      describeFiltersPhrase(
+        { ...view, to: Date.parse('2025-10-26T01:59:59.999Z') },
+        'Europe/London',
+      ),
       'from 2025-10-26 01:30:00 UTC+01:00 to 2025-10-26 02:00:00 UTC',
     );
   });

@@ -6,7 +6,7 @@ import {
   type RangePreset,
 } from '@/lib/client/url-state';
 import { type Chip, filterChips } from '@/lib/client/query-syntax';
-import { formatSpan, formatZonedTimestamp, inclusiveEnd } from '@/lib/domain/dates';
+import { formatSpan, formatZonedTimestamp } from '@/lib/domain/dates';
 
 /** An event type chip in words: its type's label, or its category's size and name. */
 function typesOfChip(chip: Chip): string {
@@ -31,16 +31,15 @@ export function describeFilters(view: EventsView, zone: string): string[] {
   if (view.range) parts.push(RANGE_PRESET_LABELS[view.range].toLowerCase());
   const at = (millis: number) => formatZonedTimestamp(millis, zone);
   // The end as a range's end is read: the first instant past it. A "to"
-  // covers all of the minute it names (maxDate is that minute's last
-  // millisecond, listBounds), so bars picked up to 11:30 (to=11:29) read
-  // "to 11:29:00", a minute short of what the histogram showed and the
-  // list asked for.
-  const end = (to: number) => at(inclusiveEnd(to) + 1);
+  // is the last millisecond it covers (maxDate), so bars picked up to 11:30
+  // (to=11:29, all of that minute) read "to 11:30:00", what the histogram
+  // showed and the list asked for.
+  const end = (to: number) => at(to + 1);
   if (!view.range && view.from !== null && view.to !== null) {
     // Both ends with their offsets, and, where the clocks go back between
     // them, how long the range is: "from 01:30:00 UTC-04:00 to 01:10:00
     // UTC-05:00" is 40 minutes, though it reads as going backwards.
-    const span = formatSpan(view.from, inclusiveEnd(view.to) + 1, zone, true);
+    const span = formatSpan(view.from, view.to + 1, zone, true);
     parts.push(`from ${span.start} to ${span.end}${span.note ? ` (${span.note})` : ''}`);
   } else if (!view.range && view.from !== null) {
     parts.push(`from ${at(view.from)}`);

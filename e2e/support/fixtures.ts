@@ -109,8 +109,9 @@ export function frequentTypes(events: readonly E2eEvent[], n: number): string[] 
 }
 
 /**
- * The last millisecond a "to" bound covers: a whole minute its 59.999 s, a
- * whole second its 999 ms (the dashboard's inclusive "to").
+ * The last millisecond a "to" typed as utcInputValue writes it covers: a
+ * whole minute (typed without seconds) its 59.999 s, another second its
+ * 999 ms (the dashboard's inclusive "to").
  */
 export function inclusiveTo(millis: number): number {
   if (millis % 60_000 === 0) return millis + 59_999;

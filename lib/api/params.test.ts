@@ -1,4 +1,4 @@
-import { inclusiveEnd, parseDateTime } from '@/lib/domain/dates';
+import { parseDateTime } from '@/lib/domain/dates';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
@@ -200,7 +200,8 @@ describe('one definition of the limits', () => {
       ...DEFAULT_VIEW,
       types: ['API_KEY_CREATED', 'JOINED_ORG'],
       from: Date.UTC(2026, 0, 2, 10),
-      to: Date.UTC(2026, 0, 3),
+      // The dashboard's "to" is the last millisecond it covers.
+      to: Date.UTC(2026, 0, 3, 0, 0, 59, 999),
       page: 3,
       size: MAX_PAGE_SIZE,
     };
@@ -209,8 +210,7 @@ describe('one definition of the limits', () => {
     assert.deepEqual(parseListEventsParams(parseQuery(path.slice(path.indexOf('?')))), {
       eventTypes: ['API_KEY_CREATED', 'JOINED_ORG'],
       minCreated: view.from,
-      // The dashboard's "to" names a minute and includes all of it.
-      maxCreated: inclusiveEnd(view.to),
+      maxCreated: view.to,
       pageNum: 3,
       itemsPerPage: MAX_ITEMS_PER_PAGE,
       includeCount: true,

@@ -8,8 +8,6 @@ import { bucketStart, nextBucketStart } from '@/lib/domain/histogram';
  * end where the calendar says, not after a fixed width.
  */
 
-const MINUTE_MS = 60_000;
-
 /**
  * The first instant after a bucket that starts at `start` (the next bucket's
  * start), also for a first bucket served as starting at 0000-01-01 when its
@@ -21,8 +19,8 @@ export function bucketEnd(start: number, interval: HistogramInterval): number {
 
 /**
  * The URL's from/to for bars `first`..`last` (either order): from the first
- * bar's start to the last bar's final minute, which the dashboard's
- * inclusive "to" extends to its last millisecond.
+ * bar's start to the last bar's last millisecond (the dashboard's inclusive
+ * "to", which the URL writes as the bar's final minute).
  */
 export function selectionRange(
   starts: readonly number[],
@@ -33,5 +31,5 @@ export function selectionRange(
   const low = Math.max(0, Math.min(first, last));
   const high = Math.min(starts.length - 1, Math.max(first, last));
   if (low > high || starts[low] === undefined || starts[high] === undefined) return null;
-  return { from: starts[low], to: bucketEnd(starts[high], interval) - MINUTE_MS };
+  return { from: starts[low], to: bucketEnd(starts[high], interval) - 1 };
 }

@@ -363,7 +363,7 @@ describe('lib/client/url-state with investigation filters', () => {
       ...DEFAULT_VIEW,
       actor: ['ada@example.com'],
       from: Date.UTC(2026, 0, 1),
-      to: Date.UTC(2026, 0, 1, 23, 59),
+      to: Date.UTC(2026, 0, 2) - 1,
     };
     const params = listParams('5f0000000000000000000001', view);
     const filters =

@@ -41,7 +41,8 @@ describe('lib/client/url-state', () => {
       q: '',
       range: null,
       from: Date.UTC(2026, 0, 2, 10),
-      to: Date.UTC(2026, 0, 3),
+      // All of the minute it names.
+      to: Date.UTC(2026, 0, 3, 0, 0, 59, 999),
       page: 3,
       size: 25,
       tz: 'local',
@@ -74,7 +75,7 @@ describe('lib/client/url-state', () => {
     );
     assert.equal(view.range, null);
     assert.equal(view.from, Date.UTC(2026, 0, 2));
-    assert.equal(view.to, Date.UTC(2026, 0, 3));
+    assert.equal(view.to, Date.UTC(2026, 0, 3, 0, 0, 59, 999));
   });
 
   it('reads bare dates given the wrong way round as both days, not the second between them', () => {
@@ -112,7 +113,7 @@ describe('lib/client/url-state', () => {
   it('reads a bare date as "to" as that whole day, on days of 23 and 25 hours too', () => {
     const utc = parseEventsView({ from: '2026-11-10', to: '2026-11-10' }, 'UTC');
     assert.equal(utc.from, Date.UTC(2026, 10, 10));
-    assert.equal(utc.to, Date.UTC(2026, 10, 10, 23, 59, 59));
+    assert.equal(utc.to, Date.UTC(2026, 10, 10, 23, 59, 59, 999));
     assert.deepEqual(listBounds(listParams(ORG, utc), 0), {
       min: Date.UTC(2026, 10, 10),
       max: Date.UTC(2026, 10, 10, 23, 59, 59, 999),
@@ -124,7 +125,7 @@ describe('lib/client/url-state', () => {
     ] as const) {
       const local = parseEventsView({ to: day, tz: 'local' }, 'America/New_York');
       const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-      assert.equal(local.to, Date.UTC(y, m - 1, d, 23 + offsetHours, 59, 59), day);
+      assert.equal(local.to, Date.UTC(y, m - 1, d, 23 + offsetHours, 59, 59, 999), day);
     }
   });
 
@@ -136,7 +137,7 @@ describe('lib/client/url-state', () => {
       {
         ...DEFAULT_VIEW,
         from: Date.UTC(2026, 0, 2, 10, 30),
-        to: Date.UTC(2026, 0, 2, 12, 0, 15),
+        to: Date.UTC(2026, 0, 2, 12, 0, 15, 999),
         size: 500,
         tz: 'local' as const,
         event: EVENT,
@@ -168,6 +169,23 @@ describe('lib/client/url-state', () => {
       `/api/public/v1.0/orgs/${ORG}/events?eventType=API_KEY_CREATED&eventType=JOINED_ORG` +
         '&minDate=2026-01-02T10%3A00%3A00Z&maxDate=2026-01-03T00%3A00%3A59.999Z&pageNum=2&itemsPerPage=25&includeCount=true',
     );
+  });
+
+  it('asks for only the second a "to" ending in :00 names, the whole minute a "to" without seconds names, and writes each back as given', () => {
+    const maxDate = (view: ReturnType<typeof parseEventsView>) =>
+      new URLSearchParams(apiListPath(listParams(ORG, view)).split('?')[1]).get('maxDate');
+    for (const [zone, tz, second, minute, utcHour] of [
+      ['UTC', 'utc', '2026-01-31T11:30:00Z', '2026-01-31T11:30Z', 11],
+      ['America/New_York', 'local', '2026-01-31T11:30:00-05:00', '2026-01-31T11:30-05:00', 16],
+    ] as const) {
+      const query = tz === 'local' ? '&tz=local' : '';
+      const toSecond = parseEventsView({ to: second, tz }, zone);
+      assert.equal(maxDate(toSecond), `2026-01-31T${utcHour}:30:00.999Z`, zone);
+      assert.equal(serializeEventsView(toSecond, zone), `to=${second}${query}`);
+      const toMinute = parseEventsView({ to: minute, tz }, zone);
+      assert.equal(maxDate(toMinute), `2026-01-31T${utcHour}:30:59.999Z`, zone);
+      assert.equal(serializeEventsView(toMinute, zone), `to=${minute}${query}`);
+    }
   });
 
   it('anchors presets to the minute so one view asks for one window', () => {

@@ -2,13 +2,13 @@ import {
   DAY_MS,
   HOUR_MS,
   type TimeZoneMode,
-  inclusiveEnd,
   parseDateTime,
   parseApiDateTime,
   parseEndBound,
   toApiDateTime,
   toApiDateTimeExact,
   toUrlDateTime,
+  toUrlEndBound,
   zoneFor,
 } from '@/lib/domain/dates';
 import {
@@ -42,7 +42,8 @@ import { escapeValue, joinValueList, splitValueList } from '@/lib/domain/value-l
  *
  *   types=A,B         event types (comma list)
  *   range=24h         a preset window ending now: 1h, 24h, 7d, 30d
- *   from=…&to=…       custom bounds, ISO 8601 in the chosen zone with its offset
+ *   from=…&to=…       custom bounds, ISO 8601 in the chosen zone with its offset; a "to"
+ *                     includes all it names (to=…T11:30 the minute, to=…T11:30:00 the second)
  *   page=3&size=25    1-based page and page size (≤ the API's MAX_ITEMS_PER_PAGE)
  *   tz=local          times in the browser's zone (default: UTC)
  *   event=<id>        the event open in the side panel
@@ -85,7 +86,11 @@ const MAX_TYPES = 400;
 export type EventsView = InvestigationFilters & {
   /** A preset window ending now; null when custom bounds (or none) apply. */
   range: RangePreset | null;
-  /** Custom inclusive bounds in epoch milliseconds; used only when range is null. */
+  /**
+   * Custom inclusive bounds in epoch milliseconds; used only when range is
+   * null. `to` is the last millisecond included (parseEndBound): the end of
+   * the day, minute or second the bound names, so it writes back as named.
+   */
   from: number | null;
   to: number | null;
   page: number;
@@ -200,7 +205,7 @@ export function parseEventsView(input: SearchParamsInput, localZone: string): Ev
   const fromValue = first(input, 'from');
   const toValue = first(input, 'to');
   let from = fromValue ? parseDateTime(fromValue, zone) : null;
-  // A bare date as "to" means that whole day, as in the custom range form.
+  // A "to" covers all it names (a bare date that whole day), as in the custom range form.
   let to = toValue ? parseEndBound(toValue, zone) : null;
   if (from !== null && to !== null && from > to) {
     // Given the wrong way round: each value read as the other bound, so
@@ -352,7 +357,7 @@ export function serializeEventsView(view: EventsView, localZone: string): string
   if (view.range) pairs.push(['range', view.range]);
   else {
     if (view.from !== null) pairs.push(['from', toUrlDateTime(view.from, zone)]);
-    if (view.to !== null) pairs.push(['to', toUrlDateTime(view.to, zone)]);
+    if (view.to !== null) pairs.push(['to', toUrlEndBound(view.to, zone)]);
   }
   if (view.page !== DEFAULT_VIEW.page) pairs.push(['page', String(view.page)]);
   if (view.size !== DEFAULT_VIEW.size) pairs.push(['size', String(view.size)]);
@@ -400,11 +405,10 @@ const MINUTE_MS = 60_000;
 
 /**
  * What happened around an event: every filter cleared, from the whole minute
- * AROUND_MINUTES before it to the whole minute AROUND_MINUTES after it (a
- * "to" covers all of the minute it names, so at least that long either
- * side, in bounds the URL writes and reads back as they are), the event
- * still open; the zone and page size kept. Null when the event's `created`
- * cannot be read as a time.
+ * AROUND_MINUTES before it to the end of the minute AROUND_MINUTES after it
+ * (so at least that long either side, in bounds the URL writes as whole
+ * minutes and reads back as they are), the event still open; the zone and
+ * page size kept. Null when the event's `created` cannot be read as a time.
  */
 export function aroundEvent(view: EventsView, eventId: string, created: string): EventsView | null {
   const at = parseApiDateTime(created);
@@ -416,7 +420,7 @@ export function aroundEvent(view: EventsView, eventId: string, created: string):
     ...NO_FILTERS,
     range: null,
     from: minute(at - span),
-    to: minute(at + span),
+    to: minute(at + span) + MINUTE_MS - 1,
     page: 1,
     event: eventId,
   };
@@ -497,15 +501,15 @@ export function presetStart(range: RangePreset, now: number): number {
 }
 
 /**
- * The effective inclusive bounds of a list request, in epoch milliseconds.
- * A "to" includes the whole minute or second it names (inclusiveEnd).
+ * The effective inclusive bounds of a list request, in epoch milliseconds
+ * (a "to" is already its last millisecond).
  */
 export function listBounds(
   params: Pick<EventsListParams, 'range' | 'from' | 'to'>,
   now: number,
 ): { min: number | null; max: number | null } {
   if (params.range) return { min: presetStart(params.range, now), max: null };
-  return { min: params.from, max: params.to === null ? null : inclusiveEnd(params.to) };
+  return { min: params.from, max: params.to };
 }
 
 /** An API query string; the names are checked against the API's own (lib/domain/query.ts). */

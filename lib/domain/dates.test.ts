@@ -5,7 +5,6 @@ import {
   FIRST_INSTANT,
   LAST_INSTANT,
   formatShortRelative,
-  inclusiveEnd,
   toApiDateTimeExact,
   formatLongTimestamp,
   formatSpan,
@@ -19,6 +18,8 @@ import {
   toApiDateTime,
   toDateTimeInputValue,
   toUrlDateTime,
+  toEndInputValue,
+  toUrlEndBound,
 } from './dates';
 import { formatCreated } from './event';
 
@@ -167,32 +168,35 @@ describe('lib/domain/dates', () => {
     }
   });
 
-  it('ends a bare "to" date of the years 0000-0099 on that day, not 1900-1999, and 9999-12-31 at its last second', () => {
+  it('ends a bare "to" date of the years 0000-0099 on that day, not 1900-1999, and 9999-12-31 at its last millisecond', () => {
     const endOfDay = (year: number, month: number, day: number) => {
       const date = new Date(0);
       date.setUTCFullYear(year, month - 1, day);
-      return date.getTime() + DAY_MS - 1000;
+      return date.getTime() + DAY_MS - 1;
     };
     assert.equal(parseEndBound('0000-01-01', 'UTC'), endOfDay(0, 1, 1));
     assert.equal(parseEndBound('0050-06-01', 'UTC'), endOfDay(50, 6, 1));
     assert.equal(parseEndBound('0099-12-31', 'UTC'), endOfDay(99, 12, 31));
     assert.equal(parseEndBound('0100-03-01', 'UTC'), endOfDay(100, 3, 1));
-    assert.equal(parseEndBound('9999-12-31', 'UTC'), LAST_INSTANT - 999);
-    assert.equal(toUrlDateTime(parseEndBound('0050-06-01', 'UTC')!, 'UTC'), '0050-06-01T23:59:59Z');
+    assert.equal(parseEndBound('9999-12-31', 'UTC'), LAST_INSTANT);
+    assert.equal(toUrlEndBound(parseEndBound('0050-06-01', 'UTC')!, 'UTC'), '0050-06-01T23:59Z');
     assert.equal(
-      toUrlDateTime(parseEndBound('0050-06-01', 'Etc/GMT+5')!, 'Etc/GMT+5'),
-      '0050-06-01T23:59:59-05:00',
+      toUrlEndBound(parseEndBound('0050-06-01', 'Etc/GMT+5')!, 'Etc/GMT+5'),
+      '0050-06-01T23:59-05:00',
     );
     for (const day of ['0000-01-01', '0050-06-01', '0099-12-31', '0100-03-01']) {
-      // In a zone too: the second before the next day starts there.
+      // In a zone too: the millisecond before the next day starts there.
       const end = parseEndBound(day, 'America/New_York');
       assert.notEqual(end, null, day);
       assert.equal(formatTimestamp(end!, 'America/New_York').slice(0, 10), day, day);
     }
     // East of UTC the last day ends within the served range; west of it, past
-    // it, so at the last second the served form can write.
-    assert.equal(parseEndBound('9999-12-31', 'Asia/Tokyo'), Date.UTC(9999, 11, 31, 14, 59, 59));
-    assert.equal(parseEndBound('9999-12-31', 'America/New_York'), LAST_INSTANT - 999);
+    // it, so at the last instant the served form can write.
+    assert.equal(
+      parseEndBound('9999-12-31', 'Asia/Tokyo'),
+      Date.UTC(9999, 11, 31, 14, 59, 59, 999),
+    );
+    assert.equal(parseEndBound('9999-12-31', 'America/New_York'), LAST_INSTANT);
   });
 
   it('fills date inputs in the table format and zone, and round-trips them', () => {
@@ -201,13 +205,45 @@ describe('lib/domain/dates', () => {
     assert.equal(parseDateTime(value, 'Asia/Tokyo'), INSTANT);
   });
 
-  it('makes a "to" bound include the whole minute or second it names', () => {
-    const minute = Date.UTC(2026, 0, 31, 23, 59);
-    assert.equal(inclusiveEnd(minute), Date.UTC(2026, 0, 31, 23, 59, 59, 999));
-    assert.equal(inclusiveEnd(minute + 5000), Date.UTC(2026, 0, 31, 23, 59, 5, 999));
-    assert.equal(inclusiveEnd(minute + 5001), minute + 5001);
-    assert.equal(toApiDateTimeExact(inclusiveEnd(minute)), '2026-01-31T23:59:59.999Z');
-    assert.equal(toApiDateTimeExact(minute), '2026-01-31T23:59:00Z');
+  it('makes a "to" bound end with the whole minute, second or day it names, and writes it back as named', () => {
+    const minute = Date.UTC(2026, 0, 31, 11, 30);
+    for (const [text, end, url, input] of [
+      ['2026-01-31 11:30', minute + 59_999, '2026-01-31T11:30Z', '2026-01-31 11:30'],
+      // A second ending in :00 falls on a whole minute: it is still one second.
+      ['2026-01-31 11:30:00', minute + 999, '2026-01-31T11:30:00Z', '2026-01-31 11:30:00'],
+      ['2026-01-31T11:30:05Z', minute + 5999, '2026-01-31T11:30:05Z', '2026-01-31 11:30:05'],
+      [
+        '2026-01-31 11:30:00.250',
+        minute + 250,
+        '2026-01-31T11:30:00.250Z',
+        '2026-01-31 11:30:00.250',
+      ],
+      ['2026-01-31', Date.UTC(2026, 1, 1) - 1, '2026-01-31T23:59Z', '2026-01-31 23:59'],
+    ] as const) {
+      assert.equal(parseEndBound(text, 'UTC'), end, text);
+      assert.equal(toUrlEndBound(end, 'UTC'), url, text);
+      assert.equal(toEndInputValue(end, 'UTC'), input, text);
+      assert.equal(parseEndBound(url, 'UTC'), end, url);
+      assert.equal(parseEndBound(input, 'UTC'), end, input);
+    }
+    assert.equal(toApiDateTimeExact(minute + 59_999), '2026-01-31T11:30:59.999Z');
+    assert.equal(toApiDateTimeExact(minute), '2026-01-31T11:30:00Z');
+  });
+
+  it('writes a "to" minute or second in the hour the clocks pass twice with its offset, and in a local mean time as named', () => {
+    const zone = 'America/New_York';
+    for (const text of [
+      '2025-11-02 01:30-05:00',
+      '2025-11-02 01:30-04:00',
+      '2025-11-02 01:30:00-05:00',
+    ]) {
+      const end = parseEndBound(text, zone)!;
+      assert.equal(toEndInputValue(end, zone), text);
+      assert.equal(parseEndBound(toUrlEndBound(end, zone), zone), end, text);
+    }
+    // New York's local mean time (UTC-04:56:02, until 1883): its minutes are 2 s off UTC's.
+    const end = parseEndBound('1880-06-01 10:00', zone)!;
+    assert.equal(toEndInputValue(end, zone), '1880-06-01 10:00');
   });
 
   it('says relative times briefly', () => {
@@ -319,46 +355,46 @@ describe('lib/domain/dates', () => {
       [
         '2026-11-01',
         'America/New_York',
-        Date.UTC(2026, 10, 2, 4, 59, 59),
-        '2026-11-01T23:59:59-05:00',
+        Date.UTC(2026, 10, 2, 4, 59, 59, 999),
+        '2026-11-01T23:59-05:00',
       ],
       // 23 hours long (clocks go forward at 02:00): 24 h after midnight would be the next day.
       [
         '2026-03-08',
         'America/New_York',
-        Date.UTC(2026, 2, 9, 3, 59, 59),
-        '2026-03-08T23:59:59-04:00',
+        Date.UTC(2026, 2, 9, 3, 59, 59, 999),
+        '2026-03-08T23:59-04:00',
       ],
       [
         '2026-03-29',
         'Europe/Berlin',
-        Date.UTC(2026, 2, 29, 21, 59, 59),
-        '2026-03-29T23:59:59+02:00',
+        Date.UTC(2026, 2, 29, 21, 59, 59, 999),
+        '2026-03-29T23:59+02:00',
       ],
-      [' 2026-01-31 ', 'UTC', Date.UTC(2026, 0, 31, 23, 59, 59), '2026-01-31T23:59:59Z'],
-      // Santiago: clocks go back at midnight (23:59:59 happens twice: the day ends at the second)...
+      [' 2026-01-31 ', 'UTC', Date.UTC(2026, 0, 31, 23, 59, 59, 999), '2026-01-31T23:59Z'],
+      // Santiago: clocks go back at midnight (23:59 happens twice: the day ends with the second)...
       [
         '2026-04-04',
         'America/Santiago',
-        Date.UTC(2026, 3, 5, 3, 59, 59),
-        '2026-04-04T23:59:59-04:00',
+        Date.UTC(2026, 3, 5, 3, 59, 59, 999),
+        '2026-04-04T23:59-04:00',
       ],
       // ...and forward at midnight (the next day starts at 01:00).
       [
         '2026-09-05',
         'America/Santiago',
-        Date.UTC(2026, 8, 6, 3, 59, 59),
-        '2026-09-05T23:59:59-04:00',
+        Date.UTC(2026, 8, 6, 3, 59, 59, 999),
+        '2026-09-05T23:59-04:00',
       ],
     ] as const;
     for (const [text, zone, instant, url] of cases) {
       assert.equal(parseEndBound(text, zone), instant, `${text} ${zone}`);
-      assert.equal(toUrlDateTime(instant, zone), url);
+      assert.equal(toUrlEndBound(instant, zone), url);
     }
-    // A time is read as written; a day that does not exist is still refused.
+    // A time covers the minute it names; a day that does not exist is still refused.
     assert.equal(
       parseEndBound('2026-11-01 10:00', 'America/New_York'),
-      parseDateTime('2026-11-01 10:00', 'America/New_York'),
+      parseDateTime('2026-11-01 10:00:59.999', 'America/New_York'),
     );
     assert.equal(parseEndBound('2026-02-30', 'America/New_York'), null);
   });

@@ -414,27 +414,73 @@ export const DATE_TIME_FORMS =
  * "2026-01-02T11:00+01:00" in local time. Seconds only when not zero.
  */
 export function toUrlDateTime(millis: number, zone: string): string {
+  return urlForm(millis, zone, inZone(millis, zone).getSeconds() === 0 ? 'minute' : 'second');
+}
+
+/** What a written time names: a minute ("11:30"), a second ("11:30:00") or an instant ("11:30:00.250"). */
+type TimeUnit = 'minute' | 'second' | 'millisecond';
+
+const CLOCK_PATTERN: Record<TimeUnit, string> = {
+  minute: 'HH:mm',
+  second: 'HH:mm:ss',
+  millisecond: 'HH:mm:ss.SSS',
+};
+
+function urlForm(millis: number, zone: string, unit: TimeUnit): string {
   const date = inZone(millis, zone);
-  const clock = format(
-    date,
-    date.getSeconds() === 0 ? "uuuu-MM-dd'T'HH:mm" : "uuuu-MM-dd'T'HH:mm:ss",
-  );
   const offset = format(date, 'xxx');
-  return clock + (offset === '+00:00' ? 'Z' : offset);
+  return format(date, `uuuu-MM-dd'T'${CLOCK_PATTERN[unit]}`) + (offset === '+00:00' ? 'Z' : offset);
+}
+
+/**
+ * The minute, second or instant a "to" bound's last millisecond (parseEndBound)
+ * closes, and its start: the one way to write that bound again, in the URL
+ * and the custom range's input, so it reads back as the same end. A whole
+ * minute of the zone's wall clock (a day's end is its last minute, 23:59),
+ * else a whole second, else the instant itself.
+ */
+function namedEnd(end: number, zone: string): { start: number; unit: TimeUnit } {
+  const minute = end + 1 - MINUTE_MS;
+  // The zone's wall minute, not UTC's: a local mean time (New York's
+  // UTC-04:56:02 until 1883) puts its minutes 2 s off UTC's.
+  if (wallClockAt(minute, zone) % MINUTE_MS === 0) return { start: minute, unit: 'minute' };
+  if ((end + 1) % 1000 === 0) return { start: end - 999, unit: 'second' };
+  return { start: end, unit: 'millisecond' };
+}
+
+/**
+ * The URL's form of a "to" bound (parseEndBound's last millisecond): the
+ * minute, second or instant it covers, as typed: "to=2026-01-31T11:30Z" is
+ * that minute, "to=2026-01-31T11:30:00Z" only its first second.
+ */
+export function toUrlEndBound(end: number, zone: string): string {
+  const { start, unit } = namedEnd(end, zone);
+  return urlForm(start, zone, unit);
 }
 
 const BARE_DATE = /^\s*\d{4}-\d{2}-\d{2}\s*$/;
 
 /**
- * A typed "to" bound in `zone`: a bare date means its whole calendar day
- * there, so the second before the next day starts (a day when daylight
- * saving time starts or ends is 23 or 25 hours long: adding 24 hours to its
- * midnight misses or overshoots an hour; and where clocks go back at
- * midnight, 23:59:59 happens twice, the day ending at the second).
- * Anything else as parseDateTime reads it.
+ * A typed or linked "to" bound in `zone`, as the last millisecond it covers:
+ * a bound includes all of what it names, so "2026-01-31" is that whole
+ * calendar day there, "2026-01-31 11:30" all of that minute and
+ * "2026-01-31 11:30:00" that second alone; with a fraction of a second it is
+ * exact. The named unit is read from the text, never from the instant: a
+ * second ending in ":00" falls on a whole minute, and was taken for it.
+ *
+ * A day ends where the next one starts (a day when daylight saving time
+ * starts or ends is 23 or 25 hours long: adding 24 hours to its midnight
+ * misses or overshoots an hour; and where clocks go back at midnight,
+ * 23:59:59 happens twice, the day ending at the second pass).
  */
 export function parseEndBound(text: string, zone: string): number | null {
-  if (!BARE_DATE.test(text)) return parseDateTime(text, zone);
+  if (!BARE_DATE.test(text)) {
+    const start = parseDateTime(text, zone);
+    if (start === null) return null;
+    const [, , , , , , second, fraction] = DATE_TIME.exec(text.trim()) ?? [];
+    if (second === undefined) return start + MINUTE_MS - 1;
+    return fraction === undefined ? start + 999 : start;
+  }
   const day = text.trim();
   if (parseDateTime(`${day} 00:00:00`, zone) === null) return null; // no such day
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
@@ -444,13 +490,14 @@ export function parseEndBound(text: string, zone: string): number | null {
   next.setUTCFullYear(y, m - 1, d + 1);
   if (next.getUTCFullYear() > 9999) {
     // The day after 9999-12-31 has no four-digit year to read it by. No
-    // clock changes at that midnight, so the day ends at its 23:59:59; where
+    // clock changes at that midnight, so the day ends with its 23:59; where
     // that lies past the last instant the served form can write (zones west
-    // of UTC), no event is later than that instant's second.
-    return parseDateTime(`${day} 23:59:59`, zone) ?? LAST_INSTANT - 999;
+    // of UTC), no event is later than that instant.
+    const lastMinute = parseDateTime(`${day} 23:59`, zone);
+    return lastMinute === null ? LAST_INSTANT : lastMinute + MINUTE_MS - 1;
   }
   const nextStart = parseDateTime(`${calendarDay(next)} 00:00:00`, zone);
-  return nextStart === null ? null : nextStart - 1000;
+  return nextStart === null ? null : nextStart - 1;
 }
 
 /** "0050-06-02": a Date's UTC calendar day, its year in four digits (toISOString writes 10000 as +010000). */
@@ -478,14 +525,16 @@ export function toDateTimeInputValue(millis: number, zone: string): string {
 }
 
 /**
- * The last millisecond a "to" bound names, so an upper bound includes all of
- * it: a bound on a whole minute ("23:59") covers that minute's 59.999 seconds,
- * one on a whole second covers that second. Sub-second bounds are exact.
+ * The custom range's "to" input for a bound (parseEndBound's last
+ * millisecond): what it covers, written as parseEndBound reads it back,
+ * "2026-01-31 11:30" for the minute and "2026-01-31 11:30:00" for its first
+ * second alone (a day shows as its last minute, "2026-01-31 23:59"). In the
+ * hour the clocks pass twice, with its offset, as toDateTimeInputValue.
  */
-export function inclusiveEnd(millis: number): number {
-  if (millis % 60_000 === 0) return millis + 59_999;
-  if (millis % 1000 === 0) return millis + 999;
-  return millis;
+export function toEndInputValue(end: number, zone: string): string {
+  const { start, unit } = namedEnd(end, zone);
+  const wall = format(inZone(start, zone), `uuuu-MM-dd ${CLOCK_PATTERN[unit]}`);
+  return isRepeatedWallTime(start, zone) ? wall + format(inZone(start, zone), 'xxx') : wall;
 }
 
 /** The API's form with milliseconds when they matter ("…T23:59:59.999Z"). */
@@ -510,5 +559,6 @@ export function formatShortRelative(millis: number, now: number): string {
 }
 
 /** Milliseconds per preset window, for presets like "last 24 hours". */
+export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
