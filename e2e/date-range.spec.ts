@@ -249,3 +249,47 @@ test('the results line of a range across the hour New York passes twice says how
     '2 events from 2025-11-02 01:30:00 UTC-04:00 to 2025-11-02 01:10:00 UTC-05:00 (40 minutes later: the clocks go back 1 hour in between)',
   );
 });
+
+test("the chart's day bars in local time start at New York's midnights, a 23-hour day among them, and a picked bar is that local day", async ({
+  page,
+  state,
+}) => {
+  // 23:30 and 00:30 EST either side of New York's midnight (one UTC day);
+  // eleven days later, after the clocks go forward on 8 March: day bars.
+  const orgId = await orgWithEventsAt(state, 'Local days', [
+    '2026-03-02T04:30:00Z',
+    '2026-03-02T05:30:00Z',
+    '2026-03-12T04:30:00Z',
+  ]);
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  const histogram = page.getByTestId('histogram');
+  await expect(histogram).toHaveAttribute('data-interval', 'day');
+  await expect(page.locator('.histogram-head')).toContainText('3 events · per day');
+  // Local days, so no longer labelled as UTC ones.
+  await expect(page.locator('.histogram-head')).not.toContainText('UTC');
+  const titles = await barTitles(page);
+  expect(titles.slice(0, 2)).toEqual([
+    '2026-03-01 00:00:00 – 2026-03-02 00:00:00: 1 event',
+    '2026-03-02 00:00:00 – 2026-03-03 00:00:00: 1 event',
+  ]);
+  // 23 hours, its ends with their offsets as the offset changes within it.
+  expect(titles).toContain(
+    '2026-03-08 00:00:00 UTC-05:00 – 2026-03-09 00:00:00 UTC-04:00: 0 events',
+  );
+  expect(titles.at(-1)).toBe('2026-03-12 00:00:00 – 2026-03-13 00:00:00: 1 event');
+
+  // A drag onto the second bar alone: that day in New York, whole.
+  const box = (await histogram.boundingBox())!;
+  const x = box.x + (1.5 * box.width) / titles.length;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + 1, y, { steps: 2 });
+  await page.mouse.up();
+  await expect
+    .poll(() => new URL(page.url()).searchParams.get('from'))
+    .toBe('2026-03-02T00:00-05:00');
+  expect(new URL(page.url()).searchParams.get('to')).toBe('2026-03-02T23:59-05:00');
+  await expect.poll(() => shownTotal(page)).toBe(1);
+});

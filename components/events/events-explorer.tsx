@@ -193,7 +193,10 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     enabled: typesSettled && facetFields.length > 0 && (sidebarShown || suggestionsWanted),
   });
   const wantSuggestions = useCallback(() => setSuggestionsWanted(true), []);
-  const histogramQuery = useQuery({ ...histogramQueryOptions(params), enabled: typesSettled });
+  const histogramQuery = useQuery({
+    ...histogramQueryOptions(params, zone),
+    enabled: typesSettled,
+  });
   const knownTypes = useMemo(() => catalogue ?? [], [catalogue]);
   const events = useMemo(() => query.data?.results ?? [], [query.data]);
   const totalCount = query.data?.totalCount ?? 0;

@@ -3,7 +3,7 @@
 import { type KeyboardEvent, memo, type PointerEvent, useMemo, useRef, useState } from 'react';
 import type { HistogramResponse } from '@/lib/client/api-client';
 import { bucketEnd, selectionRange } from '@/lib/client/histogram';
-import { formatSpan, formatTimestamp, parseApiDateTime, UTC_ZONE } from '@/lib/domain/dates';
+import { formatSpan, formatTimestamp, parseApiDateTime } from '@/lib/domain/dates';
 
 const NUMBER = new Intl.NumberFormat('en-US');
 
@@ -12,14 +12,9 @@ function events(count: number): string {
   return `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'}`;
 }
 
-/**
- * The bucket size as said above the bars. Days, weeks and months are the
- * API's, UTC ones: in another zone they start at its offset from UTC (a
- * "day" from 19:00 to 19:00 in New York), which the label says.
- */
-function perBucket(interval: HistogramResponse['interval'], zone: string): string {
-  const utcCalendar = interval !== 'minute' && interval !== 'hour';
-  return `per ${interval}${utcCalendar && zone !== UTC_ZONE ? ' (UTC)' : ''}`;
+/** The bucket size as said above the bars: days and longer start at the page zone's midnights (the API's timeZone). */
+function perBucket(interval: HistogramResponse['interval']): string {
+  return `per ${interval}`;
 }
 
 type Props = {
@@ -67,7 +62,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
   };
 
   const commit = (range: Drag) => {
-    const picked = selectionRange(starts, interval, range.anchor, range.current);
+    const picked = selectionRange(starts, interval, range.anchor, range.current, zone);
     if (picked) onSelect(picked);
   };
 
@@ -124,7 +119,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
     const count = counts.slice(first, last + 1).reduce((sum, n) => sum + n, 0);
     // Where the offset changes within the bars, both ends carry theirs: the
     // hour's bar as the clocks go forward read "01:00:00 – 03:00:00".
-    const span = formatSpan(starts[first]!, bucketEnd(starts[last]!, interval), zone);
+    const span = formatSpan(starts[first]!, bucketEnd(starts[last]!, interval, zone), zone);
     return `${span.start} – ${span.end}${span.note ? ` (${span.note})` : ''}: ${events(count)}`;
   };
   // What is picked: shown, and read as the slider's value (which named the
@@ -138,7 +133,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
       <div className="histogram-head">
         <span className="muted small">
           {histogram
-            ? `${events(histogram.totalCount)} · ${perBucket(histogram.interval, zone)}`
+            ? `${events(histogram.totalCount)} · ${perBucket(histogram.interval)}`
             : failed
               ? 'The volume chart could not be loaded.'
               : 'Counting…'}
@@ -186,7 +181,9 @@ export const VolumeHistogram = memo(function VolumeHistogram({
       <div className="histogram-axis muted small" aria-hidden="true">
         <span>{firstStart === undefined ? '' : formatTimestamp(firstStart, zone)}</span>
         <span>
-          {lastStart === undefined ? '' : formatTimestamp(bucketEnd(lastStart, interval), zone)}
+          {lastStart === undefined
+            ? ''
+            : formatTimestamp(bucketEnd(lastStart, interval, zone), zone)}
         </span>
       </div>
     </section>

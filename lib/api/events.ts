@@ -108,7 +108,7 @@ export async function eventFacets(ctx: RouteContext, orgId: string): Promise<Rou
   return { json: JSON.stringify(result), shape: 'object' };
 }
 
-// GET /orgs/{orgId}/events/histogram – counts per UTC-aligned bucket (extension).
+// GET /orgs/{orgId}/events/histogram – counts per bucket aligned to UTC or timeZone (extension).
 export async function eventHistogram(ctx: RouteContext, orgId: string): Promise<RouteResult> {
   await requireReadableOrg(ctx, orgId);
   const query = parseHistogramParams(ctx.params);
@@ -118,6 +118,7 @@ export async function eventHistogram(ctx: RouteContext, orgId: string): Promise<
       ...storeFilter(orgId, query),
       buckets: query.buckets,
       interval: query.interval,
+      timeZone: query.timeZone,
     });
     return {
       json: JSON.stringify({

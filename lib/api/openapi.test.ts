@@ -237,6 +237,7 @@ describe('the parser and the document agree', () => {
       limit: facets.limit,
       buckets: histogram.buckets,
       interval: histogram.interval,
+      timeZone: histogram.timeZone,
       format: parseExportParams(params).format,
     };
   };
@@ -246,6 +247,12 @@ describe('the parser and the document agree', () => {
       (error: unknown) => error instanceof ApiError && error.parameters[0] === name,
       search,
     );
+
+  test('timeZone takes an IANA zone name and refuses any other', () => {
+    assert.equal(parsed('timeZone=America/New_York').timeZone, 'America/New_York');
+    rejects('timeZone=Mars/Olympus_Mons', 'timeZone');
+    rejects('timeZone=', 'timeZone');
+  });
 
   test('each operation lists exactly the query parameters its parser reads', () => {
     const operations = Object.fromEntries(
@@ -281,7 +288,10 @@ describe('the parser and the document agree', () => {
       ...filters,
     ];
     assert.deepEqual(operations.getOrgEventFacets, [...filterSet, 'field', 'limit'].sort());
-    assert.deepEqual(operations.getOrgEventHistogram, [...filterSet, 'buckets', 'interval'].sort());
+    assert.deepEqual(
+      operations.getOrgEventHistogram,
+      [...filterSet, 'buckets', 'interval', 'timeZone'].sort(),
+    );
     assert.deepEqual(operations.listOrgEventTypes, [...filterSet].sort());
     assert.deepEqual(operations.getOrgEvent, [
       'envelope',
@@ -307,8 +317,8 @@ describe('the parser and the document agree', () => {
       assert.deepEqual(defaults[parameter.name], parameter.schema.default, parameter.name);
       checked += 1;
     }
-    // The spec's 9, plus issue 9's filters, facet and histogram parameters, and the export's format.
-    assert.equal(checked, 9 + FILTER_FIELDS.length + 7 + 1);
+    // The spec's 9, plus issue 9's filters, facet and histogram parameters (timeZone among them), and the export's format.
+    assert.equal(checked, 9 + FILTER_FIELDS.length + 8 + 1);
     assert.deepEqual(defaults.field, [...FACET_FIELDS]);
   });
 

@@ -174,9 +174,14 @@ export function parseFacetsParams(
 /** GET /orgs/{orgId}/events/histogram. */
 export function parseHistogramParams(
   params: readonly QueryParam[],
-): FilterParams & { buckets: number; interval?: HistogramInterval } {
+): FilterParams & { buckets: number; interval?: HistogramInterval; timeZone?: string } {
   const parsed = parseWith(histogramParameters, params);
-  return { ...toFilter(parsed), buckets: parsed.buckets, interval: parsed.interval };
+  return {
+    ...toFilter(parsed),
+    buckets: parsed.buckets,
+    interval: parsed.interval,
+    timeZone: parsed.timeZone,
+  };
 }
 
 /**

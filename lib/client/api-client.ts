@@ -1,5 +1,6 @@
 import { type QueryKey, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { ApiEvent, ApiLink, ApiList } from './present';
+import { UTC_ZONE } from '@/lib/domain/dates';
 import {
   API_ORGS_PATH,
   type EventsFilterParams,
@@ -228,15 +229,16 @@ export function facetsQueryOptions(
  */
 export const HISTOGRAM_BUCKETS = 200;
 
-export function histogramQueryKey(params: EventsFilterParams) {
-  return ['orgs', params.orgId, 'events', 'histogram', filtersKey(params)] as const;
+/** A histogram's key: its bars' days start at `zone`'s midnights, so each zone has its own. */
+export function histogramQueryKey(params: EventsFilterParams, zone: string = UTC_ZONE) {
+  return ['orgs', params.orgId, 'events', 'histogram', filtersKey(params), zone] as const;
 }
 
-export function histogramQueryOptions(params: EventsFilterParams) {
+export function histogramQueryOptions(params: EventsFilterParams, zone: string) {
   return queryOptions({
-    queryKey: histogramQueryKey(params),
+    queryKey: histogramQueryKey(params, zone),
     queryFn: ({ signal }) =>
-      fetchApi<HistogramResponse>(apiHistogramPath(params, HISTOGRAM_BUCKETS), signal),
+      fetchApi<HistogramResponse>(apiHistogramPath(params, HISTOGRAM_BUCKETS, zone), signal),
     placeholderData: keepPreviousData,
   });
 }

@@ -23,6 +23,18 @@ test('buckets end at the next UTC boundary of their interval, months by the cale
   );
 });
 
+test("a day bar in a zone ends at that zone's next midnight: 23 hours as the clocks go forward", () => {
+  const newYork = 'America/New_York';
+  assert.equal(
+    bucketEnd(Date.parse('2026-03-08T05:00:00Z'), 'day', newYork),
+    Date.parse('2026-03-09T04:00:00Z'),
+  );
+  assert.deepEqual(selectionRange([Date.parse('2026-03-02T05:00:00Z')], 'day', 0, 0, newYork), {
+    from: Date.parse('2026-03-02T05:00:00Z'),
+    to: Date.parse('2026-03-03T05:00:00Z') - 1,
+  });
+});
+
 test('a drag across bars covers them whole, whichever way it went', () => {
   const starts = [0, 1, 2, 3].map((i) => Date.UTC(2026, 0, 10 + i));
   const range = selectionRange(starts, 'day', 2, 1)!;

@@ -9,6 +9,7 @@ import {
   toApiDateTimeExact,
   toUrlDateTime,
   toUrlEndBound,
+  UTC_ZONE,
   zoneFor,
 } from '@/lib/domain/dates';
 import {
@@ -623,14 +624,19 @@ export function exportEnd(present: number, newest: number | null): number {
   return Math.floor(Math.max(present, newest ?? present) / 1000) * 1000 + 999;
 }
 
-/** The volume histogram of a list's filters, in at most `buckets` bars. */
+/**
+ * The volume histogram of a list's filters, in at most `buckets` bars; days
+ * and longer bars start at midnight in `zone`, the one the page shows.
+ */
 export function apiHistogramPath(
   params: EventsFilterParams,
   buckets: number,
+  zone: string = UTC_ZONE,
   now: number = Date.now(),
 ) {
   const pairs = filterAndDatePairs(params, now);
   pairs.push(['buckets', String(buckets)]);
+  if (zone !== UTC_ZONE) pairs.push(['timeZone', zone]);
   return `${apiOrgPath(params.orgId)}/events/histogram?${apiQuery(pairs)}`;
 }
 

@@ -262,7 +262,7 @@ function parseDateTimeUnbounded(text: string, zone?: string): number | null {
  * pass in a browser in London and its second on a server in UTC, and Lord
  * Howe's was always its second.
  */
-function wallTimeInstant(wall: number, zone: string): number {
+export function wallTimeInstant(wall: number, zone: string): number {
   // No zone changes its offset twice within two days, so the offsets a
   // day before and after are the ones on either side of any change here.
   const before = wall - offsetAt(wall - DAY_MS, zone);
@@ -285,7 +285,7 @@ function isRepeatedWallTime(millis: number, zone: string): boolean {
 }
 
 /** The wall-clock time in `zone` at an instant, its fields read as UTC (to the second: local mean times have seconds). */
-function wallClockAt(instant: number, zone: string): number {
+export function wallClockAt(instant: number, zone: string): number {
   const date = inZone(instant, zone);
   const wall = new Date(0);
   wall.setUTCFullYear(date.getFullYear(), date.getMonth(), date.getDate());

@@ -1,12 +1,15 @@
-import { DAY_MS, FIRST_INSTANT, HOUR_MS } from './dates';
+import { DAY_MS, FIRST_INSTANT, HOUR_MS, UTC_ZONE, wallClockAt, wallTimeInstant } from './dates';
 import type { HistogramInterval } from './filters';
 import { HISTOGRAM_INTERVALS } from './filters';
 
 /**
  * Histogram buckets aligned to UTC boundaries: minutes, hours, days, weeks
  * starting Monday 00:00 UTC (ISO weeks), calendar months, years, decades
- * (1970-1979) and centuries (1900-1999). Browser-safe: the store buckets with
- * these and the dashboard may draw with them.
+ * (1970-1979) and centuries (1900-1999). Given a time zone, days and the
+ * longer intervals start at its midnights instead (a day of 23 or 25 hours
+ * where the clocks change); minutes and hours stay the instants' own.
+ * Browser-safe: the store buckets with these and the dashboard may draw
+ * with them.
  */
 
 const MINUTE_MS = 60_000;
@@ -40,8 +43,8 @@ function monthStart(year: number, month: number): number {
   return date.getTime();
 }
 
-/** The start of the bucket holding `millis`. */
-export function bucketStart(millis: number, interval: HistogramInterval): number {
+/** The start of the UTC bucket holding `millis`. */
+function utcBucketStart(millis: number, interval: HistogramInterval): number {
   switch (interval) {
     case 'minute':
       return floorBy(millis, MINUTE_MS);
@@ -64,8 +67,8 @@ export function bucketStart(millis: number, interval: HistogramInterval): number
   }
 }
 
-/** The start of the bucket after the one starting at `start`. */
-export function nextBucketStart(start: number, interval: HistogramInterval): number {
+/** The start of the UTC bucket after the one starting at `start`. */
+function utcNextBucketStart(start: number, interval: HistogramInterval): number {
   switch (interval) {
     case 'minute':
       return start + MINUTE_MS;
@@ -86,8 +89,47 @@ export function nextBucketStart(start: number, interval: HistogramInterval): num
   }
 }
 
+/** Whether buckets of `interval` in `zone` follow its wall clock: days and longer, outside UTC. */
+function onWallClock(interval: HistogramInterval, zone: string): boolean {
+  return zone !== UTC_ZONE && interval !== 'minute' && interval !== 'hour';
+}
+
+/**
+ * The start of the bucket holding `millis`; in `zone`, the instant its wall
+ * clock starts that bucket (a midnight the clocks skip starts the day when
+ * they jump, as wallTimeInstant reads it).
+ */
+export function bucketStart(
+  millis: number,
+  interval: HistogramInterval,
+  zone: string = UTC_ZONE,
+): number {
+  if (!onWallClock(interval, zone)) return utcBucketStart(millis, interval);
+  return wallTimeInstant(utcBucketStart(wallClockAt(millis, zone), interval), zone);
+}
+
+/** The start of the bucket after the one starting at `start`. */
+export function nextBucketStart(
+  start: number,
+  interval: HistogramInterval,
+  zone: string = UTC_ZONE,
+): number {
+  if (!onWallClock(interval, zone)) return utcNextBucketStart(start, interval);
+  const wall = utcBucketStart(wallClockAt(start, zone), interval);
+  return wallTimeInstant(utcNextBucketStart(wall, interval), zone);
+}
+
 /** How many buckets of `interval` cover [min, max]. */
-export function bucketCount(min: number, max: number, interval: HistogramInterval): number {
+export function bucketCount(
+  min: number,
+  max: number,
+  interval: HistogramInterval,
+  zone: string = UTC_ZONE,
+): number {
+  if (onWallClock(interval, zone)) {
+    // Calendar buckets count alike on the wall clock's dates.
+    return bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
+  }
   const [a, b] = [new Date(min), new Date(max)];
   const step = YEARS[interval];
   if (step !== undefined) {
@@ -97,7 +139,7 @@ export function bucketCount(min: number, max: number, interval: HistogramInterva
     return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth()) + 1;
   }
   const width = FIXED_WIDTH[interval]!;
-  return (bucketStart(max, interval) - bucketStart(min, interval)) / width + 1;
+  return (utcBucketStart(max, interval) - utcBucketStart(min, interval)) / width + 1;
 }
 
 /**
@@ -107,9 +149,14 @@ export function bucketCount(min: number, max: number, interval: HistogramInterva
  * epoch-zero `created`) or millennia (Go's zero time, 0001-01-01) still gets
  * its histogram; in months, 1970 to 2026 took 676 buckets and was refused.
  */
-export function chooseInterval(min: number, max: number, maxBuckets: number): HistogramInterval {
+export function chooseInterval(
+  min: number,
+  max: number,
+  maxBuckets: number,
+  zone: string = UTC_ZONE,
+): HistogramInterval {
   return (
-    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval) <= maxBuckets) ??
+    HISTOGRAM_INTERVALS.find((interval) => bucketCount(min, max, interval, zone) <= maxBuckets) ??
     'century'
   );
 }
@@ -119,9 +166,14 @@ export function chooseInterval(min: number, max: number, maxBuckets: number): Hi
  * earlier than 0000-01-01: a week of early January 0000 began in year -1,
  * which the API's dates cannot write (nor a client read back).
  */
-export function bucketStarts(min: number, max: number, interval: HistogramInterval): number[] {
+export function bucketStarts(
+  min: number,
+  max: number,
+  interval: HistogramInterval,
+  zone: string = UTC_ZONE,
+): number[] {
   const starts: number[] = [];
-  for (let s = bucketStart(min, interval); s <= max; s = nextBucketStart(s, interval)) {
+  for (let s = bucketStart(min, interval, zone); s <= max; s = nextBucketStart(s, interval, zone)) {
     starts.push(Math.max(s, FIRST_INSTANT));
   }
   return starts;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATE_TIME_FORMS, parseDateTime, toApiDateTime } from './dates';
+import { DATE_TIME_FORMS, isKnownZone, parseDateTime, toApiDateTime } from './dates';
 import {
   DEFAULT_FACET_LIMIT,
   DEFAULT_HISTOGRAM_BUCKETS,
@@ -374,6 +374,16 @@ export const queryParameters = {
     .meta({
       description: `The bucket width instead of \`buckets\`; at most ${MAX_HISTOGRAM_BUCKETS} buckets must cover the range.`,
     }),
+  timeZone: z
+    .string()
+    .refine(isKnownZone, { error: 'must be an IANA time zone name, such as America/New_York' })
+    .optional()
+    .meta({
+      description: [
+        'An IANA time zone (America/New_York) whose midnights start day, week (Monday), month and longer',
+        "buckets, instead of UTC's: a day of 23 or 25 hours where the clocks change. Minutes and hours stay as they are.",
+      ].join('\n'),
+    }),
   format: z
     .enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(', ')}` })
     .default('ndjson')
@@ -449,6 +459,7 @@ export const histogramParameters = z.object({
   ...filterParameters.shape,
   buckets: queryParameters.buckets,
   interval: queryParameters.interval,
+  timeZone: queryParameters.timeZone,
 });
 
 /** GET /orgs/{orgId}/events/export: the list's filters, the whole set. */

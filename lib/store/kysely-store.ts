@@ -14,7 +14,7 @@ import { migrationProvider } from './migrations';
 import * as savedViews from './saved-views';
 import * as ingestRuns from './ingest-runs';
 import * as retention from './retention';
-import { DAY_MS, HOUR_MS } from '@/lib/domain/dates';
+import { DAY_MS, HOUR_MS, UTC_ZONE } from '@/lib/domain/dates';
 import {
   ACTOR_FACET_FIELDS,
   type FacetField,
@@ -769,10 +769,11 @@ export abstract class KyselyStore implements EventStore {
       max ??= await edge('DESC');
       if (min === undefined || max === undefined) return empty;
     }
-    const interval = query.interval ?? chooseInterval(min, max, query.buckets);
-    const needed = bucketCount(min, max, interval);
+    const zone = query.timeZone ?? UTC_ZONE;
+    const interval = query.interval ?? chooseInterval(min, max, query.buckets, zone);
+    const needed = bucketCount(min, max, interval, zone);
     if (needed > MAX_HISTOGRAM_BUCKETS) throw new TooManyBucketsError(needed);
-    const starts = bucketStarts(min, max, interval);
+    const starts = bucketStarts(min, max, interval, zone);
     const counts = new Array<number>(starts.length).fill(0);
     const place = (time: number, n: number) => {
       // The last bucket starting at or before `time`.
@@ -786,7 +787,14 @@ export abstract class KyselyStore implements EventStore {
       counts[lo] = counts[lo]! + n;
     };
 
-    const base = interval === 'minute' ? MINUTE_MS : interval === 'hour' ? HOUR_MS : DAY_MS;
+    // Counted in units that each fall within one bucket: the interval's own
+    // (or days), finer where a zone's midnights are no whole UTC day (New
+    // York's: hours) or hour (Kolkata's, UTC+05:30: minutes; a local mean
+    // time's have seconds).
+    const widest = interval === 'minute' ? MINUTE_MS : interval === 'hour' ? HOUR_MS : DAY_MS;
+    const base = [DAY_MS, HOUR_MS, MINUTE_MS, 1000, 1].find(
+      (unit) => unit <= widest && starts.every((start) => start % unit === 0),
+    )!;
     const unit = hasCounters(r) ? counterUnitOf(r) : undefined;
     const bounded = { ...r, minCreated: min, maxCreated: max };
     if (unit !== undefined && unit <= base) {

@@ -847,10 +847,11 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       test('random combinations: histogram buckets', async () => {
         for (let i = 0; i < 40; i++) {
           const f = randomFilter();
+          const timeZone = pick([undefined, 'America/New_York', 'Asia/Kolkata']);
           const query =
             random() < 0.5
-              ? { ...f, buckets: 1 + Math.floor(random() * 100) }
-              : { ...f, buckets: 60, interval: pick(HISTOGRAM_INTERVALS.slice(1)) };
+              ? { ...f, buckets: 1 + Math.floor(random() * 100), timeZone }
+              : { ...f, buckets: 60, interval: pick(HISTOGRAM_INTERVALS.slice(1)), timeZone };
           const expected = oracleHistogram(all, query);
           const actual = await store.histogram({ orgId: orgD, ...query });
           const context = `case ${i}: ${JSON.stringify(query)}`;
@@ -891,6 +892,63 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         ),
       );
       assert.equal(chosen.totalCount, 0);
+    });
+
+    test('day buckets in a time zone start at its midnights, on a whole-hour and a half-hour offset, with exact counts', async () => {
+      const at = (text: string) => parseApiDateTime(text)!;
+      const minCreated = base + 3 * 3_600_000;
+      const maxCreated = base + 2 * 86_400_000;
+      for (const [timeZone, midnights] of [
+        // 19:00 the day before in UTC: New York's day starts 5 hours later.
+        [
+          'America/New_York',
+          ['2025-12-31T05:00:00Z', '2026-01-01T05:00:00Z', '2026-01-02T05:00:00Z'],
+        ],
+        // Kolkata, UTC+05:30: its midnights are no whole UTC hour.
+        ['Asia/Kolkata', ['2025-12-31T18:30:00Z', '2026-01-01T18:30:00Z', '2026-01-02T18:30:00Z']],
+      ] as const) {
+        for (const filter of [
+          {},
+          { eventTypes: ['JOINED_ORG'] },
+          { username: ['user3@example.com'] },
+        ]) {
+          const histogram = await store.histogram({
+            orgId: orgA,
+            ...filter,
+            minCreated,
+            maxCreated,
+            buckets: 60,
+            interval: 'day',
+            timeZone,
+          });
+          const context = `${timeZone} ${JSON.stringify(filter)}`;
+          const starts = midnights.map(at);
+          assert.deepEqual(
+            histogram.buckets.map((bucket) => bucket.start),
+            starts,
+            context,
+          );
+          const counts = await Promise.all(
+            starts.map((start, i) =>
+              store.countEvents({
+                orgId: orgA,
+                ...filter,
+                minCreated: Math.max(start, minCreated),
+                maxCreated: Math.min((starts[i + 1] ?? Infinity) - 1, maxCreated),
+              }),
+            ),
+          );
+          assert.deepEqual(
+            histogram.buckets.map((bucket) => bucket.count),
+            counts,
+            context,
+          );
+          assert.ok(
+            counts.every((count) => count > 0),
+            context,
+          );
+        }
+      }
     });
 
     test('decades of events (an epoch-zero date among them) come in year buckets, not refused', async () => {

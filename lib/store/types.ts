@@ -41,12 +41,17 @@ export type Facets = {
   facets: Partial<Record<FacetField, FacetCount[]>>;
 };
 
-export type HistogramQuery = EventFilter & { buckets: number; interval?: HistogramInterval };
+export type HistogramQuery = EventFilter & {
+  buckets: number;
+  interval?: HistogramInterval;
+  /** An IANA zone whose midnights start days and longer buckets (lib/domain/histogram.ts); default UTC. */
+  timeZone?: string;
+};
 
 export type Histogram = {
   interval: HistogramInterval;
   totalCount: number;
-  /** Aligned to UTC boundaries of the interval, oldest first, empty ones included. */
+  /** Aligned to boundaries of the interval (UTC's, or the query's zone's), oldest first, empty ones included. */
   buckets: { start: number; count: number }[];
 };
 

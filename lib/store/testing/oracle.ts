@@ -102,8 +102,8 @@ export function oracleHistogram(
   if (min === undefined || max === undefined || min > max) {
     return { interval: q.interval ?? 'hour', totalCount: 0, buckets: [] };
   }
-  const interval = q.interval ?? chooseInterval(min, max, q.buckets);
-  const starts = bucketStarts(min, max, interval);
+  const interval = q.interval ?? chooseInterval(min, max, q.buckets, q.timeZone);
+  const starts = bucketStarts(min, max, interval, q.timeZone);
   const buckets = starts.map((start, i) => ({
     start,
     count: set.filter(
