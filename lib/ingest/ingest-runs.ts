@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { errorMessage } from '@/lib/domain/errors';
 import { rewoundMirrorCheckpoint } from '@/lib/domain/mirror-checkpoint';
 import { newObjectId } from '@/lib/domain/object-id';
 import type {
@@ -111,6 +112,28 @@ export async function endIngestRun(
     detail: run?.detail ? `${run.detail}; ${after}` : after,
   });
   return 'undone';
+}
+
+/**
+ * Records a run's end, or says why it could not (the database cannot write
+ * now: its disk full), rather than throwing: the events its batches
+ * committed are stored under its id either way, and 'imports list' shows a
+ * run left `running` by a process that has ended as interrupted, with the
+ * events it stored, recording that once the database can write. Thrown,
+ * the last write of an import or mirror whose every batch had committed
+ * ended the command with the engine's error alone (no summary, no run id).
+ * `ended` is then the status the run was meant to end with.
+ */
+export async function recordIngestRunEnd(
+  store: EventStore,
+  id: string,
+  patch: IngestRunPatch & Pick<IngestRun, 'status'>,
+): Promise<{ ended: IngestRunStatus; unrecorded?: string }> {
+  try {
+    return { ended: await endIngestRun(store, id, patch) };
+  } catch (cause) {
+    return { ended: patch.status, unrecorded: errorMessage(cause) };
+  }
 }
 
 /** Whether a process with this id exists on this machine (EPERM: it does, another user's). */

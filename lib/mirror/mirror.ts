@@ -12,7 +12,7 @@ import {
 import { MAX_ITEMS_PER_PAGE } from '@/lib/domain/limits';
 import { NOT_UTF8 } from '@/lib/domain/utf8';
 import { recordBytes, toNewEvent, tooLargeMessage } from '@/lib/ingest/import';
-import { endIngestRun, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { recordIngestRunEnd, settleIngestRuns, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { ListingOrder } from '@/lib/ingest/listing-order';
 import { refreshStatisticsAfterLoad } from '@/lib/ingest/refresh-statistics';
 import { LiveMirrorConflictError } from '@/lib/store/errors';
@@ -330,23 +330,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       walk: { copied: counts.copied - walkStart.copied, seconds: (now - walkStart.at) / 1000 },
     };
   };
-  const ledger = (
-    status: 'running' | 'finished' | 'failed' | 'interrupted',
-    detail: string | null = null,
-  ) =>
-    status === 'running'
-      ? store.updateIngestRun(run.id, {
-          inserted: counts.copied,
-          skipped: counts.skipped,
-          rejected: counts.rejected,
-        })
-      : endIngestRun(store, run.id, {
-          status,
-          inserted: counts.copied,
-          skipped: counts.skipped,
-          rejected: counts.rejected,
-          detail,
-        });
+  const ledgerCounts = () => ({
+    inserted: counts.copied,
+    skipped: counts.skipped,
+    rejected: counts.rejected,
+  });
+  const endRun = (status: 'finished' | 'failed' | 'interrupted', detail: string | null) =>
+    recordIngestRunEnd(store, run.id, { status, ...ledgerCounts(), detail });
 
   const windowOf = (segment: MirrorSegment): MirrorProgress['window'] => ({
     // Never before 0000-01-01, the earliest a source reads: the catch-up's
@@ -475,7 +465,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       }
       await save();
       await windBackForUndone(held.others);
-      await ledger('running');
+      await store.updateIngestRun(run.id, ledgerCounts());
     };
     for (;;) {
       window = next;
@@ -705,8 +695,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       }
     }
   } catch (error) {
-    const message = errorMessage(error);
-    await ledger('failed', message).catch(() => undefined);
+    // Not recorded (the database cannot write): the error thrown says why.
+    await endRun('failed', errorMessage(error));
     throw error;
   } finally {
     clearInterval(watcher);
@@ -717,10 +707,10 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
   // cannot be recorded (the disk full) says so rather than failing, as an
   // import does; 'imports list' shows it interrupted meanwhile, with what
   // it copied, and records that once the database can write.
-  const runNotRecorded = await ledger(
+  const { unrecorded: runNotRecorded } = await endRun(
     cutShort ? 'interrupted' : 'finished',
     cutShort ? 'stopped on request within a walk; the next run resumes' : null,
-  ).then(() => undefined, errorMessage);
+  );
   const last = progress();
   return {
     runId: run.id,

@@ -2,7 +2,7 @@ import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
 import { type BulkResult, runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
-import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
+import { recordIngestRunEnd, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { OBJECT_ID_MAX_MILLIS } from '@/lib/domain/object-id';
 import { DEFAULT_SEED, resolveSeedRange, seedSeconds } from '@/lib/ingest/seed';
 import {
@@ -17,7 +17,7 @@ import {
   requireOption,
   UsageError,
 } from './args';
-import type { EventStore } from '@/lib/store/types';
+import type { EventStore, IngestRunStatus } from '@/lib/store/types';
 import {
   type Command,
   type CommandContext,
@@ -366,7 +366,7 @@ export const importFile: Command = async (args, context) => {
   const { summary } = result;
   const invalid = summary.invalid;
   let fatal = result.fatal;
-  let ended: Awaited<ReturnType<typeof endIngestRun>>;
+  let ended: IngestRunStatus;
   /** Why the run's end could not be recorded (the database cannot write now), if so. */
   let unrecorded: string | undefined;
   if (fatal !== undefined && result.voidsRun) {
@@ -380,7 +380,7 @@ export const importFile: Command = async (args, context) => {
     ended = voided.ended;
     if (voided.removed) result.inserted = 0;
   } else {
-    ({ ended, unrecorded } = await recordRunEnd(store, run.id, {
+    ({ ended, unrecorded } = await recordIngestRunEnd(store, run.id, {
       status: fatal ? 'failed' : 'finished',
       inserted: result.inserted,
       skipped: result.skipped,
@@ -493,7 +493,7 @@ async function failedImport(
 ): Promise<never> {
   const { file, orgId, runId, soFar, bytes, issues, error } = failed;
   const reason = errorMessage(error);
-  const { unrecorded } = await recordRunEnd(store, runId, {
+  const { unrecorded } = await recordIngestRunEnd(store, runId, {
     status: 'failed',
     ...soFar,
     detail: reason,
@@ -532,30 +532,6 @@ async function failedImport(
 }
 
 /**
- * Records a run's end, or says why it could not (the database cannot write
- * now: its disk full), rather than throwing: the events its batches
- * committed are stored under its id either way, and 'imports list' shows a
- * run left `running` by a process that has ended as interrupted, with the
- * events it stored, recording that once the database can write. Thrown,
- * the last write of an import whose every batch had committed ended the
- * command with the engine's error alone (exit 1, no summary, no run id).
- */
-async function recordRunEnd(
-  store: EventStore,
-  runId: string,
-  patch: Parameters<typeof endIngestRun>[2],
-): Promise<{ ended: Awaited<ReturnType<typeof endIngestRun>>; unrecorded?: string }> {
-  try {
-    return { ended: await endIngestRun(store, runId, patch) };
-  } catch (cause) {
-    return {
-      ended: patch.status,
-      unrecorded: errorMessage(cause),
-    };
-  }
-}
-
-/**
  * An import stopped on request (SIGINT, SIGTERM): recorded as interrupted
  * with what committed, which stays; the summary says how to go on. Exit
  * code 130, as a shell reports a command ended by Ctrl-C: a script must
@@ -575,7 +551,7 @@ async function stoppedImport(
   const { file, orgId, runId, result, issues } = stopped;
   const { summary } = result;
   const detail = `stopped on request after ${formatNumber(result.inserted)} inserted; re-running the import skips what is already there`;
-  const { unrecorded } = await recordRunEnd(store, runId, {
+  const { unrecorded } = await recordIngestRunEnd(store, runId, {
     status: 'interrupted',
     inserted: result.inserted,
     skipped: result.skipped,
