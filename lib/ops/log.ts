@@ -23,11 +23,32 @@ type Holder = { [LOGGER_KEY]?: Logger };
  * pino's error serializer, with the error's own message: pino appends each
  * cause's message to it, and ours already name their cause ("The database
  * is unavailable: X" became "…: X: X"). The stack still lists the causes
- * ("caused by: …").
+ * ("caused by: …"). Its type is one a reader can use (errorType).
  */
 export function errorForLog(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
-  return { ...pino.stdSerializers.err(error), message: error.message };
+  const { type: _constructorName, ...serialized } = pino.stdSerializers.err(error);
+  const type = errorType(error);
+  return { ...(type === undefined ? {} : { type }), ...serialized, message: error.message };
+}
+
+/**
+ * Whether a name says something: one or two letters are the minifier's.
+ * Next's production server bundle renames classes (StoreUnavailableError is
+ * `c` there), so pino's type, the constructor's name, read "c" for errors
+ * thrown in a request.
+ */
+const readable = (name: unknown): name is string => typeof name === 'string' && name.length > 2;
+
+/**
+ * The class's name as pino gives it where it is not minified (server.ts,
+ * the CLI, the tests); else the name the error gives itself (each of our
+ * classes sets it, as `this.name = …` survives minifying); else its code
+ * (a library's error naming itself after its constructor); else none.
+ */
+function errorType(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return [error.constructor?.name, error.name, code].find(readable);
 }
 
 function createLogger(fd: 1 | 2 = 1): Logger {

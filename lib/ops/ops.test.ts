@@ -117,3 +117,43 @@ test("errorForLog: an error's own message, once (pino appended each cause's agai
   assert.match(logged.stack, /\ncaused by: Error: connect ECONNREFUSED 127\.0\.0\.1:5432\n/);
   assert.equal(errorForLog('plain text'), 'plain text');
 });
+
+// Next's production server bundle minifies class names: `class c extends
+// Error`, as written here, is what our error classes become there.
+describe('errorForLog: the type of an error whose class name is minified', () => {
+  test('is the name the class gives its errors', () => {
+    class c extends Error {
+      constructor(message: string) {
+        super(message);
+        this.name = 'StoreUnavailableError';
+      }
+    }
+    const logged = errorForLog(new c('The database is unavailable')) as { type?: string };
+    assert.equal(logged.type, 'StoreUnavailableError');
+  });
+
+  test("is the error's code when its name is minified too (a name taken from the constructor)", () => {
+    class d extends Error {
+      readonly code = 'ECONNRESET';
+      constructor(message: string) {
+        super(message);
+        this.name = new.target.name;
+      }
+    }
+    const logged = errorForLog(new d('socket hang up')) as { type?: string; code?: string };
+    assert.equal(logged.type, 'ECONNRESET');
+    assert.equal(logged.code, 'ECONNRESET');
+  });
+
+  test('is left out when nothing better than the minified name is known', () => {
+    class e extends Error {
+      constructor(message: string) {
+        super(message);
+        this.name = new.target.name;
+      }
+    }
+    const logged = errorForLog(new e('went wrong')) as Record<string, unknown>;
+    assert.equal('type' in logged, false);
+    assert.equal(logged.message, 'went wrong');
+  });
+});
