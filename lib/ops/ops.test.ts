@@ -87,6 +87,23 @@ describe('/metrics', () => {
       /^org_events_http_request_duration_seconds_bucket\{le="0\.01",route="listOrgs",method="GET"\} 0$/m,
     );
   });
+
+  test("process CPU counts all the process's CPU time, what it spent starting included", async () => {
+    const token = 'a-token-of-some-length-1234';
+    setConfigForTesting({ METRICS_TOKEN: token });
+    // This process has spent CPU before its metrics existed (loading its modules, at least).
+    const before = process.cpuUsage();
+    const { body } = await metricsAnswer(`Bearer ${token}`);
+    const seconds = (name: string) =>
+      Number(new RegExp(`^org_events_${name} (\\S+)$`, 'm').exec(body)?.[1]);
+    const atLeast = (name: string, micros: number) => {
+      const value = seconds(name);
+      assert.ok(value >= micros / 1e6, `${name} ${value}, the process had used ${micros / 1e6}`);
+    };
+    atLeast('process_cpu_user_seconds_total', before.user);
+    atLeast('process_cpu_system_seconds_total', before.system);
+    atLeast('process_cpu_seconds_total', before.user + before.system);
+  });
 });
 
 describe('probes', () => {
