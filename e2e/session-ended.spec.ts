@@ -47,6 +47,10 @@ test.describe('a session ended elsewhere', () => {
     await signIn(page, state.keys.member);
     await page.goto(eventsUrl(state.orgId, 'size=25'));
     await expect(rows(page).first()).toBeVisible();
+    // The page's first requests (facets, histogram, count) answered: on a
+    // loaded machine one still on its way when the session ended was refused
+    // first and took the page to sign-in, and no live count came.
+    await page.waitForLoadState('networkidle');
     const refused = page.waitForResponse(
       (r) => r.url().includes('itemsPerPage=1&') && r.status() === 401,
     );
