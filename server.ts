@@ -71,6 +71,9 @@ const OPS_ROUTES: Record<string, (req: IncomingMessage) => ProbeAnswer | Promise
   '/metrics': (req) => metricsAnswer(req.headers.authorization ?? null),
 };
 
+/** The methods Next's route handlers know; any other is no method of this server. */
+const NEXT_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 function opsRoute(req: IncomingMessage) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
   return OPS_ROUTES[splitTarget(req.url ?? '/').path];
@@ -311,10 +314,12 @@ async function main(): Promise<void> {
       return;
     }
     // Nor build a request (undici's) with TRACE, which the Fetch standard
-    // forbids: a 500 too. (Node's parser refuses TRACK itself, and CONNECT
-    // never reaches this listener: see 'connect' below.)
-    if (req.method === 'TRACE') {
-      writeApiResponse(req, res, errorResponse(methodNeverServed(req.method), PLAIN_FORMAT));
+    // forbids: a 500 too. A method Node's parser reads that Next's routes do
+    // not know (PROPFIND, QUERY, PURGE…) got an empty 400 from a route and a
+    // page rendered as for GET: refused alike. (Node's parser refuses TRACK
+    // itself, and CONNECT never reaches this listener: see 'connect' below.)
+    if (!NEXT_METHODS.has(req.method ?? '')) {
+      writeApiResponse(req, res, errorResponse(methodNeverServed(req.method ?? ''), PLAIN_FORMAT));
       return;
     }
     // Nor decode a malformed percent-escape (`/orgs/%/events`): a 500 as well.

@@ -173,7 +173,7 @@ export function methodNotAllowedHere(method: string, allowed: readonly string[])
 }
 
 /**
- * A method no route of this server serves on any path (TRACE): refused
+ * A method no route of this server serves on any path (TRACE, PROPFIND): refused
  * before routing. Allow names what some route here serves;
  * an OPTIONS request to the path says which of them that path does.
  */

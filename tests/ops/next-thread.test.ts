@@ -178,6 +178,28 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     }
   });
 
+  test('a method Node reads but no route serves (PROPFIND, QUERY, PURGE) is a JSON 405 on every path, as TRACE is', async () => {
+    // Next's route handlers answered such a method with an empty 400 (no
+    // body, no content type), and its pages rendered for it as for GET.
+    for (const method of ['PROPFIND', 'QUERY', 'PURGE']) {
+      for (const path of [
+        '/api/session',
+        '/api/orgs/5f00000000000000000000c3/views',
+        '/api/nonexistent',
+        '/healthz',
+        '/sign-in',
+      ]) {
+        const { status, type, body, allow } = await rawRequest(method, path);
+        assert.equal(status, 405, `${method} ${path}: ${status} ${body}`);
+        assert.match(type, /^application\/json/, `${method} ${path}`);
+        assert.equal(allow, 'GET, HEAD, POST, PATCH, DELETE');
+        const answer = JSON.parse(body) as { errorCode: string; parameters: string[] };
+        assert.equal(answer.errorCode, 'METHOD_NOT_ALLOWED');
+        assert.deepEqual(answer.parameters, [method]);
+      }
+    }
+  });
+
   test('CONNECT is a JSON 405 and logged, not a connection dropped without an answer', async () => {
     const base = new URL(server.baseUrl);
     for (const target of [base.host, '/api/session', '/api/public/v1.0/orgs']) {
