@@ -36,8 +36,20 @@ export function answerClientError(
   // cut the good request's answer short.
   const inFlight = (socket as OwedSocket)._httpMessage;
   if (inFlight && !inFlight.writableFinished) {
-    afterOwedResponses(socket, () => answerClientError(error, socket, answer, method));
-    return;
+    // Unless what was refused is that request's own body (a chunked body
+    // whose framing breaks): it can never end, so its answer, waiting on it
+    // (a sign-in, or any dashboard request passed on to Next's thread), never
+    // came, nor did this one after it. That request is the malformed one:
+    // refused now, or, its answer begun, the connection closed.
+    if (inFlight.req && !inFlight.req.complete) {
+      if (inFlight.headersSent) {
+        socket.destroy();
+        return;
+      }
+    } else {
+      afterOwedResponses(socket, () => answerClientError(error, socket, answer, method));
+      return;
+    }
   }
   const { status, headers, body } = answer(error.code);
   const requestId = requestIdFor(undefined);

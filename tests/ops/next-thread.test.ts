@@ -144,6 +144,38 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     );
   });
 
+  test('a dashboard request whose chunked body breaks its framing is answered 400 MALFORMED_REQUEST within 5 s', async () => {
+    // The parser refuses the body after the request went to Next: its answer
+    // waited for a body that could no longer come, and the refusal waited
+    // for that answer. The client kept its side open and heard nothing.
+    const base = new URL(server.baseUrl);
+    for (const [method, path, body] of [
+      ['POST', '/api/session', 'zz\r\n'],
+      ['POST', '/api/session', '5\r\nhelloXX'],
+      ['GET', '/sign-in', 'zz\r\n'],
+      ['PATCH', '/api/orgs/5f00000000000000000000c3/views/5f00000000000000000000c4', 'zz\r\n'],
+    ] as const) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(base.port), base.hostname, () =>
+          socket.write(
+            `${method} ${path} HTTP/1.1\r\nHost: ${base.host}\r\nContent-Type: application/json\r\n` +
+              `Transfer-Encoding: chunked\r\n\r\n${body}`,
+          ),
+        );
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+        setTimeout(() => socket.destroy(), 5_000);
+      });
+      const label = `${method} ${path} ${JSON.stringify(body)}`;
+      assert.match(answer, /^HTTP\/1\.1 400 /, `${label}: ${JSON.stringify(answer)}`);
+      const [head, json] = answer.split('\r\n\r\n');
+      assert.match(head!, /\r\nContent-Type: application\/json\r\n/i, label);
+      assert.equal((JSON.parse(json!) as { errorCode: string }).errorCode, 'MALFORMED_REQUEST');
+    }
+  });
+
   test("every line the server writes is JSON, Next's own notices included", () => {
     // Next printed "✓ Running next.config.js took 119ms" at every start.
     const lines = server
