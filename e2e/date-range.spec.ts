@@ -293,3 +293,45 @@ test("the chart's day bars in local time start at New York's midnights, a 23-hou
   expect(new URL(page.url()).searchParams.get('to')).toBe('2026-03-02T23:59-05:00');
   await expect.poll(() => shownTotal(page)).toBe(1);
 });
+
+test.describe('in Kolkata (UTC+05:30)', () => {
+  test.use({ timezoneId: 'Asia/Kolkata' });
+
+  test("the chart's hour bars in local time are Kolkata's hours, not UTC's (which start at :30 there), and a picked bar is that local hour", async ({
+    page,
+    state,
+  }) => {
+    // 09:50 and 10:10 in Kolkata, one UTC hour (04:00 to 05:00, 09:30 to
+    // 10:30 there) but two of its own; 15:50 makes the chart hourly.
+    const orgId = await orgWithEventsAt(state, 'Kolkata hours', [
+      '2026-03-02T04:20:00Z',
+      '2026-03-02T04:40:00Z',
+      '2026-03-02T10:20:00Z',
+    ]);
+    await signIn(page, ownOrgsKey(state));
+    await page.goto(eventsUrl(orgId, 'tz=local'));
+    const histogram = page.getByTestId('histogram');
+    await expect(histogram).toHaveAttribute('data-interval', 'hour');
+    await expect(page.locator('.histogram-head')).toContainText('3 events · per hour');
+    const titles = await barTitles(page);
+    expect(titles.slice(0, 2)).toEqual([
+      '2026-03-02 09:00:00 – 2026-03-02 10:00:00: 1 event',
+      '2026-03-02 10:00:00 – 2026-03-02 11:00:00: 1 event',
+    ]);
+    expect(titles.at(-1)).toBe('2026-03-02 15:00:00 – 2026-03-02 16:00:00: 1 event');
+
+    // A drag onto the second bar alone: 10:00 to 10:59 in Kolkata.
+    const box = (await histogram.boundingBox())!;
+    const x = box.x + (1.5 * box.width) / titles.length;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x + 1, y, { steps: 2 });
+    await page.mouse.up();
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get('from'))
+      .toBe('2026-03-02T10:00+05:30');
+    expect(new URL(page.url()).searchParams.get('to')).toBe('2026-03-02T10:59+05:30');
+    await expect.poll(() => shownTotal(page)).toBe(1);
+  });
+});

@@ -12,7 +12,7 @@ function events(count: number): string {
   return `${NUMBER.format(count)} ${count === 1 ? 'event' : 'events'}`;
 }
 
-/** The bucket size as said above the bars: days and longer start at the page zone's midnights (the API's timeZone). */
+/** The bucket size as said above the bars: each starts on the page zone's clock (the API's timeZone). */
 function perBucket(interval: HistogramResponse['interval']): string {
   return `per ${interval}`;
 }

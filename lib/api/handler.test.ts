@@ -524,3 +524,27 @@ test("a HEAD of the export (the dashboard's count before each export) is counted
     'org_events_http_requests_total{route="exportOrgEvents",method="HEAD",status="200"} 1',
   ]);
 });
+
+test("the histogram's hours with timeZone=Asia/Kolkata are Kolkata's hours, starting at UTC's :30; without it UTC's", async () => {
+  const hours = async (zone: string) => {
+    const res = await digest(
+      `${P}/orgs/${orgId}/events/histogram?minDate=2026-01-01T22:00:00Z&maxDate=2026-01-02T01:00:00Z&interval=hour${zone}`,
+      member,
+    );
+    assert.equal(res.status, 200);
+    return (JSON.parse(res.body) as { buckets: { start: string; count: number }[] }).buckets;
+  };
+  // The event, at 00:00 UTC, is 05:30 in Kolkata: in its hour from 05:00 (23:30 UTC).
+  assert.deepEqual(await hours('&timeZone=Asia/Kolkata'), [
+    { start: '2026-01-01T21:30:00Z', count: 0 },
+    { start: '2026-01-01T22:30:00Z', count: 0 },
+    { start: '2026-01-01T23:30:00Z', count: 1 },
+    { start: '2026-01-02T00:30:00Z', count: 0 },
+  ]);
+  assert.deepEqual(await hours(''), [
+    { start: '2026-01-01T22:00:00Z', count: 0 },
+    { start: '2026-01-01T23:00:00Z', count: 0 },
+    { start: '2026-01-02T00:00:00Z', count: 1 },
+    { start: '2026-01-02T01:00:00Z', count: 0 },
+  ]);
+});

@@ -434,8 +434,8 @@ function buildDocument(vendor: string, variant: Variant) {
           description: [
             'Takes every filter of the events list. Buckets are aligned to UTC boundaries of the',
             'interval (weeks start Monday 00:00 UTC, months on the 1st, years on January 1st, decades and',
-            "centuries in years ending in 0 and 00), or with timeZone to that zone's midnights for days and",
-            'longer, cover minDate..maxDate',
+            "centuries in years ending in 0 and 00), or with timeZone to that zone's clock (days and longer",
+            'at its midnights, hours and minutes where it reads :00), cover minDate..maxDate',
             "(or the filtered set's first..last event), include empty buckets, and their counts sum",
             "to totalCount (the list's totalCount for the same filters). Same authorization as the",
             'events list.',

@@ -229,7 +229,7 @@ export function facetsQueryOptions(
  */
 export const HISTOGRAM_BUCKETS = 200;
 
-/** A histogram's key: its bars' days start at `zone`'s midnights, so each zone has its own. */
+/** A histogram's key: its bars start on `zone`'s clock (days at its midnights), so each zone has its own. */
 export function histogramQueryKey(params: EventsFilterParams, zone: string = UTC_ZONE) {
   return ['orgs', params.orgId, 'events', 'histogram', filtersKey(params), zone] as const;
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { bucketStarts } from '@/lib/domain/histogram';
 import { bucketEnd, selectionRange } from './histogram';
 
 test('buckets end at the next UTC boundary of their interval, months by the calendar', () => {
@@ -45,4 +46,47 @@ test('a drag across bars covers them whole, whichever way it went', () => {
     to: Date.UTC(2026, 0, 14) - 1,
   });
   assert.equal(selectionRange([], 'day', 0, 0), null);
+});
+
+test("hour and minute bars in a zone whose offset is no whole hour are its wall clock's hours and minutes", () => {
+  const starts = (min: string, max: string, interval: 'hour' | 'minute', zone: string) =>
+    bucketStarts(Date.parse(min), Date.parse(max), interval, zone).map((start) =>
+      new Date(start).toISOString(),
+    );
+  // Kolkata (UTC+05:30): 00:10 UTC is 05:40 there, in the bar from 05:00 (23:30 UTC).
+  assert.deepEqual(starts('2026-01-01T00:10:00Z', '2026-01-01T01:40:00Z', 'hour', 'Asia/Kolkata'), [
+    '2025-12-31T23:30:00.000Z',
+    '2026-01-01T00:30:00.000Z',
+    '2026-01-01T01:30:00.000Z',
+  ]);
+  assert.equal(
+    bucketEnd(Date.parse('2026-01-01T00:30:00Z'), 'hour', 'Asia/Kolkata'),
+    Date.parse('2026-01-01T01:30:00Z'),
+  );
+  // Kathmandu (UTC+05:45): 00:10 UTC is 05:55.
+  assert.deepEqual(
+    starts('2026-01-01T00:10:00Z', '2026-01-01T00:20:00Z', 'hour', 'Asia/Kathmandu'),
+    ['2025-12-31T23:15:00.000Z', '2026-01-01T00:15:00.000Z'],
+  );
+  // Adelaide goes back from UTC+10:30 to +09:30 at 03:00 on 2026-04-05: 02:00 to 03:00 passes twice, two bars.
+  assert.deepEqual(
+    starts('2026-04-04T15:00:00Z', '2026-04-04T17:00:00Z', 'hour', 'Australia/Adelaide'),
+    ['2026-04-04T14:30:00.000Z', '2026-04-04T15:30:00.000Z', '2026-04-04T16:30:00.000Z'],
+  );
+  // Lord Howe goes back half an hour, from UTC+11 to +10:30, at 02:00 on 2026-04-05: a
+  // bar starts at the change (01:30 again) and lasts to 02:00, the hours around it start at :00.
+  assert.deepEqual(
+    starts('2026-04-04T14:10:00Z', '2026-04-04T16:10:00Z', 'hour', 'Australia/Lord_Howe'),
+    ['2026-04-04T14:00:00.000Z', '2026-04-04T15:00:00.000Z', '2026-04-04T15:30:00.000Z'],
+  );
+  // A whole-hour zone's hours are UTC's, also through New York's repeated 01:00.
+  assert.deepEqual(
+    starts('2026-11-01T04:30:00Z', '2026-11-01T06:30:00Z', 'hour', 'America/New_York'),
+    ['2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z', '2026-11-01T06:00:00.000Z'],
+  );
+  // In 1900 Kolkata kept UTC+05:21:10: its minutes began at UTC's :50 seconds.
+  assert.deepEqual(
+    starts('1900-01-01T00:00:30Z', '1900-01-01T00:01:00Z', 'minute', 'Asia/Kolkata'),
+    ['1899-12-31T23:59:50.000Z', '1900-01-01T00:00:50.000Z'],
+  );
 });

@@ -625,8 +625,8 @@ export function exportEnd(present: number, newest: number | null): number {
 }
 
 /**
- * The volume histogram of a list's filters, in at most `buckets` bars; days
- * and longer bars start at midnight in `zone`, the one the page shows.
+ * The volume histogram of a list's filters, in at most `buckets` bars that
+ * start on the clock of `zone`, the one the page shows (days at its midnights).
  */
 export function apiHistogramPath(
   params: EventsFilterParams,

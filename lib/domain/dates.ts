@@ -320,7 +320,7 @@ export function skippedWallTime(text: string, zone: string): number | null {
 }
 
 /** How far `zone`'s clocks are ahead of UTC at an instant, in milliseconds. */
-function offsetAt(instant: number, zone: string): number {
+export function offsetAt(instant: number, zone: string): number {
   return wallClockAt(instant, zone) - instant;
 }
 

@@ -1,13 +1,23 @@
-import { DAY_MS, FIRST_INSTANT, HOUR_MS, UTC_ZONE, wallClockAt, wallTimeInstant } from './dates';
+import {
+  DAY_MS,
+  FIRST_INSTANT,
+  HOUR_MS,
+  offsetAt,
+  UTC_ZONE,
+  wallClockAt,
+  wallTimeInstant,
+} from './dates';
 import type { HistogramInterval } from './filters';
-import { HISTOGRAM_INTERVALS } from './filters';
+import { HISTOGRAM_INTERVALS, MAX_HISTOGRAM_BUCKETS } from './filters';
 
 /**
  * Histogram buckets aligned to UTC boundaries: minutes, hours, days, weeks
  * starting Monday 00:00 UTC (ISO weeks), calendar months, years, decades
- * (1970-1979) and centuries (1900-1999). Given a time zone, days and the
- * longer intervals start at its midnights instead (a day of 23 or 25 hours
- * where the clocks change); minutes and hours stay the instants' own.
+ * (1970-1979) and centuries (1900-1999). Given a time zone, each bucket
+ * starts where its clock does: days and the longer intervals at its
+ * midnights (a day of 23 or 25 hours where the clocks change), hours and
+ * minutes where its clock reads :00 (Kolkata's, UTC+05:30, at UTC's :30),
+ * and a change of its clocks starts one too.
  * Browser-safe: the store buckets with these and the dashboard may draw
  * with them.
  */
@@ -89,9 +99,56 @@ function utcNextBucketStart(start: number, interval: HistogramInterval): number 
   }
 }
 
-/** Whether buckets of `interval` in `zone` follow its wall clock: days and longer, outside UTC. */
-function onWallClock(interval: HistogramInterval, zone: string): boolean {
-  return zone !== UTC_ZONE && interval !== 'minute' && interval !== 'hour';
+/** Whether buckets of `interval` in `zone` follow its calendar: days and longer, outside UTC. */
+function onCalendar(interval: HistogramInterval, zone: string): boolean {
+  return zone !== UTC_ZONE && !isClockInterval(interval);
+}
+
+/** Whether buckets of `interval` in `zone` are its clock's hours or minutes (outside UTC). */
+function onClock(interval: HistogramInterval, zone: string): interval is 'minute' | 'hour' {
+  return zone !== UTC_ZONE && isClockInterval(interval);
+}
+
+function isClockInterval(interval: HistogramInterval): interval is 'minute' | 'hour' {
+  return interval === 'minute' || interval === 'hour';
+}
+
+/**
+ * The first instant after `from`, up to `to`, where `zone`'s offset is no
+ * longer the one at `from` (its clocks change), by halving: the offset at
+ * `to` differs.
+ */
+function offsetChange(from: number, to: number, zone: string): number {
+  const offset = offsetAt(from, zone);
+  let [lo, hi] = [from, to];
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (offsetAt(mid, zone) === offset) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/**
+ * The start of `zone`'s clock hour or minute holding `millis`: where the
+ * clock read its :00, or its clocks changed since. Floored on the clock
+ * itself, not UTC's hours, whose :00 is Kolkata's :30 (in 1900, at
+ * UTC+05:21:10, its minutes began at UTC's :50 s); where a change moves
+ * the clock by less than the interval (Lord Howe's half hour) a bucket
+ * starts at the change, so none holds two offsets and each ends where the
+ * clock reads :00 again.
+ */
+function clockBucketStart(millis: number, width: number, zone: string): number {
+  const offset = offsetAt(millis, zone);
+  const start = floorBy(millis + offset, width) - offset;
+  return offsetAt(start, zone) === offset ? start : offsetChange(start, millis, zone);
+}
+
+/** The start of the clock bucket after the one starting at `start` (clockBucketStart). */
+function nextClockBucketStart(start: number, width: number, zone: string): number {
+  const offset = offsetAt(start, zone);
+  const next = floorBy(start + offset, width) - offset + width;
+  return offsetAt(next - 1, zone) === offset ? next : offsetChange(start, next - 1, zone);
 }
 
 /**
@@ -104,7 +161,8 @@ export function bucketStart(
   interval: HistogramInterval,
   zone: string = UTC_ZONE,
 ): number {
-  if (!onWallClock(interval, zone)) return utcBucketStart(millis, interval);
+  if (onClock(interval, zone)) return clockBucketStart(millis, FIXED_WIDTH[interval]!, zone);
+  if (!onCalendar(interval, zone)) return utcBucketStart(millis, interval);
   return wallTimeInstant(utcBucketStart(wallClockAt(millis, zone), interval), zone);
 }
 
@@ -114,7 +172,8 @@ export function nextBucketStart(
   interval: HistogramInterval,
   zone: string = UTC_ZONE,
 ): number {
-  if (!onWallClock(interval, zone)) return utcNextBucketStart(start, interval);
+  if (onClock(interval, zone)) return nextClockBucketStart(start, FIXED_WIDTH[interval]!, zone);
+  if (!onCalendar(interval, zone)) return utcNextBucketStart(start, interval);
   const wall = utcBucketStart(wallClockAt(start, zone), interval);
   return wallTimeInstant(utcNextBucketStart(wall, interval), zone);
 }
@@ -126,9 +185,19 @@ export function bucketCount(
   interval: HistogramInterval,
   zone: string = UTC_ZONE,
 ): number {
-  if (onWallClock(interval, zone)) {
+  if (onCalendar(interval, zone)) {
     // Calendar buckets count alike on the wall clock's dates.
     return bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
+  }
+  if (onClock(interval, zone)) {
+    // On the wall clock's hours too, but a change of the clocks adds or
+    // removes buckets: exact by walking them where that is few enough to
+    // be served (a change moves the count by one or two, never from over
+    // twice the maximum to within it).
+    const onWall = bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
+    return onWall > 2 * MAX_HISTOGRAM_BUCKETS
+      ? onWall
+      : bucketStarts(min, max, interval, zone).length;
   }
   const [a, b] = [new Date(min), new Date(max)];
   const step = YEARS[interval];

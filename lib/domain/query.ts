@@ -380,8 +380,9 @@ export const queryParameters = {
     .optional()
     .meta({
       description: [
-        'An IANA time zone (America/New_York) whose midnights start day, week (Monday), month and longer',
-        "buckets, instead of UTC's: a day of 23 or 25 hours where the clocks change. Minutes and hours stay as they are.",
+        "An IANA time zone (America/New_York) whose clock starts the buckets instead of UTC's: its midnights",
+        'start day, week (Monday), month and longer buckets (a day of 23 or 25 hours where the clocks change),',
+        "its :00 hours and minutes (Asia/Kolkata's hours start at UTC's :30), and a change of its clocks starts one.",
       ].join('\n'),
     }),
   format: z

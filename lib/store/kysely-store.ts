@@ -789,8 +789,8 @@ export abstract class KyselyStore implements EventStore {
 
     // Counted in units that each fall within one bucket: the interval's own
     // (or days), finer where a zone's midnights are no whole UTC day (New
-    // York's: hours) or hour (Kolkata's, UTC+05:30: minutes; a local mean
-    // time's have seconds).
+    // York's: hours) or its hours no whole UTC hour (Kolkata's, UTC+05:30:
+    // minutes; a local mean time's have seconds).
     const widest = interval === 'minute' ? MINUTE_MS : interval === 'hour' ? HOUR_MS : DAY_MS;
     const base = [DAY_MS, HOUR_MS, MINUTE_MS, 1000, 1].find(
       (unit) => unit <= widest && starts.every((start) => start % unit === 0),

@@ -951,6 +951,60 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       }
     });
 
+    test("hour buckets in a zone whose offset is no whole hour start at its clock's hours (Kolkata's at UTC's :30, Kathmandu's at :15), with exact counts", async () => {
+      const at = (text: string) => parseApiDateTime(text)!;
+      const minCreated = base + 2 * 3_600_000 + 40 * 60_000;
+      const maxCreated = base + 6 * 3_600_000;
+      for (const [timeZone, hours] of [
+        [
+          'Asia/Kolkata',
+          ['02:30', '03:30', '04:30', '05:30'].map((hour) => `2026-01-01T${hour}:00Z`),
+        ],
+        [
+          'Asia/Kathmandu',
+          ['02:15', '03:15', '04:15', '05:15'].map((hour) => `2026-01-01T${hour}:00Z`),
+        ],
+      ] as const) {
+        for (const filter of [{}, { eventTypes: ['JOINED_ORG'] }]) {
+          const histogram = await store.histogram({
+            orgId: orgA,
+            ...filter,
+            minCreated,
+            maxCreated,
+            buckets: 60,
+            interval: 'hour',
+            timeZone,
+          });
+          const context = `${timeZone} ${JSON.stringify(filter)}`;
+          const starts = hours.map(at);
+          assert.deepEqual(
+            histogram.buckets.map((bucket) => bucket.start),
+            starts,
+            context,
+          );
+          const counts = await Promise.all(
+            starts.map((start, i) =>
+              store.countEvents({
+                orgId: orgA,
+                ...filter,
+                minCreated: Math.max(start, minCreated),
+                maxCreated: Math.min((starts[i + 1] ?? Infinity) - 1, maxCreated),
+              }),
+            ),
+          );
+          assert.deepEqual(
+            histogram.buckets.map((bucket) => bucket.count),
+            counts,
+            context,
+          );
+          assert.ok(
+            counts.every((count) => count > 0),
+            context,
+          );
+        }
+      }
+    });
+
     test('decades of events (an epoch-zero date among them) come in year buckets, not refused', async () => {
       const at = (text: string) => parseApiDateTime(text)!;
       const decades = await store.histogram({

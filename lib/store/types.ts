@@ -44,7 +44,7 @@ export type Facets = {
 export type HistogramQuery = EventFilter & {
   buckets: number;
   interval?: HistogramInterval;
-  /** An IANA zone whose midnights start days and longer buckets (lib/domain/histogram.ts); default UTC. */
+  /** An IANA zone whose clock starts the buckets (lib/domain/histogram.ts); default UTC. */
   timeZone?: string;
 };
 
