@@ -294,6 +294,29 @@ test("the chart's day bars in local time start at New York's midnights, a 23-hou
   await expect.poll(() => shownTotal(page)).toBe(1);
 });
 
+test('a "from" typed with a fraction of a second stays that instant in the URL and the results, and in the input again', async ({
+  page,
+  state,
+}) => {
+  // Half a second apart within one second: only the later one is from .500 on.
+  const orgId = await orgWithEventsAt(state, 'Fractions', [
+    '2026-04-01T12:00:00.250Z',
+    '2026-04-01T12:00:00.750Z',
+  ]);
+  await signIn(page, ownOrgsKey(state));
+  await page.goto(eventsUrl(orgId, 'tz=local'));
+  await expect.poll(() => shownTotal(page)).toBe(2);
+  await page.getByRole('button', { name: 'Custom…' }).click();
+  await page.getByLabel('From (America/New_York)').fill('2026-04-01 08:00:00.500');
+  await page.getByRole('button', { name: 'Apply dates' }).click();
+  await expect
+    .poll(() => new URL(page.url()).searchParams.get('from'))
+    .toBe('2026-04-01T08:00:00.500-04:00');
+  await expect.poll(() => shownTotal(page)).toBe(1);
+  await page.getByRole('button', { name: 'Custom…' }).click();
+  await expect(page.getByLabel('From (America/New_York)')).toHaveValue('2026-04-01 08:00:00.500');
+});
+
 test.describe('in Kolkata (UTC+05:30)', () => {
   test.use({ timezoneId: 'Asia/Kolkata' });
 

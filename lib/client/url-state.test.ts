@@ -142,6 +142,8 @@ describe('lib/client/url-state', () => {
         tz: 'local' as const,
         event: EVENT,
       },
+      // A "from" with a fraction of a second (typed so): the URL keeps it.
+      { ...DEFAULT_VIEW, from: Date.UTC(2026, 0, 2, 10, 30, 0, 500), to: null },
     ];
     for (const view of views) {
       const query = serializeEventsView(view, 'America/New_York');
@@ -186,6 +188,11 @@ describe('lib/client/url-state', () => {
       assert.equal(maxDate(toMinute), `2026-01-31T${utcHour}:30:59.999Z`, zone);
       assert.equal(serializeEventsView(toMinute, zone), `to=${minute}${query}`);
     }
+  });
+
+  it('asks from a "from" with a fraction of a second, not from its whole second', () => {
+    const view = parseEventsView({ from: '2026-01-02T10:00:00.500Z' }, 'UTC');
+    assert.match(apiListPath(listParams(ORG, view)), /minDate=2026-01-02T10%3A00%3A00.500Z/);
   });
 
   it('anchors presets to the minute so one view asks for one window', () => {

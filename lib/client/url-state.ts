@@ -5,7 +5,6 @@ import {
   parseDateTime,
   parseApiDateTime,
   parseEndBound,
-  toApiDateTime,
   toApiDateTimeExact,
   toUrlDateTime,
   toUrlEndBound,
@@ -541,7 +540,7 @@ function filterAndDatePairs(
 ): [QueryParameterName, string][] {
   const pairs = filterPairs(params);
   const { min, max } = listBounds(params, now);
-  if (min !== null) pairs.push(['minDate', toApiDateTime(min)]);
+  if (min !== null) pairs.push(['minDate', toApiDateTimeExact(min)]);
   if (max !== null) pairs.push(['maxDate', toApiDateTimeExact(max)]);
   return pairs;
 }

@@ -97,6 +97,18 @@ describe('lib/domain/dates', () => {
     assert.equal(toUrlDateTime(INSTANT, 'Europe/Paris'), '2026-01-02T11:04:05+01:00');
   });
 
+  it('writes a URL instant with a fraction of a second to the millisecond, so it reads back the same', () => {
+    const withMillis = INSTANT + 500;
+    assert.equal(toUrlDateTime(withMillis, 'UTC'), '2026-01-02T10:04:05.500Z');
+    assert.equal(toUrlDateTime(withMillis, 'Asia/Kolkata'), '2026-01-02T15:34:05.500+05:30');
+    assert.equal(parseDateTime(toUrlDateTime(withMillis, 'Asia/Kolkata'), 'UTC'), withMillis);
+    // On a whole second or minute, as before.
+    assert.equal(
+      toUrlDateTime(Date.UTC(2026, 0, 2, 10, 4, 0, 1), 'UTC'),
+      '2026-01-02T10:04:00.001Z',
+    );
+  });
+
   it('reads date-times with an offset as instants and without one as wall-clock in the zone', () => {
     assert.equal(parseDateTime('2026-01-02T11:04:05+01:00', 'Asia/Tokyo'), INSTANT);
     assert.equal(parseDateTime('2026-01-02T11:04:05+0100', 'UTC'), INSTANT);
@@ -203,6 +215,10 @@ describe('lib/domain/dates', () => {
     const value = toDateTimeInputValue(INSTANT, 'Asia/Tokyo');
     assert.equal(value, '2026-01-02 19:04:05');
     assert.equal(parseDateTime(value, 'Asia/Tokyo'), INSTANT);
+    // A fraction of a second is kept: Apply as shown keeps the bound.
+    const withMillis = toDateTimeInputValue(INSTANT + 250, 'Asia/Tokyo');
+    assert.equal(withMillis, '2026-01-02 19:04:05.250');
+    assert.equal(parseDateTime(withMillis, 'Asia/Tokyo'), INSTANT + 250);
   });
 
   it('makes a "to" bound end with the whole minute, second or day it names, and writes it back as named', () => {

@@ -411,10 +411,16 @@ export const DATE_TIME_FORMS =
 /**
  * The URL's form of an instant, written in the chosen zone with its offset so
  * a shared link names the same instant anywhere: "2026-01-02T10:00Z" in UTC,
- * "2026-01-02T11:00+01:00" in local time. Seconds only when not zero.
+ * "2026-01-02T11:00+01:00" in local time. Seconds only when not zero, and
+ * milliseconds likewise: a "from" typed as 10:04:05.500 was written
+ * 10:04:05 and read back half a second earlier, taking in the events
+ * stored within that half second.
  */
 export function toUrlDateTime(millis: number, zone: string): string {
-  return urlForm(millis, zone, inZone(millis, zone).getSeconds() === 0 ? 'minute' : 'second');
+  const date = inZone(millis, zone);
+  const unit =
+    date.getMilliseconds() !== 0 ? 'millisecond' : date.getSeconds() !== 0 ? 'second' : 'minute';
+  return urlForm(millis, zone, unit);
 }
 
 /** What a written time names: a minute ("11:30"), a second ("11:30:00") or an instant ("11:30:00.250"). */
@@ -518,9 +524,14 @@ export const DATE_INPUT_FORMAT = 'yyyy-MM-dd HH:mm:ss';
  * 23:59:00". In the hour the clocks pass twice, with the offset that tells
  * the passes apart, as parseDateTime reads it ("2025-11-02 01:30:00-05:00"):
  * without it the second pass, applied again as shown, was read as the first.
+ * A fraction of a second is shown where there is one ("23:59:00.250"), so
+ * that an Apply as shown keeps the bound.
  */
 export function toDateTimeInputValue(millis: number, zone: string): string {
-  const wall = wallTimestamp(millis, zone);
+  const millisecond = inZone(millis, zone).getMilliseconds();
+  const wall =
+    wallTimestamp(millis, zone) +
+    (millisecond === 0 ? '' : `.${String(millisecond).padStart(3, '0')}`);
   return isRepeatedWallTime(millis, zone) ? wall + format(inZone(millis, zone), 'xxx') : wall;
 }
 
