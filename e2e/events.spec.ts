@@ -170,6 +170,25 @@ test.describe('the events table', () => {
     expect(new Set(state.events.map((e) => e.id)).size).toBe(total);
   });
 
+  test('a new page size keeps the first row shown in view: page 5 at 25 rows (rows 101-125) is page 2 at 100, and page 1 of 100 again at 25', async ({
+    page,
+    state,
+  }) => {
+    await page.goto(eventsUrl(state.orgId, 'size=25&page=5'));
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(100, 125).map((e) => e.id));
+    await page.getByLabel('Rows per page').selectOption('100');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, 'page=2&size=100'));
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(100, 200).map((e) => e.id));
+    // Back to 25 from page 2 (rows 101-200): its first row, 101, is on page 5 again.
+    await page.getByLabel('Rows per page').selectOption('25');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, 'page=5&size=25'));
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(100, 125).map((e) => e.id));
+    // From page 1 a new size stays on page 1.
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await page.getByLabel('Rows per page').selectOption('200');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, 'size=200'));
+  });
+
   test('from page 2, a facet click: the pagination line describes the rows shown until the new ones arrive', async ({
     page,
     state,

@@ -51,6 +51,7 @@ import {
   listParams,
   notAppliedInUrl,
   pageCount,
+  pageHoldingFirstRow,
   parseEventsView,
   pivotedView,
   serializeEventsView,
@@ -837,7 +838,9 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
               pageSize={shown.size}
               totalCount={totalCount}
               onPage={goToPage}
-              onPageSize={(size) => update({ size })}
+              onPageSize={(size) =>
+                update({ size, page: pageHoldingFirstRow(view.page, view.size, size) })
+              }
               onPrefetch={prefetchPage}
             />
           ) : null}

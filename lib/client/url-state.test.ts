@@ -13,6 +13,7 @@ import {
   listParams,
   notAppliedInUrl,
   pageCount,
+  pageHoldingFirstRow,
   parseEventTab,
   parseEventsView,
   presetStart,
@@ -240,6 +241,14 @@ describe('lib/client/url-state', () => {
     assert.equal(pageCount(25, 25), 1);
     assert.equal(pageCount(26, 25), 2);
     assert.equal(pageCount(1_000_000, 500), 2000);
+  });
+
+  it('a new page size goes to the page holding the first row shown', () => {
+    assert.equal(pageHoldingFirstRow(5, 25, 100), 2); // row 101: 101-200
+    assert.equal(pageHoldingFirstRow(2, 100, 25), 5); // row 101: 101-125
+    assert.equal(pageHoldingFirstRow(4, 50, 200), 1); // row 151: 1-200
+    assert.equal(pageHoldingFirstRow(1, 25, 500), 1);
+    assert.equal(pageHoldingFirstRow(3, 200, 50), 9); // row 401: 401-450
   });
 
   it("reads sizes up to the API's maximum and ids of the API's shape, nothing beyond", () => {

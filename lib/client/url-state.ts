@@ -667,3 +667,13 @@ export const API_ORGS_PATH = `${API_PREFIX}/orgs?${apiQuery([['itemsPerPage', St
 export function pageCount(totalCount: number, size: number): number {
   return Math.max(1, Math.ceil(totalCount / size));
 }
+
+/**
+ * The page that, at `size` rows a page, holds the first row of `page` at
+ * `previousSize`: a new page size keeps the row read at the top in view
+ * (rows 101-125, page 5 at 25, are on page 2 at 100), as data tables do,
+ * where going back to page 1 lost the reader's place.
+ */
+export function pageHoldingFirstRow(page: number, previousSize: number, size: number): number {
+  return Math.floor(((page - 1) * previousSize) / size) + 1;
+}
