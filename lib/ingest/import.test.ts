@@ -1057,6 +1057,45 @@ describe('import', () => {
     assert.equal(await store.countEvents({ orgId: ORG }), partial.inserted);
   });
 
+  test('an array or envelope with a comma trailing, doubled or missing is refused, naming the line, not imported as if the commas were right', async () => {
+    const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
+    const cases: [string, string, RegExp][] = [
+      ['trailing.json', `[${a},\n${b},\n]`, /a trailing comma\) \(line 3\)/],
+      ['double.json', `[${a},,\n${b}]`, /two commas in a row, or one after '\['\) \(line 1\)/],
+      ['no-comma.json', `[${a}\n${b}]`, /a missing comma\) \(line 2\)/],
+      [
+        'envelope.json',
+        `{"results": [${a},\n${b}]\n"totalCount": 2}`,
+        /after a member, found '"' \(a missing comma\) \(line 3\)/,
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      await freshStore();
+      await assert.rejects(
+        importEvents(store, write(name, text), { orgId: ORG }),
+        (error: unknown) =>
+          error instanceof ImportFatalError &&
+          error.message.startsWith('The file is not valid JSON: Expected ') &&
+          message.test(error.message),
+        name,
+      );
+    }
+  });
+
+  test('NDJSON whose first two lines are records with a comma too many or too few is still NDJSON: each is one invalid record, the rest import', async () => {
+    const [a, b, c] = events.slice(0, 3).map((event) => JSON.stringify(event));
+    const text = `${a!.replace(',', ',,')}\n${b!.replace(',', ' ')}\n${c}\n`;
+    const issues: string[] = [];
+    const report = await importEvents(store, write('broken-first.ndjson', text), {
+      orgId: ORG,
+      onIssue: (issue) => issues.push(issue.location),
+    });
+    assert.deepEqual(
+      [report.format, report.read, report.inserted, report.invalid, ...issues],
+      ['ndjson', 3, 1, 2, 'line 1', 'line 2'],
+    );
+  });
+
   test('a truncated file keeps its whole batches also while all it held shared one second', async () => {
     // Until a second second shows, full batches are held back to learn the file's direction.
     const created = '2025-03-01T10:00:00Z';

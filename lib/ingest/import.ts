@@ -15,7 +15,13 @@ import {
 } from '@/lib/domain/event';
 import { fieldValues } from '@/lib/domain/filters';
 import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
-import { OPEN_ARRAY, OPEN_OBJECT, withoutByteOrderMark } from '@/lib/domain/json-text';
+import {
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  skipSpace,
+  valueEnd,
+  withoutByteOrderMark,
+} from '@/lib/domain/json-text';
 import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/domain/utf8';
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
@@ -1380,8 +1386,10 @@ function firstLineShape(
   const splitter = new JsonArraySplitter();
   splitter.push(line);
   if (splitter.failed) {
-    // Documents appended on one line (`curl >> file`) are whole too.
-    return concatenatedDocuments(line) ? 'whole' : 'other';
+    // Documents appended on one line (`curl >> file`) are whole too; so is
+    // one whose brackets close it however its commas are (an NDJSON record
+    // with a comma too many is one broken record, reported as such).
+    return concatenatedDocuments(line) || bracketsCloseIt(line) ? 'whole' : 'other';
   }
   if (splitter.endsInString) return 'cutInString';
   try {
@@ -1390,6 +1398,17 @@ function firstLineShape(
   } catch {
     return splitter.foundTarget ? 'opensRecords' : 'other';
   }
+}
+
+/** Whether `line` is one bracketed value by its brackets and strings alone, commas and colons unchecked. */
+function bracketsCloseIt(line: string): boolean {
+  const start = skipSpace(line, 0);
+  const c = line.charCodeAt(start);
+  if (c !== OPEN_OBJECT && c !== OPEN_ARRAY) return false;
+  // valueEnd gives the line's length for a value left open as for one its
+  // last character closes: one more character tells them apart.
+  const end = valueEnd(`${line} `, start);
+  return end <= line.length && skipSpace(line, end) === line.length;
 }
 
 /**

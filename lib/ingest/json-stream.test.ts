@@ -259,6 +259,59 @@ describe('JsonArraySplitter', () => {
     }
   });
 
+  test('a comma missing, doubled or trailing, in the records array or the envelope around it, is broken structure, with its line', () => {
+    const cases: [string, RegExp][] = [
+      [
+        '[{"a": 1},\n{"b": 2},\n]',
+        /Expected a value after ',', found ']' \(a trailing comma\) \(line 3\)/,
+      ],
+      [
+        '[{"a": 1},,\n{"b": 2}]',
+        /Expected a value, found ',' \(two commas in a row, or one after '\['\) \(line 1\)/,
+      ],
+      [
+        '[\n, 1]',
+        /Expected a value, found ',' \(two commas in a row, or one after '\['\) \(line 2\)/,
+      ],
+      [
+        '[{"a": 1}\n{"b": 2}]',
+        /Expected ',' or ']' after an element, found '\{' \(a missing comma\) \(line 2\)/,
+      ],
+      [
+        '[[1]\n"x"]',
+        /Expected ',' or ']' after an element, found '"' \(a missing comma\) \(line 2\)/,
+      ],
+      [
+        '{"results": [1]\n"totalCount": 1}',
+        /Expected ',' or '}' after a member, found '"' \(a missing comma\) \(line 2\)/,
+      ],
+      ['{"results": [1],,\n"totalCount": 1}', /Expected a member's key, found ',' \(line 1\)/],
+      [
+        '{"results": [1],\n}',
+        /Expected a member's key after ',', found '}' \(a trailing comma\) \(line 2\)/,
+      ],
+      ['{"links" [],\n"results": [1]}', /Expected ':' after a member's key, found '\[' \(line 1\)/],
+      [
+        '{"totalCount": 1 2, "results": [1]}',
+        /Expected ',' or '}' after a member, found '2' \(a missing comma\) \(line 1\)/,
+      ],
+      [
+        '{"links": [{"rel": "self"}\n{"rel": "next"}], "results": [1]}',
+        /Expected ',' or ']' after an element, found '\{' \(a missing comma\) \(line 2\)/,
+      ],
+      ['{"results": [1], "totalCount": }', /Expected a value, found '}' \(line 1\)/],
+    ];
+    for (const [text, message] of cases) {
+      for (const size of [1, 7, 1000]) {
+        assert.throws(
+          () => split(text, size),
+          (error: unknown) => error instanceof JsonStructureError && message.test(error.message),
+          `${text} in chunks of ${size}`,
+        );
+      }
+    }
+  });
+
   test('broken structure is thrown by the next push or end, after the whole elements before it in the same chunk', () => {
     const splitter = new JsonArraySplitter();
     const elements = splitter.push('[{"a": 1},\n{"b": [2]}}\n, {"c": 3}]');

@@ -6,10 +6,11 @@
  * - `JsonArraySplitter`: the elements of one array inside a JSON document —
  *   the document itself (`[...]`), its `results` (the list envelope the API
  *   returns) or `content.results` (the `envelope=true` form) — each as text
- *   with its index and starting line. It tracks only strings and brackets;
- *   each element is then parsed with JSON.parse, so a malformed element is
- *   one bad record, while broken structure (truncation, unbalanced brackets)
- *   is a fatal error.
+ *   with its index and starting line. Inside an element it tracks only
+ *   strings and brackets; each element is then parsed with JSON.parse, so a
+ *   malformed element is one bad record, while broken structure around the
+ *   elements (truncation, unbalanced brackets, a comma or colon missing,
+ *   doubled or misplaced) is a fatal error.
  */
 import * as jsonText from '@/lib/domain/json-text';
 
@@ -38,6 +39,20 @@ export class JsonStructureError extends Error {
   ) {
     super(`${message} (line ${line})`);
     this.name = 'JsonStructureError';
+  }
+}
+
+/**
+ * A comma or colon missing, doubled or misplaced between the values the
+ * splitter reads itself (the records array's elements, the envelope's
+ * members): `[{…},]`, `[{…},,{…}]`, `[{…} {…}]`. The brackets may still
+ * balance. Such a file imported as if the commas were there (an empty
+ * element dropped without a word), though no JSON reader takes it.
+ */
+export class JsonPunctuationError extends JsonStructureError {
+  constructor(message: string, line: number) {
+    super(message, line);
+    this.name = 'JsonPunctuationError';
   }
 }
 
@@ -221,7 +236,51 @@ export type ArrayElement = {
 
 const NEWLINE = 10;
 
-type Frame = { kind: 'object' | 'array'; key: string | null; expectKey: boolean };
+/**
+ * What a frame has just read, so what may come next (a JSON grammar's
+ * states, kept for the frames the splitter scans itself: an element's
+ * inside is JSON.parse's to judge).
+ */
+const OPENED = 0;
+const AFTER_COMMA = 1;
+const AFTER_KEY = 2;
+const AFTER_COLON = 3;
+const AFTER_VALUE = 4;
+
+type Frame = { kind: 'object' | 'array'; key: string | null; state: number };
+
+/** Whether a value may start next in `frame`: an array's element, an object's member's value. */
+function expectsValue(frame: Frame): boolean {
+  return frame.kind === 'array' ? frame.state <= AFTER_COMMA : frame.state === AFTER_COLON;
+}
+
+/** Why `c` cannot come next in `frame` (its state says what could). */
+function misplaced(frame: Frame, c: number, line: number): JsonPunctuationError {
+  const found = `found '${String.fromCharCode(c)}'`;
+  const array = frame.kind === 'array';
+  const close = c === CLOSE_ARRAY || c === CLOSE_OBJECT;
+  let message: string;
+  if (frame.state === AFTER_VALUE) {
+    message = array
+      ? `Expected ',' or ']' after an element, ${found} (a missing comma)`
+      : `Expected ',' or '}' after a member, ${found} (a missing comma)`;
+  } else if (frame.state === AFTER_KEY) {
+    message = `Expected ':' after a member's key, ${found}`;
+  } else if (close && frame.state === AFTER_COMMA) {
+    message = array
+      ? `Expected a value after ',', ${found} (a trailing comma)`
+      : `Expected a member's key after ',', ${found} (a trailing comma)`;
+  } else if (!array && frame.state !== AFTER_COLON) {
+    message = `Expected a member's key, ${found}`;
+  } else if (c === COMMA && array) {
+    message = `Expected a value, ${found} (two commas in a row, or one after '[')`;
+  } else if (c === COLON && array) {
+    message = `Unexpected ${found}`;
+  } else {
+    message = `Expected a value, ${found}`;
+  }
+  return new JsonPunctuationError(message, line);
+}
 
 /** Key paths whose array holds the records. */
 const TARGET_PATHS = ['', 'results', 'content.results'];
@@ -264,6 +323,8 @@ export class JsonArraySplitter {
   private rootClosed = false;
   /** Set when the element being read outgrew the limit: its text is no longer kept. */
   private elementOversize = false;
+  /** The offset just past the last character of a bare value (number, true…) outside the records: one more there continues it. */
+  private scalarNext = -1;
 
   /** The document being read (1 for the first) and the line it starts on. */
   private document = 1;
@@ -411,14 +472,25 @@ export class JsonArraySplitter {
       const top = this.stack[depth - 1];
       const inTarget = depth === this.targetDepth && !this.targetDone;
       if (inTarget && this.elementStart === -1 && c !== COMMA && c !== CLOSE_ARRAY) {
+        // A '}' here is of the wrong kind, said as such below.
+        if (top!.state === AFTER_VALUE && c !== CLOSE_OBJECT) throw misplaced(top!, c, this.line);
+        top!.state = AFTER_VALUE;
         this.elementStart = this.base + i;
         this.elementLine = this.line;
       }
       switch (c) {
         case QUOTE: {
           this.inString = true;
-          if (top?.kind === 'object' && top.expectKey && this.tracksKeys(depth)) {
-            this.keyStart = this.base + i;
+          // A record's text is cut whole (its start above) and judged by JSON.parse.
+          if (top && !inTarget) {
+            if (top.kind === 'object' && top.state <= AFTER_COMMA) {
+              top.state = AFTER_KEY;
+              if (this.tracksKeys(depth)) this.keyStart = this.base + i;
+            } else if (expectsValue(top)) {
+              top.state = AFTER_VALUE;
+            } else {
+              throw misplaced(top, c, this.line);
+            }
           }
           i++;
           continue;
@@ -433,7 +505,11 @@ export class JsonArraySplitter {
           const key = envelope && top?.kind === 'object' ? this.lastKey : null;
           const path = envelope && c === OPEN_ARRAY ? this.pathWith(key) : null;
           if (depth === 0) this.documentLine = this.line;
-          this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, expectKey: true });
+          if (top && !inTarget) {
+            if (!expectsValue(top)) throw misplaced(top, c, this.line);
+            top.state = AFTER_VALUE;
+          }
+          this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, state: OPENED });
           if (path !== null && TARGET_PATHS.includes(path) && !(path !== '' && this.rootIsEvent)) {
             if (!searching) throw new TwoListsError(this.line);
             this.targetDepth = this.stack.length;
@@ -447,6 +523,10 @@ export class JsonArraySplitter {
           const expected = c === CLOSE_OBJECT ? 'object' : 'array';
           if (!top || top.kind !== expected) {
             throw new JsonStructureError(`Unexpected '${String.fromCharCode(c)}'`, this.line);
+          }
+          // A record's own frame (just past its inside, skipped) is still OPENED.
+          if (top.state !== OPENED && top.state !== AFTER_VALUE) {
+            throw misplaced(top, c, this.line);
           }
           if (inTarget && c === CLOSE_ARRAY) {
             this.finishElement(i, out);
@@ -466,13 +546,22 @@ export class JsonArraySplitter {
           continue;
         }
         case COMMA: {
+          if (top) {
+            if (top.state !== AFTER_VALUE) throw misplaced(top, c, this.line);
+            top.state = AFTER_COMMA;
+          }
           if (inTarget) this.finishElement(i, out);
-          if (top?.kind === 'object') top.expectKey = true;
           i++;
           continue;
         }
         case COLON: {
-          if (top?.kind === 'object') top.expectKey = false;
+          // In a record (a bare value's text) JSON.parse judges it.
+          if (top && !inTarget) {
+            if (top.kind !== 'object' || top.state !== AFTER_KEY) {
+              throw misplaced(top, c, this.line);
+            }
+            top.state = AFTER_COLON;
+          }
           i++;
           continue;
         }
@@ -480,6 +569,13 @@ export class JsonArraySplitter {
           if (depth === 0) {
             throw new JsonStructureError('Expected a JSON object or array', this.line);
           }
+          // A bare value (number, true, false, null) outside the records:
+          // its first character must come where a value may.
+          if (!inTarget && this.base + i !== this.scalarNext) {
+            if (!expectsValue(top!)) throw misplaced(top!, c, this.line);
+            top!.state = AFTER_VALUE;
+          }
+          this.scalarNext = this.base + i + 1;
           i++;
       }
     }
