@@ -625,6 +625,27 @@ describe('import', () => {
     assert.deepEqual([one.format, one.inserted, one.issues], ['ndjson', 1, []]);
   });
 
+  test('an envelope whose "results" (or content.results) is not an array is refused saying so and what it is, not as having no "results"', async () => {
+    for (const [name, text, expected] of [
+      ['number', '{\n  "results": 5,\n  "totalCount": 5\n}', '"results" is a number'],
+      ['object', '{"totalCount": 1, "results": {"id": "x"}}', '"results" is an object'],
+      ['null', '{"results": null}', '"results" is null'],
+      [
+        'content',
+        '{"status": 200, "content": {"results": "none"}}',
+        '"content.results" is a string',
+      ],
+    ] as const) {
+      await assert.rejects(
+        importEvents(store, write(`results-${name}.json`, text), { orgId: ORG }),
+        {
+          message: `The JSON document's ${expected}, not an array of events (expected an array of events, a list envelope {"results": [...]}, or NDJSON)`,
+        },
+        name,
+      );
+    }
+  });
+
   // What `curl --digest … > events.json` saves when the request fails: the
   // API's error answer (ApiError), pretty-printed as the 401 challenge's
   // body is (recorded live, atlas-events-api.md 4.2), or compact.

@@ -633,9 +633,14 @@ function notAList(error: NotAListError): string {
   if (error.reason === 'apiError') {
     return `${which} is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again`;
   }
+  const expected = '(expected an array of events, a list envelope {"results": [...]}, or NDJSON)';
+  if (error.reason === 'noRecords' && error.listValue) {
+    const { path: key, is } = error.listValue;
+    return `${error.document === 1 ? "The JSON document's" : `${which}: its`} "${key}" is ${is}, not an array of events ${expected}`;
+  }
   return error.reason === 'oneEvent'
     ? `${which} is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
-    : `${which} has no "results" array: it is ${objectHolding(error)} (expected an array of events, a list envelope {"results": [...]}, or NDJSON)`;
+    : `${which} has no "results" array: it is ${objectHolding(error)} ${expected}`;
 }
 
 /** What a document that is no list holds, by its root object's keys: what the file is may show in them. */

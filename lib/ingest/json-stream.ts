@@ -127,6 +127,8 @@ export class NotAListError extends Error {
     /** The keys of the document's root object, in order (at most MAX_ROOT_KEYS), and how many it has in all. */
     readonly rootKeys: readonly string[] = [],
     readonly rootKeyCount = rootKeys.length,
+    /** Its `results` (or `content.results`) when that is no array, and what it is instead ('a number'). */
+    readonly listValue?: ListValue,
   ) {
     super(
       reason === 'oneEvent'
@@ -136,6 +138,9 @@ export class NotAListError extends Error {
     this.name = 'NotAListError';
   }
 }
+
+/** Where a records list was looked for and found no array, and what was there ('a number', 'null'). */
+export type ListValue = { path: 'results' | 'content.results'; is: string };
 
 export type LineRecord = {
   text: string;
@@ -356,6 +361,9 @@ export class JsonArraySplitter {
   /** The root object's keys "error" and "errorCode" read: the API's error answer (ApiError) has both. */
   private rootErrorKeys = 0;
 
+  /** The document's `results` (or `content.results`) when it is no array: a refusal names it, not "no results". */
+  private listValue: ListValue | undefined;
+
   /** The root object's first keys (MAX_ROOT_KEYS), and its count of keys: what a document that is no list holds. */
   private rootKeys: string[] = [];
   private rootKeyCount = 0;
@@ -488,6 +496,7 @@ export class JsonArraySplitter {
               if (this.tracksKeys(depth)) this.keyStart = this.base + i;
             } else if (expectsValue(top)) {
               top.state = AFTER_VALUE;
+              if (depth <= 2) this.noteListValue(c);
             } else {
               throw misplaced(top, c, this.line);
             }
@@ -508,6 +517,7 @@ export class JsonArraySplitter {
           if (top && !inTarget) {
             if (!expectsValue(top)) throw misplaced(top, c, this.line);
             top.state = AFTER_VALUE;
+            if (depth <= 2 && c === OPEN_OBJECT) this.noteListValue(c);
           }
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, state: OPENED });
           if (path !== null && TARGET_PATHS.includes(path) && !(path !== '' && this.rootIsEvent)) {
@@ -574,6 +584,7 @@ export class JsonArraySplitter {
           if (!inTarget && this.base + i !== this.scalarNext) {
             if (!expectsValue(top!)) throw misplaced(top!, c, this.line);
             top!.state = AFTER_VALUE;
+            if (depth <= 2) this.noteListValue(c);
           }
           this.scalarNext = this.base + i + 1;
           i++;
@@ -594,6 +605,31 @@ export class JsonArraySplitter {
     ) {
       this.elementOversize = true;
     }
+  }
+
+  /**
+   * A value other than an array, starting with `c`, at the root object's
+   * `results` or its `content`'s: what the list is instead (the first
+   * such, while no records array is found).
+   */
+  private noteListValue(c: number): void {
+    if (this.targetDepth !== -1 || this.listValue || this.lastKey !== 'results') return;
+    const depth = this.stack.length;
+    const top = this.stack[depth - 1]!;
+    if (top.kind !== 'object') return;
+    const path = depth === 1 ? 'results' : top.key === 'content' ? 'content.results' : undefined;
+    if (path === undefined) return;
+    const is =
+      c === QUOTE
+        ? 'a string'
+        : c === OPEN_OBJECT
+          ? 'an object'
+          : c === 116 || c === 102 // t, f
+            ? 'a boolean'
+            : c === 110 // n
+              ? 'null'
+              : 'a number';
+    this.listValue = { path, is };
   }
 
   /** The brackets open inside the current element, below its own: 1 for an object, 0 for an array. */
@@ -686,6 +722,7 @@ export class JsonArraySplitter {
         this.document,
         this.rootKeys,
         this.rootKeyCount,
+        this.listValue,
       );
     }
   }
@@ -699,6 +736,7 @@ export class JsonArraySplitter {
     this.rootErrorKeys = 0;
     this.rootKeys = [];
     this.rootKeyCount = 0;
+    this.listValue = undefined;
     this.targetDepth = -1;
     this.targetDone = false;
     this.path = undefined;
