@@ -313,7 +313,7 @@ describe('import', () => {
     assert.deepEqual([cut.format, cut.inserted, cut.invalid], ['ndjson', 1, 1]);
   });
 
-  test('API answers appended one after another (curl >> file), pretty-printed or compact before pretty-printed ones, import in turn; one that is no list stops the import at its line', async () => {
+  test('API answers appended one after another (curl >> file), pretty-printed or compact before pretty-printed ones, import in turn, one that is an event as one record; one that is no list stops the import at its line', async () => {
     const pretty = (value: unknown) => JSON.stringify(value, null, 2);
     const pages = [
       pretty({ links: [], results: events.slice(0, 3), totalCount: 5 }),
@@ -370,21 +370,30 @@ describe('import', () => {
       [located.inserted, located.issues.map((i) => [i.location, i.index])],
       [4, [[`results[1] (line ${badLine})`, 1]]],
     );
-    // An answer that is one event: the error names its line, and the answers
-    // before it import (whole batches are kept: a batch a record here).
+    // An answer that is one event (curl …/events/ID) is one record among the pages.
     await freshStore();
     const oneEvent = pretty(events[7]);
+    const withEvent = await importEvents(
+      store,
+      write('event-second.json', `${pages[0]}\n${oneEvent}\n${pages[2]}`),
+      { orgId: ORG },
+    );
+    assert.deepEqual([withEvent.read, withEvent.inserted, withEvent.issues], [6, 6, []]);
+    // An answer that is no list: the error names its line, and the answers
+    // before it import (whole batches are kept: a batch a record here).
+    await freshStore();
     await assert.rejects(
-      importEvents(store, write('event-second.json', `${pages[0]}\n${oneEvent}\n${pages[2]}`), {
-        orgId: ORG,
-        batchSize: 1,
-      }),
+      importEvents(
+        store,
+        write('no-list-second.json', `${pages[0]}\n${pretty({ totalCount: 3 })}\n${pages[2]}`),
+        { orgId: ORG, batchSize: 1 },
+      ),
       (error: unknown) => {
         assert.ok(error instanceof ImportFatalError);
         assert.match(
           error.message,
           new RegExp(
-            `^The JSON document starting on line ${pages[0]!.split('\n').length + 1} is one event`,
+            `^The JSON document starting on line ${pages[0]!.split('\n').length + 1} has no "results" array`,
           ),
         );
         assert.deepEqual([error.partial?.inserted, error.partial?.read], [3, 3]);
@@ -1023,7 +1032,7 @@ describe('import', () => {
     assert.equal(await store.getEvent(ORG, target.id, false), null);
   });
 
-  test('an event with a field of its own named results is one record, never a page: too large it is reported, pretty-printed alone it is refused, and none of its inner objects is stored', async () => {
+  test('an event with a field of its own named results is one record, never a page: too large it is reported, pretty-printed alone it is one record (refused when its results come before its id), and none of its inner objects is stored', async () => {
     const [outer, ...inner] = events.slice(0, 5);
     for (const field of ['results', 'content']) {
       await freshStore();
@@ -1044,21 +1053,27 @@ describe('import', () => {
       assert.deepEqual([whole.read, whole.inserted], [1, 1]);
       for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null, field);
     }
-    // The same event pretty-printed alone, its `results` before or after its id.
-    for (const [name, record] of [
-      ['sorted', { ...outer!, results: inner }],
-      ['results first', { results: inner, ...outer! }],
-    ] as const) {
-      await freshStore();
-      const file = write('one-event.json', JSON.stringify(record, null, 2));
-      await assert.rejects(
-        importEvents(store, file, { orgId: ORG }),
-        /The JSON document is one event/,
-        name,
-      );
-      for (const e of [outer!, ...inner])
-        assert.equal(await store.getEvent(ORG, e.id, false), null, name);
-    }
+    // The same event pretty-printed alone is one record, its field kept; its
+    // `results` before its id (read as a page before the id shows) is refused.
+    await freshStore();
+    const sorted = await importEvents(
+      store,
+      write('one-event.json', JSON.stringify({ ...outer!, results: inner }, null, 2)),
+      { orgId: ORG },
+    );
+    assert.deepEqual([sorted.read, sorted.inserted], [1, 1]);
+    assert.match((await store.getEvent(ORG, outer!.id, false))?.doc ?? '', /"results":\[/);
+    for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null);
+    await freshStore();
+    await assert.rejects(
+      importEvents(
+        store,
+        write('results-first.json', JSON.stringify({ results: inner, ...outer! }, null, 2)),
+        { orgId: ORG },
+      ),
+      /The JSON document is one event/,
+    );
+    for (const e of [outer!, ...inner]) assert.equal(await store.getEvent(ORG, e.id, false), null);
   });
 
   test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {
@@ -1710,6 +1725,35 @@ describe('import', () => {
       `{"created":"2026-02-01T00:00:00Z","eventTypeName":"JOINED_ORG","extra":{"b":1.50,"a":null},"id":"${id}","orgId":"${ORG}","username":"u@example.com"}`,
     );
   });
+  test('one event pretty-printed (curl … /events/ID | jq .) imports as one event, stored as its compact form is; invalid, it is one invalid record with its line', async () => {
+    const id = events[0]!.id;
+    const compact = `{"raw":{"z":9007199254740993,"a":1.0,"10":[]},"id":"${id}","eventTypeName":"JOINED_ORG","created":"2026-02-01T00:00:00Z","extra":{"b":1.50,"a":null},"username":"u@example.com"}`;
+    const pretty = `{\n  "raw": {\n    "z": 9007199254740993,\n    "a": 1.0,\n    "10": []\n  },\n  "id": "${id}",\n  "eventTypeName": "JOINED_ORG",\n  "created": "2026-02-01T00:00:00Z",\n  "extra": {\n    "b": 1.50,\n    "a": null\n  },\n  "username": "u@example.com"\n}\n`;
+    await importEvents(store, write('compact-event.ndjson', compact), { orgId: ORG });
+    const fromCompact = await store.getEvent(ORG, id, true);
+    await freshStore();
+    const report = await importEvents(store, write('pretty-event.json', pretty), { orgId: ORG });
+    assert.deepEqual(
+      [report.format, report.read, report.inserted, report.invalid, report.issues],
+      ['event', 1, 1, 0, []],
+    );
+    const fromPretty = await store.getEvent(ORG, id, true);
+    assert.equal(fromPretty?.raw, '{"z":9007199254740993,"a":1.0,"10":[]}');
+    assert.deepEqual(fromPretty, fromCompact);
+    // Invalid, it is reported as a record, on the line it starts on.
+    await freshStore();
+    const bad = await importEvents(
+      store,
+      write('pretty-bad.json', `\n${pretty.replace('2026-02-01T00:00:00Z', 'yesterday')}`),
+      { orgId: ORG },
+    );
+    assert.deepEqual(
+      [bad.read, bad.inserted, bad.invalid, bad.issues.map((i) => i.location)],
+      [1, 0, 1, ['line 2']],
+    );
+    assert.match(bad.issues[0]!.message, /^created: /);
+  });
+
   test('a currentValue.number beyond a double (1e400) is reported as such, not "Invalid input"; as a numeric string, in raw or in a field of its own it is stored as written', async () => {
     const [a, b, c, d] = events.slice(0, 4).map((e) => e.id);
     const record = (id: string, members: string) =>

@@ -66,7 +66,8 @@ import {
  * before the break stay imported and the error names the line.
  */
 
-export type ImportFormat = 'envelope' | 'array' | 'ndjson';
+/** `event`: a JSON document that is one event (pretty-printed: on one line it is NDJSON). */
+export type ImportFormat = 'envelope' | 'array' | 'ndjson' | 'event';
 
 export type ImportIssue = {
   /** Human-readable place: "line 12", "results[3] (line 40)". */
@@ -577,12 +578,17 @@ export async function* readEventBatches(
         }
         if (utf8.first) throw await notUtf8(utf8.first);
         for (const element of splitter.push(chunk)) {
-          const location = {
-            // The records array's path as found: '' (an array), results or content.results.
-            location: `${element.path}[${element.index}] (line ${element.line})`,
-            line: element.line,
-            index: element.index,
-          };
+          // A file whose first document is one event is named so, not 'envelope'.
+          if (element.document && format === 'envelope' && counts.read === 0) format = 'event';
+          const location = element.document
+            ? // One event, a document of its own: the line it starts on.
+              at(element.line)
+            : {
+                // The records array's path as found: '' (an array), results or content.results.
+                location: `${element.path}[${element.index}] (line ${element.line})`,
+                line: element.line,
+                index: element.index,
+              };
           const parsed = parse(element.text, element.oversize, location);
           if (!parsed) continue;
           yield* acceptRead(parsed, element.text, location);
@@ -639,7 +645,7 @@ function notAList(error: NotAListError): string {
     return `${error.document === 1 ? "The JSON document's" : `${which}: its`} "${key}" is ${is}, not an array of events ${expected}`;
   }
   return error.reason === 'oneEvent'
-    ? `${which} is one event (it has an "id" or "eventTypeName"), not a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
+    ? `${which} is one event (it has an "id" or "eventTypeName") whose own "results" comes before those, so it was read as a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
     : `${which} has no "results" array: it is ${objectHolding(error)} ${expected}`;
 }
 

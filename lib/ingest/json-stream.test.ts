@@ -324,7 +324,7 @@ describe('JsonArraySplitter', () => {
     assert.throws(() => splitter.end(), /Unexpected '}' \(line 2\)/);
   });
 
-  test('documents in a row are read in turn only when a sequence is expected, each a list', () => {
+  test('documents in a row are read in turn only when a sequence is expected, each a list or one event', () => {
     const text = '[{"a": 1}]\n{"links": [], "results": [\n{"b": 2}]}{"content": {"results": [3]}}';
     for (const size of [1, 4, 1000]) {
       const splitter = new JsonArraySplitter(Infinity, true);
@@ -343,15 +343,45 @@ describe('JsonArraySplitter', () => {
       );
     }
     assert.throws(() => split(text, 1000), /after the end of the JSON document \(line 2\)/);
+    // One that is one event is given whole, as one record, with its start line.
+    for (const size of [1, 4, 1000]) {
+      const withEvent = new JsonArraySplitter(Infinity, true);
+      const text = '[1]\n{\n"id": "x", "a": [{}]}\n[2]';
+      const given: ArrayElement[] = [];
+      for (let i = 0; i < text.length; i += size)
+        given.push(...withEvent.push(text.slice(i, i + size)));
+      withEvent.end();
+      withEvent.assertList();
+      assert.deepEqual(
+        given.map((e) => [e.text, e.line, e.document ?? false]),
+        [
+          ['1', 1, false],
+          ['{\n"id": "x", "a": [{}]}', 2, true],
+          ['2', 4, false],
+        ],
+        `chunks of ${size}`,
+      );
+    }
     // One that is no list is refused where the next begins (or at the end), with its start line.
     const notList = new JsonArraySplitter(Infinity, true);
-    notList.push('[1]\n{\n"id": "x"}\n[2]');
+    notList.push('[1]\n{\n"results": [3], "id": "x"}\n[2]');
     assert.throws(
       () => notList.end(),
       (error: unknown) =>
         error instanceof NotAListError &&
         [error.reason, error.line, error.document].join() === 'oneEvent,2,2',
     );
+  });
+
+  test('one event in a sequence longer than the limit is given as its size, its text not held', () => {
+    const splitter = new JsonArraySplitter(10, true);
+    const text = '{"id": "x", "pad": "0123456789"}';
+    const given = [...splitter.push(text.slice(0, 12)), ...splitter.push(text.slice(12))];
+    splitter.end();
+    splitter.assertList();
+    assert.deepEqual(given, [
+      { text: '', path: '', index: 0, line: 1, oversize: text.length, document: true },
+    ]);
   });
 
   test('a byte order mark between documents in a row is skipped (files each saved with one, joined by cat), also between documents on one line', () => {

@@ -237,6 +237,8 @@ export type ArrayElement = {
   line: number;
   /** Set instead of `text` (then empty) when the element is longer than the limit. */
   oversize?: number;
+  /** The element is a whole document of a sequence that is one event (index 0, path ''), not in an array. */
+  document?: true;
 };
 
 const NEWLINE = 10;
@@ -334,13 +336,25 @@ export class JsonArraySplitter {
   /** The document being read (1 for the first) and the line it starts on. */
   private document = 1;
   private documentLine = 1;
+  /**
+   * Where the root object began (sequence only), while it may prove one
+   * event: held so it is given whole. -1 once its records array is found
+   * (a list, never one record) or it outgrew the limit (rootOversize).
+   */
+  private rootStart = -1;
+  private rootOversize = false;
+  /** The document just read was one event, given as a record: no list is due. */
+  private eventGiven = false;
 
   /**
    * `maxChars`: elements longer than this are reported with `oversize`, not
    * held in memory. `sequence`: documents may follow one another (API
    * answers appended by `curl >> file`, pretty-printed or not), each a list
-   * whose records are given in turn; without it, content after the first
-   * document is broken structure (a mirror's page, one line of NDJSON).
+   * whose records are given in turn, or each one event (a root object with
+   * an `id` or `eventTypeName` before any records array: `curl …/events/ID
+   * | jq .`), given whole as one record; without it, content after the
+   * first document is broken structure (a mirror's page, one line of
+   * NDJSON), and one event is NotAListError.
    */
   constructor(
     private readonly maxChars = Infinity,
@@ -410,6 +424,7 @@ export class JsonArraySplitter {
     const keep = Math.min(
       this.elementStart === -1 || this.elementOversize ? Infinity : this.elementStart,
       this.keyStart === -1 ? Infinity : this.keyStart,
+      this.rootStart === -1 || this.rootOversize ? Infinity : this.rootStart,
     );
     const next = this.base + this.chunk.length;
     if (keep === Infinity) {
@@ -513,7 +528,10 @@ export class JsonArraySplitter {
           const envelope = searching || (depth <= 2 && this.path !== '');
           const key = envelope && top?.kind === 'object' ? this.lastKey : null;
           const path = envelope && c === OPEN_ARRAY ? this.pathWith(key) : null;
-          if (depth === 0) this.documentLine = this.line;
+          if (depth === 0) {
+            this.documentLine = this.line;
+            if (this.sequence && c === OPEN_OBJECT) this.rootStart = this.base + i;
+          }
           if (top && !inTarget) {
             if (!expectsValue(top)) throw misplaced(top, c, this.line);
             top.state = AFTER_VALUE;
@@ -524,6 +542,7 @@ export class JsonArraySplitter {
             if (!searching) throw new TwoListsError(this.line);
             this.targetDepth = this.stack.length;
             this.path = path;
+            this.rootStart = -1;
           }
           i++;
           continue;
@@ -543,7 +562,10 @@ export class JsonArraySplitter {
             this.targetDone = true;
           }
           this.stack.pop();
-          if (this.stack.length === 0) this.rootClosed = true;
+          if (this.stack.length === 0) {
+            this.rootClosed = true;
+            if (this.rootStart !== -1) this.giveRoot(i + 1, out);
+          }
           i++;
           if (
             this.stack.length === this.targetDepth &&
@@ -605,6 +627,33 @@ export class JsonArraySplitter {
     ) {
       this.elementOversize = true;
     }
+    if (
+      this.rootStart !== -1 &&
+      !this.rootOversize &&
+      this.base + length - this.rootStart > this.maxChars
+    ) {
+      this.rootOversize = true;
+    }
+  }
+
+  /** The root object just closed (ending at `end`): one event is given whole, as one record. */
+  private giveRoot(end: number, out: ArrayElement[]): void {
+    if (this.rootIsEvent && !this.foundTarget) {
+      const size = this.base + end - this.rootStart;
+      const element: ArrayElement = this.rootOversize
+        ? { text: '', path: '', index: 0, line: this.documentLine, oversize: size, document: true }
+        : {
+            text: this.textFrom(this.rootStart, end),
+            path: '',
+            index: 0,
+            line: this.documentLine,
+            document: true,
+          };
+      out.push(element);
+      this.eventGiven = true;
+    }
+    this.rootStart = -1;
+    this.rootOversize = false;
   }
 
   /**
@@ -713,6 +762,7 @@ export class JsonArraySplitter {
 
   /** Throws NotAListError unless the document read last (or being read) holds a list of records. */
   assertList(): void {
+    if (this.eventGiven) return;
     if (this.rootIsEvent) throw new NotAListError('oneEvent', this.documentLine, this.document);
     if (!this.foundTarget) {
       const reason = this.rootErrorKeys === BOTH_ERROR_KEYS ? 'apiError' : 'noRecords';
@@ -737,6 +787,7 @@ export class JsonArraySplitter {
     this.rootKeys = [];
     this.rootKeyCount = 0;
     this.listValue = undefined;
+    this.eventGiven = false;
     this.targetDepth = -1;
     this.targetDone = false;
     this.path = undefined;

@@ -160,7 +160,8 @@ is the 90 days up to the start of the current UTC hour.`,
 Import events from FILE ("-" for stdin): a list envelope as the API
 returns it ({"results": [...]}), a JSON array, or NDJSON (one event per
 line; a line may hold a page, or pages appended by curl >> FILE, or an
-array), any of them gzip-compressed (events.ndjson.gz) or not. Invalid
+array), or one event (pretty-printed, as jq . writes it), any of them
+gzip-compressed (events.ndjson.gz) or not. Invalid
 records are reported with their line or index and skipped. A record
 nesting more than 100 levels deep is invalid (MongoDB's limit), as is
 an NDJSON line that is not UTF-8 (a JSON document that is not stops
