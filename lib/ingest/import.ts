@@ -97,7 +97,10 @@ export type ReadSummary = {
   /** Records seen, valid or not. */
   read: number;
   invalid: number;
+  /** Bytes read from the file (what its size and the progress measure). */
   bytes: number;
+  /** A gzip-compressed file's: the bytes of the text decompressed from them (absent for a file not compressed). */
+  decompressedBytes?: number;
 };
 
 export type ImportReport = ReadSummary & {
@@ -322,9 +325,13 @@ export async function* readEventBatches(
   const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH;
   const counts = { read: 0, invalid: 0, bytes: 0 };
   let format: ImportFormat | null = null;
-  const summary = (): ReadSummary => ({ format, ...counts });
   const utf8: Utf8Problems = {};
-  const compression = { gzip: false };
+  const compression: Compression = { gzip: false, textBytes: 0 };
+  const summary = (): ReadSummary => ({
+    format,
+    ...counts,
+    ...(compression.gzip ? { decompressedBytes: compression.textBytes } : {}),
+  });
   const chunks = decode(
     source,
     (bytes) => {
@@ -618,7 +625,7 @@ export async function* readEventBatches(
     throw new ImportFatalError(fatal, summary(), undefined, voidsRun);
   }
   yield* inListingOrder(batch, true);
-  return { format, ...counts };
+  return summary();
 }
 
 /** Why a record of a page is not stored when its own text could not be cut from the page. */
@@ -955,11 +962,14 @@ function notUtf8Message(problem: InvalidUtf8, gzip: boolean, line?: number): str
   } ${problem.endsWithin ? 'begins a character the file ends within' : 'begins a byte sequence that is no UTF-8 character'} ${CONVERT_HINT}`;
 }
 
+/** Whether the source was gzip-compressed, and the bytes of text read from it so far (decompressed, if it was). */
+type Compression = { gzip: boolean; textBytes: number };
+
 async function* decode(
   source: ImportSource,
   onBytes: (bytes: number) => void,
   problems: Utf8Problems,
-  compression: { gzip: boolean },
+  compression: Compression,
 ): AsyncGenerator<string> {
   const input: AsyncIterable<Buffer | string> =
     typeof source !== 'string'
@@ -1027,6 +1037,7 @@ async function* decode(
     let buffer = whole;
     let start = bytes;
     bytes += whole.length;
+    compression.textBytes = bytes;
     problems.opening ??= openingByte(whole, start);
     if (start === 0 && whole.length >= 2) {
       const mark = whole.readUInt16BE(0);

@@ -1,6 +1,6 @@
 import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
-import { type BulkResult, runBulkLoad } from '@/lib/ingest/bulk-load';
+import { type BulkResult, type BulkSummary, runBulkLoad } from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
 import { recordIngestRunEnd, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { OBJECT_ID_MAX_MILLIS } from '@/lib/domain/object-id';
@@ -214,6 +214,16 @@ export const seed: Command = async (args, context) => {
  * committed (BulkResult.statisticsNotRefreshed), which succeeded all the
  * same. Not for a voided import: removing its events refreshes them.
  */
+/**
+ * A file's size as read: a gzip archive's with that of the text it held
+ * (its compressed size alone read as if the import had read that much JSON).
+ */
+function sizeRead({ bytes, decompressedBytes }: BulkSummary): string {
+  return decompressedBytes === undefined
+    ? formatBytes(bytes)
+    : `${formatBytes(bytes)} gzip-compressed, ${formatBytes(decompressedBytes)} decompressed`;
+}
+
 function statisticsNotRefreshed(result: BulkResult): string | undefined {
   return result.voidsRun ? undefined : result.statisticsNotRefreshed;
 }
@@ -427,6 +437,9 @@ export const importFile: Command = async (args, context) => {
     invalid,
     ...(fatal === undefined ? {} : { notImported }),
     bytes: summary.bytes,
+    ...(summary.decompressedBytes === undefined
+      ? {}
+      : { decompressedBytes: summary.decompressedBytes }),
     seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
@@ -450,7 +463,7 @@ export const importFile: Command = async (args, context) => {
     );
   }
   context.say(
-    `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format ?? 'format not recognised'}, ${formatBytes(summary.bytes)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
+    `${result.fatal ? 'Stopped' : 'Imported'} ${file} (${summary.format ?? 'format not recognised'}, ${sizeRead(summary)}) into ${orgId} in ${formatDuration(result.seconds)}: ` +
       `${formatNumber(summary.read)} read, ${formatNumber(result.inserted)} inserted, ` +
       `${formatNumber(result.skipped)} already present, ${formatNumber(invalid)} invalid` +
       (notImported > 0 ? `, ${formatNumber(notImported)} not imported` : '') +

@@ -240,6 +240,34 @@ describe('CLI: seed and import', () => {
     assert.equal((runs.json as { runs: Json[] }).runs[0]?.status, 'undone');
   });
 
+  test("a gzip archive's summary says its size and the size of the text it holds, as does --json (decompressedBytes)", () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b05';
+    const { db, text } = orgAndEvents('gzipped', org, 300);
+    const archive = zlib.gzipSync(text);
+    const file = path.join(dir, 'events.ndjson.gz');
+    fs.writeFileSync(file, archive);
+    const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+    const imported = cli(db, 'import', '--org', org, file);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(
+      imported.stdout,
+      new RegExp(
+        `^Imported .*events\\.ndjson\\.gz \\(ndjson, ${kb(archive.length)} gzip-compressed, ${kb(Buffer.byteLength(text))} decompressed\\) into `,
+      ),
+    );
+    const again = cli(db, 'import', '--org', org, file, '--json');
+    const summary = again.json as Json;
+    assert.deepEqual(
+      [summary.bytes, summary.decompressedBytes, summary.duplicates],
+      [archive.length, Buffer.byteLength(text), 300],
+    );
+    // A file not compressed says its size alone.
+    const plain = path.join(dir, 'events.ndjson');
+    fs.writeFileSync(plain, text);
+    const uncompressed = cli(db, 'import', '--org', org, plain, '--json');
+    assert.equal((uncompressed.json as Json).decompressedBytes, undefined);
+  });
+
   test('import from a pipe shows its progress as bytes read, with no gauge', () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b04';
     const { db, text } = orgAndEvents('piped', org, 50);
