@@ -30,7 +30,11 @@ import { errorResponse } from '@/lib/api/handler';
 import { PLAIN_FORMAT } from '@/lib/api/types';
 import { createNodeApiHandler, writeApiResponse } from '@/lib/api/node-adapter';
 import { isApiTarget, nextRoutingTarget } from '@/lib/api/routes';
-import { assertServesSealedKeys, unsealedKeysWarning } from '@/lib/auth/ha1-at-rest';
+import {
+  assertServesSealedKeys,
+  secureSecretsAtOpen,
+  unsealedKeysWarning,
+} from '@/lib/auth/ha1-at-rest';
 import { secretSource, warnIfSecretMissing } from '@/lib/auth/secrets';
 import { warmAuthState } from '@/lib/auth/shared-state';
 import { getConfig, type Config } from '@/lib/config';
@@ -264,6 +268,10 @@ async function main(): Promise<void> {
       { secretFile: secret.path },
       'ORG_EVENTS_SECRET is not set: the server secret is the file beside the database. Keep it apart from copies of the database, which grant nothing without it; a database restored elsewhere needs it.',
     );
+  }
+  // Keys stored plain are sealed now, not when someone thinks of `keys rehash`.
+  for (const note of await secureSecretsAtOpen(store, { servesWithSecret: true })) {
+    lifecycle[note.level](note.message);
   }
   const unsealed = await unsealedKeysWarning(store);
   if (unsealed) lifecycle.warn(unsealed);

@@ -100,7 +100,12 @@ async function main(argv: string[]): Promise<number> {
         if (!makesStore) refuseMissingFile(url);
         // Imported here: help and usage errors never load the store's engines and drivers.
         const { openStore } = await import('@/lib/store');
+        const { secureSecretsAtOpen } = await import('@/lib/auth/ha1-at-rest');
         store = await openStore(url);
+        // As a server does at start: keys stored plain are sealed, a loose secret file named.
+        for (const note of await secureSecretsAtOpen(store, { servesWithSecret: false })) {
+          context.note(note.message);
+        }
       }
       return store;
     },

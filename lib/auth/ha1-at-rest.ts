@@ -4,6 +4,8 @@ import type { ApiKeyRecord, EventStore } from '@/lib/store/types';
 import {
   configuredSecret,
   deriveKey,
+  dropUnusedDatabaseSecret,
+  looseSecretFileWarning,
   secretFileExists,
   secretName,
   secretSource,
@@ -246,6 +248,107 @@ export async function unsealedKeysWarning(store: KeyStore): Promise<string | nul
       ? "Run 'keys rehash', then 'keys rotate' each of them."
       : "Run 'keys rehash' with ORG_EVENTS_SECRET set, then 'keys rotate' each of them.")
   );
+}
+
+/** What sealing at open needs of a store besides its keys: one transaction to write them in. */
+type SealingStore = KeyStore & Pick<EventStore, 'replaceApiKeysHa1'>;
+
+/**
+ * Seals, in one transaction, the keys of a SQLite database still stored
+ * plain (issued before its secret file or before ORG_EVENTS_SECRET was set):
+ * until someone ran `keys rehash`, a copy of the database granted them.
+ * Returns the public keys sealed (none where there was nothing to do).
+ *
+ * Only on SQLite: PostgreSQL's instances may still run without
+ * ORG_EVENTS_SECRET (their secret in the database), and a key sealed under
+ * them would be refused there; `keys rehash` stays the step an operator
+ * takes once every instance has the secret. Nothing is sealed with a
+ * secret that does not open the sealed keys already there (the server
+ * refuses to start then, and a CLI command says so itself). A server seals
+ * with the secret it serves with (`servesWithSecret`); a CLI run only with
+ * one shown to be the servers': the database's secret file, already there,
+ * or ORG_EVENTS_SECRET where it opens a sealed key. A CLI run with another
+ * value of the variable, on a database whose keys are all plain, would
+ * otherwise have sealed them with a secret the server does not have.
+ */
+export async function sealPlainKeys(
+  store: SealingStore,
+  options: { servesWithSecret: boolean },
+): Promise<string[]> {
+  if (store.databaseFile === null) return [];
+  const keys = await store.listApiKeys();
+  const plain = keys.filter((k) => !isSealedHa1(k.ha1Md5) || !isSealedHa1(k.ha1Sha256));
+  if (plain.length === 0 || (await sealedKeysProblem(store)) !== null) return [];
+  if (!options.servesWithSecret) {
+    const source = secretSource(store);
+    const shown =
+      source.kind === 'file'
+        ? secretFileExists(source)
+        : keys.some(
+            (k) =>
+              isSealedHa1(k.ha1Md5) && openWithConfigured(store, k.id, 'md5', k.ha1Md5) !== null,
+          );
+    if (!shown) return [];
+  }
+  const key = ha1AtRestKey(store);
+  if (!key) return [];
+  const changes = plain.flatMap((k) => {
+    const md5 = openWithConfigured(store, k.id, 'md5', k.ha1Md5);
+    const sha256 = openWithConfigured(store, k.id, 'sha256', k.ha1Sha256);
+    if (!md5 || !sha256) return [];
+    return [
+      {
+        apiKeyId: k.id,
+        publicKey: k.publicKey,
+        from: { ha1Md5: k.ha1Md5, ha1Sha256: k.ha1Sha256 },
+        to: {
+          ha1Md5: sealHa1(key, k.id, 'md5', md5),
+          ha1Sha256: sealHa1(key, k.id, 'sha256', sha256),
+        },
+      },
+    ];
+  });
+  // A key rotated between the read and the write keeps its new values:
+  // those were sealed when written (issueApiKey, keys rotate).
+  const changed = new Set(await store.replaceApiKeysHa1(changes));
+  return changes.filter((c) => changed.has(c.apiKeyId)).map((c) => c.publicKey);
+}
+
+/** The line saying which keys sealPlainKeys sealed: copies made before still grant them. */
+export function sealedAtOpenMessage(store: SecretHolder, sealed: readonly string[]): string {
+  return (
+    `Sealed ${sealed.length} API key(s) stored unsealed (${sealed.slice(0, 5).join(', ')}${
+      sealed.length > 5 ? ', ...' : ''
+    }) with ${secretName(secretSource(store))}: the database no longer grants them, but ` +
+    "copies of it made before do: 'keys rotate' each of them."
+  );
+}
+
+/** A line for the log (a server) or stderr (a CLI run). */
+export type AtOpenNote = { level: 'info' | 'warn'; message: string };
+
+/**
+ * What a server or a CLI run does for the secrets at rest once it has
+ * opened a store: warns of a secret file others may read, seals the keys
+ * stored plain (sealPlainKeys) and removes a `server_secret` row nothing
+ * reads any more (dropUnusedDatabaseSecret). Returns what to say.
+ */
+export async function secureSecretsAtOpen(
+  store: SealingStore & Pick<EventStore, 'deleteSetting'>,
+  options: { servesWithSecret: boolean },
+): Promise<AtOpenNote[]> {
+  const notes: AtOpenNote[] = [];
+  const loose = looseSecretFileWarning(store);
+  if (loose) notes.push({ level: 'warn', message: loose });
+  const sealed = await sealPlainKeys(store, options);
+  if (sealed.length > 0) notes.push({ level: 'warn', message: sealedAtOpenMessage(store, sealed) });
+  if (await dropUnusedDatabaseSecret(store)) {
+    notes.push({
+      level: 'info',
+      message: `Removed the server secret this database kept from before ${secretName(secretSource(store))}: nothing reads it any more.`,
+    });
+  }
+  return notes;
 }
 
 /**

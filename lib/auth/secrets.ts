@@ -140,11 +140,50 @@ function createSecretFile(file: string): string {
   return written;
 }
 
+/**
+ * The secret file's mode where others than its owner may read or write it
+ * (ssh refuses such a private key; we warn), else null: whoever reads it
+ * beside a copy of the database can call the API as any key. Only for a
+ * file that is there; Windows has no such modes.
+ */
+export function looseSecretFileWarning(store: SecretHolder): string | null {
+  const source = secretSource(store);
+  if (source.kind !== 'file' || process.platform === 'win32') return null;
+  let mode: number;
+  try {
+    mode = fs.statSync(source.path).mode & 0o777;
+  } catch {
+    return null;
+  }
+  if ((mode & 0o077) === 0) return null;
+  return (
+    `The secret file ${source.path} is readable or writable by others than its owner (mode ` +
+    `${mode.toString(8).padStart(4, '0')}): with it, a copy of the database grants every key. ` +
+    `Run: chmod 600 ${source.path}`
+  );
+}
+
+/**
+ * Removes the `server_secret` row a SQLite database kept from before its
+ * secret file: on a database in a file the secret is ORG_EVENTS_SECRET or
+ * that file (secretSource), never the row, so nothing reads it any more.
+ * PostgreSQL and an in-memory SQLite keep theirs: it is their secret.
+ * True when one was removed.
+ */
+export async function dropUnusedDatabaseSecret(
+  store: SecretHolder & Pick<EventStore, 'deleteSetting'>,
+): Promise<boolean> {
+  if (secretSource(store).kind === 'database') return false;
+  return store.deleteSetting(DATABASE_SECRET_SETTING);
+}
+
+const DATABASE_SECRET_SETTING = 'server_secret';
+
 /** The server's secret for this store: the configured one, else the one kept in the database. */
 export async function loadServerSecret(store: EventStore): Promise<Buffer> {
   const secret =
     configuredSecret(store) ??
-    (await store.getOrCreateSetting('server_secret', () =>
+    (await store.getOrCreateSetting(DATABASE_SECRET_SETTING, () =>
       randomBytes(GENERATED_SECRET_BYTES).toString('hex'),
     ));
   return Buffer.from(secret, 'utf8');

@@ -1145,6 +1145,30 @@ export abstract class KyselyStore implements EventStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async replaceApiKeysHa1(
+    changes: readonly {
+      apiKeyId: string;
+      from: { ha1Md5: string; ha1Sha256: string };
+      to: { ha1Md5: string; ha1Sha256: string };
+    }[],
+  ): Promise<string[]> {
+    if (changes.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      const changed: string[] = [];
+      for (const { apiKeyId, from, to } of changes) {
+        const result = await trx
+          .updateTable('api_keys')
+          .set({ ha1_md5: to.ha1Md5, ha1_sha256: to.ha1Sha256 })
+          .where('id', '=', apiKeyId)
+          .where('ha1_md5', '=', from.ha1Md5)
+          .where('ha1_sha256', '=', from.ha1Sha256)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) > 0) changed.push(apiKeyId);
+      }
+      return changed;
+    });
+  }
+
   async grantRole(membership: Membership): Promise<void> {
     await this.db
       .insertInto('memberships')
@@ -1222,6 +1246,11 @@ export abstract class KyselyStore implements EventStore {
       .where('key', '=', key)
       .executeTakeFirstOrThrow();
     return row.value;
+  }
+
+  async deleteSetting(key: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('settings').where('key', '=', key).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   async close(): Promise<void> {

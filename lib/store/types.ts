@@ -350,6 +350,18 @@ export interface EventStore {
    * private key). False when no key has that id.
    */
   setApiKeyHa1(apiKeyId: string, values: { ha1Md5: string; ha1Sha256: string }): Promise<boolean>;
+  /**
+   * Replaces several keys' HA1 values in one transaction (sealing the plain
+   * ones at start: all or none), each only where it still holds `from` (a
+   * key rotated meanwhile keeps its new values). Returns the ids changed.
+   */
+  replaceApiKeysHa1(
+    changes: readonly {
+      apiKeyId: string;
+      from: { ha1Md5: string; ha1Sha256: string };
+      to: { ha1Md5: string; ha1Sha256: string };
+    }[],
+  ): Promise<string[]>;
   grantRole(membership: Membership): Promise<void>;
   listMemberships(apiKeyId: string): Promise<Membership[]>;
   /** The roles an API key holds in one organization (empty when none). */
@@ -380,6 +392,8 @@ export interface EventStore {
 
   // Settings (secrets generated on first start, shared by every instance)
   getOrCreateSetting(key: string, create: () => string): Promise<string>;
+  /** Removes a setting; false when there was none. */
+  deleteSetting(key: string): Promise<boolean>;
 
   close(): Promise<void>;
 }

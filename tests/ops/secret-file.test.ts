@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { setConfigForTesting } from '@/lib/config';
 import { cliWith } from '@/tests/cli/run-cli';
 import { DigestClient } from '@/tests/helpers/digest-client';
 import { ROOT, startTestServer, type TestServer } from '@/tests/helpers/server';
+import { openStore } from '@/lib/store';
 
 /**
  * The default configuration (SQLite, no ORG_EVENTS_SECRET) keeps the
@@ -106,4 +108,99 @@ test('without ORG_EVENTS_SECRET, a copy of the SQLite database file alone grants
     `/api/public/v1.0/orgs/${first.orgId}/events?itemsPerPage=1`,
   );
   assert.equal(again.status, 200, again.text);
+});
+
+/**
+ * A database from before the secret file: its keys' HA1 values plain, its
+ * secret in a `server_secret` row. A copy of it grants every key; before,
+ * they stayed plain until someone ran `keys rehash`, and the row stayed.
+ */
+async function makeDatabaseFromBefore(server: TestServer): Promise<void> {
+  const store = await openStore(server.databaseUrl);
+  try {
+    const keys = [
+      server.keys.member,
+      server.keys.readOnly,
+      server.keys.otherOrg,
+      server.keys.owner,
+      server.keys.disabled,
+      ...server.keys.spare,
+    ];
+    assert.equal(keys.length, (await store.listApiKeys()).length, 'every key is known');
+    for (const key of keys) {
+      await store.setApiKeyHa1(key.apiKeyId, {
+        ha1Md5: computeHa1('MD5', key.publicKey, server.realm, key.privateKey),
+        ha1Sha256: computeHa1('SHA-256', key.publicKey, server.realm, key.privateKey),
+      });
+    }
+    await store.getOrCreateSetting('server_secret', () => 'f'.repeat(64));
+  } finally {
+    await store.close();
+  }
+}
+
+function databaseHoldsHa1Of(file: string, key: { publicKey: string; privateKey: string }) {
+  const bytes = Buffer.concat(
+    [file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)),
+  );
+  return (['MD5', 'SHA-256'] as const).some((algorithm) => {
+    const ha1 = computeHa1(algorithm, key.publicKey, 'MMS Public API', key.privateKey);
+    return bytes.includes(Buffer.from(ha1, 'utf8')) || bytes.includes(Buffer.from(ha1, 'hex'));
+  });
+}
+
+function settingKeys(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT key FROM settings').all() as { key: string }[]).map((r) => r.key);
+  } finally {
+    db.close();
+  }
+}
+
+test('a database from before the secret file: the server seals its plain keys at start and drops the secret row, so a copy grants nothing', async () => {
+  const original = path.join(dir, 'before', 'org-events.db');
+  fs.mkdirSync(path.dirname(original));
+  const seeded = await startTestServer({ databaseUrl: `file:${original}`, eventCount: 5 });
+  await seeded.stop();
+  await makeDatabaseFromBefore(seeded);
+  fs.rmSync(path.join(dir, 'before', 'org-events.secret'));
+  assert.equal(databaseHoldsHa1Of(original, seeded.keys.member), true, 'stored plain, as before');
+  assert.deepEqual(settingKeys(original), ['server_secret']);
+
+  server = await startTestServer({ shareDataWith: { ...seeded, databaseUrl: `file:${original}` } });
+  assert.match(server.output(), /Sealed 8 API key\(s\) stored unsealed/);
+  const member = new DigestClient(server.baseUrl, seeded.keys.member);
+  const answer = await member.request(
+    `/api/public/v1.0/orgs/${seeded.orgId}/events?itemsPerPage=1`,
+  );
+  assert.equal(answer.status, 200, answer.text);
+  await server.stop();
+  server = undefined;
+
+  assert.equal(databaseHoldsHa1Of(original, seeded.keys.member), false, 'sealed at start');
+  assert.equal(databaseHoldsHa1Of(original, seeded.keys.disabled), false, 'a disabled key too');
+  assert.deepEqual(settingKeys(original), [], 'the secret row is gone');
+});
+
+test('a CLI run seals plain keys where the database has its secret file, says so on stderr, and names a secret file others may read', async () => {
+  const original = path.join(dir, 'cli', 'org-events.db');
+  fs.mkdirSync(path.dirname(original));
+  const seeded = await startTestServer({ databaseUrl: `file:${original}`, eventCount: 5 });
+  await seeded.stop();
+  await makeDatabaseFromBefore(seeded);
+
+  const secretFile = path.join(dir, 'cli', 'org-events.secret');
+  fs.chmodSync(secretFile, 0o640);
+  const listed = cliWith({ env: { ORG_EVENTS_SECRET: undefined } }, original, 'keys', 'list');
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.ok(
+    listed.stderr.includes(
+      `The secret file ${secretFile} is readable or writable by others than its owner (mode 0640)`,
+    ) && listed.stderr.includes(`Run: chmod 600 ${secretFile}`),
+    listed.stderr,
+  );
+  assert.match(listed.stderr, /Sealed 8 API key\(s\) stored unsealed/);
+  assert.equal(databaseHoldsHa1Of(original, seeded.keys.member), false);
+  assert.deepEqual(settingKeys(original), []);
 });
