@@ -7,7 +7,7 @@ import type { EventStore } from '@/lib/store/types';
 import { twoInstances } from '../../tests/helpers/redis';
 import { issueApiKey } from './api-keys';
 import { authenticate } from './authenticate';
-import { signIn } from './dashboard-session';
+import { signIn, signOut } from './dashboard-session';
 import type { RedisAuthState } from './redis-state';
 import { checkSession, readSession, SESSION_COOKIE, type SessionUse } from './session';
 import { activityRefreshMs, idleTimeoutInWords, isIdle, recordsActivity } from './session-activity';
@@ -122,6 +122,26 @@ describe('idle sessions are refused', () => {
     // The first one was used at 29:59: it lives on until 59:59 without another use.
     assert.equal(await ended(cookie, t0 + 59 * MINUTE), 'live');
     assert.equal(await ended(cookie, t0 + 90 * MINUTE), 'idle');
+  });
+
+  test('signing out a session that went idle revokes it: a copy of its cookie stays refused once the idle timeout is raised or turned off', async () => {
+    setConfigForTesting({ SESSION_IDLE_SECONDS: 1800, SESSION_TTL_SECONDS: 8 * 3600 });
+    const t0 = Date.now();
+    const signedOut = await session(t0);
+    const kept = await session(t0);
+    assert.equal(await ended(signedOut, t0 + 40 * MINUTE), 'idle');
+    // The page's Sign out, after the session idled out (the browser drops its cookie).
+    const outcome = await signOut(
+      store,
+      { sealed: signedOut, everywhere: false, secure: false },
+      t0 + 40 * MINUTE,
+    );
+    assert.ok(outcome.ok);
+    // The operator lengthens the timeout, or turns it off: idle sessions live again…
+    setConfigForTesting({ SESSION_IDLE_SECONDS: 0 });
+    assert.equal(await ended(kept, t0 + 41 * MINUTE), 'live', 'the one never signed out');
+    // …but not one that was signed out.
+    assert.equal(await ended(signedOut, t0 + 41 * MINUTE), 'refused');
   });
 
   test('activity keeps a session past the idle timeout, and no longer than SESSION_TTL_SECONDS', async () => {

@@ -165,9 +165,13 @@ export async function checkSession(
 /**
  * Sign-out: the session a cookie value names is refused from now on, by
  * every instance sharing the revocation store, until it would have expired
- * anyway. With `everywhere`, every session of the same key issued until now
- * is refused too. Returns the principal signed out, or null when the value
- * named no live session (nothing to revoke).
+ * anyway. That holds for any session the value opens, idle or not: an idle
+ * one's sign-out went unrecorded, and it came back to life wherever the idle
+ * timeout no longer held it (SESSION_IDLE_SECONDS raised or turned off, an
+ * instance set otherwise), for anyone holding a copy of the cookie. With
+ * `everywhere`, every session of the same key issued until now is refused
+ * too; that needs a live session. Returns the principal signed out, or null
+ * when the value named no live session.
  */
 export async function revokeSession(
   store: EventStore,
@@ -176,9 +180,15 @@ export async function revokeSession(
   now = Date.now(),
 ): Promise<Principal | null> {
   const checked = await checkSession(store, sealed, 'background', now);
-  if (!('session' in checked)) return null;
-  const opened = checked.session;
+  const opened =
+    'session' in checked
+      ? checked.session
+      : sealed && checked.ended === 'idle'
+        ? openSession((await serverKeys(store)).session, sealed, now)
+        : null;
+  if (!opened) return null;
   await getAuthState().revocations.revoke(opened.sessionId, opened.expiresAt, now);
+  if (!('session' in checked)) return null;
   if (options.everywhere) await signOutEverywhere(opened.apiKeyId, now);
   return sessionPrincipal(opened);
 }
