@@ -14,7 +14,9 @@ import { signIn } from './dashboard-session';
 import {
   assertServesSealedKeys,
   Ha1SealingError,
+  isSealedHa1,
   reencryptAllHa1,
+  sealPlainKeys,
   unsealedKeysWarning,
 } from './ha1-at-rest';
 
@@ -250,6 +252,60 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
       await assert.rejects(assertServesSealedKeys(store), Ha1SealingError);
     } finally {
       setConfigForTesting({ ORG_EVENTS_SECRET: SECRET, ORG_EVENTS_PREVIOUS_SECRET: undefined });
+    }
+  });
+});
+
+describe('sealing plain keys at open (SQLite)', () => {
+  let dir: string;
+  let store: EventStore;
+  const original = getConfig().ORG_EVENTS_SECRET;
+  const plainKey = (publicKey: string) =>
+    store.createApiKey({
+      id: newObjectId(),
+      publicKey,
+      description: 'plain',
+      created: Date.now(),
+      disabled: false,
+      realm: getConfig().DIGEST_REALM,
+      ha1Md5: '1'.repeat(32),
+      ha1Sha256: '2'.repeat(64),
+    });
+  const sealedOf = async (publicKey: string) =>
+    isSealedHa1((await store.getApiKeyByPublicKey(publicKey))?.ha1Md5 ?? '');
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-seal-at-open-'));
+    setConfigForTesting({ ORG_EVENTS_SECRET: OTHER_SECRET });
+    store = await openStore(`file:${path.join(dir, 'keys.db')}`);
+    await store.createOrg({ id: ORG, name: 'Org', created: Date.now() });
+  });
+  after(async () => {
+    await store.close();
+    setConfigForTesting({ ORG_EVENTS_SECRET: original });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a CLI run seals only with a secret shown to be the servers', a server with its own", async () => {
+    await plainKey('plainone');
+    // Every key plain: nothing shows ORG_EVENTS_SECRET is the servers' value.
+    assert.deepEqual(await sealPlainKeys(store, { servesWithSecret: false }), []);
+    assert.equal(await sealedOf('plainone'), false);
+    // A server seals with the secret it serves with.
+    assert.deepEqual(await sealPlainKeys(store, { servesWithSecret: true }), ['plainone']);
+    assert.equal(await sealedOf('plainone'), true);
+    // Now a sealed key opens with it: a CLI run with the same value seals the next plain one…
+    await plainKey('plaintwo');
+    assert.deepEqual(await sealPlainKeys(store, { servesWithSecret: false }), ['plaintwo']);
+    // …and one with another value seals nothing, nor does a server (it refuses to start then).
+    await plainKey('plainthree');
+    setConfigForTesting({ ORG_EVENTS_SECRET: SECRET });
+    try {
+      assert.deepEqual(await sealPlainKeys(store, { servesWithSecret: false }), []);
+      assert.deepEqual(await sealPlainKeys(store, { servesWithSecret: true }), []);
+      assert.equal(await sealedOf('plainthree'), false);
+    } finally {
+      setConfigForTesting({ ORG_EVENTS_SECRET: OTHER_SECRET });
     }
   });
 });
