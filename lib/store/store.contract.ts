@@ -373,10 +373,27 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       const after = await store.getApiKeyByPublicKey('abcdefgh');
       assert.deepEqual([after?.ha1Md5, after?.ha1Sha256], [rehashed.ha1Md5, rehashed.ha1Sha256]);
       assert.equal(await store.setApiKeyHa1('0'.repeat(24), rehashed), false);
+      // Replaced only where a key still holds what was read: one rotated meanwhile keeps its own.
+      const resealed = { ha1Md5: 'enc1:md5-again', ha1Sha256: 'enc1:sha256-again' };
+      assert.deepEqual(
+        await store.replaceApiKeysHa1([
+          { apiKeyId: key.id, from: rehashed, to: resealed },
+          { apiKeyId: '0'.repeat(24), from: rehashed, to: resealed },
+        ]),
+        [key.id],
+      );
+      assert.deepEqual(
+        await store.replaceApiKeysHa1([{ apiKeyId: key.id, from: rehashed, to: rehashed }]),
+        [],
+      );
+      assert.equal((await store.getApiKeyByPublicKey('abcdefgh'))?.ha1Md5, resealed.ha1Md5);
       const first = await store.getOrCreateSetting('s', () => 'one');
       const second = await store.getOrCreateSetting('s', () => 'two');
       assert.equal(first, 'one');
       assert.equal(second, 'one');
+      assert.equal(await store.deleteSetting('s'), true);
+      assert.equal(await store.deleteSetting('s'), false);
+      assert.equal(await store.getOrCreateSetting('s', () => 'three'), 'three');
     });
 
     test('a list reads its total and its rows from one snapshot while another connection inserts', async () => {
