@@ -369,7 +369,7 @@ function buildDocument(vendor: string, variant: Variant) {
         'expired nonce, or a reused nonce count, gets a new challenge with stale=true. Basic',
         'authentication is refused. Failed attempts are throttled per key and per client address',
         "(429 RATE_LIMITED with Retry-After). The dashboard's session cookie `org_events_session`",
-        'is accepted as the same principal.',
+        '(`__Host-org_events_session` over HTTPS) is accepted as the same principal.',
         '',
         'Variants (EVENTS_VARIANT): `hosted` (default) and `self-hosted`. The self-hosted variant',
         'never returns invoiceId or paymentId (nor takes them as filters) and also accepts the',
@@ -575,7 +575,7 @@ function buildDocument(vendor: string, variant: Variant) {
           in: 'cookie',
           name: 'org_events_session',
           description:
-            "Sealed session set by the dashboard's sign-in; the same principal as the key.",
+            "Sealed session set by the dashboard's sign-in; the same principal as the key. Over HTTPS it is named `__Host-org_events_session`.",
         },
       },
       parameters: {

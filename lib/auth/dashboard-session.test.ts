@@ -7,7 +7,14 @@ import type { EventStore } from '@/lib/store/types';
 import { issueApiKey } from './api-keys';
 import { signIn } from './dashboard-session';
 import { serverKeys } from './keys';
-import { readSession, sealSession, SESSION_COOKIE, sessionCookieValue } from './session';
+import {
+  clearSessionCookieHeaders,
+  readSession,
+  sealSession,
+  SESSION_COOKIE,
+  sessionCookieHeader,
+  sessionCookieValue,
+} from './session';
 
 const ORG = '5f0000000000000000000001';
 
@@ -210,5 +217,27 @@ describe('lib/auth/dashboard-session', () => {
     assert.equal(sessionCookieValue(`${SESSION_COOKIE}x=abc`), undefined);
     assert.equal(sessionCookieValue('theme=dark'), undefined);
     assert.equal(sessionCookieValue(null), undefined);
+  });
+
+  it('over HTTPS the cookie is __Host- prefixed (Secure, Path=/, no Domain); a session from before, unprefixed, is still read, the prefixed one first, and signing out clears both', () => {
+    assert.match(
+      sessionCookieHeader('v', 60, true),
+      /^__Host-org_events_session=v; Path=\/; Max-Age=60; HttpOnly; SameSite=Strict; Secure$/,
+    );
+    // Plain http (localhost): browsers refuse __Host- without Secure.
+    assert.match(sessionCookieHeader('v', 60, false), /^org_events_session=v; Path=\//);
+    assert.equal(sessionCookieValue('org_events_session=old'), 'old');
+    assert.equal(
+      sessionCookieValue('org_events_session=old; __Host-org_events_session=new'),
+      'new',
+    );
+    assert.deepEqual(
+      clearSessionCookieHeaders(true).map((c) => c.split(';')[0]),
+      ['__Host-org_events_session=', 'org_events_session='],
+    );
+    assert.deepEqual(
+      clearSessionCookieHeaders(false).map((c) => c.split(';')[0]),
+      ['org_events_session='],
+    );
   });
 });

@@ -11,7 +11,7 @@ import { privateKeyMatches } from './api-keys';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
 import {
-  clearSessionCookieHeader,
+  clearSessionCookieHeaders,
   revokeSession,
   sealSession,
   sessionCookieHeader,
@@ -105,12 +105,12 @@ async function checkSignIn(
 }
 
 export type SignOutOutcome =
-  | { ok: true; cookie: string }
+  | { ok: true; cookies: string[] }
   /**
    * Sign-out everywhere without a live session to name the key (the cookie
    * is cleared), or the revocation store is down (no cookie: see signOut).
    */
-  | { ok: false; error: ApiError; cookie?: string };
+  | { ok: false; error: ApiError; cookies?: string[] };
 
 /**
  * Dashboard sign-out: the session the cookie names is revoked on every
@@ -126,7 +126,7 @@ export async function signOut(
   input: { sealed: string | undefined; everywhere: boolean; secure: boolean },
   now = Date.now(),
 ): Promise<SignOutOutcome> {
-  const cookie = clearSessionCookieHeader(input.secure);
+  const cookies = clearSessionCookieHeaders(input.secure);
   try {
     const signedOut = await revokeSession(
       store,
@@ -134,8 +134,8 @@ export async function signOut(
       { everywhere: input.everywhere },
       now,
     );
-    if (input.everywhere && !signedOut) return { ok: false, error: userUnauthorized(), cookie };
-    return { ok: true, cookie };
+    if (input.everywhere && !signedOut) return { ok: false, error: userUnauthorized(), cookies };
+    return { ok: true, cookies };
   } catch (error) {
     if (error instanceof ApiError) return { ok: false, error };
     throw error;

@@ -7,8 +7,16 @@ import type { Principal } from './principal';
 import { activityRefreshMs, isIdle } from './session-activity';
 import { getAuthState } from './shared-state';
 
-/** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. */
+/** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. Over plain HTTP. */
 export const SESSION_COOKIE = 'org_events_session';
+
+/**
+ * Its name over HTTPS. A browser takes a `__Host-` cookie only Secure, with
+ * Path=/ and no Domain, from this host itself: a sibling subdomain or a
+ * plain-HTTP answer cannot plant or replace it. Not over plain HTTP
+ * (localhost), where browsers refuse the prefix without Secure.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 /**
  * k: API key id, p: public key, exp: expiry (s), sid: this session's id (what
@@ -73,14 +81,31 @@ export function openSession(key: Buffer, sealed: string, now = Date.now()): Open
   }
 }
 
-/** The session cookie's value in a Cookie request header, if it carries one. */
+/**
+ * The session cookie's value in a Cookie request header, if it carries one:
+ * the `__Host-` one first. The unprefixed name is read too, over HTTPS as
+ * well, so that sessions signed in before the prefix (up to
+ * SESSION_TTL_SECONDS old) go on; a planted unprefixed cookie never
+ * outranks the browser's own `__Host-` one.
+ */
 export function sessionCookieValue(cookieHeader: string | null | undefined): string | undefined {
   if (!cookieHeader) return undefined;
+  let unprefixed: string | undefined;
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq === -1) continue;
+    const name = part.slice(0, eq).trim();
+    if (name === SECURE_SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (name === SESSION_COOKIE) unprefixed ??= part.slice(eq + 1).trim();
   }
-  return undefined;
+  return unprefixed;
+}
+
+/** The same, from a reader of named cookies (Next's cookies()). */
+export function sessionCookieFrom(cookies: {
+  get(name: string): { value: string } | undefined;
+}): string | undefined {
+  return cookies.get(SECURE_SESSION_COOKIE)?.value ?? cookies.get(SESSION_COOKIE)?.value;
 }
 
 /**
@@ -204,10 +229,10 @@ export async function signOutEverywhere(apiKeyId: string, now = Date.now()): Pro
   await getAuthState().revocations.revokeIssuedBefore(apiKeyId, now, keepUntil, now);
 }
 
-/** The Set-Cookie value for a session (Secure when served over HTTPS). */
+/** The Set-Cookie value for a session (Secure and `__Host-` when served over HTTPS). */
 export function sessionCookieHeader(value: string, ttlSeconds: number, secure: boolean): string {
   return [
-    `${SESSION_COOKIE}=${value}`,
+    `${secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE}=${value}`,
     'Path=/',
     `Max-Age=${ttlSeconds}`,
     'HttpOnly',
@@ -216,13 +241,21 @@ export function sessionCookieHeader(value: string, ttlSeconds: number, secure: b
   ].join('; ');
 }
 
-export function clearSessionCookieHeader(secure: boolean): string {
-  return [
-    `${SESSION_COOKIE}=`,
-    'Path=/',
-    'Max-Age=0',
-    'HttpOnly',
-    'SameSite=Strict',
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
+/**
+ * The Set-Cookie values that end a session in the browser: over HTTPS both
+ * names, so that a session from before the `__Host-` prefix, still read,
+ * does not outlive the sign-out.
+ */
+export function clearSessionCookieHeaders(secure: boolean): string[] {
+  const names = secure ? [SECURE_SESSION_COOKIE, SESSION_COOKIE] : [SESSION_COOKIE];
+  return names.map((name) =>
+    [
+      `${name}=`,
+      'Path=/',
+      'Max-Age=0',
+      'HttpOnly',
+      'SameSite=Strict',
+      ...(secure ? ['Secure'] : []),
+    ].join('; '),
+  );
 }

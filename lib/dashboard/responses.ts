@@ -11,14 +11,14 @@ import { getLogger } from '@/lib/ops/log';
 export const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** A dashboard route's error: the service's one error body (lib/domain/errors.ts), JSON, and its code in X-Error-Code as the API's. */
-export function errorResponse(error: ApiError, setCookie?: string): Response {
+export function errorResponse(error: ApiError, setCookies: readonly string[] = []): Response {
   const headers = new Headers({
     'Content-Type': 'application/json',
     ...NO_STORE,
     'X-Error-Code': error.code,
   });
   for (const [name, value] of error.headers) headers.set(name, value);
-  if (setCookie) headers.append('Set-Cookie', setCookie);
+  for (const cookie of setCookies) headers.append('Set-Cookie', cookie);
   return new Response(errorJson(error), { status: error.status, headers });
 }
 

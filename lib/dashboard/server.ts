@@ -8,7 +8,7 @@ import { idleTimeoutInWords } from '@/lib/auth/session-activity';
 import {
   checkSession,
   openSession,
-  SESSION_COOKIE,
+  sessionCookieFrom,
   sessionPrincipal,
   type SessionCheck,
 } from '@/lib/auth/session';
@@ -58,7 +58,7 @@ export async function currentSession(): Promise<Principal | null> {
  * for links in view.
  */
 export async function checkCurrentSession(): Promise<SessionCheck> {
-  const sealed = (await cookies()).get(SESSION_COOKIE)?.value;
+  const sealed = sessionCookieFrom(await cookies());
   const incoming = await headers();
   const prefetch =
     incoming.has('next-router-prefetch') || incoming.has('next-router-segment-prefetch');
@@ -83,7 +83,7 @@ export function idleTimeout(): string | null {
  * there is none, or the server's key cannot be read now.
  */
 export async function sessionPublicKeyForHeader(): Promise<string | null> {
-  const sealed = (await cookies()).get(SESSION_COOKIE)?.value;
+  const sealed = sessionCookieFrom(await cookies());
   if (!sealed) return null;
   try {
     return openSession((await serverKeys(await getStore())).session, sealed)?.publicKey ?? null;

@@ -63,7 +63,7 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     assert.notEqual(res.status, '200');
   });
 
-  test("signing in over HTTPS sets a Secure cookie (the dashboard's thread is reached over loopback HTTP)", async () => {
+  test("signing in over HTTPS sets a Secure __Host- cookie that opens the API (the dashboard's thread is reached over loopback HTTP)", async () => {
     const { member } = server.keys;
     const { stdout } = await run('curl', [
       ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
@@ -72,9 +72,26 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
       `${server.baseUrl}/api/session`,
     ]);
     assert.match(stdout, /^HTTP\/1\.1 200/, stdout);
-    const cookie = /^set-cookie: (org_events_session=.*)$/im.exec(stdout)?.[1];
+    // __Host-: the browser takes it only Secure, for this host and Path=/, from this origin alone.
+    const cookie = /^set-cookie: (__Host-org_events_session=.*)$/im.exec(stdout)?.[1];
     assert.ok(cookie, stdout);
     assert.match(cookie, /; Secure(;|$)/i);
+    assert.doesNotMatch(cookie, /; Domain=/i);
+    // The cookie opens the API over HTTPS.
+    const answer = await run('curl', [
+      ...['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}'],
+      ...['-H', `Cookie: ${cookie.split(';')[0]}`],
+      `${server.baseUrl}/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=1`,
+    ]);
+    assert.equal(answer.stdout, '200');
+    // And the dashboard's page (read in Next's thread), where without it the page sends to sign-in.
+    const page = (cookieHeader: string[]) =>
+      run('curl', [
+        ...['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}', ...cookieHeader],
+        `${server.baseUrl}/orgs/${server.orgId}/events`,
+      ]);
+    assert.equal((await page(['-H', `Cookie: ${cookie.split(';')[0]}`])).stdout, '200');
+    assert.notEqual((await page([])).stdout, '200');
   });
 
   test('/healthz over HTTPS', async () => {

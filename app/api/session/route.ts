@@ -88,9 +88,9 @@ async function signOutRoute(request: Request): Promise<Response> {
     everywhere: new URL(request.url).searchParams.get('everywhere') === 'true',
     secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
   });
-  if (!outcome.ok) return errorResponse(outcome.error, outcome.cookie);
+  if (!outcome.ok) return errorResponse(outcome.error, outcome.cookies);
   const headers = new Headers(NO_STORE);
-  headers.append('Set-Cookie', outcome.cookie);
+  for (const cookie of outcome.cookies) headers.append('Set-Cookie', cookie);
   return new Response(null, { status: 204, headers });
 }
 
