@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import { computeHa1 } from '@/lib/auth/api-keys';
 import { setConfigForTesting } from '@/lib/config';
 import { cliWith } from '@/tests/cli/run-cli';
@@ -31,8 +31,14 @@ before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-secret-file-'));
 });
 
-after(async () => {
+// Each test's last server is stopped when it ends: one left running (the next
+// test replacing it here) kept this file's process alive after its last test.
+afterEach(async () => {
   await server?.stop();
+  server = undefined;
+});
+
+after(() => {
   if (inherited !== undefined) process.env.ORG_EVENTS_SECRET = inherited;
   setConfigForTesting({ ORG_EVENTS_SECRET: inherited });
   fs.rmSync(dir, { recursive: true, force: true });
