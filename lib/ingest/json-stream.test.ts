@@ -384,6 +384,30 @@ describe('JsonArraySplitter', () => {
     ]);
   });
 
+  test('an event after an envelope that outgrew the limit before its records array is given whole, not as too large', () => {
+    // The envelope's root was held while it might prove one event, and
+    // outgrew the limit (a long "links") before its "results" showed.
+    const envelope = `{"links": ["${'x'.repeat(40)}"], "results": [1]}`;
+    const event = '\n{"id": "x"}';
+    const text = envelope + event;
+    for (const size of [5, 20]) {
+      const splitter = new JsonArraySplitter(30, true);
+      const given: ArrayElement[] = [];
+      for (let i = 0; i < text.length; i += size)
+        given.push(...splitter.push(text.slice(i, i + size)));
+      splitter.end();
+      splitter.assertList();
+      assert.deepEqual(
+        given,
+        [
+          { text: '1', path: 'results', index: 0, line: 1 },
+          { text: '{"id": "x"}', path: '', index: 0, line: 2, document: true },
+        ],
+        `chunks of ${size}`,
+      );
+    }
+  });
+
   test('a byte order mark between documents in a row is skipped (files each saved with one, joined by cat), also between documents on one line', () => {
     const text = '[{"a": 1}]\n\ufeff{"results": [2]}\ufeff[3]';
     for (const size of [1, 1000]) {

@@ -542,7 +542,11 @@ export class JsonArraySplitter {
             if (!searching) throw new TwoListsError(this.line);
             this.targetDepth = this.stack.length;
             this.path = path;
+            // A list, never one event: its root is no longer held, nor its
+            // size judged (an oversize mark kept here fell on the next
+            // document, an event then reported too large whatever its size).
             this.rootStart = -1;
+            this.rootOversize = false;
           }
           i++;
           continue;
