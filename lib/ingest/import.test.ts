@@ -1132,6 +1132,24 @@ describe('import', () => {
     );
   });
 
+  test('NDJSON whose first two lines each hold a stray quote (so end inside a string) is still NDJSON: each is one invalid record, the rest import', async () => {
+    // A quote left unescaped: the rest of the line is read out of step,
+    // its commas and colons misplaced, and the line ends inside a string,
+    // which no pretty-printed document's first line does.
+    const [a, b, c] = events.slice(0, 3).map((event) => JSON.stringify(event));
+    const stray = (line: string) => line.replace('"eventTypeName"', '"event"TypeName"');
+    const text = `${stray(a!)}\n${stray(b!)}\n${c}\n`;
+    const issues: string[] = [];
+    const report = await importEvents(store, write('stray-quote.ndjson', text), {
+      orgId: ORG,
+      onIssue: (issue) => issues.push(issue.location),
+    });
+    assert.deepEqual(
+      [report.format, report.read, report.inserted, report.invalid, ...issues],
+      ['ndjson', 3, 1, 2, 'line 1', 'line 2'],
+    );
+  });
+
   test('a truncated file keeps its whole batches also while all it held shared one second', async () => {
     // Until a second second shows, full batches are held back to learn the file's direction.
     const created = '2025-03-01T10:00:00Z';

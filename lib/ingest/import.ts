@@ -18,7 +18,10 @@ import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
 import {
   OPEN_ARRAY,
   OPEN_OBJECT,
+  QUOTE,
   skipSpace,
+  stringEnd,
+  trailingBackslashes,
   valueEnd,
   withoutByteOrderMark,
 } from '@/lib/domain/json-text';
@@ -1411,7 +1414,11 @@ function firstLineShape(
     // Documents appended on one line (`curl >> file`) are whole too; so is
     // one whose brackets close it however its commas are (an NDJSON record
     // with a comma too many is one broken record, reported as such).
-    return concatenatedDocuments(line) || bracketsCloseIt(line) ? 'whole' : 'other';
+    if (concatenatedDocuments(line) || bracketsCloseIt(line)) return 'whole';
+    // One ending inside a string is cut there, whatever was misplaced before
+    // (a stray quote puts the rest of the line out of step, its commas and
+    // colons too): read for its brackets alone, as before those were checked.
+    return endsInString(line) ? 'cutInString' : 'other';
   }
   if (splitter.endsInString) return 'cutInString';
   try {
@@ -1420,6 +1427,24 @@ function firstLineShape(
   } catch {
     return splitter.foundTarget ? 'opensRecords' : 'other';
   }
+}
+
+/** Whether `line` ends inside a string, its strings read from its first quote on. */
+function endsInString(line: string): boolean {
+  for (let start = line.indexOf('"'); start !== -1; ) {
+    const end = stringEnd(line, start);
+    // stringEnd gives the line's length both for a string the last
+    // character closes and for one left open: the last character tells.
+    if (end === line.length) {
+      const closed =
+        end - 1 > start &&
+        line.charCodeAt(end - 1) === QUOTE &&
+        trailingBackslashes(line, end - 1, start + 1) % 2 === 0;
+      return !closed;
+    }
+    start = line.indexOf('"', end);
+  }
+  return false;
 }
 
 /** Whether `line` is one bracketed value by its brackets and strings alone, commas and colons unchecked. */
