@@ -259,6 +259,17 @@ describe('JsonArraySplitter', () => {
     }
   });
 
+  test('a record is cut with the characters around it that are no JSON whitespace (a no-break space, a byte order mark), so that its parse refuses it as JSON.parse does the file', () => {
+    for (const space of ['\u00a0', '\ufeff', '\u2028', '\f']) {
+      for (const size of [1, 1000]) {
+        const { elements } = split(`[\n${space}{"a": 1}, 2${space} ]`, size);
+        const texts = elements.map((element) => element.text);
+        assert.deepEqual(texts, [`${space}{"a": 1}`, `2${space}`], `U+${space.charCodeAt(0)}`);
+        for (const text of texts) assert.throws(() => JSON.parse(text), SyntaxError);
+      }
+    }
+  });
+
   test('a comma missing, doubled or trailing, in the records array or the envelope around it, is broken structure, with its line', () => {
     const cases: [string, RegExp][] = [
       [
