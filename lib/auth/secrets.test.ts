@@ -6,8 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { ConfigError, getConfig, setConfigForTesting } from '@/lib/config';
 import { openStore } from '@/lib/store';
+import { openPostgresTestStore } from '@/tests/helpers/test-stores';
 import {
   configuredSecret,
+  dropUnusedDatabaseSecret,
   loadServerSecret,
   secretFileBeside,
   secretSource,
@@ -151,5 +153,23 @@ test('an in-memory database keeps its generated secret in the database', async (
   } finally {
     setConfigForTesting({ ORG_EVENTS_SECRET: originalSecret });
     await store.close();
+  }
+});
+
+test('PostgreSQL keeps its server_secret row when a server or CLI run has ORG_EVENTS_SECRET: instances not yet given the variable read it', async () => {
+  const { store, drop } = await openPostgresTestStore();
+  try {
+    // An instance started before ORG_EVENTS_SECRET was set everywhere: its secret is the row.
+    setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
+    const kept = (await loadServerSecret(store)).toString('utf8');
+    // Another instance, or a CLI run, with the variable set.
+    setConfigForTesting({ ORG_EVENTS_SECRET: CONFIGURED });
+    assert.equal(await dropUnusedDatabaseSecret(store), false);
+    // The next instance without it (a restart, one more replica) reads the same secret.
+    assert.equal(await store.getOrCreateSetting('server_secret', () => 'another'), kept);
+  } finally {
+    setConfigForTesting({ ORG_EVENTS_SECRET: originalSecret });
+    await store.close();
+    await drop();
   }
 });

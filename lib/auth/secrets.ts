@@ -167,13 +167,17 @@ export function looseSecretFileWarning(store: SecretHolder): string | null {
  * Removes the `server_secret` row a SQLite database kept from before its
  * secret file: on a database in a file the secret is ORG_EVENTS_SECRET or
  * that file (secretSource), never the row, so nothing reads it any more.
- * PostgreSQL and an in-memory SQLite keep theirs: it is their secret.
+ * PostgreSQL and an in-memory SQLite keep theirs: it is their secret. Told
+ * by the database, not by this process's secretSource: a PostgreSQL server
+ * or CLI run with ORG_EVENTS_SECRET removed the row that instances not yet
+ * given the variable serve with, and the next of them to start made another
+ * (their sessions and nonces no longer opened on one another).
  * True when one was removed.
  */
 export async function dropUnusedDatabaseSecret(
   store: SecretHolder & Pick<EventStore, 'deleteSetting'>,
 ): Promise<boolean> {
-  if (secretSource(store).kind === 'database') return false;
+  if (store.databaseFile === null) return false;
   return store.deleteSetting(DATABASE_SECRET_SETTING);
 }
 
