@@ -101,13 +101,6 @@ export function sessionCookieValue(cookieHeader: string | null | undefined): str
   return unprefixed;
 }
 
-/** The same, from a reader of named cookies (Next's cookies()). */
-export function sessionCookieFrom(cookies: {
-  get(name: string): { value: string } | undefined;
-}): string | undefined {
-  return cookies.get(SECURE_SESSION_COOKIE)?.value ?? cookies.get(SESSION_COOKIE)?.value;
-}
-
 /**
  * How a request uses its session: 'activity' (a page load, an API call the
  * user made) counts toward keeping it from the idle timeout; 'background'

@@ -8,7 +8,7 @@ import { idleTimeoutInWords } from '@/lib/auth/session-activity';
 import {
   checkSession,
   openSession,
-  sessionCookieFrom,
+  sessionCookieValue,
   sessionPrincipal,
   type SessionCheck,
 } from '@/lib/auth/session';
@@ -55,11 +55,15 @@ export async function currentSession(): Promise<Principal | null> {
 /**
  * The request's session checked (lib/auth/session.ts checkSession): a page
  * load is activity, but not a prefetch, which the router makes by itself
- * for links in view.
+ * for links in view. The cookie is read from the Cookie header by the
+ * API's own reader (sessionCookieValue), not by Next's cookies(), which
+ * keeps the last of two cookies of one name (a parent domain's beside this
+ * host's) where the API and sign-out take the first: the page showed one
+ * session while the API served, and sign-out revoked, the other.
  */
 export async function checkCurrentSession(): Promise<SessionCheck> {
-  const sealed = sessionCookieFrom(await cookies());
   const incoming = await headers();
+  const sealed = sessionCookieValue(incoming.get('cookie'));
   const prefetch =
     incoming.has('next-router-prefetch') || incoming.has('next-router-segment-prefetch');
   return checkSession(await getStore(), sealed, prefetch ? 'background' : 'activity');
@@ -83,7 +87,7 @@ export function idleTimeout(): string | null {
  * there is none, or the server's key cannot be read now.
  */
 export async function sessionPublicKeyForHeader(): Promise<string | null> {
-  const sealed = sessionCookieFrom(await cookies());
+  const sealed = sessionCookieValue((await headers()).get('cookie'));
   if (!sealed) return null;
   try {
     return openSession((await serverKeys(await getStore())).session, sealed)?.publicKey ?? null;

@@ -269,4 +269,30 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
       assert.ok(response.status < 500, `${path} -> ${response.status}`);
     }
   });
+
+  it('with two session cookies of one name (one a parent domain planted), a page reads the one the API and sign-out read: the first sent', async () => {
+    const live = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    const other = `org_events_session=${'x'.repeat(40)}`;
+    const page = (cookie: string) =>
+      fetch(url(`/orgs/${server.orgId}/events`), {
+        headers: { Cookie: cookie },
+        redirect: 'manual',
+      });
+    const api = (cookie: string) =>
+      fetch(url(`/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=1`), {
+        headers: { Cookie: cookie },
+      });
+    for (const [cookie, read] of [
+      [`${live}; ${other}`, 200],
+      [`${other}; ${live}`, 401],
+    ] as const) {
+      assert.equal((await api(cookie)).status, read, `API, ${cookie.slice(0, 40)}`);
+      const answer = await page(cookie);
+      assert.equal(
+        answer.status === 200,
+        read === 200,
+        `page: ${answer.status}, ${cookie.slice(0, 40)}`,
+      );
+    }
+  });
 });
