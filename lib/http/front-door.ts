@@ -195,8 +195,14 @@ function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts,
  * Installed by server.ts before it listens and by instrumentation.ts's
  * register() (a no-op when server.ts already did).
  */
-/** Every cookie this service sets is named so (the session, the dashboard's time zone). */
-const OWN_COOKIE_PREFIX = 'org_events_';
+/**
+ * Every cookie this service sets is named so (the session, the dashboard's
+ * time zone), or so after `__Host-` (the session over HTTPS,
+ * lib/auth/session.ts): dropped as another's, a browser's session beside
+ * its zone cookie never reached a page or sign-out, and every page sent a
+ * signed-in user to sign-in.
+ */
+const OWN_COOKIE_PREFIXES = ['org_events_', '__Host-org_events_'];
 
 /**
  * Drops the cookies that are not this service's from a request bound for
@@ -211,7 +217,7 @@ function keepOwnCookies(req: IncomingMessage): void {
   const own = header
     .split(';')
     .map((pair) => pair.trim())
-    .filter((pair) => pair.startsWith(OWN_COOKIE_PREFIX));
+    .filter((pair) => OWN_COOKIE_PREFIXES.some((prefix) => pair.startsWith(prefix)));
   if (own.length > 0) req.headers.cookie = own.join('; ');
   else delete req.headers.cookie;
 }
