@@ -114,7 +114,10 @@ export type SignOutOutcome =
 
 /**
  * Dashboard sign-out: the session the cookie names is revoked on every
- * instance (session.ts revokeSession) and the cookie cleared. With
+ * instance (session.ts revokeSession) and the cookie cleared. So are those
+ * of the request's other session cookies (`alsoSent`: one from before the
+ * `__Host-` prefix beside a prefixed one), whose cookies are cleared too: a
+ * copy of one must not outlive the sign-out. With
  * `everywhere`, every session of the same key ends too; that needs a live
  * session to say which key (USER_UNAUTHORIZED otherwise). When the
  * revocation cannot be recorded (Redis down: 503), the cookie is kept: the
@@ -123,11 +126,17 @@ export type SignOutOutcome =
  */
 export async function signOut(
   store: EventStore,
-  input: { sealed: string | undefined; everywhere: boolean; secure: boolean },
+  input: {
+    sealed: string | undefined;
+    alsoSent?: readonly string[];
+    everywhere: boolean;
+    secure: boolean;
+  },
   now = Date.now(),
 ): Promise<SignOutOutcome> {
   const cookies = clearSessionCookieHeaders(input.secure);
   try {
+    for (const other of input.alsoSent ?? []) await revokeSession(store, other, {}, now);
     const signedOut = await revokeSession(
       store,
       input.sealed,

@@ -86,19 +86,31 @@ export function openSession(key: Buffer, sealed: string, now = Date.now()): Open
  * the `__Host-` one first. The unprefixed name is read too, over HTTPS as
  * well, so that sessions signed in before the prefix (up to
  * SESSION_TTL_SECONDS old) go on; a planted unprefixed cookie never
- * outranks the browser's own `__Host-` one.
+ * outranks the browser's own `__Host-` one. The one reader of the cookie:
+ * the API, the dashboard's routes and its pages.
  */
 export function sessionCookieValue(cookieHeader: string | null | undefined): string | undefined {
-  if (!cookieHeader) return undefined;
-  let unprefixed: string | undefined;
+  return sessionCookieValues(cookieHeader)[0];
+}
+
+/**
+ * Every session cookie value in a Cookie request header, in the order
+ * sessionCookieValue reads them (`__Host-` ones first, then as sent): what
+ * sign-out ends, as the browser drops them all.
+ */
+export function sessionCookieValues(cookieHeader: string | null | undefined): string[] {
+  if (!cookieHeader) return [];
+  const prefixed: string[] = [];
+  const unprefixed: string[] = [];
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');
     if (eq === -1) continue;
     const name = part.slice(0, eq).trim();
-    if (name === SECURE_SESSION_COOKIE) return part.slice(eq + 1).trim();
-    if (name === SESSION_COOKIE) unprefixed ??= part.slice(eq + 1).trim();
+    const value = part.slice(eq + 1).trim();
+    if (name === SECURE_SESSION_COOKIE) prefixed.push(value);
+    else if (name === SESSION_COOKIE) unprefixed.push(value);
   }
-  return unprefixed;
+  return [...new Set([...prefixed, ...unprefixed])];
 }
 
 /**

@@ -186,6 +186,20 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
     assert.equal((await readEvents(kept)).status, 200, 'another session of the key lives on');
   });
 
+  it('sign-out ends every session the browser sent: a __Host- one and one from before the prefix', async () => {
+    const before = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    const prefixed = `__Host-${cookiePair(sessionCookie(await signIn(server.keys.member)))}`;
+    const kept = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    assert.equal((await readEvents(before)).status, 200);
+    assert.equal((await readEvents(prefixed)).status, 200);
+
+    // The browser clears both cookies: a copy of either must not outlive the sign-out.
+    assert.equal((await signOut(`${before}; ${prefixed}`)).status, 204);
+    assert.equal((await readEvents(prefixed)).status, 401, 'the __Host- session');
+    assert.equal((await readEvents(before)).status, 401, 'the session from before the prefix');
+    assert.equal((await readEvents(kept)).status, 200, 'a session the browser did not send');
+  });
+
   it("sign-out everywhere voids every session of the key, not another key's", async () => {
     const first = cookiePair(sessionCookie(await signIn(server.keys.owner)));
     const second = cookiePair(sessionCookie(await signIn(server.keys.owner)));

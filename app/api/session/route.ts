@@ -1,5 +1,5 @@
 import { signIn, signOut } from '@/lib/auth/dashboard-session';
-import { sessionCookieValue } from '@/lib/auth/session';
+import { sessionCookieValues } from '@/lib/auth/session';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import {
   isSameOriginRequest,
@@ -83,8 +83,10 @@ async function signInRoute(request: Request): Promise<Response> {
 
 async function signOutRoute(request: Request): Promise<Response> {
   const { TRUST_PROXY } = getConfig();
+  const [sealed, ...alsoSent] = sessionCookieValues(request.headers.get('cookie'));
   const outcome = await signOut(await getStore(), {
-    sealed: sessionCookieValue(request.headers.get('cookie')),
+    sealed,
+    alsoSent,
     everywhere: new URL(request.url).searchParams.get('everywhere') === 'true',
     secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
   });
