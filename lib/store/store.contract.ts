@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DAY_MS, HOUR_MS, parseApiDateTime } from '@/lib/domain/dates';
 import { encodeEvent, encodeRecordText } from '@/lib/domain/encode';
+import type { HistogramInterval } from '@/lib/domain/filters';
 import { objectIdAt } from '@/lib/domain/object-id';
 import type { ConcurrentWriter } from './testing/sqlite-writer';
 import {
@@ -911,6 +912,55 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       assert.equal(chosen.totalCount, 0);
     });
 
+    /**
+     * A zoned histogram's buckets start at `starts`, and each one's count is
+     * the filtered count between its start and the next (the range's ends
+     * bounding the first and last): exact, and none empty in these ranges.
+     */
+    async function assertZonedBuckets(
+      filter: Omit<EventFilter, 'orgId' | 'minCreated' | 'maxCreated'>,
+      interval: HistogramInterval,
+      timeZone: string,
+      minCreated: number,
+      maxCreated: number,
+      starts: number[],
+    ) {
+      const histogram = await store.histogram({
+        orgId: orgA,
+        ...filter,
+        minCreated,
+        maxCreated,
+        buckets: 60,
+        interval,
+        timeZone,
+      });
+      const context = `${timeZone} ${JSON.stringify(filter)}`;
+      assert.deepEqual(
+        histogram.buckets.map((bucket) => bucket.start),
+        starts,
+        context,
+      );
+      const counts = await Promise.all(
+        starts.map((start, i) =>
+          store.countEvents({
+            orgId: orgA,
+            ...filter,
+            minCreated: Math.max(start, minCreated),
+            maxCreated: Math.min((starts[i + 1] ?? Infinity) - 1, maxCreated),
+          }),
+        ),
+      );
+      assert.deepEqual(
+        histogram.buckets.map((bucket) => bucket.count),
+        counts,
+        context,
+      );
+      assert.ok(
+        counts.every((count) => count > 0),
+        context,
+      );
+    }
+
     test('day buckets in a time zone start at its midnights, on a whole-hour and a half-hour offset, with exact counts', async () => {
       const at = (text: string) => parseApiDateTime(text)!;
       const minCreated = base + 3 * 3_600_000;
@@ -929,40 +979,13 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
           { eventTypes: ['JOINED_ORG'] },
           { username: ['user3@example.com'] },
         ]) {
-          const histogram = await store.histogram({
-            orgId: orgA,
-            ...filter,
+          await assertZonedBuckets(
+            filter,
+            'day',
+            timeZone,
             minCreated,
             maxCreated,
-            buckets: 60,
-            interval: 'day',
-            timeZone,
-          });
-          const context = `${timeZone} ${JSON.stringify(filter)}`;
-          const starts = midnights.map(at);
-          assert.deepEqual(
-            histogram.buckets.map((bucket) => bucket.start),
-            starts,
-            context,
-          );
-          const counts = await Promise.all(
-            starts.map((start, i) =>
-              store.countEvents({
-                orgId: orgA,
-                ...filter,
-                minCreated: Math.max(start, minCreated),
-                maxCreated: Math.min((starts[i + 1] ?? Infinity) - 1, maxCreated),
-              }),
-            ),
-          );
-          assert.deepEqual(
-            histogram.buckets.map((bucket) => bucket.count),
-            counts,
-            context,
-          );
-          assert.ok(
-            counts.every((count) => count > 0),
-            context,
+            midnights.map(at),
           );
         }
       }
@@ -983,41 +1006,7 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
         ],
       ] as const) {
         for (const filter of [{}, { eventTypes: ['JOINED_ORG'] }]) {
-          const histogram = await store.histogram({
-            orgId: orgA,
-            ...filter,
-            minCreated,
-            maxCreated,
-            buckets: 60,
-            interval: 'hour',
-            timeZone,
-          });
-          const context = `${timeZone} ${JSON.stringify(filter)}`;
-          const starts = hours.map(at);
-          assert.deepEqual(
-            histogram.buckets.map((bucket) => bucket.start),
-            starts,
-            context,
-          );
-          const counts = await Promise.all(
-            starts.map((start, i) =>
-              store.countEvents({
-                orgId: orgA,
-                ...filter,
-                minCreated: Math.max(start, minCreated),
-                maxCreated: Math.min((starts[i + 1] ?? Infinity) - 1, maxCreated),
-              }),
-            ),
-          );
-          assert.deepEqual(
-            histogram.buckets.map((bucket) => bucket.count),
-            counts,
-            context,
-          );
-          assert.ok(
-            counts.every((count) => count > 0),
-            context,
-          );
+          await assertZonedBuckets(filter, 'hour', timeZone, minCreated, maxCreated, hours.map(at));
         }
       }
     });
