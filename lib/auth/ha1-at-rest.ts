@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { getConfig } from '@/lib/config';
+import { ConfigError, getConfig } from '@/lib/config';
 import type { ApiKeyRecord, EventStore } from '@/lib/store/types';
 import {
   configuredSecret,
@@ -340,7 +340,17 @@ export async function secureSecretsAtOpen(
   const notes: AtOpenNote[] = [];
   const loose = looseSecretFileWarning(store);
   if (loose) notes.push({ level: 'warn', message: loose });
-  const sealed = await sealPlainKeys(store, options);
+  let sealed: string[] = [];
+  try {
+    sealed = await sealPlainKeys(store, options);
+  } catch (error) {
+    // A secret file that cannot be read (emptied, unreadable): a server
+    // cannot serve without it, but a CLI command that never needs the
+    // secret (orgs list, backup) failed for the sealing alone. It runs on,
+    // told why; one that needs the secret still refuses, saying the same.
+    if (options.servesWithSecret || !(error instanceof ConfigError)) throw error;
+    notes.push({ level: 'warn', message: `API keys stored unsealed stay so: ${error.message}` });
+  }
   if (sealed.length > 0) notes.push({ level: 'warn', message: sealedAtOpenMessage(store, sealed) });
   if (await dropUnusedDatabaseSecret(store)) {
     notes.push({

@@ -210,3 +210,44 @@ test('a CLI run seals plain keys where the database has its secret file, says so
   assert.equal(databaseHoldsHa1Of(original, seeded.keys.member), false);
   assert.deepEqual(settingKeys(original), []);
 });
+
+test('a CLI command that needs no secret runs on a database with keys stored plain whose secret file is broken, saying why none was sealed', async () => {
+  const database = path.join(dir, 'broken', 'org-events.db');
+  fs.mkdirSync(path.dirname(database));
+  const orgId = '5f00000000000000000000b1';
+  const store = await openStore(`file:${database}`);
+  try {
+    await store.createOrg({ id: orgId, name: 'Broken', created: Date.now() });
+    await store.createApiKey({
+      id: '6b00000000000000000000b1',
+      publicKey: 'plainkey',
+      description: 'from before the secret file',
+      created: Date.now(),
+      disabled: false,
+      realm: 'MMS Public API',
+      ha1Md5: '1'.repeat(32),
+      ha1Sha256: '2'.repeat(64),
+    });
+  } finally {
+    await store.close();
+  }
+  // Emptied by a mistake (a restore, `> file`): no secret to seal with.
+  fs.writeFileSync(path.join(dir, 'broken', 'org-events.secret'), '', { mode: 0o600 });
+  const env = { env: { ORG_EVENTS_SECRET: undefined } };
+
+  const listed = cliWith(env, database, 'orgs', 'list');
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /Broken/);
+  assert.match(listed.stderr, /org-events\.secret does not hold a secret/);
+  const held = new Database(database, { readonly: true });
+  try {
+    const row = held.prepare('SELECT ha1_md5 FROM api_keys').get() as { ha1_md5: string };
+    assert.equal(row.ha1_md5, '1'.repeat(32), 'left plain');
+  } finally {
+    held.close();
+  }
+  // A command that needs the secret still refuses, saying why.
+  const issued = cliWith(env, database, 'keys', 'create', '--org', orgId, '--role', 'ORG_MEMBER');
+  assert.notEqual(issued.code, 0);
+  assert.match(issued.stderr, /does not hold a secret/);
+});
