@@ -1,7 +1,15 @@
 import type { Page } from '@playwright/test';
 import { encodeEvent } from '@/lib/domain/encode';
 import { objectIdAt } from '@/lib/domain/object-id';
-import { eventsUrl, expect, rows, shownTotal, signIn, test } from './support/fixtures';
+import {
+  dragHistogram,
+  eventsUrl,
+  expect,
+  rows,
+  shownTotal,
+  signIn,
+  test,
+} from './support/fixtures';
 import { orgWithEvents, ownOrgsKey } from './support/orgs';
 
 /**
@@ -280,13 +288,7 @@ test("the chart's day bars in local time start at New York's midnights, a 23-hou
   expect(titles.at(-1)).toBe('2026-03-12 00:00:00 – 2026-03-13 00:00:00: 1 event');
 
   // A drag onto the second bar alone: that day in New York, whole.
-  const box = (await histogram.boundingBox())!;
-  const x = box.x + (1.5 * box.width) / titles.length;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(x, y);
-  await page.mouse.down();
-  await page.mouse.move(x + 1, y, { steps: 2 });
-  await page.mouse.up();
+  await dragHistogram(page, 1, 1);
   await expect
     .poll(() => new URL(page.url()).searchParams.get('from'))
     .toBe('2026-03-02T00:00-05:00');
@@ -344,13 +346,7 @@ test.describe('in Kolkata (UTC+05:30)', () => {
     expect(titles.at(-1)).toBe('2026-03-02 15:00:00 – 2026-03-02 16:00:00: 1 event');
 
     // A drag onto the second bar alone: 10:00 to 10:59 in Kolkata.
-    const box = (await histogram.boundingBox())!;
-    const x = box.x + (1.5 * box.width) / titles.length;
-    const y = box.y + box.height / 2;
-    await page.mouse.move(x, y);
-    await page.mouse.down();
-    await page.mouse.move(x + 1, y, { steps: 2 });
-    await page.mouse.up();
+    await dragHistogram(page, 1, 1);
     await expect
       .poll(() => new URL(page.url()).searchParams.get('from'))
       .toBe('2026-03-02T10:00+05:30');

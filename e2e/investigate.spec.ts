@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import {
+  dragHistogram,
   eventsUrl,
   expect,
   pageScrollsSideways,
@@ -50,20 +51,6 @@ async function expectRows(page: Page, expected: readonly E2eEvent[], pageSize = 
   await expect.poll(() => shownTotal(page)).toBe(expected.length);
   const firstPage = expected.slice(0, pageSize).map((event) => event.id);
   await expect.poll(() => rowIds(page)).toEqual(firstPage);
-}
-
-/** Drags across histogram bars `from`..`to` (indexes) with the mouse. */
-async function dragHistogram(page: Page, from: number, to: number) {
-  const bars = page.getByTestId('histogram');
-  const count = Number(await bars.getAttribute('data-buckets'));
-  const box = (await bars.boundingBox())!;
-  const x = (index: number) => box.x + ((index + 0.5) * box.width) / count;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(x(from), y);
-  await page.mouse.down();
-  await page.mouse.move((x(from) + x(to)) / 2, y, { steps: 3 });
-  await page.mouse.move(x(to), y, { steps: 3 });
-  await page.mouse.up();
 }
 
 test.describe('investigating from the whole org to one actor, cluster and day', () => {

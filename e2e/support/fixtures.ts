@@ -131,3 +131,25 @@ export async function pageScrollsSideways(page: Page): Promise<boolean> {
 export function utcInputValue(millis: number): string {
   return new Date(millis).toISOString().slice(0, 19).replace(/:00$/, '');
 }
+
+/**
+ * Drags across the volume chart's bars `from`..`to` (indexes, oldest first)
+ * with the mouse; onto one bar alone when they are equal (a pixel's move, so
+ * the chart sees a drag rather than a click).
+ */
+export async function dragHistogram(page: Page, from: number, to: number): Promise<void> {
+  const bars = page.getByTestId('histogram');
+  const count = Number(await bars.getAttribute('data-buckets'));
+  const box = (await bars.boundingBox())!;
+  const x = (index: number) => box.x + ((index + 0.5) * box.width) / count;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x(from), y);
+  await page.mouse.down();
+  if (from === to) {
+    await page.mouse.move(x(to) + 1, y, { steps: 2 });
+  } else {
+    await page.mouse.move((x(from) + x(to)) / 2, y, { steps: 3 });
+    await page.mouse.move(x(to), y, { steps: 3 });
+  }
+  await page.mouse.up();
+}
