@@ -281,6 +281,13 @@ export function skipSpace(text: string, i: number): number {
   return i;
 }
 
+/** `text` without the JSON whitespace at its end (skipSpace's mirror). */
+export function withoutSpaceAtEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
 /** One member of an object, as text. */
 export type JsonMember = {
   /** The key, decoded (what JSON.parse would make of it). */

@@ -816,7 +816,7 @@ export class JsonArraySplitter {
     // Only JSON's own whitespace is cut (an element starts past it): trim()
     // also took a no-break space or a byte order mark, which no JSON reader
     // takes, and the record imported from a file JSON.parse refuses.
-    const elementText = withoutSpaceAtEnd(this.textFrom(this.elementStart, end));
+    const elementText = jsonText.withoutSpaceAtEnd(this.textFrom(this.elementStart, end));
     this.elementStart = -1;
     if (elementText.length === 0) return;
     out.push({ text: elementText, path: this.path!, index: this.index++, line: this.elementLine });
@@ -864,17 +864,6 @@ export class JsonArraySplitter {
     }
     return keys.join('.');
   }
-}
-
-/** `text` without JSON whitespace (space, tab, CR, LF) at its end. */
-function withoutSpaceAtEnd(text: string): string {
-  let end = text.length;
-  for (;;) {
-    const c = text.charCodeAt(end - 1);
-    if (c !== 32 && c !== 9 && c !== 13 && c !== NEWLINE) break;
-    end--;
-  }
-  return end === text.length ? text : text.slice(0, end);
 }
 
 /** An object key's text, quotes included, as its string; broken (a raw control character, an unknown escape) is broken structure. */
