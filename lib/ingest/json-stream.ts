@@ -643,17 +643,9 @@ export class JsonArraySplitter {
   /** The root object just closed (ending at `end`): one event is given whole, as one record. */
   private giveRoot(end: number, out: ArrayElement[]): void {
     if (this.rootIsEvent && !this.foundTarget) {
-      const size = this.base + end - this.rootStart;
-      const element: ArrayElement = this.rootOversize
-        ? { text: '', path: '', index: 0, line: this.documentLine, oversize: size, document: true }
-        : {
-            text: this.textFrom(this.rootStart, end),
-            path: '',
-            index: 0,
-            line: this.documentLine,
-            document: true,
-          };
-      out.push(element);
+      const oversize = this.rootOversize ? { oversize: this.base + end - this.rootStart } : {};
+      const text = this.rootOversize ? '' : this.textFrom(this.rootStart, end);
+      out.push({ text, path: '', index: 0, line: this.documentLine, ...oversize, document: true });
       this.eventGiven = true;
     }
     this.rootStart = -1;
