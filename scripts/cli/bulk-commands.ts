@@ -210,11 +210,6 @@ export const seed: Command = async (args, context) => {
 };
 
 /**
- * Why the statistics were not refreshed after a load whose batches had all
- * committed (BulkResult.statisticsNotRefreshed), which succeeded all the
- * same. Not for a voided import: removing its events refreshes them.
- */
-/**
  * A file's size as read: a gzip archive's with that of the text it held
  * (its compressed size alone read as if the import had read that much JSON).
  */
@@ -224,6 +219,11 @@ function sizeRead({ bytes, decompressedBytes }: BulkSummary): string {
     : `${formatBytes(bytes)} gzip-compressed, ${formatBytes(decompressedBytes)} decompressed`;
 }
 
+/**
+ * Why the statistics were not refreshed after a load whose batches had all
+ * committed (BulkResult.statisticsNotRefreshed), which succeeded all the
+ * same. Not for a voided import: removing its events refreshes them.
+ */
 function statisticsNotRefreshed(result: BulkResult): string | undefined {
   return result.voidsRun ? undefined : result.statisticsNotRefreshed;
 }
