@@ -236,14 +236,7 @@ export async function signOutEverywhere(apiKeyId: string, now = Date.now()): Pro
 
 /** The Set-Cookie value for a session (Secure and `__Host-` when served over HTTPS). */
 export function sessionCookieHeader(value: string, ttlSeconds: number, secure: boolean): string {
-  return [
-    `${secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE}=${value}`,
-    'Path=/',
-    `Max-Age=${ttlSeconds}`,
-    'HttpOnly',
-    'SameSite=Strict',
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
+  return cookieHeader(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, value, ttlSeconds, secure);
 }
 
 /**
@@ -253,14 +246,17 @@ export function sessionCookieHeader(value: string, ttlSeconds: number, secure: b
  */
 export function clearSessionCookieHeaders(secure: boolean): string[] {
   const names = secure ? [SECURE_SESSION_COOKIE, SESSION_COOKIE] : [SESSION_COOKIE];
-  return names.map((name) =>
-    [
-      `${name}=`,
-      'Path=/',
-      'Max-Age=0',
-      'HttpOnly',
-      'SameSite=Strict',
-      ...(secure ? ['Secure'] : []),
-    ].join('; '),
-  );
+  return names.map((name) => cookieHeader(name, '', 0, secure));
+}
+
+/** A session cookie's Set-Cookie value: one set of attributes for setting and clearing it. */
+function cookieHeader(name: string, value: string, maxAge: number, secure: boolean): string {
+  return [
+    `${name}=${value}`,
+    'Path=/',
+    `Max-Age=${maxAge}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    ...(secure ? ['Secure'] : []),
+  ].join('; ');
 }
