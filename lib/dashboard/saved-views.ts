@@ -1,7 +1,6 @@
 import 'server-only';
 import { canReadOrgEvents, type Principal } from '@/lib/auth/principal';
 import { readSession, sessionCookieValue, sessionUseOf } from '@/lib/auth/session';
-import { getConfig } from '@/lib/config';
 import type { SavedViewJson, SavedViewState } from '@/lib/client/saved-views';
 import { SAVED_VIEW_NAME_MAX } from '@/lib/client/saved-views';
 import {
@@ -67,10 +66,7 @@ export async function withViewsAccess(
     if (!isObjectId(orgId) || (viewId !== undefined && !isObjectId(viewId))) {
       return errorResponse(malformedPath(path));
     }
-    if (
-      request.method !== 'GET' &&
-      !isSameOriginRequest(request.url, request.headers, getConfig().TRUST_PROXY)
-    ) {
+    if (request.method !== 'GET' && !isSameOriginRequest(request.url, request.headers)) {
       return errorResponse(crossSiteRequest());
     }
     const store = await getStore();

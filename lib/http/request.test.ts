@@ -3,15 +3,18 @@ import { describe, it } from 'node:test';
 import { isSameOriginRequest, isSecureRequest, safeNextPath } from './request';
 
 const headers = (values: Record<string, string>) => new Headers(values);
+const direct = { TRUST_PROXY: false, PUBLIC_BASE_URL: undefined };
+const behindProxy = { TRUST_PROXY: true, PUBLIC_BASE_URL: undefined };
 
 describe('lib/http/request', () => {
+  const url = 'http://localhost:3000/api/session';
+
   it('accepts same-origin posts and refuses cross-site ones', () => {
-    const url = 'http://localhost:3000/api/session';
     assert.equal(
       isSameOriginRequest(
         url,
         headers({ host: 'localhost:3000', origin: 'http://localhost:3000' }),
-        false,
+        direct,
       ),
       true,
     );
@@ -19,44 +22,74 @@ describe('lib/http/request', () => {
       isSameOriginRequest(
         url,
         headers({ host: 'localhost:3000', origin: 'https://evil.example' }),
-        false,
+        direct,
       ),
       false,
     );
     assert.equal(
-      isSameOriginRequest(url, headers({ host: 'localhost:3000', origin: 'null' }), false),
+      isSameOriginRequest(url, headers({ host: 'localhost:3000', origin: 'null' }), direct),
       false,
     );
     assert.equal(
       isSameOriginRequest(
         url,
         headers({ host: 'localhost:3000', 'sec-fetch-site': 'cross-site' }),
-        false,
+        direct,
       ),
       false,
     );
-    assert.equal(isSameOriginRequest(url, headers({ host: 'localhost:3000' }), false), true);
+    assert.equal(isSameOriginRequest(url, headers({ host: 'localhost:3000' }), direct), true);
     const proxied = headers({
       host: 'internal:3000',
       origin: 'https://events.example',
       'x-forwarded-host': 'events.example',
     });
-    assert.equal(isSameOriginRequest(url, proxied, true), true);
-    assert.equal(isSameOriginRequest(url, proxied, false), false);
+    assert.equal(isSameOriginRequest(url, proxied, behindProxy), true);
+    assert.equal(isSameOriginRequest(url, proxied, direct), false);
     // The client's own entry, left of the proxy's, names no host of ours.
     const spoofed = headers({
       host: 'internal:3000',
       origin: 'https://attacker.example',
       'x-forwarded-host': 'attacker.example, events.example',
     });
-    assert.equal(isSameOriginRequest(url, spoofed, true), false);
+    assert.equal(isSameOriginRequest(url, spoofed, behindProxy), false);
   });
 
-  it('marks cookies Secure over HTTPS or behind a trusted HTTPS proxy only', () => {
-    assert.equal(isSecureRequest('https://x/api/session', headers({}), false), true);
+  it("a post from PUBLIC_BASE_URL's origin is same-origin whatever Host the proxy sent; not one from another scheme or host", () => {
+    const config = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'https://events.example' };
+    const from = (origin: string) => headers({ host: '127.0.0.1:3000', origin });
+    assert.equal(isSameOriginRequest(url, from('https://events.example'), config), true);
+    assert.equal(isSameOriginRequest(url, from('http://events.example'), config), false);
+    assert.equal(isSameOriginRequest(url, from('https://events.example.evil'), config), false);
+    assert.equal(isSameOriginRequest(url, from('https://events.example'), direct), false);
+  });
+
+  it('marks cookies Secure over HTTPS, behind a trusted HTTPS proxy, or when PUBLIC_BASE_URL is https', () => {
+    assert.equal(
+      isSecureRequest({ url: 'https://x/api/session', headers: headers({}) }, direct),
+      true,
+    );
+    assert.equal(
+      isSecureRequest(
+        { url: '/api/public/v1.0/orgs', headers: headers({}), encrypted: true },
+        direct,
+      ),
+      true,
+    );
     const forwarded = headers({ 'x-forwarded-proto': 'https' });
-    assert.equal(isSecureRequest('http://x/api/session', forwarded, true), true);
-    assert.equal(isSecureRequest('http://x/api/session', forwarded, false), false);
+    const plain = { url: 'http://x/api/session', headers: forwarded };
+    assert.equal(isSecureRequest(plain, behindProxy), true);
+    assert.equal(isSecureRequest(plain, direct), false);
+    const https = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'https://events.example' };
+    const http = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'http://events.example' };
+    assert.equal(
+      isSecureRequest({ url: 'http://x/api/session', headers: headers({}) }, https),
+      true,
+    );
+    assert.equal(
+      isSecureRequest({ url: 'http://x/api/session', headers: headers({}) }, http),
+      false,
+    );
   });
 
   it('only ever redirects to a path on this site', () => {

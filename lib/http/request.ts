@@ -5,9 +5,13 @@
  * from is client-address.ts.
  */
 
+import { type Config, getConfig } from '@/lib/config';
 import { wireFactsFromHeaders } from './front-door';
 
 type HeaderReader = { get(name: string): string | null };
+
+/** What says which origin a browser reached: a proxy's forwarded headers, the public URL. */
+type OriginConfig = Pick<Config, 'TRUST_PROXY' | 'PUBLIC_BASE_URL'>;
 
 /** Reads a request body as text, refusing anything larger than `maxBytes`. */
 export async function readBodyText(request: Request, maxBytes: number): Promise<string | null> {
@@ -46,33 +50,60 @@ export function proxyForwarded(value: string | null): string | undefined {
   return value?.split(',').at(-1)?.trim() || undefined;
 }
 
-/** HTTPS directly, or behind a trusted proxy that says so: the cookie gets `Secure`. */
-export function isSecureRequest(url: string, headers: HeaderReader, trustProxy: boolean): boolean {
+/**
+ * Whether the browser reached this service over HTTPS, the one place that
+ * decides (the session cookie's `Secure` and `__Host-` name, and which
+ * session cookie is read): the connection is TLS (server.ts with
+ * TLS_CERT_FILE), a trusted proxy says so in X-Forwarded-Proto, or
+ * PUBLIC_BASE_URL is https: the operator has said the browser's origin is
+ * an https one. That last holds behind a TLS proxy without TRUST_PROXY,
+ * where the hop to us is plain HTTP and says nothing of the scheme, and the
+ * cookie went out without `Secure`. `url` is a route handler's absolute URL,
+ * `encrypted` the API's own fact (lib/api/types.ts).
+ */
+export function isSecureRequest(
+  request: { url?: string; headers: HeaderReader; encrypted?: boolean },
+  config: OriginConfig = getConfig(),
+): boolean {
   // Next's worker thread (lib/http/next-thread.ts) is reached over loopback
   // HTTP, so its URL says http: the guard's facts say what the client used.
-  if (url.startsWith('https:') || wireFactsFromHeaders(headers)?.encrypted) return true;
-  return trustProxy && proxyForwarded(headers.get('x-forwarded-proto'))?.toLowerCase() === 'https';
+  if (request.encrypted || request.url?.startsWith('https:')) return true;
+  if (wireFactsFromHeaders(request.headers)?.encrypted) return true;
+  if (config.PUBLIC_BASE_URL && /^https:/i.test(config.PUBLIC_BASE_URL)) return true;
+  return (
+    config.TRUST_PROXY &&
+    proxyForwarded(request.headers.get('x-forwarded-proto'))?.toLowerCase() === 'https'
+  );
 }
 
 /**
  * Refuses cross-site posts: a browser always sends Origin on a POST, and it
- * must name this host. Non-browser clients (curl) send neither Origin nor
+ * must name this host: the one the request names (Host, or a trusted
+ * proxy's X-Forwarded-Host), or PUBLIC_BASE_URL's origin, which a proxy that
+ * rewrites Host (nginx sends its upstream's by default) leaves as the only
+ * sign of it. Non-browser clients (curl) send neither Origin nor
  * Sec-Fetch-Site and are let through; they cannot ride a victim's cookie.
  */
 export function isSameOriginRequest(
   url: string,
   headers: HeaderReader,
-  trustProxy: boolean,
+  config: OriginConfig = getConfig(),
 ): boolean {
   const origin = headers.get('origin');
   if (origin === null) return headers.get('sec-fetch-site') !== 'cross-site';
-  let originHost: string;
+  let originUrl: URL;
   try {
-    originHost = new URL(origin).host.toLowerCase();
+    originUrl = new URL(origin);
   } catch {
     return false; // includes the opaque origin "null"
   }
-  const forwardedHost = trustProxy ? proxyForwarded(headers.get('x-forwarded-host')) : undefined;
+  if (config.PUBLIC_BASE_URL && originUrl.origin === new URL(config.PUBLIC_BASE_URL).origin) {
+    return true;
+  }
+  const originHost = originUrl.host.toLowerCase();
+  const forwardedHost = config.TRUST_PROXY
+    ? proxyForwarded(headers.get('x-forwarded-host'))
+    : undefined;
   let host = forwardedHost ?? headers.get('host') ?? undefined;
   if (!host) {
     try {

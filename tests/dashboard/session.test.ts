@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { type TestServer, startTestServer } from '../helpers/server';
 
@@ -307,6 +308,93 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
         read === 200,
         `page: ${answer.status}, ${cookie.slice(0, 40)}`,
       );
+    }
+  });
+});
+
+/**
+ * Behind a TLS proxy with PUBLIC_BASE_URL=https://… but without TRUST_PROXY:
+ * the browser reaches the service over HTTPS, though the hop to it is plain
+ * HTTP and says nothing of the scheme. Requests here are sent as such a proxy
+ * sends them (node:http, as fetch cannot set Host).
+ */
+describe('dashboard session behind a TLS proxy named by PUBLIC_BASE_URL only', () => {
+  const PUBLIC = 'https://events.example.com';
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { PUBLIC_BASE_URL: PUBLIC } });
+  });
+  after(() => server.stop());
+
+  type Answer = { status: number; cookies: string[] };
+  const send = (method: string, path: string, headers: Record<string, string>, body = '') =>
+    new Promise<Answer>((resolve, reject) => {
+      const request = http.request(
+        `${server.baseUrl}${path}`,
+        { method, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+        (response) => {
+          response.resume();
+          response.once('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              cookies: response.headers['set-cookie'] ?? [],
+            }),
+          );
+        },
+      );
+      request.once('error', reject);
+      request.end(body);
+    });
+  const signIn = (host: string, origin: string) =>
+    send(
+      'POST',
+      '/api/session',
+      { Host: host, Origin: origin, 'Content-Type': 'application/json' },
+      JSON.stringify(server.keys.member),
+    );
+
+  it('signing in sets a Secure __Host- cookie, which opens a page and the API and is what sign-out clears', async () => {
+    const signedIn = await signIn('events.example.com', PUBLIC);
+    assert.equal(signedIn.status, 200);
+    assert.equal(signedIn.cookies.length, 1, signedIn.cookies.join('\n'));
+    const cookie = signedIn.cookies[0]!;
+    assert.match(
+      cookie,
+      /^__Host-org_events_session=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/,
+    );
+    const pair = cookie.split(';')[0]!;
+    const page = await send('GET', `/orgs/${server.orgId}/events`, {
+      Host: 'events.example.com',
+      Cookie: pair,
+    });
+    assert.equal(page.status, 200, 'the page');
+    const api = await send('GET', `/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=1`, {
+      Host: 'events.example.com',
+      Cookie: pair,
+    });
+    assert.equal(api.status, 200, 'the API');
+    const out = await send('DELETE', '/api/session', { Host: 'events.example.com', Cookie: pair });
+    assert.equal(out.status, 204);
+    assert.deepEqual(
+      out.cookies.map(
+        (c) => /^([^=]*)=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict; Secure$/.exec(c)?.[1],
+      ),
+      ['__Host-org_events_session', 'org_events_session'],
+    );
+  });
+
+  it("a sign-in posted from PUBLIC_BASE_URL's origin is same-origin where the proxy rewrote Host; another origin is not", async () => {
+    const host = new URL(server.baseUrl).host;
+    const ours = await signIn(host, PUBLIC);
+    assert.equal(ours.status, 200);
+    assert.match(ours.cookies[0] ?? '', /^__Host-org_events_session=/);
+    for (const origin of [
+      'https://attacker.example',
+      'http://events.example.com.attacker.example',
+    ]) {
+      const theirs = await signIn(host, origin);
+      assert.equal(theirs.status, 403, origin);
+      assert.deepEqual(theirs.cookies, [], origin);
     }
   });
 });

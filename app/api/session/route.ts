@@ -7,7 +7,6 @@ import {
   readBodyText,
   safeNextPath,
 } from '@/lib/http/request';
-import { getConfig } from '@/lib/config';
 import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
 import { crossSiteRequest } from '@/lib/domain/errors';
 import { errorResponse, failureResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
@@ -40,11 +39,10 @@ export async function DELETE(request: Request): Promise<Response> {
 }
 
 async function signInRoute(request: Request): Promise<Response> {
-  const { TRUST_PROXY } = getConfig();
   const isForm = (request.headers.get('content-type') ?? '').includes(
     'application/x-www-form-urlencoded',
   );
-  if (!isSameOriginRequest(request.url, request.headers, TRUST_PROXY)) {
+  if (!isSameOriginRequest(request.url, request.headers)) {
     return errorResponse(crossSiteRequest());
   }
 
@@ -57,7 +55,7 @@ async function signInRoute(request: Request): Promise<Response> {
     publicKey: fields.publicKey,
     privateKey: fields.privateKey,
     remoteAddress,
-    secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
+    secure: isSecureRequest(request),
   });
   const next = safeNextPath(fields.next);
   if (!outcome.ok) logRefusedSignIn(request, fields.publicKey, remoteAddress, outcome.error.code);
@@ -82,13 +80,12 @@ async function signInRoute(request: Request): Promise<Response> {
 }
 
 async function signOutRoute(request: Request): Promise<Response> {
-  const { TRUST_PROXY } = getConfig();
   const [sealed, ...alsoSent] = sessionCookieValues(request.headers.get('cookie'));
   const outcome = await signOut(await getStore(), {
     sealed,
     alsoSent,
     everywhere: new URL(request.url).searchParams.get('everywhere') === 'true',
-    secure: isSecureRequest(request.url, request.headers, TRUST_PROXY),
+    secure: isSecureRequest(request),
   });
   if (!outcome.ok) return errorResponse(outcome.error, outcome.cookies);
   const headers = new Headers(NO_STORE);
