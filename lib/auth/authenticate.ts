@@ -1,5 +1,6 @@
 import { getConfig } from '@/lib/config';
 import { clientAddress } from '@/lib/http/client-address';
+import { isSecureRequest } from '@/lib/http/request';
 import type { EventStore } from '@/lib/store/types';
 import {
   buildChallenge,
@@ -24,6 +25,8 @@ export type AuthRequest = {
   headers: { get(name: string): string | null };
   /** The TCP peer's address. */
   remoteAddress?: string;
+  /** The connection is TLS (server.ts with TLS_CERT_FILE): the session cookie is the `__Host-` one. */
+  encrypted?: boolean;
 };
 
 export type AuthResult =
@@ -66,7 +69,7 @@ export async function authenticate(
   // The dashboard's own calls: what it asks by itself is not activity.
   const session = await checkSession(
     store,
-    sessionCookieValue(request.headers.get('cookie')),
+    sessionCookieValue(request.headers.get('cookie'), isSecureRequest(request)),
     sessionUseOf(request.headers),
     now,
   );

@@ -11,9 +11,11 @@ import {
   clearSessionCookieHeaders,
   readSession,
   sealSession,
+  SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   sessionCookieHeader,
   sessionCookieValue,
+  sessionCookieValues,
 } from './session';
 
 const ORG = '5f0000000000000000000001';
@@ -213,24 +215,29 @@ describe('lib/auth/dashboard-session', () => {
   });
 
   it('finds the session cookie among the others in a Cookie header', () => {
-    assert.equal(sessionCookieValue(`theme=dark; ${SESSION_COOKIE}=abc; x=1`), 'abc');
-    assert.equal(sessionCookieValue(`${SESSION_COOKIE}x=abc`), undefined);
-    assert.equal(sessionCookieValue('theme=dark'), undefined);
-    assert.equal(sessionCookieValue(null), undefined);
+    for (const secure of [false, true]) {
+      const name = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+      assert.equal(sessionCookieValue(`theme=dark; ${name}=abc; x=1`, secure), 'abc');
+      assert.equal(sessionCookieValue(`${name}x=abc`, secure), undefined);
+      assert.equal(sessionCookieValue('theme=dark', secure), undefined);
+      assert.equal(sessionCookieValue(null, secure), undefined);
+    }
   });
 
-  it('over HTTPS the cookie is __Host- prefixed (Secure, Path=/, no Domain); a session from before, unprefixed, is still read, the prefixed one first, and signing out clears both', () => {
+  it('over HTTPS the cookie is __Host- prefixed (Secure, Path=/, no Domain) and only that one is read, where an unprefixed one can be planted; over HTTP the unprefixed one is read; signing out clears both', () => {
     assert.match(
       sessionCookieHeader('v', 60, true),
       /^__Host-org_events_session=v; Path=\/; Max-Age=60; HttpOnly; SameSite=Strict; Secure$/,
     );
     // Plain http (localhost): browsers refuse __Host- without Secure.
     assert.match(sessionCookieHeader('v', 60, false), /^org_events_session=v; Path=\//);
-    assert.equal(sessionCookieValue('org_events_session=old'), 'old');
-    assert.equal(
-      sessionCookieValue('org_events_session=old; __Host-org_events_session=new'),
-      'new',
-    );
+    assert.equal(sessionCookieValue('org_events_session=old', false), 'old');
+    assert.equal(sessionCookieValue('org_events_session=planted', true), undefined);
+    const both = 'org_events_session=planted; __Host-org_events_session=own';
+    assert.equal(sessionCookieValue(both, true), 'own');
+    assert.equal(sessionCookieValue(both, false), 'own');
+    // Sign-out ends every session sent, the prefixed one first.
+    assert.deepEqual(sessionCookieValues(both), ['own', 'planted']);
     assert.deepEqual(
       clearSessionCookieHeaders(true).map((c) => c.split(';')[0]),
       ['__Host-org_events_session=', 'org_events_session='],

@@ -2,21 +2,13 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { getConfig } from '@/lib/config';
 import { DASHBOARD_ACTIVITY_HEADER, DASHBOARD_BACKGROUND_VALUE } from '@/lib/domain/limits';
 import type { EventStore } from '@/lib/store/types';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookie-names';
 import { serverKeys } from './keys';
 import type { Principal } from './principal';
 import { activityRefreshMs, isIdle } from './session-activity';
 import { getAuthState } from './shared-state';
 
-/** The dashboard's session cookie: sealed (AES-256-GCM), expiring, HttpOnly. Over plain HTTP. */
-export const SESSION_COOKIE = 'org_events_session';
-
-/**
- * Its name over HTTPS. A browser takes a `__Host-` cookie only Secure, with
- * Path=/ and no Domain, from this host itself: a sibling subdomain or a
- * plain-HTTP answer cannot plant or replace it. Not over plain HTTP
- * (localhost), where browsers refuse the prefix without Secure.
- */
-export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+export { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './cookie-names';
 
 /**
  * k: API key id, p: public key, exp: expiry (s), sid: this session's id (what
@@ -82,27 +74,41 @@ export function openSession(key: Buffer, sealed: string, now = Date.now()): Open
 }
 
 /**
- * The session cookie's value in a Cookie request header, if it carries one:
- * the `__Host-` one first. The unprefixed name is read too, over HTTPS as
- * well, so that sessions signed in before the prefix (up to
- * SESSION_TTL_SECONDS old) go on; a planted unprefixed cookie never
- * outranks the browser's own `__Host-` one. The one reader of the cookie:
- * the API, the dashboard's routes and its pages.
+ * The session cookie's value in a Cookie request header, if it carries one;
+ * the one reader of the cookie: the API, the dashboard's routes and its
+ * pages. `secure` is isSecureRequest (lib/http/request.ts) of the request.
+ * Over HTTPS only the `__Host-` cookie is read: an unprefixed one can be
+ * planted by a sibling subdomain or a plain-HTTP page (cookie tossing), and
+ * would sign a signed-out browser in as whoever planted it. (It was read
+ * too while sessions signed in before the prefix, 6377283, lived on.)
+ * Over plain HTTP, where browsers refuse the prefix, the unprefixed one is
+ * read, after a `__Host-` one if the browser has any.
  */
-export function sessionCookieValue(cookieHeader: string | null | undefined): string | undefined {
-  return sessionCookieValues(cookieHeader)[0];
+export function sessionCookieValue(
+  cookieHeader: string | null | undefined,
+  secure: boolean,
+): string | undefined {
+  const { prefixed, unprefixed } = sessionCookiesByName(cookieHeader);
+  return secure ? prefixed[0] : (prefixed[0] ?? unprefixed[0]);
 }
 
 /**
- * Every session cookie value in a Cookie request header, in the order
- * sessionCookieValue reads them (`__Host-` ones first, then as sent): what
- * sign-out ends, as the browser drops them all.
+ * Every session cookie value in a Cookie request header, under either name
+ * (`__Host-` ones first, then as sent): what sign-out ends, as the browser
+ * drops them all; over HTTPS that includes an unprefixed one, never read.
  */
 export function sessionCookieValues(cookieHeader: string | null | undefined): string[] {
-  if (!cookieHeader) return [];
+  const { prefixed, unprefixed } = sessionCookiesByName(cookieHeader);
+  return [...new Set([...prefixed, ...unprefixed])];
+}
+
+function sessionCookiesByName(cookieHeader: string | null | undefined): {
+  prefixed: string[];
+  unprefixed: string[];
+} {
   const prefixed: string[] = [];
   const unprefixed: string[] = [];
-  for (const part of cookieHeader.split(';')) {
+  for (const part of cookieHeader?.split(';') ?? []) {
     const eq = part.indexOf('=');
     if (eq === -1) continue;
     const name = part.slice(0, eq).trim();
@@ -110,7 +116,7 @@ export function sessionCookieValues(cookieHeader: string | null | undefined): st
     if (name === SECURE_SESSION_COOKIE) prefixed.push(value);
     else if (name === SESSION_COOKIE) unprefixed.push(value);
   }
-  return [...new Set([...prefixed, ...unprefixed])];
+  return { prefixed, unprefixed };
 }
 
 /**
@@ -241,8 +247,8 @@ export function sessionCookieHeader(value: string, ttlSeconds: number, secure: b
 
 /**
  * The Set-Cookie values that end a session in the browser: over HTTPS both
- * names, so that a session from before the `__Host-` prefix, still read,
- * does not outlive the sign-out.
+ * names, so that an unprefixed one (from before the `__Host-` prefix, or
+ * planted), which is no longer read there, does not stay behind.
  */
 export function clearSessionCookieHeaders(secure: boolean): string[] {
   const names = secure ? [SECURE_SESSION_COOKIE, SESSION_COOKIE] : [SESSION_COOKIE];

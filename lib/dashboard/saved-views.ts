@@ -13,7 +13,7 @@ import {
 } from '@/lib/domain/errors';
 import { isObjectId, newObjectId } from '@/lib/domain/object-id';
 import { hasControlCharacter } from '@/lib/domain/json-text';
-import { isSameOriginRequest, readBodyText } from '@/lib/http/request';
+import { isSameOriginRequest, isSecureRequest, readBodyText } from '@/lib/http/request';
 import { getStore } from '@/lib/store';
 import type { EventStore, SavedView } from '@/lib/store/types';
 import { errorResponse, failureResponse, NO_STORE } from './responses';
@@ -72,7 +72,7 @@ export async function withViewsAccess(
     const store = await getStore();
     const principal = await readSession(
       store,
-      sessionCookieValue(request.headers.get('cookie')),
+      sessionCookieValue(request.headers.get('cookie'), isSecureRequest(request)),
       Date.now(),
       sessionUseOf(request.headers),
     );

@@ -25,6 +25,7 @@ import { LOCAL_ZONE_COOKIE, UTC_ZONE, isKnownZone } from '@/lib/domain/dates';
 import { getStore } from '@/lib/store';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import { wireFactsFromHeaders } from '@/lib/http/front-door';
+import { isSecureRequest } from '@/lib/http/request';
 
 /**
  * Server-component glue for dashboard pages: who is signed in, which zone the
@@ -56,14 +57,15 @@ export async function currentSession(): Promise<Principal | null> {
  * The request's session checked (lib/auth/session.ts checkSession): a page
  * load is activity, but not a prefetch, which the router makes by itself
  * for links in view. The cookie is read from the Cookie header by the
- * API's own reader (sessionCookieValue), not by Next's cookies(), which
+ * API's own reader (sessionCookieValue, over HTTPS as the guard's facts
+ * or PUBLIC_BASE_URL say), not by Next's cookies(), which
  * keeps the last of two cookies of one name (a parent domain's beside this
  * host's) where the API and sign-out take the first: the page showed one
  * session while the API served, and sign-out revoked, the other.
  */
 export async function checkCurrentSession(): Promise<SessionCheck> {
   const incoming = await headers();
-  const sealed = sessionCookieValue(incoming.get('cookie'));
+  const sealed = sessionCookieValue(incoming.get('cookie'), isSecureRequest({ headers: incoming }));
   const prefetch =
     incoming.has('next-router-prefetch') || incoming.has('next-router-segment-prefetch');
   return checkSession(await getStore(), sealed, prefetch ? 'background' : 'activity');
@@ -87,7 +89,8 @@ export function idleTimeout(): string | null {
  * there is none, or the server's key cannot be read now.
  */
 export async function sessionPublicKeyForHeader(): Promise<string | null> {
-  const sealed = sessionCookieValue((await headers()).get('cookie'));
+  const incoming = await headers();
+  const sealed = sessionCookieValue(incoming.get('cookie'), isSecureRequest({ headers: incoming }));
   if (!sealed) return null;
   try {
     return openSession((await serverKeys(await getStore())).session, sealed)?.publicKey ?? null;

@@ -5,6 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { nonApiRouteName, recordRequest } from '@/lib/ops/access-log';
 import { observeAuthFailure, observeLockout } from '@/lib/ops/metrics';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
+import { HOST_COOKIE_PREFIX, OWN_COOKIE_PREFIX } from '@/lib/auth/cookie-names';
 import { clientAddress } from './client-address';
 import { originForm } from './request-target';
 
@@ -198,11 +199,11 @@ function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts,
 /**
  * Every cookie this service sets is named so (the session, the dashboard's
  * time zone), or so after `__Host-` (the session over HTTPS,
- * lib/auth/session.ts): dropped as another's, a browser's session beside
+ * lib/auth/cookie-names.ts): dropped as another's, a browser's session beside
  * its zone cookie never reached a page or sign-out, and every page sent a
  * signed-in user to sign-in.
  */
-const OWN_COOKIE_PREFIXES = ['org_events_', '__Host-org_events_'];
+const OWN_COOKIE_PREFIXES = [OWN_COOKIE_PREFIX, `${HOST_COOKIE_PREFIX}${OWN_COOKIE_PREFIX}`];
 
 /**
  * Drops the cookies that are not this service's from a request bound for

@@ -120,6 +120,45 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     assert.equal(await status('-H', `Cookie: ${session}`, events), '401', 'signed out');
   });
 
+  test('over HTTPS a session cookie without the __Host- prefix (one a sibling subdomain or a plain-HTTP page can plant) opens neither the API, a page nor a saved view; sign-out still clears both names', async () => {
+    const { member } = server.keys;
+    const signedIn = await run('curl', [
+      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
+      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
+      ...['-d', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
+      `${server.baseUrl}/api/session`,
+    ]);
+    const value = /^set-cookie: __Host-org_events_session=([^;]*)/im.exec(signedIn.stdout)?.[1];
+    assert.ok(value, signedIn.stdout);
+    // A live session's value, planted under the unprefixed name: what a
+    // cookie-tossing attacker sends to sign a victim in as the attacker.
+    const planted = `org_events_session=${value}`;
+    const status = (...args: string[]) =>
+      run('curl', ['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}', ...args]).then(
+        (r) => r.stdout,
+      );
+    const events = `${server.apiUrl}/orgs/${server.orgId}/events?itemsPerPage=1`;
+    const page = `${server.baseUrl}/orgs/${server.orgId}/events`;
+    const views = `${server.baseUrl}/api/orgs/${server.orgId}/views`;
+    assert.equal(await status('-H', `Cookie: __Host-${planted}`, events), '200', 'prefixed');
+    assert.equal(await status('-H', `Cookie: ${planted}`, events), '401', 'the API');
+    assert.equal(
+      await status('-H', `Cookie: ${planted}; org_events_tz=UTC`, page),
+      '307',
+      'a page',
+    );
+    assert.equal(await status('-H', `Cookie: ${planted}`, views), '401', 'saved views');
+    const out = await run('curl', [
+      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'DELETE'],
+      ...['-H', `Cookie: ${planted}`, `${server.baseUrl}/api/session`],
+    ]);
+    assert.match(out.stdout, /^HTTP\/1\.1 204/);
+    assert.deepEqual(
+      [...out.stdout.matchAll(/^set-cookie: ([^=]*)=; Path=\/; Max-Age=0;/gim)].map((m) => m[1]),
+      ['__Host-org_events_session', 'org_events_session'],
+    );
+  });
+
   test('/healthz over HTTPS', async () => {
     const res = await curl(`${server.baseUrl}/healthz`);
     assert.equal(res.status, '200');

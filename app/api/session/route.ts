@@ -1,5 +1,5 @@
 import { signIn, signOut } from '@/lib/auth/dashboard-session';
-import { sessionCookieValues } from '@/lib/auth/session';
+import { sessionCookieValue, sessionCookieValues } from '@/lib/auth/session';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import {
   isSameOriginRequest,
@@ -80,12 +80,17 @@ async function signInRoute(request: Request): Promise<Response> {
 }
 
 async function signOutRoute(request: Request): Promise<Response> {
-  const [sealed, ...alsoSent] = sessionCookieValues(request.headers.get('cookie'));
+  const secure = isSecureRequest(request);
+  const cookie = request.headers.get('cookie');
+  // The session read names the key for `everywhere`; every other one sent
+  // (over HTTPS an unprefixed one too, never read there) is ended as well.
+  const sealed = sessionCookieValue(cookie, secure);
+  const alsoSent = sessionCookieValues(cookie).filter((value) => value !== sealed);
   const outcome = await signOut(await getStore(), {
     sealed,
     alsoSent,
     everywhere: new URL(request.url).searchParams.get('everywhere') === 'true',
-    secure: isSecureRequest(request),
+    secure,
   });
   if (!outcome.ok) return errorResponse(outcome.error, outcome.cookies);
   const headers = new Headers(NO_STORE);
