@@ -17,6 +17,7 @@ export async function register(): Promise<void> {
     trustProxy: getConfig().TRUST_PROXY,
     routeForNext: nextRoutingTarget,
     logsItself: isApiTarget,
+    isDashboardTarget: (target) => !isApiTarget(target),
   });
   // With REDIS_URL: connected before the first nonce is issued.
   const { warmAuthState } = await import('@/lib/auth/shared-state');

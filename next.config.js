@@ -4,29 +4,12 @@
  * Every page and dashboard route (the API under /api/public/ is answered
  * without Next, with the real service's headers: lib/api/headers.ts). No
  * other site may frame the dashboard (a clickjacking page lays its buttons
- * over ours); scripts, styles, images, fetches and form posts come from
- * this origin only, so an injected tag can load or send nothing elsewhere;
- * no type is sniffed; and a URL, which holds the filters (usernames,
- * addresses), is never sent to another site as a Referer. Inline scripts
- * stay allowed: Next writes its flight data in inline <script> tags.
+ * over ours); no type is sniffed; and a URL, which holds the filters
+ * (usernames, addresses), is never sent to another site as a Referer. The
+ * Content-Security-Policy is not here: it names a nonce of each response,
+ * which the front door sets (lib/http/content-security-policy.ts).
  */
 const SECURITY_HEADERS = [
-  {
-    key: 'Content-Security-Policy',
-    value: [
-      "default-src 'self'",
-      // `next dev` only: React evaluates code there (its dev tools and
-      // error overlay), and the page stays blank without it.
-      `script-src 'self' 'unsafe-inline'${process.env.NODE_ENV === 'development' ? " 'unsafe-eval'" : ''}`,
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "connect-src 'self'",
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-  },
   { key: 'X-Frame-Options', value: 'DENY' },
   { key: 'X-Content-Type-Options', value: 'nosniff' },
   { key: 'Referrer-Policy', value: 'same-origin' },

@@ -8,6 +8,14 @@ export const metadata: Metadata = {
   description: 'Browse your organization’s events.',
 };
 
+/**
+ * Every page is rendered per request, the not-found page too: the
+ * Content-Security-Policy names a nonce of each response
+ * (lib/http/content-security-policy.ts), and a page prerendered at build
+ * time would hold scripts without it, which the browser refuses.
+ */
+export const dynamic = 'force-dynamic';
+
 export const viewport: Viewport = {
   colorScheme: 'light dark',
   themeColor: [

@@ -7,6 +7,7 @@ import { observeAuthFailure, observeLockout } from '@/lib/ops/metrics';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { HOST_COOKIE_PREFIX, OWN_COOKIE_PREFIX } from '@/lib/auth/cookie-names';
 import { clientAddress } from './client-address';
+import { contentSecurityPolicy, scriptNonce } from './content-security-policy';
 import { originForm } from './request-target';
 
 /**
@@ -131,6 +132,12 @@ export type FrontDoorOptions = {
    * logs every other request (dashboard, probes, assets) when it finishes.
    */
   logsItself?: (target: string) => boolean;
+  /**
+   * Routed targets of the dashboard (every one but the API's, which keeps
+   * the hosted service's own headers): each gets the Content-Security-Policy
+   * with a nonce of its own (withContentSecurityPolicy).
+   */
+  isDashboardTarget?: (routedTarget: string) => boolean;
 };
 
 function headerReader(req: IncomingMessage) {
@@ -223,6 +230,25 @@ function keepOwnCookies(req: IncomingMessage): void {
   else delete req.headers.cookie;
 }
 
+/**
+ * A fresh nonce and the dashboard's policy naming it
+ * (lib/http/content-security-policy.ts), on the request bound for Next,
+ * whose app-render reads the nonce from there and puts it on every script it
+ * writes, and on the response. Here rather than in a Next `proxy.ts` (Next
+ * 16's documented place): every dashboard request already passes this guard
+ * before Next, however the service is served (server.ts's thread, `next
+ * start`, `next dev`), and it already shapes what Next sees (the facts
+ * header, the cookies kept); a proxy would add a step of Next's own, with
+ * its request and response objects, to every page, asset and route request
+ * in Next's thread, and a matcher of its own to keep it off the API. A
+ * policy a client sent in the request is replaced: its nonce is no nonce of ours.
+ */
+function withContentSecurityPolicy(req: IncomingMessage, res: ServerResponse): void {
+  const policy = contentSecurityPolicy(scriptNonce());
+  req.headers['content-security-policy'] = policy;
+  res.setHeader('Content-Security-Policy', policy);
+}
+
 export function installFrontDoorGuard(options: FrontDoorOptions): void {
   const holder = globalThis as Holder;
   if (holder[INSTALLED_KEY]) return;
@@ -250,6 +276,9 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
       if (!options.answeredBeforeNext?.(req.url)) {
         req.headers[WIRE_FACTS_HEADER] = wireFactsHeader(wire);
         keepOwnCookies(req);
+        if (options.isDashboardTarget?.(req.url)) withContentSecurityPolicy(req, res);
+        // Read by Next's pages for their nonce (above): only ever ours.
+        else delete req.headers['content-security-policy'];
       }
       if (!options.logsItself?.(target)) {
         res.setHeader(REQUEST_ID_HEADER, wire.requestId);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type TestServer, startTestServer } from '../helpers/server';
+import { type FrontDoor, type TestServer, startTestServer } from '../helpers/server';
 
 /**
  * What the dashboard's answers tell the browser about themselves: no other
@@ -77,3 +77,49 @@ describe('the dashboard security headers', () => {
     assertSecurityHeaders(redirect, 'redirect to sign-in');
   });
 });
+
+/**
+ * The policy's script-src is strict and nonce-based (lib/http/content-security-policy.ts):
+ * set by the front door under either way of serving (server.ts, and `next
+ * start` through instrumentation.ts), and Next puts the same nonce on every
+ * script of the page. The API keeps the hosted service's headers, no policy.
+ */
+for (const door of ['npm start', 'next start'] as FrontDoor[]) {
+  describe(`the dashboard's nonce-based script policy (${door})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ door, eventCount: 5 });
+    });
+    after(() => server.stop());
+
+    it("gives each page a nonce of its own, on every script of it, and none to the API's answers", async () => {
+      const nonces: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        // A policy the client sends is not the one the page gets.
+        const page = await fetch(`${server.baseUrl}/sign-in`, {
+          headers: { 'Content-Security-Policy': "script-src 'nonce-Y2xpZW50c293bg=='" },
+        });
+        assert.equal(page.status, 200);
+        const csp = page.headers.get('content-security-policy') ?? '';
+        const scriptSrc = csp
+          .split(';')
+          .find((d) => d.trim().startsWith('script-src'))
+          ?.trim();
+        const nonce = /^script-src 'self' 'nonce-([A-Za-z0-9+/]{22}==)' 'strict-dynamic'$/.exec(
+          scriptSrc ?? '',
+        )?.[1];
+        assert.ok(nonce, csp);
+        const html = await page.text();
+        const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+        assert.ok(scripts.length > 0, 'the page has scripts');
+        for (const tag of scripts) assert.ok(tag.includes(` nonce="${nonce}"`), tag);
+        nonces.push(nonce);
+      }
+      assert.notEqual(nonces[0], nonces[1], 'two responses, two nonces');
+
+      const api = await fetch(`${server.apiUrl}/orgs/${server.orgId}/events`);
+      assert.equal(api.status, 401);
+      assert.equal(api.headers.get('content-security-policy'), null);
+    });
+  });
+}
