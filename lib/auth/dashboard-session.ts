@@ -115,8 +115,9 @@ export type SignOutOutcome =
 /**
  * Dashboard sign-out: the session the cookie names is revoked on every
  * instance (session.ts revokeSession) and the cookie cleared. So are those
- * of the request's other session cookies (`alsoSent`: one from before the
- * `__Host-` prefix beside a prefixed one), whose cookies are cleared too: a
+ * of the request's other session cookies (`alsoSent`: every other one sent
+ * under either name, such as an unprefixed one beside the `__Host-` one over
+ * HTTPS, which is no longer read there), whose cookies are cleared too: a
  * copy of one must not outlive the sign-out. With
  * `everywhere`, every session of the same key ends too; that needs a live
  * session to say which key (USER_UNAUTHORIZED otherwise). When the

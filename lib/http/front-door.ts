@@ -191,19 +191,6 @@ function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts,
 }
 
 /**
- * Makes every node:http server of this process (server.ts's, and the one
- * `next start`/`next dev` create) record each request's wire facts before any
- * listener runs, and, unless a proxy is trusted, forget untrusted forwarding
- * headers. Route handlers cannot reach the socket; this is the one place
- * that can. Next answers an absolute-form target (RFC 9112 says servers must
- * accept it) with a 308 to itself, so req.url becomes its origin form.
- * It also gives every request its id (X-Request-Id) and, for what the API
- * handler does not log itself, one log line with status and duration when
- * the response is done. Patches https.Server too (TLS_CERT_FILE).
- * Installed by server.ts before it listens and by instrumentation.ts's
- * register() (a no-op when server.ts already did).
- */
-/**
  * Every cookie this service sets is named so (the session, the dashboard's
  * time zone), or so after `__Host-` (the session over HTTPS,
  * lib/auth/cookie-names.ts): dropped as another's, a browser's session beside
@@ -249,6 +236,19 @@ function withContentSecurityPolicy(req: IncomingMessage, res: ServerResponse): v
   res.setHeader('Content-Security-Policy', policy);
 }
 
+/**
+ * Makes every node:http server of this process (server.ts's, and the one
+ * `next start`/`next dev` create) record each request's wire facts before any
+ * listener runs, and, unless a proxy is trusted, forget untrusted forwarding
+ * headers. Route handlers cannot reach the socket; this is the one place
+ * that can. Next answers an absolute-form target (RFC 9112 says servers must
+ * accept it) with a 308 to itself, so req.url becomes its origin form.
+ * It also gives every request its id (X-Request-Id) and, for what the API
+ * handler does not log itself, one log line with status and duration when
+ * the response is done. Patches https.Server too (TLS_CERT_FILE).
+ * Installed by server.ts before it listens and by instrumentation.ts's
+ * register() (a no-op when server.ts already did).
+ */
 export function installFrontDoorGuard(options: FrontDoorOptions): void {
   const holder = globalThis as Holder;
   if (holder[INSTALLED_KEY]) return;
