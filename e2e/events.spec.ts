@@ -189,6 +189,27 @@ test.describe('the events table', () => {
     await expect(page).toHaveURL(eventsUrl(state.orgId, 'size=200'));
   });
 
+  test('a new page size from a page past the last lands on the last page at that size, showing its rows', async ({
+    page,
+    state,
+  }) => {
+    const total = state.events.length;
+    // Page 40 at 100 rows is past the end (an old link, or a set that shrank since).
+    await page.goto(eventsUrl(state.orgId, 'size=100&page=40'));
+    await expect(page.getByTestId('empty-state')).toContainText('This page is past the end');
+    await page.getByLabel('Rows per page').selectOption('500');
+    const last = Math.ceil(total / 500);
+    await expect(page).toHaveURL(eventsUrl(state.orgId, `page=${last}&size=500`));
+    await expect(page.getByTestId('page-summary')).toHaveText(
+      `Showing ${NUMBER.format((last - 1) * 500 + 1)}–${NUMBER.format(total)} of ${NUMBER.format(total)} events · page ${last} of ${last}`,
+    );
+    await expect(page.getByTestId('empty-state')).toHaveCount(0);
+    await expect(rows(page).first()).toHaveAttribute(
+      'data-event-id',
+      state.events[(last - 1) * 500]!.id,
+    );
+  });
+
   test('from page 2, a facet click: the pagination line describes the rows shown until the new ones arrive', async ({
     page,
     state,

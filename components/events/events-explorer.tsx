@@ -51,7 +51,7 @@ import {
   listParams,
   notAppliedInUrl,
   pageCount,
-  pageHoldingFirstRow,
+  pageForNewSize,
   parseEventsView,
   pivotedView,
   serializeEventsView,
@@ -839,7 +839,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
               totalCount={totalCount}
               onPage={goToPage}
               onPageSize={(size) =>
-                update({ size, page: pageHoldingFirstRow(view.page, view.size, size) })
+                update({ size, page: pageForNewSize(view.page, view.size, size, totalCount) })
               }
               onPrefetch={prefetchPage}
             />

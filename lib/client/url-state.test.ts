@@ -13,7 +13,7 @@ import {
   listParams,
   notAppliedInUrl,
   pageCount,
-  pageHoldingFirstRow,
+  pageForNewSize,
   parseEventTab,
   parseEventsView,
   presetStart,
@@ -244,11 +244,22 @@ describe('lib/client/url-state', () => {
   });
 
   it('a new page size goes to the page holding the first row shown', () => {
-    assert.equal(pageHoldingFirstRow(5, 25, 100), 2); // row 101: 101-200
-    assert.equal(pageHoldingFirstRow(2, 100, 25), 5); // row 101: 101-125
-    assert.equal(pageHoldingFirstRow(4, 50, 200), 1); // row 151: 1-200
-    assert.equal(pageHoldingFirstRow(1, 25, 500), 1);
-    assert.equal(pageHoldingFirstRow(3, 200, 50), 9); // row 401: 401-450
+    const total = 10_000;
+    assert.equal(pageForNewSize(5, 25, 100, total), 2); // row 101: 101-200
+    assert.equal(pageForNewSize(2, 100, 25, total), 5); // row 101: 101-125
+    assert.equal(pageForNewSize(4, 50, 200, total), 1); // row 151: 1-200
+    assert.equal(pageForNewSize(1, 25, 500, total), 1);
+    assert.equal(pageForNewSize(3, 200, 50, total), 9); // row 401: 401-450
+  });
+
+  it('a new page size from past the last page goes to the last page at that size, not past it', () => {
+    // Page 40 at 100 of 1,000 rows (an old link, or a set that shrank): row 3,901 is no row;
+    // at 500 a page the last page is 2, where page 8 would still be past the end.
+    assert.equal(pageForNewSize(40, 100, 500, 1_000), 2);
+    assert.equal(pageForNewSize(40, 100, 25, 1_000), 40);
+    assert.equal(pageForNewSize(12, 100, 100, 1_000), 10);
+    // Nothing at all: page 1, which says "No events".
+    assert.equal(pageForNewSize(3, 50, 200, 0), 1);
   });
 
   it("reads sizes up to the API's maximum and ids of the API's shape, nothing beyond", () => {
