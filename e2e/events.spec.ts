@@ -210,6 +210,32 @@ test.describe('the events table', () => {
     );
   });
 
+  test('a new page size keeps the open event open, on the page that holds it, its row selected', async ({
+    page,
+    state,
+  }) => {
+    const panel = page.getByRole('dialog');
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    // Row 110 open on page 5 at 25 (rows 101-125): at 100 it is on page 2, with the first row.
+    const event = state.events[109]!;
+    await page.goto(eventsUrl(state.orgId, `size=25&page=5&event=${event.id}`));
+    await expect(panel.getByText(event.id, { exact: true })).toBeVisible();
+    await page.getByLabel('Rows per page').selectOption('100');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, `page=2&size=100&event=${event.id}`));
+    await expect(panel.getByText(event.id, { exact: true })).toBeVisible();
+    await expect(selected).toHaveAttribute('data-event-id', event.id);
+    // Row 190 open on page 2 at 100 (rows 101-200): at 25 the first row's page (5, rows
+    // 101-125) does not hold it; page 8 (rows 176-200) does.
+    const further = state.events[189]!;
+    await page.goto(eventsUrl(state.orgId, `page=2&size=100&event=${further.id}`));
+    await expect(selected).toHaveAttribute('data-event-id', further.id);
+    await page.getByLabel('Rows per page').selectOption('25');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, `page=8&size=25&event=${further.id}`));
+    await expect(panel.getByText(further.id, { exact: true })).toBeVisible();
+    await expect(selected).toHaveAttribute('data-event-id', further.id);
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(175, 200).map((e) => e.id));
+  });
+
   test('from page 2, a facet click: the pagination line describes the rows shown until the new ones arrive', async ({
     page,
     state,

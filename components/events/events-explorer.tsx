@@ -227,7 +227,8 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     focusRow: boolean;
   } | null>(null);
 
-  // Filters, page size and paging start from page 1 / close the panel.
+  // Filters and paging start from page 1 / close the panel (a new page size
+  // keeps it open: changePageSize).
   const update = useCallback(
     (patch: Partial<EventsView>) => {
       arrival.current = null;
@@ -593,6 +594,19 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     [navigate, localZone, setPrefs, prefs],
   );
 
+  // A new page size keeps the open event open, on the page holding its row
+  // (else the first row's), scrolled to once the rows are in, as after a
+  // reload. Rows still of the previous view (loading) place no row of this one.
+  const changePageSize = (size: number) => {
+    arrivalShown.current = false;
+    const index = query.isPlaceholderData ? 0 : Math.max(openIndex, 0);
+    update({
+      size,
+      page: pageForNewSize(view.page, view.size, size, totalCount, index),
+      event: view.event,
+    });
+  };
+
   const shownFilters = describeFiltersPhrase(shown, zone);
   const busy = query.isFetching && query.isPlaceholderData;
   // Loading indicators appear only for loads slow enough to notice: a fast
@@ -838,9 +852,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
               pageSize={shown.size}
               totalCount={totalCount}
               onPage={goToPage}
-              onPageSize={(size) =>
-                update({ size, page: pageForNewSize(view.page, view.size, size, totalCount) })
-              }
+              onPageSize={changePageSize}
               onPrefetch={prefetchPage}
             />
           ) : null}

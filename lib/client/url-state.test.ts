@@ -252,6 +252,15 @@ describe('lib/client/url-state', () => {
     assert.equal(pageForNewSize(3, 200, 50, total), 9); // row 401: 401-450
   });
 
+  it('a new page size with an event open goes to the page holding its row', () => {
+    const total = 10_000;
+    // Row 190 (index 89 of page 2 at 100): page 8 at 25 (rows 176-200), not the first row's 5.
+    assert.equal(pageForNewSize(2, 100, 25, total, 89), 8);
+    // Row 550 (index 149 of page 3 at 200, rows 401-600): page 2 at 500, not the first row's 1.
+    assert.equal(pageForNewSize(3, 200, 500, total, 149), 2);
+    assert.equal(pageForNewSize(5, 25, 100, total, 9), 2); // row 110: 101-200
+  });
+
   it('a new page size from past the last page goes to the last page at that size, not past it', () => {
     // Page 40 at 100 of 1,000 rows (an old link, or a set that shrank): row 3,901 is no row;
     // at 500 a page the last page is 2, where page 8 would still be past the end.

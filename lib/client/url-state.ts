@@ -670,19 +670,21 @@ export function pageCount(totalCount: number, size: number): number {
 
 /**
  * The page a new page size goes to: the one that, at `size` rows a page,
- * holds the first row of `page` at `previousSize`, so the row read at the
- * top stays in view (rows 101-125, page 5 at 25, are on page 2 at 100), as
- * data tables do, where going back to page 1 lost the reader's place. From
- * past the last page (an old link, a set that shrank) that row is none: the
- * last page at the new size, with rows, where page 8 of 1,000 rows at 500
- * would still be past the end.
+ * holds the row the reader is on, row `index` of `page` at `previousSize`
+ * (the open event's, else the first row shown, 0), so it stays in view
+ * (rows 101-125, page 5 at 25, are on page 2 at 100), as data tables do,
+ * where going back to page 1 lost the reader's place. From past the last
+ * page (an old link, a set that shrank) that row is none: the last page at
+ * the new size, with rows, where page 8 of 1,000 rows at 500 would still be
+ * past the end.
  */
 export function pageForNewSize(
   page: number,
   previousSize: number,
   size: number,
   totalCount: number,
+  index = 0,
 ): number {
-  const holdingFirstRow = Math.floor(((page - 1) * previousSize) / size) + 1;
-  return Math.min(holdingFirstRow, pageCount(totalCount, size));
+  const holdingRow = Math.floor(((page - 1) * previousSize + index) / size) + 1;
+  return Math.min(holdingRow, pageCount(totalCount, size));
 }
