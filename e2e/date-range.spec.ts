@@ -353,4 +353,47 @@ test.describe('in Kolkata (UTC+05:30)', () => {
     expect(new URL(page.url()).searchParams.get('to')).toBe('2026-03-02T10:59+05:30');
     await expect.poll(() => shownTotal(page)).toBe(1);
   });
+
+  test('from and to inside an hour: the first and last bars say and pick only the part of their hour in the range, so a picked bar holds the events it counted', async ({
+    page,
+    state,
+  }) => {
+    // 09:20, 09:50, 10:10, 15:50 and 15:58 in Kolkata; the range is 09:40 to 15:55 there.
+    const orgId = await orgWithEventsAt(state, 'Kolkata range in hours', [
+      '2026-03-02T03:50:00Z',
+      '2026-03-02T04:20:00Z',
+      '2026-03-02T04:40:00Z',
+      '2026-03-02T10:20:00Z',
+      '2026-03-02T10:28:00Z',
+    ]);
+    await signIn(page, ownOrgsKey(state));
+    const range = 'from=2026-03-02T09:40%2B05:30&to=2026-03-02T15:55%2B05:30&tz=local';
+    await page.goto(eventsUrl(orgId, range));
+    const histogram = page.getByTestId('histogram');
+    await expect(histogram).toHaveAttribute('data-interval', 'hour');
+    await expect(page.locator('.histogram-head')).toContainText('3 events · per hour');
+    const titles = await barTitles(page);
+    expect(titles[0]).toBe('2026-03-02 09:40:00 – 2026-03-02 10:00:00: 1 event');
+    expect(titles.at(-1)).toBe('2026-03-02 15:00:00 – 2026-03-02 15:56:00: 1 event');
+    await expect(page.locator('.histogram-axis span').first()).toHaveText('2026-03-02 09:40:00');
+    await expect(page.locator('.histogram-axis span').last()).toHaveText('2026-03-02 15:56:00');
+
+    // The first bar: from 09:40 still, not 09:00 (which took in 09:20).
+    await dragHistogram(page, 0, 0);
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get('to'))
+      .toBe('2026-03-02T09:59+05:30');
+    expect(new URL(page.url()).searchParams.get('from')).toBe('2026-03-02T09:40+05:30');
+    await expect.poll(() => shownTotal(page)).toBe(1);
+
+    // The last bar: to 15:55 still, not 15:59 (which took in 15:58).
+    await page.goto(eventsUrl(orgId, range));
+    await expect(histogram).toHaveAttribute('data-buckets', '7');
+    await dragHistogram(page, 6, 6);
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get('from'))
+      .toBe('2026-03-02T15:00+05:30');
+    expect(new URL(page.url()).searchParams.get('to')).toBe('2026-03-02T15:55+05:30');
+    await expect.poll(() => shownTotal(page)).toBe(1);
+  });
 });

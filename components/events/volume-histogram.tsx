@@ -1,8 +1,8 @@
 'use client';
 
 import { type KeyboardEvent, memo, type PointerEvent, useMemo, useRef, useState } from 'react';
-import type { HistogramResponse } from '@/lib/client/api-client';
-import { bucketEnd, selectionRange } from '@/lib/client/histogram';
+import type { ChartHistogram, HistogramResponse } from '@/lib/client/api-client';
+import { barSpan, selectionRange } from '@/lib/client/histogram';
 import { formatSpan, formatTimestamp, parseApiDateTime } from '@/lib/domain/dates';
 
 const NUMBER = new Intl.NumberFormat('en-US');
@@ -18,7 +18,7 @@ function perBucket(interval: HistogramResponse['interval']): string {
 }
 
 type Props = {
-  histogram: HistogramResponse | undefined;
+  histogram: ChartHistogram | undefined;
   zone: string;
   /** New bars are loading for new filters (the old ones stay, dimmed). */
   busy: boolean;
@@ -53,6 +53,9 @@ export const VolumeHistogram = memo(function VolumeHistogram({
   const counts = useMemo(() => (histogram?.buckets ?? []).map((b) => b.count), [histogram]);
   const max = Math.max(1, ...counts);
   const interval = histogram?.interval ?? 'day';
+  const bounds = histogram?.bounds;
+  // Each bar's span, the first and last cut to the range asked for (barSpan).
+  const span = (index: number) => barSpan(starts, index, interval, zone, bounds);
 
   const indexAt = (clientX: number): number => {
     const box = barsRef.current?.getBoundingClientRect();
@@ -62,7 +65,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
   };
 
   const commit = (range: Drag) => {
-    const picked = selectionRange(starts, interval, range.anchor, range.current, zone);
+    const picked = selectionRange(starts, interval, range.anchor, range.current, zone, bounds);
     if (picked) onSelect(picked);
   };
 
@@ -119,14 +122,14 @@ export const VolumeHistogram = memo(function VolumeHistogram({
     const count = counts.slice(first, last + 1).reduce((sum, n) => sum + n, 0);
     // Where the offset changes within the bars, both ends carry theirs: the
     // hour's bar as the clocks go forward read "01:00:00 – 03:00:00".
-    const span = formatSpan(starts[first]!, bucketEnd(starts[last]!, interval, zone), zone);
-    return `${span.start} – ${span.end}${span.note ? ` (${span.note})` : ''}: ${events(count)}`;
+    const words = formatSpan(span(first).start, span(last).end, zone);
+    return `${words.start} – ${words.end}${words.note ? ` (${words.note})` : ''}: ${events(count)}`;
   };
   // What is picked: shown, and read as the slider's value (which named the
   // bar under the cursor alone while Shift widened the pick).
   const selection = shown ? describe(low, high) : null;
-  const firstStart = starts[0];
-  const lastStart = starts[starts.length - 1];
+  const firstStart = starts.length ? span(0).start : undefined;
+  const lastEnd = starts.length ? span(starts.length - 1).end : undefined;
 
   return (
     <section className="histogram" aria-label="Events over time" data-stale={busy || undefined}>
@@ -180,11 +183,7 @@ export const VolumeHistogram = memo(function VolumeHistogram({
       </div>
       <div className="histogram-axis muted small" aria-hidden="true">
         <span>{firstStart === undefined ? '' : formatTimestamp(firstStart, zone)}</span>
-        <span>
-          {lastStart === undefined
-            ? ''
-            : formatTimestamp(bucketEnd(lastStart, interval, zone), zone)}
-        </span>
+        <span>{lastEnd === undefined ? '' : formatTimestamp(lastEnd, zone)}</span>
       </div>
     </section>
   );

@@ -10,8 +10,10 @@ import {
   apiFacetsPath,
   apiHistogramPath,
   apiListPath,
+  listBounds,
 } from './url-state';
 import { activityHeaders } from './activity';
+import type { HistogramBounds } from './histogram';
 import type { FacetField, HistogramInterval } from '@/lib/domain/filters';
 import { DASHBOARD_CLIENT_HEADER, DASHBOARD_CLIENT_VALUE } from '@/lib/domain/limits';
 import { type JsonSource, parseJsonSource } from '@/lib/domain/json-text';
@@ -159,6 +161,14 @@ export type HistogramResponse = {
 };
 
 /**
+ * A histogram as the chart draws it: the API's answer and the bounds it was
+ * asked for (listBounds: null where open). Its buckets are whole hours, days…
+ * of the zone's clock, so the first may start before `min` and the last end
+ * after `max`, each counting only the events within (lib/client/histogram.ts barSpan).
+ */
+export type ChartHistogram = HistogramResponse & { bounds: HistogramBounds };
+
+/**
  * The normalized filters and dates of a view: the list, its facets and its
  * histogram all carry this same object in their keys, so they always describe
  * the same set of events.
@@ -237,8 +247,15 @@ export function histogramQueryKey(params: EventsFilterParams, zone: string = UTC
 export function histogramQueryOptions(params: EventsFilterParams, zone: string) {
   return queryOptions({
     queryKey: histogramQueryKey(params, zone),
-    queryFn: ({ signal }) =>
-      fetchApi<HistogramResponse>(apiHistogramPath(params, HISTOGRAM_BUCKETS, zone), signal),
+    queryFn: async ({ signal }): Promise<ChartHistogram> => {
+      // One instant for the request and its bounds: a preset range's start is read from it.
+      const now = Date.now();
+      const path = apiHistogramPath(params, HISTOGRAM_BUCKETS, zone, now);
+      return {
+        ...(await fetchApi<HistogramResponse>(path, signal)),
+        bounds: listBounds(params, now),
+      };
+    },
     placeholderData: keepPreviousData,
   });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bucketStarts } from '@/lib/domain/histogram';
-import { bucketEnd, selectionRange } from './histogram';
+import { barSpan, bucketEnd, selectionRange } from './histogram';
 
 test('buckets end at the next UTC boundary of their interval, months by the calendar', () => {
   const day = Date.UTC(2026, 0, 30);
@@ -89,4 +89,37 @@ test("hour and minute bars in a zone whose offset is no whole hour are its wall 
     starts('1900-01-01T00:00:30Z', '1900-01-01T00:01:00Z', 'minute', 'Asia/Kolkata'),
     ['1899-12-31T23:59:50.000Z', '1900-01-01T00:00:50.000Z'],
   );
+});
+
+test("the first and last bars are cut to the histogram's bounds: said and picked from minDate to maxDate, not the whole hours", () => {
+  const kolkata = 'Asia/Kolkata';
+  // 09:40 to 15:55 in Kolkata (the "to" its last millisecond): hour bars from 09:00 to 15:00 there.
+  const bounds = {
+    min: Date.parse('2026-03-02T04:10:00Z'),
+    max: Date.parse('2026-03-02T10:26:00Z') - 1,
+  };
+  const starts = bucketStarts(bounds.min, bounds.max, 'hour', kolkata);
+  assert.equal(starts.length, 7);
+  assert.deepEqual(barSpan(starts, 0, 'hour', kolkata, bounds), {
+    start: bounds.min,
+    end: Date.parse('2026-03-02T04:30:00Z'),
+  });
+  assert.deepEqual(barSpan(starts, 6, 'hour', kolkata, bounds), {
+    start: Date.parse('2026-03-02T09:30:00Z'),
+    end: bounds.max + 1,
+  });
+  // A bar between them is its whole hour; without bounds the first is too.
+  assert.deepEqual(barSpan(starts, 1, 'hour', kolkata, bounds), {
+    start: Date.parse('2026-03-02T04:30:00Z'),
+    end: Date.parse('2026-03-02T05:30:00Z'),
+  });
+  assert.equal(barSpan(starts, 0, 'hour', kolkata).start, Date.parse('2026-03-02T03:30:00Z'));
+  assert.deepEqual(selectionRange(starts, 'hour', 0, 0, kolkata, bounds), {
+    from: bounds.min,
+    to: Date.parse('2026-03-02T04:30:00Z') - 1,
+  });
+  assert.deepEqual(selectionRange(starts, 'hour', 6, 0, kolkata, bounds), {
+    from: bounds.min,
+    to: bounds.max,
+  });
 });
