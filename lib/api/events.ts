@@ -133,7 +133,7 @@ export async function eventHistogram(ctx: RouteContext, orgId: string): Promise<
       throw invalidQueryParameter(
         'interval',
         query.interval ?? '',
-        `must give at most ${MAX_HISTOGRAM_BUCKETS} buckets over the date range (${error.needed} needed); narrow minDate/maxDate or choose a longer interval`,
+        `must give at most ${MAX_HISTOGRAM_BUCKETS} buckets over the date range (${error.exact ? '' : 'about '}${error.needed} needed); narrow minDate/maxDate or choose a longer interval`,
       );
     }
     throw error;

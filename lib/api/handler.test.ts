@@ -548,3 +548,34 @@ test("the histogram's hours with timeZone=Asia/Kolkata are Kolkata's hours, star
     { start: '2026-01-02T01:00:00Z', count: 0 },
   ]);
 });
+
+test("a histogram over too many buckets is refused with the exact count, or an estimate said as one where a zone's clock changes make it one", async () => {
+  const histogram = (query: string) =>
+    digest(`${P}/orgs/${orgId}/events/histogram?interval=hour&${query}`, member);
+  const detail = async (query: string) => {
+    const res = await histogram(query);
+    assert.equal(res.status, 400);
+    return (JSON.parse(res.body) as { detail: string }).detail;
+  };
+  const months = 'minDate=2026-01-01T00:00:00Z&maxDate=2026-06-01T00:00:00Z';
+  // UTC: 3,625 hours, counted.
+  assert.match(await detail(months), /\(3625 needed\)/);
+  // New York's wall clock reads 3,626 hours (its 02:00 of March 8 never comes): an estimate.
+  assert.match(await detail(`${months}&timeZone=America/New_York`), /\(about 3626 needed\)/);
+  // 24 days over the same change: 577 of its hours, walked, exact.
+  assert.match(
+    await detail(
+      'minDate=2026-03-01T00:00:00Z&maxDate=2026-03-25T00:00:00Z&timeZone=America/New_York',
+    ),
+    /\(577 needed\)/,
+  );
+});
+
+test("a zone's day the clocks skip is no bucket: 501 dates of Apia without its 2011-12-30 are 500 days, served, not refused", async () => {
+  const res = await digest(
+    `${P}/orgs/${orgId}/events/histogram?interval=day&timeZone=Pacific/Apia&minDate=2010-08-29T12:00:00Z&maxDate=2012-01-10T12:00:00Z`,
+    member,
+  );
+  assert.equal(res.status, 200, res.body);
+  assert.equal((JSON.parse(res.body) as { buckets: unknown[] }).buckets.length, 500);
+});

@@ -247,3 +247,29 @@ export function bucketStarts(
   }
   return starts;
 }
+
+/**
+ * The bucket starts covering [min, max] when they are at most `limit`, or
+ * else how many they are, and whether that is exact. In UTC they are
+ * counted. In a zone a change of its clocks adds or removes buckets (an hour
+ * passed twice, one skipped, a day skipped: Apia's 2011-12-30), which its
+ * wall clock's count misses, so up to twice the limit they are walked (a
+ * change moves the count by one or two, never from over twice the limit to
+ * within it), and past that the wall clock's count stands as an estimate:
+ * 501 dates of Apia over its skipped day are 500 buckets, served.
+ */
+export function bucketStartsWithin(
+  min: number,
+  max: number,
+  interval: HistogramInterval,
+  zone: string,
+  limit: number,
+): { starts: number[] } | { needed: number; exact: boolean } {
+  const zoned = onCalendar(interval, zone) || onClock(interval, zone);
+  const counted = zoned
+    ? bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval)
+    : bucketCount(min, max, interval);
+  if (counted > (zoned ? 2 * limit : limit)) return { needed: counted, exact: !zoned };
+  const starts = bucketStarts(min, max, interval, zone);
+  return starts.length > limit ? { needed: starts.length, exact: true } : { starts };
+}

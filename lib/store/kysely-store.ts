@@ -22,7 +22,7 @@ import {
   MAX_HISTOGRAM_BUCKETS,
   isIndexable,
 } from '@/lib/domain/filters';
-import { bucketCount, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
+import { bucketStartsWithin, chooseInterval } from '@/lib/domain/histogram';
 import { counterUnit, type Database } from './schema';
 import {
   bucketOf,
@@ -771,9 +771,9 @@ export abstract class KyselyStore implements EventStore {
     }
     const zone = query.timeZone ?? UTC_ZONE;
     const interval = query.interval ?? chooseInterval(min, max, query.buckets, zone);
-    const needed = bucketCount(min, max, interval, zone);
-    if (needed > MAX_HISTOGRAM_BUCKETS) throw new TooManyBucketsError(needed);
-    const starts = bucketStarts(min, max, interval, zone);
+    const within = bucketStartsWithin(min, max, interval, zone, MAX_HISTOGRAM_BUCKETS);
+    if (!('starts' in within)) throw new TooManyBucketsError(within.needed, within.exact);
+    const { starts } = within;
     const counts = new Array<number>(starts.length).fill(0);
     const place = (time: number, n: number) => {
       // The last bucket starting at or before `time`.

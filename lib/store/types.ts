@@ -57,8 +57,12 @@ export type Histogram = {
 
 /** The histogram would need more than the maximum number of buckets. */
 export class TooManyBucketsError extends Error {
-  constructor(readonly needed: number) {
-    super(`The range needs ${needed} buckets`);
+  /** `exact` is false where `needed` is an estimate (bucketStartsWithin). */
+  constructor(
+    readonly needed: number,
+    readonly exact: boolean,
+  ) {
+    super(`The range needs ${exact ? '' : 'about '}${needed} buckets`);
     this.name = 'TooManyBucketsError';
   }
 }
