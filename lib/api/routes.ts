@@ -123,6 +123,8 @@ export function matchRoute(path: string): RouteMatch | null {
  */
 export function nextRoutingTarget(target: string): string {
   const { path, search } = splitTarget(target);
+  // The dashboard's /api catch-all (app/api/[[...path]]) answers the JSON 404.
+  if (isMiscasedApiPath(path)) return '/api';
   if (!isApiTarget(path)) return target;
   const match = matchRoute(path);
   // An empty or dot segment cannot reach a dynamic route file (Next would
@@ -135,6 +137,17 @@ export function nextRoutingTarget(target: string): string {
         )}`
       : API_PREFIX;
   return search ? `${routed}?${search}` : routed;
+}
+
+/**
+ * `/API/…`, `/Api`: the /api namespace with its first segment in another
+ * case. Next matches route folders by case, so such a path (an API client's
+ * typo) got the dashboard's HTML not-found page where `/api/…` gets the
+ * JSON 404 of the service's error body.
+ */
+function isMiscasedApiPath(path: string): boolean {
+  const first = path.split('/', 2)[1];
+  return first !== undefined && first !== 'api' && first.toLowerCase() === 'api';
 }
 
 /** Runs an authenticated operation (every one but the public OpenAPI document). */

@@ -5,6 +5,8 @@ import {
   routeNotFound,
   toApiError,
 } from '@/lib/domain/errors';
+import { wireFactsFromHeaders } from '@/lib/http/front-door';
+import { splitTarget } from '@/lib/http/request-target';
 import { getLogger } from '@/lib/ops/log';
 
 /** Dashboard answers name a session's data: never cached. */
@@ -30,9 +32,15 @@ export function refuseMethod(allowed: readonly string[]): (request: Request) => 
   return (request) => errorResponse(methodNotAllowedHere(request.method, allowed));
 }
 
-/** Any /api/ path no route serves: the JSON 404, not Next's HTML page. */
+/**
+ * Any /api/ path no route serves: the JSON 404, not Next's HTML page. It
+ * names the path as the client sent it: a miscased one (`/API/…`) reaches
+ * this route as `/api` (lib/api/routes.ts nextRoutingTarget).
+ */
 export function unknownRoute(request: Request): Response {
-  return errorResponse(routeNotFound(new URL(request.url).pathname));
+  const wire = wireFactsFromHeaders(request.headers);
+  const path = wire ? splitTarget(wire.target).path : new URL(request.url).pathname;
+  return errorResponse(routeNotFound(path));
 }
 
 /**

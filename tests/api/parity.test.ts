@@ -235,6 +235,28 @@ describe('npm start and next start answer alike', () => {
     assert.equal(res.status, 404);
   });
 
+  test('a path whose first segment is api in another case is the JSON 404 naming it, not the HTML page', async () => {
+    for (const server of [fast, next]) {
+      for (const [method, target, path] of [
+        ['GET', `/API/public/v1.0/orgs/${fast.orgId}/events`, undefined],
+        ['GET', '/Api/public/v1.0/nothing?pretty=true', '/Api/public/v1.0/nothing'],
+        ['POST', '/API/session', undefined],
+        ['GET', '/aPI', undefined],
+        ['HEAD', '/API/', undefined],
+      ] as const) {
+        const label = `${method} ${target} (${server === fast ? 'npm start' : 'next start'})`;
+        const res = await raw(server, target, { method });
+        assert.equal(res.status, 404, `${label}: ${res.body}`);
+        assert.match(String(res.headers['content-type']), /^application\/json/, label);
+        assert.equal(res.headers['x-error-code'], 'RESOURCE_NOT_FOUND', label);
+        if (method === 'HEAD') continue;
+        const body = JSON.parse(res.body) as { errorCode: string; parameters: string[] };
+        assert.equal(body.errorCode, 'RESOURCE_NOT_FOUND', label);
+        assert.deepEqual(body.parameters, [path ?? target], label);
+      }
+    }
+  });
+
   describe('the Digest uri matches the request-target as sent, through both doors', () => {
     const cases: [string, number, () => string, ((s: TestServer) => string)?][] = [
       [
