@@ -214,6 +214,18 @@ describe('HA1 values at rest (ORG_EVENTS_SECRET set)', () => {
       (await unsealedKeysWarning(store)) ?? '',
       /1 API key\(s\) are stored unsealed \(plainkey\)/,
     );
+    // PostgreSQL's (no database file): the keys are not sealed at start there,
+    // and the warning says why and gives the command that seals them.
+    const postgres = { listApiKeys: () => store.listApiKeys(), databaseFile: null };
+    const onPostgres = (await unsealedKeysWarning(postgres)) ?? '';
+    assert.match(onPostgres, /1 API key\(s\) are stored unsealed \(plainkey\)/);
+    assert.ok(
+      onPostgres.includes('an instance still running without ORG_EVENTS_SECRET') &&
+        onPostgres.includes(
+          'Once every instance has ORG_EVENTS_SECRET, run `npx org-events keys rehash` with the same ORG_EVENTS_SECRET and DATABASE_URL',
+        ),
+      onPostgres,
+    );
     setConfigForTesting({ ORG_EVENTS_SECRET: undefined });
     try {
       // Where the secret is kept in the database (PostgreSQL without

@@ -246,9 +246,23 @@ export async function unsealedKeysWarning(store: KeyStore): Promise<string | nul
       .join(', ')}${plain.length > 5 ? ', ...' : ''}): a copy of the database grants them. ` +
     (secretSource(store).kind === 'file'
       ? "Run 'keys rehash', then 'keys rotate' each of them."
-      : "Run 'keys rehash' with ORG_EVENTS_SECRET set, then 'keys rotate' each of them.")
+      : store.databaseFile === null
+        ? SEAL_ON_POSTGRES
+        : "Run 'keys rehash' with ORG_EVENTS_SECRET set, then 'keys rotate' each of them.")
   );
 }
+
+/**
+ * Why a PostgreSQL server does not seal them itself (sealPlainKeys), and
+ * the step that does: the operator alone knows when every instance has the
+ * secret.
+ */
+const SEAL_ON_POSTGRES =
+  'They are not sealed at start (as on SQLite): an instance still running without ' +
+  'ORG_EVENTS_SECRET would refuse every sealed key, and its refusals would lock the keys out ' +
+  'in the shared throttle. Once every instance has ORG_EVENTS_SECRET, run ' +
+  '`npx org-events keys rehash` with the same ORG_EVENTS_SECRET and DATABASE_URL, then ' +
+  "'keys rotate' each of them: copies of the database made before still grant them.";
 
 /** What sealing at open needs of a store besides its keys: one transaction to write them in. */
 type SealingStore = KeyStore & Pick<EventStore, 'replaceApiKeysHa1'>;
@@ -262,7 +276,13 @@ type SealingStore = KeyStore & Pick<EventStore, 'replaceApiKeysHa1'>;
  * Only on SQLite: PostgreSQL's instances may still run without
  * ORG_EVENTS_SECRET (their secret in the database), and a key sealed under
  * them would be refused there; `keys rehash` stays the step an operator
- * takes once every instance has the secret. Nothing is sealed with a
+ * takes once every instance has the secret. Nothing in the database tells
+ * that moment: an instance without the secret makes its `server_secret`
+ * row at its first request, not at start, and never removes it, and a
+ * sealed key may come from a CLI run that had the variable. A running
+ * instance checks the keys only at start (assertServesSealedKeys), so it
+ * would answer every client 401 until restarted; one started later
+ * refuses to start, saying why. Nothing is sealed with a
  * secret that does not open the sealed keys already there (the server
  * refuses to start then, and a CLI command says so itself). A server seals
  * with the secret it serves with (`servesWithSecret`); a CLI run only with
