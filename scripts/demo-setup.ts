@@ -147,7 +147,12 @@ export async function setupDemo(): Promise<DemoSetup> {
       credentials = { orgId: DEMO_ORG_ID, publicKey: record.publicKey, privateKey, realm };
       writeCredentials(file, credentials);
       keyIssued = true;
-      log(`Issued demo API key ${record.publicKey}; its private key is kept in ${file}`);
+      // demo.mjs prints the key and where its private half is kept: said once.
+      log(
+        saved
+          ? `Issued another demo API key: the saved one (${saved.publicKey}) does not work here`
+          : 'Issued a demo API key',
+      );
     }
     return {
       orgId: org.id,

@@ -137,4 +137,16 @@ describe('npm run demo and its build', () => {
     assert.equal(fs.existsSync(project.npmCalls), false, same.stderr);
     assert.match(same.stdout, /Private key/);
   });
+
+  test('a run that issues the demo key says once where its private key is kept', () => {
+    const database = path.join(dir, 'issuing', 'demo.db');
+    const run = runDemo(dir, project.root, {
+      PORT: 'not-a-port',
+      DATABASE_URL: `file:${database}`,
+    });
+    assert.match(run.stderr, /Issued/);
+    const file = path.join(path.dirname(database), 'demo-credentials.json');
+    const said = `${run.stdout}${run.stderr}`.split(file).length - 1;
+    assert.equal(said, 1, `${run.stdout}${run.stderr}`);
+  });
 });
