@@ -37,12 +37,28 @@ const bundled = spawnSync(
   { stdio: 'inherit' },
 );
 if (bundled.status !== 0) process.exit(bundled.status ?? 1);
+// A file still running after this long fails, named in the report, its
+// process killed, and the run goes on: a test awaiting what never comes, a
+// handle left open that keeps the file's process alive after its last
+// test, or a loop that never yields held the run until CI's own limit. On
+// Node 20 --test-timeout bounds each file's process as a whole (each file
+// is one subtest of the runner; the files' own tests do not get it), so it
+// is well above the longest file: the whole unit and integration run takes
+// 6 to 8 minutes, the longest test's own timeout is 60 s.
+const FILE_TIMEOUT_MS = 10 * 60_000;
 // Four files at once on two cores: a test file mostly waits (for a server to
 // start, PostgreSQL, the CLI, its own timers). At two, the suite kept 1.1 of
 // the 2 cores busy (465 s wall for 531 CPU-seconds); at four, 1.5 (362 s).
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=4', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=4',
+    `--test-timeout=${FILE_TIMEOUT_MS}`,
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);
