@@ -125,15 +125,19 @@ export async function callApi<T>(path: string): Promise<ApiCallResult<T>> {
   forwarded.set(DASHBOARD_ACTIVITY_HEADER, DASHBOARD_BACKGROUND_VALUE);
   forwarded.set('accept', 'application/json');
   forwarded.delete('authorization');
+  const wire = wireFactsFromHeaders(incoming);
   const response = await handleApiRequest({
     method: 'GET',
     url: path,
     headers: forwarded,
-    requestId: wireFactsFromHeaders(incoming)?.requestId,
+    requestId: wire?.requestId,
     remoteAddress: clientAddress({
       headers: incoming,
       remoteAddress: lastForwardedFor(incoming),
     }),
+    // Under server.ts's own TLS the links the API writes say https, as they
+    // do for a client of the API: Next's thread is reached over loopback HTTP.
+    encrypted: wire?.encrypted,
   });
   let body: unknown = null;
   try {

@@ -159,6 +159,33 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     );
   });
 
+  test("an event's page, read over HTTPS with no PUBLIC_BASE_URL, lists its related links as https (the page's in-process API call knows the connection is TLS)", async () => {
+    const { member } = server.keys;
+    const signedIn = await run('curl', [
+      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
+      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
+      ...['-d', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
+      `${server.baseUrl}/api/session`,
+    ]);
+    const session = /^set-cookie: (__Host-org_events_session=[^;]*)/im.exec(signedIn.stdout)?.[1];
+    assert.ok(session, signedIn.stdout);
+    const list = await curl(
+      `${server.apiUrl}/orgs/${server.orgId}/events?itemsPerPage=1`,
+      ...['-H', `Cookie: ${session}`],
+    );
+    const eventId = (JSON.parse(list.body) as { results: { id: string }[] }).results[0]!.id;
+    const page = await curl(
+      `${server.baseUrl}/orgs/${server.orgId}/events/${eventId}`,
+      ...['-H', `Cookie: ${session}`],
+    );
+    assert.equal(page.status, '200', page.body.slice(0, 500));
+    const eventLink = `/api/public/v1.0/orgs/${server.orgId}/events/${eventId}`;
+    const hrefs = [...page.body.matchAll(/<a href="([^"]*)"/g)]
+      .map((m) => m[1]!)
+      .filter((href) => href.endsWith(eventLink));
+    assert.deepEqual(hrefs, [`${server.baseUrl}${eventLink}`]);
+  });
+
   test('/healthz over HTTPS', async () => {
     const res = await curl(`${server.baseUrl}/healthz`);
     assert.equal(res.status, '200');
