@@ -1,8 +1,9 @@
 import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/sign-in-form';
 import { checkCurrentSession, idleTimeout } from '@/lib/dashboard/server';
-import { safeNextPath } from '@/lib/http/request';
+import { isSecureRequest, publicHttpsOrigin, safeNextPath } from '@/lib/http/request';
 import { unlessUnavailable } from '@/app/unavailable';
 
 export const metadata: Metadata = { title: 'Sign in' };
@@ -45,7 +46,16 @@ async function signInPage({ searchParams }: Props) {
       ) : null}
       <SignInForm
         next={next}
-        initialError={errorCode ? (FORM_ERRORS[errorCode] ?? 'Sign-in failed.') : null}
+        initialError={
+          errorCode && errorCode !== 'HTTPS_REQUIRED'
+            ? (FORM_ERRORS[errorCode] ?? 'Sign-in failed.')
+            : null
+        }
+        https={{
+          secureCookie: isSecureRequest({ headers: await headers() }),
+          origin: publicHttpsOrigin(),
+          required: errorCode === 'HTTPS_REQUIRED',
+        }}
       />
     </main>
   );

@@ -35,6 +35,11 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   /** Dashboard sign-in posted from another site. */
   CROSS_SITE_REQUEST: 403,
+  /**
+   * Dashboard sign-in from a plain-http page on a host other than loopback
+   * while the session cookie is Secure: the browser would drop it.
+   */
+  HTTPS_REQUIRED: 403,
   /** A dashboard request body (a saved view) with a missing or malformed attribute. */
   INVALID_ATTRIBUTE: 400,
   // Requests Node's HTTP parser refused before any route saw them (lib/http/client-error.ts).
@@ -227,6 +232,14 @@ export function invalidCredentials(): ApiError {
 
 export function crossSiteRequest(): ApiError {
   return new ApiError('CROSS_SITE_REQUEST', 'Sign-in must come from this site.');
+}
+
+export function httpsRequired(httpsOrigin: string): ApiError {
+  return new ApiError(
+    'HTTPS_REQUIRED',
+    `This dashboard's session cookie is sent over HTTPS only, and your browser drops it on a plain-http page. Open the dashboard at ${httpsOrigin} to sign in.`,
+    [httpsOrigin],
+  );
 }
 
 export function signInRateLimited(retryAfterSeconds: number): ApiError {

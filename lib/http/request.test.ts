@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isSameOriginRequest, isSecureRequest, safeNextPath } from './request';
+import {
+  httpsOriginForSignIn,
+  isSameOriginRequest,
+  isSecureRequest,
+  safeNextPath,
+} from './request';
 
 const headers = (values: Record<string, string>) => new Headers(values);
 const direct = { TRUST_PROXY: false, PUBLIC_BASE_URL: undefined };
@@ -118,5 +123,31 @@ describe('lib/http/request', () => {
       '/orgs/x/events?q=%E6%97%A5%E6%9C%AC#%C3%A9',
     );
     assert.equal(safeNextPath('/orgs/x/events?q=%E6%97%A5'), '/orgs/x/events?q=%E6%97%A5');
+  });
+
+  it('names the https origin to open only for a Secure cookie posted from a plain-http page off loopback', () => {
+    const https = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'https://events.example.com/base' };
+    const from = (origin: string) => headers({ origin });
+    for (const origin of ['http://10.1.2.3:3000', 'http://events.example.com', 'http://a.test.']) {
+      assert.equal(httpsOriginForSignIn(from(origin), true, https), 'https://events.example.com');
+    }
+    // Without an https PUBLIC_BASE_URL (TLS or a trusted proxy made it Secure): the same host.
+    assert.equal(
+      httpsOriginForSignIn(from('http://10.1.2.3:3000'), true, direct),
+      'https://10.1.2.3',
+    );
+    const kept = [
+      'https://events.example.com',
+      'http://localhost:3000',
+      'http://app.localhost',
+      'http://127.0.0.1:3000',
+      'http://127.8.9.1',
+      'http://[::1]:3000',
+      'null',
+      '',
+    ];
+    for (const origin of kept) assert.equal(httpsOriginForSignIn(from(origin), true, https), null);
+    assert.equal(httpsOriginForSignIn(headers({}), true, https), null, 'no Origin: not a browser');
+    assert.equal(httpsOriginForSignIn(from('http://10.1.2.3'), false, https), null, 'not Secure');
   });
 });

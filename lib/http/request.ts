@@ -6,6 +6,7 @@
  */
 
 import { type Config, getConfig } from '@/lib/config';
+import { keepsSecureCookiesOverHttp } from '@/lib/domain/secure-cookies';
 import { wireFactsFromHeaders } from './front-door';
 
 type HeaderReader = { get(name: string): string | null };
@@ -113,6 +114,42 @@ export function isSameOriginRequest(
     }
   }
   return originHost === host.toLowerCase();
+}
+
+/**
+ * PUBLIC_BASE_URL's origin when it is https: where a browser keeps the
+ * Secure session cookie that such a URL makes (isSecureRequest). Null when
+ * it is unset or plain http.
+ */
+export function publicHttpsOrigin(config: OriginConfig = getConfig()): string | null {
+  if (!config.PUBLIC_BASE_URL || !/^https:/i.test(config.PUBLIC_BASE_URL)) return null;
+  return new URL(config.PUBLIC_BASE_URL).origin;
+}
+
+/**
+ * Where to send a browser whose sign-in would be lost: it posted from a
+ * plain-http page (its Origin says so; the hop to us cannot, which is plain
+ * HTTP behind a TLS proxy too) on a host other than loopback, while the
+ * session cookie is Secure (`secure`, isSecureRequest's answer), which such
+ * a browser drops: it was signed in and landed back at sign-in with no word
+ * why. PUBLIC_BASE_URL's origin when https, else the same host over https
+ * (its http port says nothing of the https one). Null when the browser keeps
+ * the cookie, or sent no Origin (not a browser).
+ */
+export function httpsOriginForSignIn(
+  headers: HeaderReader,
+  secure: boolean,
+  config: OriginConfig = getConfig(),
+): string | null {
+  if (!secure) return null;
+  let origin: URL;
+  try {
+    origin = new URL(headers.get('origin') ?? '');
+  } catch {
+    return null;
+  }
+  if (origin.protocol !== 'http:' || keepsSecureCookiesOverHttp(origin.hostname)) return null;
+  return publicHttpsOrigin(config) ?? `https://${origin.hostname}`;
 }
 
 /** Where a sign-in may send the browser next: only a path on this site. */

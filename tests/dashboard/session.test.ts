@@ -398,3 +398,79 @@ describe('dashboard session behind a TLS proxy named by PUBLIC_BASE_URL only', (
     }
   });
 });
+
+/**
+ * PUBLIC_BASE_URL=https://… makes the session cookie Secure, and a browser
+ * at a plain-http page on any host but loopback drops it: one that opened
+ * the service's own port by address, past the proxy, was signed in and sent
+ * back to sign-in with no word why. The browser's Origin says its scheme.
+ */
+describe('a sign-in from a plain-http page while the session cookie is Secure', () => {
+  const PUBLIC = 'https://events.example.com';
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ env: { PUBLIC_BASE_URL: PUBLIC } });
+  });
+  after(() => server.stop());
+
+  const post = (origin: string, body: string, contentType: string) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+      (resolve, reject) => {
+        const host = new URL(origin).host;
+        const request = http.request(
+          `${server.baseUrl}/api/session`,
+          {
+            method: 'POST',
+            headers: { Host: host, Origin: origin, 'Content-Type': contentType },
+          },
+          (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.once('end', () =>
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+            );
+          },
+        );
+        request.once('error', reject);
+        request.end(body);
+      },
+    );
+  const json = (origin: string) =>
+    post(origin, JSON.stringify({ ...server.keys.member, next: '/orgs' }), 'application/json');
+
+  it("is refused with 403 HTTPS_REQUIRED naming PUBLIC_BASE_URL's origin, and sets no cookie", async () => {
+    const refused = await json('http://10.1.2.3:3000');
+    assert.equal(refused.status, 403, refused.body);
+    assert.equal(refused.headers['set-cookie'], undefined);
+    const body = JSON.parse(refused.body) as { errorCode: string; detail: string };
+    assert.equal(body.errorCode, 'HTTPS_REQUIRED');
+    assert.match(body.detail, /https:\/\/events\.example\.com\b/);
+  });
+
+  it('without JavaScript, the form goes back to sign-in with HTTPS_REQUIRED, and that page links to the https origin', async () => {
+    const form = new URLSearchParams({ ...server.keys.member, next: '/orgs?x=1' }).toString();
+    const refused = await post(
+      'http://events.example.com',
+      form,
+      'application/x-www-form-urlencoded',
+    );
+    assert.equal(refused.status, 303);
+    assert.equal(refused.headers['set-cookie'], undefined);
+    const location = refused.headers.location ?? '';
+    assert.equal(location, '/sign-in?error=HTTPS_REQUIRED&next=%2Forgs%3Fx%3D1');
+    const page = await fetch(`${server.baseUrl}${location}`);
+    const html = await page.text();
+    assert.equal(page.status, 200);
+    assert.match(html, /data-testid="https-required"/);
+    assert.match(html, /href="https:\/\/events\.example\.com\/sign-in\?next=%2Forgs%3Fx%3D1"/);
+  });
+
+  it('from an https page, or a plain-http one on localhost or 127.0.0.1 (whose Secure cookies browsers keep), signs in', async () => {
+    for (const origin of [PUBLIC, 'http://localhost:3000', 'http://127.0.0.1:3000']) {
+      const signedIn = await json(origin);
+      assert.equal(signedIn.status, 200, `${origin}: ${signedIn.body}`);
+      assert.match(String(signedIn.headers['set-cookie']), /^__Host-org_events_session=/, origin);
+    }
+  });
+});

@@ -2,13 +2,14 @@ import { signIn, signOut } from '@/lib/auth/dashboard-session';
 import { sessionCookieValue, sessionCookieValues } from '@/lib/auth/session';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import {
+  httpsOriginForSignIn,
   isSameOriginRequest,
   isSecureRequest,
   readBodyText,
   safeNextPath,
 } from '@/lib/http/request';
 import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
-import { crossSiteRequest } from '@/lib/domain/errors';
+import { crossSiteRequest, httpsRequired } from '@/lib/domain/errors';
 import { errorResponse, failureResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
 import { getStore } from '@/lib/store';
 import { wireFactsFromHeaders } from '@/lib/http/front-door';
@@ -47,6 +48,17 @@ async function signInRoute(request: Request): Promise<Response> {
   }
 
   const fields = await readFields(request, isForm);
+  const next = safeNextPath(fields.next);
+  const secure = isSecureRequest(request);
+  // Refused before the key is checked: the browser would drop the cookie.
+  const httpsOrigin = httpsOriginForSignIn(request.headers, secure);
+  if (httpsOrigin) {
+    if (!isForm) return errorResponse(httpsRequired(httpsOrigin));
+    return new Response(null, {
+      status: 303,
+      headers: { Location: formErrorLocation('HTTPS_REQUIRED', next), ...NO_STORE },
+    });
+  }
   const remoteAddress = clientAddress({
     headers: request.headers,
     remoteAddress: lastForwardedFor(request.headers),
@@ -55,16 +67,13 @@ async function signInRoute(request: Request): Promise<Response> {
     publicKey: fields.publicKey,
     privateKey: fields.privateKey,
     remoteAddress,
-    secure: isSecureRequest(request),
+    secure,
   });
-  const next = safeNextPath(fields.next);
   if (!outcome.ok) logRefusedSignIn(request, fields.publicKey, remoteAddress, outcome.error.code);
 
   if (isForm) {
     // Without JavaScript: back to the page asked for, or to the form with the reason.
-    const location = outcome.ok
-      ? next
-      : `/sign-in?error=${encodeURIComponent(outcome.error.code)}&next=${encodeURIComponent(next)}`;
+    const location = outcome.ok ? next : formErrorLocation(outcome.error.code, next);
     const headers = new Headers({ Location: location, ...NO_STORE });
     if (outcome.ok) headers.append('Set-Cookie', outcome.cookie);
     return new Response(null, { status: 303, headers });
@@ -96,6 +105,11 @@ async function signOutRoute(request: Request): Promise<Response> {
   const headers = new Headers(NO_STORE);
   for (const cookie of outcome.cookies) headers.append('Set-Cookie', cookie);
   return new Response(null, { status: 204, headers });
+}
+
+/** The sign-in form again, with the reason a no-JavaScript post was refused. */
+function formErrorLocation(code: string, next: string): string {
+  return `/sign-in?error=${encodeURIComponent(code)}&next=${encodeURIComponent(next)}`;
 }
 
 /** Sign-in bodies are tiny; anything large or malformed reads as empty fields (a 400). */
