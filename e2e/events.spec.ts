@@ -236,6 +236,35 @@ test.describe('the events table', () => {
     await expect.poll(() => rowIds(page)).toEqual(state.events.slice(175, 200).map((e) => e.id));
   });
 
+  test('with the event panel open, the table and its pagination sit beside it: row 90 of 100 and Next page take a click', async ({
+    page,
+    state,
+  }) => {
+    // The default viewport (1440 px), where the panel is 600 px wide and the table's
+    // right part, its scrollbar and the Next page button lay under it.
+    const panel = page.getByRole('dialog');
+    const first = state.events[0]!;
+    await page.goto(eventsUrl(state.orgId, `size=100&event=${first.id}`));
+    await expect(panel.getByText(first.id, { exact: true })).toBeVisible();
+    const panelLeft = (await panel.boundingBox())!.x;
+    const wrap = (await page.locator('.table-wrap').boundingBox())!;
+    expect(wrap.x + wrap.width).toBeLessThanOrEqual(panelLeft);
+
+    // An ordinary click (Playwright checks nothing covers its point) on a deep row.
+    const deep = state.events[89]!;
+    await rows(page).nth(89).click();
+    await expect(page).toHaveURL(eventsUrl(state.orgId, `size=100&event=${deep.id}`));
+    await expect(panel.getByText(deep.id, { exact: true })).toBeVisible();
+    await expect(rows(page).nth(89)).toHaveAttribute('aria-selected', 'true');
+
+    await page
+      .getByRole('navigation', { name: 'Pagination' })
+      .getByRole('button', { name: 'Next page' })
+      .click();
+    await expect(page).toHaveURL(/[?&]page=2(&|$)/);
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(100, 200).map((e) => e.id));
+  });
+
   test('from page 2, a facet click: the pagination line describes the rows shown until the new ones arrive', async ({
     page,
     state,

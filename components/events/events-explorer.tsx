@@ -742,6 +742,8 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
         className="investigate"
         data-facets={prefs.facetsOpen || undefined}
         data-sheet={facetSheet || undefined}
+        // The event panel is open: the list makes room for it (investigate.css).
+        data-panel={view.event ? true : undefined}
       >
         {facetSheet ? (
           <div
