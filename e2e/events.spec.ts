@@ -236,6 +236,43 @@ test.describe('the events table', () => {
     await expect.poll(() => rowIds(page)).toEqual(state.events.slice(175, 200).map((e) => e.id));
   });
 
+  test('a page size chosen while the last one loads goes to the page holding the open event, counted from the rows on screen', async ({
+    page,
+    state,
+  }) => {
+    const panel = page.getByRole('dialog');
+    // Row 190 open on page 8 at 25 (rows 176-200).
+    const event = state.events[189]!;
+    await page.goto(eventsUrl(state.orgId, `size=25&page=8&event=${event.id}`));
+    await expect(panel.getByText(event.id, { exact: true })).toBeVisible();
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(175, 200).map((e) => e.id));
+
+    // Hold the 100-row page's answer: page 8 at 25 stays on screen.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname.endsWith('/events') && url.searchParams.get('itemsPerPage') === '100',
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+    );
+    await page.getByLabel('Rows per page').selectOption('100');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, `page=2&size=100&event=${event.id}`));
+    expect(await rowIds(page)).toEqual(state.events.slice(175, 200).map((e) => e.id));
+
+    // At 50 (the default size, not in the URL) row 190 is on page 4 (rows 151-200); the
+    // first row of the page loading (row 101) is on page 3.
+    await page.getByLabel('Rows per page').selectOption('50');
+    await expect(page).toHaveURL(eventsUrl(state.orgId, `page=4&event=${event.id}`));
+    await expect.poll(() => rowIds(page)).toEqual(state.events.slice(150, 200).map((e) => e.id));
+    await expect(page.locator('table.events tbody tr[aria-selected="true"]')).toHaveAttribute(
+      'data-event-id',
+      event.id,
+    );
+    release();
+  });
+
   test('with the event panel open, the table and its pagination sit beside it: row 90 of 100 and Next page take a click', async ({
     page,
     state,

@@ -19,6 +19,7 @@ import {
   eventsListQueryOptions,
   facetsQueryOptions,
   histogramQueryOptions,
+  sameFilters,
 } from '@/lib/client/api-client';
 import { type Pivot, type PivotColumn, columnPivots, eventPivots } from '@/lib/client/pivots';
 import {
@@ -596,15 +597,16 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
 
   // A new page size keeps the open event open, on the page holding its row
   // (else the first row's), scrolled to once the rows are in, as after a
-  // reload. Rows still of the previous view (loading) place no row of this one.
+  // reload. The row is counted from the rows on screen: while the next ones
+  // load those are still `shown`'s page, of the same list after a page or size
+  // change (another list's rows place no row of this one).
   const changePageSize = (size: number) => {
     arrivalShown.current = false;
-    const index = query.isPlaceholderData ? 0 : Math.max(openIndex, 0);
-    update({
-      size,
-      page: pageForNewSize(view.page, view.size, size, totalCount, index),
-      event: view.event,
-    });
+    const openOnScreen = openIndex >= 0 && sameFilters(listParams(orgId, shown), params);
+    const page = openOnScreen
+      ? pageForNewSize(shown.page, shown.size, size, totalCount, openIndex)
+      : pageForNewSize(view.page, view.size, size, totalCount);
+    update({ size, page, event: view.event });
   };
 
   const shownFilters = describeFiltersPhrase(shown, zone);

@@ -191,6 +191,13 @@ export function filtersKey(params: EventsFilterParams) {
   };
 }
 
+/** Whether two lists hold the same events in the same order (pages and sizes apart). */
+export function sameFilters(a: EventsFilterParams, b: EventsFilterParams): boolean {
+  const left = filtersKey(a);
+  const right = filtersKey(b);
+  return (Object.keys(left) as (keyof typeof left)[]).every((key) => left[key] === right[key]);
+}
+
 /** The normalized key of one list page: same view, same key, wherever it is built. */
 export function eventsListQueryKey(params: EventsListParams) {
   const { orgId, page, size } = params;
