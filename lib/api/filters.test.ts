@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
 import { FACET_FIELDS, inCidr, parseCidr, parseIp } from '@/lib/domain/filters';
-import { bucketStart, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
+import { bucketCount, bucketStart, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
 import {
   parseFacetsParams,
   parseHistogramParams,
@@ -159,5 +159,17 @@ describe('CIDR and buckets', () => {
       bucketStarts(Date.parse('0000-01-01T00:00:00Z'), Date.parse('0000-01-05T00:00:00Z'), 'week'),
       [Date.parse('0000-01-01T00:00:00Z'), Date.parse('0000-01-03T00:00:00Z')],
     );
+  });
+
+  test("a zone's day the clocks skip is no bucket: Apia's 101 dates over 2011-12-30 are 100 days, which 100 buckets can hold", () => {
+    // 2011-09-22 00:00 to 2011-12-31 23:00 on Apia's clock, which went from 29 December to 31.
+    const [min, max] = [Date.parse('2011-09-22T11:00:00Z'), Date.parse('2011-12-31T09:00:00Z')];
+    assert.equal(bucketStarts(min, max, 'day', 'Pacific/Apia').length, 100);
+    assert.equal(bucketCount(min, max, 'day', 'Pacific/Apia'), 100);
+    assert.equal(chooseInterval(min, max, 100, 'Pacific/Apia'), 'day');
+    assert.equal(chooseInterval(min, max, 99, 'Pacific/Apia'), 'week');
+    // Weeks and months keep every one of theirs (none is all skipped).
+    assert.equal(bucketCount(min, max, 'week', 'Pacific/Apia'), 15);
+    assert.equal(bucketCount(min, max, 'month', 'Pacific/Apia'), 4);
   });
 });

@@ -185,15 +185,12 @@ export function bucketCount(
   interval: HistogramInterval,
   zone: string = UTC_ZONE,
 ): number {
-  if (onCalendar(interval, zone)) {
-    // Calendar buckets count alike on the wall clock's dates.
-    return bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
-  }
-  if (onClock(interval, zone)) {
-    // On the wall clock's hours too, but a change of the clocks adds or
-    // removes buckets: exact by walking them where that is few enough to
+  if (onCalendar(interval, zone) || onClock(interval, zone)) {
+    // Counted on the wall clock's dates and hours, but a change of the clocks
+    // adds or removes buckets (an hour passed twice or skipped, a day skipped:
+    // Apia's 2011-12-30): exact by walking them where that is few enough to
     // be served (a change moves the count by one or two, never from over
-    // twice the maximum to within it).
+    // twice the maximum to within it), as bucketStartsWithin does.
     const onWall = bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
     return onWall > 2 * MAX_HISTOGRAM_BUCKETS
       ? onWall
