@@ -172,4 +172,12 @@ describe('CIDR and buckets', () => {
     assert.equal(bucketCount(min, max, 'week', 'Pacific/Apia'), 15);
     assert.equal(bucketCount(min, max, 'month', 'Pacific/Apia'), 4);
   });
+
+  test("an hour the clocks pass twice is a bucket of its own when the interval is picked: New York's 60 clock hours over 2026-11-01 are 61 buckets, more than 60", () => {
+    // 2026-10-31 20:00 EDT to 2026-11-03 07:59 EST: 60 clock hours, 61 elapsed (01:00 came twice).
+    const [min, max] = [Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-03T12:59:00Z')];
+    assert.equal(bucketStarts(min, max, 'hour', 'America/New_York').length, 61);
+    assert.equal(chooseInterval(min, max, 61, 'America/New_York'), 'hour');
+    assert.equal(chooseInterval(min, max, 60, 'America/New_York'), 'day');
+  });
 });
