@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
+import { finished } from 'node:stream';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { getAuthState } from '@/lib/auth/shared-state';
 import { serveAuthState } from '@/lib/auth/thread-auth-state';
@@ -198,20 +199,20 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
       if (bodyBytes <= MAX_DASHBOARD_BODY_BYTES) return;
       req.off('data', countBody);
       req.unpipe(upstream);
-      upstream.destroy();
       // The route answered without reading it all (a 401 before the body):
-      // that answer stands, and the rest is dropped as a 413's is. Destroyed
-      // here, the connection was reset under the client still sending, which
-      // lost an answer not yet read, and the connection with it.
-      if (res.writableEnded) {
-        discardRestOfBody(req);
-        return;
-      }
-      // An answer still under way: no 413 can follow it.
+      // that answer stands, relayed to its end, and the rest of the body is
+      // dropped as a 413's is. Destroyed here, the connection was reset
+      // under the client still sending, which lost an answer not yet read,
+      // and the connection with it; so was an answer still being relayed
+      // (the worker's last chunk not yet in, which on a busy machine came
+      // after the client's next 64 KB), cut short where no 413 can follow it.
       if (res.headersSent) {
-        res.destroy();
+        discardRestOfBody(req);
+        // Its request is cut short on the loopback hop: that socket carries no other.
+        finished(res, () => upstream.destroy());
         return;
       }
+      upstream.destroy();
       options.answerBodyTooLarge(req, res, MAX_DASHBOARD_BODY_BYTES);
       discardRestOfBody(req);
     };
