@@ -151,7 +151,10 @@ export function looseSecretFileWarning(store: SecretHolder): string | null {
   if (source.kind !== 'file' || process.platform === 'win32') return null;
   let mode: number;
   try {
-    mode = fs.statSync(source.path).mode & 0o777;
+    // The ignore comment: the path is the running server's database's, not
+    // one of the build's; followed from path.resolve, Turbopack traced the
+    // whole project (tests, e2e, bench…) into every route that imports this.
+    mode = fs.statSync(/* turbopackIgnore: true */ source.path).mode & 0o777;
   } catch {
     return null;
   }
