@@ -140,13 +140,17 @@ export function nextRoutingTarget(target: string): string {
 }
 
 /**
- * `/API/…`, `/Api`: the /api namespace with its first segment in another
- * case. Next matches route folders by case, so such a path (an API client's
- * typo) got the dashboard's HTML not-found page where `/api/…` gets the
- * JSON 404 of the service's error body.
+ * `/API/…`, `/Api`, `/%41PI/…`: the /api namespace with its first segment in
+ * another case. Next matches route folders by case, so such a path (an API
+ * client's typo) got the dashboard's HTML not-found page where `/api/…` gets
+ * the JSON 404 of the service's error body. Next decodes the path before
+ * matching, so the segment is compared decoded (escape by escape: only ASCII
+ * spells api, and a `%` that begins no escape stays as it is).
  */
 function isMiscasedApiPath(path: string): boolean {
-  const first = path.split('/', 2)[1];
+  const first = path
+    .split('/', 2)[1]
+    ?.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return first !== undefined && first !== 'api' && first.toLowerCase() === 'api';
 }
 

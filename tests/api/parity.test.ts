@@ -242,6 +242,7 @@ describe('npm start and next start answer alike', () => {
         ['GET', '/Api/public/v1.0/nothing?pretty=true', '/Api/public/v1.0/nothing'],
         ['POST', '/API/session', undefined],
         ['GET', '/aPI', undefined],
+        ['GET', '/%41PI/x', undefined],
         ['HEAD', '/API/', undefined],
       ] as const) {
         const label = `${method} ${target} (${server === fast ? 'npm start' : 'next start'})`;
