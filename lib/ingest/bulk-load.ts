@@ -37,7 +37,13 @@ export type WorkerInput = {
 export type BulkSummary = Omit<ReadSummary, 'format'> & { format: ReadSummary['format'] | 'seed' };
 
 export type FromWorker =
-  | { type: 'batch'; batch: PackedBatch; progress: number }
+  | {
+      type: 'batch';
+      batch: PackedBatch;
+      progress: number;
+      /** A gzip-compressed file's: the bytes of text decompressed when the batch was handed on. */
+      decompressedBytes?: number;
+    }
   | { type: 'issue'; issue: ImportIssue }
   | { type: 'done'; summary: BulkSummary }
   | { type: 'fatal'; message: string; summary?: ReadSummary; voidsRun: boolean }
@@ -68,8 +74,17 @@ export type BulkResult = {
 };
 
 export type BulkCallbacks = {
-  /** After each inserted batch: events stored so far and the producer's progress (events or bytes). */
-  onBatch?: (state: { inserted: number; skipped: number; progress: number }) => void;
+  /**
+   * After each inserted batch: events stored so far and the producer's
+   * progress (events or bytes), with the bytes of text decompressed by then
+   * when the file read is gzip-compressed.
+   */
+  onBatch?: (state: {
+    inserted: number;
+    skipped: number;
+    progress: number;
+    decompressedBytes?: number;
+  }) => void;
   onIssue?: (issue: ImportIssue) => void;
   /**
    * Aborted (SIGINT, SIGTERM): no further batch is inserted; those being
@@ -174,10 +189,14 @@ export async function runBulkLoad(
   let inserted = 0;
   let skipped = 0;
   let invalid = 0;
-  // Producer progress of the furthest batch committed (lanes may finish out of order).
+  // Producer progress of the furthest batch committed (lanes may finish out
+  // of order), and a compressed file's text decompressed by then.
   let progress = 0;
+  let decompressedBytes: number | undefined;
+  /** The member of a summary (or onBatch's state) saying so, for a compressed file. */
+  const decompressed = () => (decompressedBytes === undefined ? {} : { decompressedBytes });
   const inserting = new Set<Promise<void>>();
-  const insert = (batch: PackedBatch, batchProgress: number) => {
+  const insert = (batch: PackedBatch, batchProgress: number, batchText?: number) => {
     const { events, terms } = unpackBatch(batch);
     const done: Promise<void> = store
       .insertEvents(orgId, events, {
@@ -189,10 +208,13 @@ export async function runBulkLoad(
           inserted += result.inserted;
           // Ids repeated within the batch were dropped before it (BatchPacker.add).
           skipped += result.skipped + batch.repeated;
-          progress = Math.max(progress, batchProgress);
+          if (batchProgress >= progress) {
+            progress = batchProgress;
+            decompressedBytes = batchText;
+          }
           helper?.afterBatch();
           worker.postMessage({ type: 'ack' } satisfies ToWorker);
-          callbacks.onBatch?.({ inserted, skipped, progress });
+          callbacks.onBatch?.({ inserted, skipped, progress, ...decompressed() });
         },
         (error: unknown) => {
           failure ??= error instanceof Error ? error : new Error(String(error));
@@ -221,7 +243,13 @@ export async function runBulkLoad(
       if (message === undefined) {
         const refreshed = await finish();
         return {
-          summary: { format: null, read: inserted + skipped + invalid, invalid, bytes: progress },
+          summary: {
+            format: null,
+            read: inserted + skipped + invalid,
+            invalid,
+            bytes: progress,
+            ...decompressed(),
+          },
           inserted,
           skipped,
           seconds: elapsed(started),
@@ -231,7 +259,7 @@ export async function runBulkLoad(
       }
       switch (message.type) {
         case 'batch':
-          insert(message.batch, message.progress);
+          insert(message.batch, message.progress, message.decompressedBytes);
           if (inserting.size >= lanes) await Promise.race(inserting);
           // A turn of the event loop's I/O phase after each batch: with the
           // worker's batches always queued, a SIGINT's handler (and with it

@@ -39,11 +39,20 @@ async function capacity(): Promise<void> {
  * found here, on the producing thread: the inserting thread gets the events
  * in it.
  */
-async function sendBatch(packed: PackedBatch, progress: number): Promise<void> {
+async function sendBatch(
+  packed: PackedBatch,
+  progress: number,
+  decompressedBytes?: number,
+): Promise<void> {
   await capacity();
   inFlight++;
   port.postMessage(
-    { type: 'batch', batch: packed, progress } satisfies FromWorker,
+    {
+      type: 'batch',
+      batch: packed,
+      progress,
+      ...(decompressedBytes === undefined ? {} : { decompressedBytes }),
+    } satisfies FromWorker,
     transferables(packed),
   );
 }
@@ -72,10 +81,14 @@ async function run(): Promise<void> {
     return;
   }
   let bytes = 0;
+  let decompressedBytes: number | undefined;
   const reader = readEventBatches(job.path, {
     ...job.options,
     onIssue: (issue) => send({ type: 'issue', issue }),
-    onProgress: (read) => (bytes = read),
+    onProgress: (read, decompressed) => {
+      bytes = read;
+      decompressedBytes = decompressed;
+    },
   });
   try {
     for (;;) {
@@ -85,7 +98,7 @@ async function run(): Promise<void> {
         send({ type: 'done', summary: next.value });
         return;
       }
-      await sendBatch(next.value, bytes);
+      await sendBatch(next.value, bytes, decompressedBytes);
     }
   } catch (error) {
     if (error instanceof ImportFatalError) {

@@ -90,8 +90,11 @@ export type ReadOptions = {
   /** Longest record accepted, in UTF-8 bytes (default IMPORT_MAX_RECORD_BYTES, 1 MB). */
   maxRecordBytes?: number;
   onIssue?: (issue: ImportIssue) => void;
-  /** Bytes read so far, after each chunk. */
-  onProgress?: (bytesRead: number) => void;
+  /**
+   * Bytes read so far, after each chunk; for a gzip-compressed file also the
+   * bytes of text decompressed from them so far (after each decompressed chunk too).
+   */
+  onProgress?: (bytesRead: number, decompressedBytes?: number) => void;
 };
 
 export type ReadSummary = {
@@ -335,14 +338,17 @@ export async function* readEventBatches(
     ...counts,
     ...(compression.gzip ? { decompressedBytes: compression.textBytes } : {}),
   });
+  const progress = () =>
+    options.onProgress?.(counts.bytes, compression.gzip ? compression.textBytes : undefined);
   const chunks = decode(
     source,
     (bytes) => {
       counts.bytes = bytes;
-      options.onProgress?.(bytes);
+      progress();
     },
     utf8,
     compression,
+    progress,
   );
   /** A JSON document's bytes that are no UTF-8: its import stops there, named by byte and line. */
   const notUtf8 = async (problem: InvalidUtf8) =>
@@ -968,11 +974,17 @@ function notUtf8Message(problem: InvalidUtf8, gzip: boolean, line?: number): str
 /** Whether the source was gzip-compressed, and the bytes of text read from it so far (decompressed, if it was). */
 type Compression = { gzip: boolean; textBytes: number };
 
+/**
+ * The source's text, decoded (and decompressed). `onBytes` hears the bytes
+ * read from the source, `onText` that more text was decompressed
+ * (`compression.textBytes`).
+ */
 async function* decode(
   source: ImportSource,
   onBytes: (bytes: number) => void,
   problems: Utf8Problems,
   compression: Compression,
+  onText: () => void,
 ): AsyncGenerator<string> {
   const input: AsyncIterable<Buffer | string> =
     typeof source !== 'string'
@@ -1041,6 +1053,7 @@ async function* decode(
     let start = bytes;
     bytes += whole.length;
     compression.textBytes = bytes;
+    if (compression.gzip) onText();
     problems.opening ??= openingByte(whole, start);
     if (start === 0 && whole.length >= 2) {
       const mark = whole.readUInt16BE(0);

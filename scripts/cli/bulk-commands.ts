@@ -220,6 +220,25 @@ function sizeRead({ bytes, decompressedBytes }: BulkSummary): string {
 }
 
 /**
+ * What an import ended early (stopped, failed) had read of a file: a gzip
+ * archive's bytes with the text decompressed from them, as sizeRead says
+ * of a whole file (its bytes alone read as that much JSON).
+ */
+function bytesReadSoFar({ bytes, decompressedBytes }: Sizes): string {
+  return decompressedBytes === undefined
+    ? `${formatBytes(bytes)} read`
+    : `${formatBytes(bytes)} read (gzip-compressed; ${formatBytes(decompressedBytes)} decompressed)`;
+}
+
+/** A file's bytes read, and a gzip archive's text decompressed from them (BulkSummary's). */
+type Sizes = Pick<BulkSummary, 'bytes' | 'decompressedBytes'>;
+
+/** The --json summary's sizes: `decompressedBytes` for a gzip archive only. */
+function sizesJson({ bytes, decompressedBytes }: Sizes): Sizes {
+  return decompressedBytes === undefined ? { bytes } : { bytes, decompressedBytes };
+}
+
+/**
  * Why the statistics were not refreshed after a load whose batches had all
  * committed (BulkResult.statisticsNotRefreshed), which succeeded all the
  * same. Not for a voided import: removing its events refreshes them.
@@ -315,8 +334,8 @@ export const importFile: Command = async (args, context) => {
   // A pipe's size is unknown: its line counts up instead.
   const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
-  /** The file's bytes up to the end of the last batch committed. */
-  let bytes = 0;
+  /** The file's bytes up to the end of the last batch committed (and a gzip archive's text). */
+  let sizes: Sizes = { bytes: 0 };
   const run = await startIngestRun(
     store,
     { orgId, kind: 'import', source: ledgerSource(file) },
@@ -345,10 +364,10 @@ export const importFile: Command = async (args, context) => {
               invalidShown++;
             }
           },
-          onBatch: ({ inserted, skipped, progress: read }) => {
+          onBatch: ({ inserted, skipped, progress: read, decompressedBytes }) => {
             soFar.inserted = inserted;
             soFar.skipped = skipped;
-            bytes = read;
+            sizes = { bytes: read, decompressedBytes };
             progress.update(read, `${formatNumber(inserted + skipped)} events`);
           },
           stop,
@@ -362,7 +381,7 @@ export const importFile: Command = async (args, context) => {
       orgId,
       runId: run.id,
       soFar,
-      bytes,
+      sizes,
       issues,
       error,
     });
@@ -436,10 +455,7 @@ export const importFile: Command = async (args, context) => {
     duplicates: result.skipped,
     invalid,
     ...(fatal === undefined ? {} : { notImported }),
-    bytes: summary.bytes,
-    ...(summary.decompressedBytes === undefined
-      ? {}
-      : { decompressedBytes: summary.decompressedBytes }),
+    ...sizesJson(summary),
     seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
@@ -499,12 +515,12 @@ async function failedImport(
     orgId: string;
     runId: string;
     soFar: { inserted: number; skipped: number; rejected: number };
-    bytes: number;
+    sizes: Sizes;
     issues: ImportIssue[];
     error: unknown;
   },
 ): Promise<never> {
-  const { file, orgId, runId, soFar, bytes, issues, error } = failed;
+  const { file, orgId, runId, soFar, sizes, issues, error } = failed;
   const reason = errorMessage(error);
   const { unrecorded } = await recordIngestRunEnd(store, runId, {
     status: 'failed',
@@ -527,7 +543,7 @@ async function failedImport(
     inserted: soFar.inserted,
     duplicates: soFar.skipped,
     invalid: soFar.rejected,
-    bytes,
+    ...sizesJson(sizes),
     issues,
     ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
     error: { code: 'failed', message: failure.message, exitCode: failure.exitCode },
@@ -535,7 +551,7 @@ async function failedImport(
   context.say(
     `Stopped importing ${file} into ${orgId}: ${formatNumber(soFar.inserted)} inserted, ` +
       `${formatNumber(soFar.skipped)} already present, ${formatNumber(soFar.rejected)} invalid, ` +
-      `${formatBytes(bytes)} read. Run ${runId}` +
+      `${bytesReadSoFar(sizes)}. Run ${runId}` +
       (soFar.inserted > 0 ? ` ('imports undo ${runId}' removes what it added).` : '.'),
   );
   if (unrecorded !== undefined) {
@@ -580,7 +596,7 @@ async function stoppedImport(
     inserted: result.inserted,
     duplicates: result.skipped,
     invalid: summary.invalid,
-    bytes: summary.bytes,
+    ...sizesJson(summary),
     seconds: jsonSeconds(result.seconds),
     issues,
     ...statisticsJson(result),
@@ -589,7 +605,7 @@ async function stoppedImport(
   context.say(
     `Stopped importing ${file} into ${orgId} on request after ${formatDuration(result.seconds)}: ` +
       `${formatNumber(result.inserted)} inserted, ${formatNumber(result.skipped)} already present, ` +
-      `${formatNumber(summary.invalid)} invalid, ${formatBytes(summary.bytes)} read. Run ${runId}: ` +
+      `${formatNumber(summary.invalid)} invalid, ${bytesReadSoFar(summary)}. Run ${runId}: ` +
       `re-running the import skips what is already there` +
       (result.inserted > 0 ? `; 'imports undo ${runId}' removes what it added.` : '.'),
   );

@@ -208,6 +208,70 @@ describe('CLI: seed and import', () => {
     assert.deepEqual([(again.json as Json).inserted, (again.json as Json).duplicates], [100, 200]);
   });
 
+  test("a gzip archive's import stopped with SIGINT says the archive's bytes read and the text's decompressed from them, as does --json (decompressedBytes)", async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0c';
+    const { db, text } = orgAndEvents('stopped-gzip', org, 600);
+    const lines = text.split('\n');
+    /** Imports 250 lines flushed through gzip, the archive left open, and stops it with SIGINT once two batches are in. */
+    const stoppedImport = async (from: number, ...options: string[]) => {
+      const child = spawn(
+        process.execPath,
+        [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', ...options, '--database', db],
+        { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const head = `${lines.slice(from, from + 250).join('\n')}\n`;
+      const archive = await new Promise<Buffer>((resolve) => {
+        const gzip = zlib.createGzip();
+        const parts: Buffer[] = [];
+        gzip.on('data', (part: Buffer) => parts.push(part));
+        gzip.write(head);
+        gzip.flush(zlib.constants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(parts)));
+      });
+      child.stdin.write(archive);
+      const store = await openStore(db);
+      try {
+        const deadline = Date.now() + 60_000;
+        while ((await store.countEvents({ orgId: org })) < from + 200) {
+          assert.ok(Date.now() < deadline, `two batches were not committed: ${stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      } finally {
+        await store.close();
+      }
+      child.kill('SIGINT');
+      const code = await exited;
+      child.stdin.destroy();
+      assert.equal(code, 130, stderr);
+      const twoBatches = Buffer.byteLength(`${lines.slice(from, from + 200).join('\n')}\n`);
+      return { stdout, archive, twoBatches, all: Buffer.byteLength(head) };
+    };
+    const json = await stoppedImport(0, '--json');
+    const summary = JSON.parse(json.stdout) as Json;
+    assert.equal(summary.stopped, true);
+    // Every byte of the archive written was read; of its text, at least the
+    // two batches' lines were decompressed (the rest perhaps not yet).
+    assert.equal(summary.bytes, json.archive.length);
+    const decompressed = summary.decompressedBytes as number;
+    assert.ok(
+      decompressed >= json.twoBatches && decompressed <= json.all,
+      `decompressedBytes ${decompressed}`,
+    );
+    const said = await stoppedImport(250);
+    const sizes =
+      / invalid, ([\d.]+) KB read \(gzip-compressed; ([\d.]+) KB decompressed\)\. Run /.exec(
+        said.stdout,
+      );
+    assert.ok(sizes, said.stdout);
+    assert.equal(sizes[1], (said.archive.length / 1024).toFixed(1));
+    const kb = Number(sizes[2]) * 1024;
+    assert.ok(kb >= said.twoBatches - 52 && kb <= said.all + 52, said.stdout);
+  });
+
   test('a gzip archive whose checksum fails keeps none of the events its import stored, and says so', () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b03';
     const { db, text } = orgAndEvents('damaged', org, 3000);
