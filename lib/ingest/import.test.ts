@@ -1093,16 +1093,22 @@ describe('import', () => {
     assert.equal(await store.countEvents({ orgId: ORG }), partial.inserted);
   });
 
-  test('an array or envelope with a comma trailing, doubled or missing is refused, naming the line, not imported as if the commas were right', async () => {
+  test('an array or envelope with a comma trailing, doubled or missing is refused, naming the line and column, not imported as if the commas were right', async () => {
     const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
     const cases: [string, string, RegExp][] = [
-      ['trailing.json', `[${a},\n${b},\n]`, /a trailing comma\) \(line 3\)/],
-      ['double.json', `[${a},,\n${b}]`, /two commas in a row, or one after '\['\) \(line 1\)/],
-      ['no-comma.json', `[${a}\n${b}]`, /a missing comma\) \(line 2\)/],
+      ['trailing.json', `[${a},\n${b},\n]`, /a trailing comma\) \(line 3, column 1\)/],
+      [
+        'double.json',
+        `[${a},,\n${b}]`,
+        new RegExp(
+          `two commas in a row, or one after '\\['\\) \\(line 1, column ${a.length + 3}\\)`,
+        ),
+      ],
+      ['no-comma.json', `[${a}\n${b}]`, /a missing comma\) \(line 2, column 1\)/],
       [
         'envelope.json',
         `{"results": [${a},\n${b}]\n"totalCount": 2}`,
-        /after a member, found '"' \(a missing comma\) \(line 3\)/,
+        /after a member, found '"' \(a missing comma\) \(line 3, column 1\)/,
       ],
     ];
     for (const [name, text, message] of cases) {
@@ -1115,6 +1121,46 @@ describe('import', () => {
           message.test(error.message),
         name,
       );
+    }
+  });
+
+  test('an array of bare values or a one-line envelope with a comma missing between its records is refused naming its line and column, not read as one invalid record', async () => {
+    const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
+    const cases: [string, string, string][] = [
+      ['numbers.json', '[1 2]', "found '2' (a missing comma) (line 1, column 4)"],
+      ['strings.json', '[\n"x"\n"y"\n]', `found '"' (a missing comma) (line 3, column 1)`],
+      [
+        'one-line-array.json',
+        `[${a} ${b}]`,
+        `found '{' (a missing comma) (line 1, column ${a.length + 3})`,
+      ],
+      // What `curl` saves of an answer: one line, no line break after it.
+      [
+        'one-line-envelope.json',
+        `{"results":[${a} ${b}],"totalCount":2}`,
+        `found '{' (a missing comma) (line 1, column ${a.length + 14})`,
+      ],
+      [
+        'one-line-content.json',
+        `{"status":200,"content":{"results":[${a}\t${b}]}}`,
+        `found '{' (a missing comma) (line 1, column ${a.length + 38})`,
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      await freshStore();
+      await assert.rejects(
+        importEvents(store, write(name, text), { orgId: ORG }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError, name);
+          assert.equal(
+            error.message,
+            `The file is not valid JSON: Expected ',' or ']' after an element, ${message}`,
+            name,
+          );
+          return true;
+        },
+      );
+      assert.equal(await store.countEvents({ orgId: ORG }), 0, name);
     }
   });
 

@@ -34,6 +34,7 @@ import { ListingOrder } from './listing-order';
 import {
   type ArrayElement,
   JsonArraySplitter,
+  JsonPunctuationError,
   NotAListError,
   JsonStructureError,
   type LineRecord,
@@ -1474,15 +1475,18 @@ function bracketsCloseIt(line: string): boolean {
 /**
  * Whether a line is one JSON object (not several appended) without an
  * event's `id` or `eventTypeName` at its root: a list envelope, the API's
- * error answer, or no list at all.
+ * error answer, or no list at all. One whose commas or colons are wrong
+ * once its records array has opened is a list envelope too: read as
+ * NDJSON, the whole file was one invalid record, where pretty-printed the
+ * same mistake is refused naming its place.
  */
 function isLoneNonEvent(line: string): boolean {
   const splitter = new JsonArraySplitter();
   splitter.push(line);
   try {
     splitter.end();
-  } catch {
-    return false;
+  } catch (error) {
+    return error instanceof JsonPunctuationError && splitter.foundTarget && !splitter.rootIsEvent;
   }
   return !splitter.rootIsEvent;
 }

@@ -270,47 +270,53 @@ describe('JsonArraySplitter', () => {
     }
   });
 
-  test('a comma missing, doubled or trailing, in the records array or the envelope around it, is broken structure, with its line', () => {
+  test('a comma missing, doubled or trailing, in the records array or the envelope around it, is broken structure, with its line and column', () => {
     const cases: [string, RegExp][] = [
       [
         '[{"a": 1},\n{"b": 2},\n]',
-        /Expected a value after ',', found ']' \(a trailing comma\) \(line 3\)/,
+        /Expected a value after ',', found ']' \(a trailing comma\) \(line 3, column 1\)/,
       ],
       [
         '[{"a": 1},,\n{"b": 2}]',
-        /Expected a value, found ',' \(two commas in a row, or one after '\['\) \(line 1\)/,
+        /Expected a value, found ',' \(two commas in a row, or one after '\['\) \(line 1, column 11\)/,
       ],
       [
         '[\n, 1]',
-        /Expected a value, found ',' \(two commas in a row, or one after '\['\) \(line 2\)/,
+        /Expected a value, found ',' \(two commas in a row, or one after '\['\) \(line 2, column 1\)/,
       ],
       [
         '[{"a": 1}\n{"b": 2}]',
-        /Expected ',' or ']' after an element, found '\{' \(a missing comma\) \(line 2\)/,
+        /Expected ',' or ']' after an element, found '\{' \(a missing comma\) \(line 2, column 1\)/,
       ],
       [
         '[[1]\n"x"]',
-        /Expected ',' or ']' after an element, found '"' \(a missing comma\) \(line 2\)/,
+        /Expected ',' or ']' after an element, found '"' \(a missing comma\) \(line 2, column 1\)/,
       ],
       [
         '{"results": [1]\n"totalCount": 1}',
-        /Expected ',' or '}' after a member, found '"' \(a missing comma\) \(line 2\)/,
+        /Expected ',' or '}' after a member, found '"' \(a missing comma\) \(line 2, column 1\)/,
       ],
-      ['{"results": [1],,\n"totalCount": 1}', /Expected a member's key, found ',' \(line 1\)/],
+      [
+        '{"results": [1],,\n"totalCount": 1}',
+        /Expected a member's key, found ',' \(line 1, column 17\)/,
+      ],
       [
         '{"results": [1],\n}',
-        /Expected a member's key after ',', found '}' \(a trailing comma\) \(line 2\)/,
+        /Expected a member's key after ',', found '}' \(a trailing comma\) \(line 2, column 1\)/,
       ],
-      ['{"links" [],\n"results": [1]}', /Expected ':' after a member's key, found '\[' \(line 1\)/],
+      [
+        '{"links" [],\n"results": [1]}',
+        /Expected ':' after a member's key, found '\[' \(line 1, column 10\)/,
+      ],
       [
         '{"totalCount": 1 2, "results": [1]}',
-        /Expected ',' or '}' after a member, found '2' \(a missing comma\) \(line 1\)/,
+        /Expected ',' or '}' after a member, found '2' \(a missing comma\) \(line 1, column 18\)/,
       ],
       [
         '{"links": [{"rel": "self"}\n{"rel": "next"}], "results": [1]}',
-        /Expected ',' or ']' after an element, found '\{' \(a missing comma\) \(line 2\)/,
+        /Expected ',' or ']' after an element, found '\{' \(a missing comma\) \(line 2, column 1\)/,
       ],
-      ['{"results": [1], "totalCount": }', /Expected a value, found '}' \(line 1\)/],
+      ['{"results": [1], "totalCount": }', /Expected a value, found '}' \(line 1, column 32\)/],
     ];
     for (const [text, message] of cases) {
       for (const size of [1, 7, 1000]) {
@@ -320,6 +326,62 @@ describe('JsonArraySplitter', () => {
           `${text} in chunks of ${size}`,
         );
       }
+    }
+  });
+
+  test('a comma missing after a bare element (a number, a string, true, null) is broken structure too, naming its line and column, as after an object; a bare element whole is one element', () => {
+    const cases: [string, string][] = [
+      [
+        '[1 2]',
+        "Expected ',' or ']' after an element, found '2' (a missing comma) (line 1, column 4)",
+      ],
+      [
+        '[1\n  2]',
+        "Expected ',' or ']' after an element, found '2' (a missing comma) (line 2, column 3)",
+      ],
+      [
+        '["x" "y"]',
+        `Expected ',' or ']' after an element, found '"' (a missing comma) (line 1, column 6)`,
+      ],
+      [
+        '["x""y"]',
+        `Expected ',' or ']' after an element, found '"' (a missing comma) (line 1, column 5)`,
+      ],
+      [
+        '[true false]',
+        "Expected ',' or ']' after an element, found 'f' (a missing comma) (line 1, column 7)",
+      ],
+      [
+        '[null {"a": 1}]',
+        "Expected ',' or ']' after an element, found '{' (a missing comma) (line 1, column 7)",
+      ],
+      [
+        '[1 [2]]',
+        "Expected ',' or ']' after an element, found '[' (a missing comma) (line 1, column 4)",
+      ],
+      [
+        '{"results": [{"a": 1},\n 1 2]}',
+        "Expected ',' or ']' after an element, found '2' (a missing comma) (line 2, column 4)",
+      ],
+      [
+        '{"content": {"results": ["x" 2]}}',
+        "Expected ',' or ']' after an element, found '2' (a missing comma) (line 1, column 30)",
+      ],
+    ];
+    for (const [text, message] of cases) {
+      for (const size of [1, 2, 7, 1000]) {
+        assert.throws(
+          () => split(text, size),
+          (error: unknown) => error instanceof JsonStructureError && error.message === message,
+          `${text} in chunks of ${size}`,
+        );
+      }
+    }
+    for (const size of [1, 2, 1000]) {
+      assert.deepEqual(
+        split('[12, -3.5e2 , "a b",true,\nnull]', size).elements.map((e) => e.text),
+        ['12', '-3.5e2', '"a b"', 'true', 'null'],
+      );
     }
   });
 

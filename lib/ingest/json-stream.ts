@@ -36,8 +36,13 @@ export class JsonStructureError extends Error {
   constructor(
     message: string,
     readonly line: number,
+    /**
+     * The character's place on its line (from 1), where one character is
+     * wrong: a file on one line (what `curl` saves) has all on line 1.
+     */
+    readonly column?: number,
   ) {
-    super(`${message} (line ${line})`);
+    super(`${message} (line ${line}${column === undefined ? '' : `, column ${column}`})`);
     this.name = 'JsonStructureError';
   }
 }
@@ -47,11 +52,12 @@ export class JsonStructureError extends Error {
  * splitter reads itself (the records array's elements, the envelope's
  * members): `[{…},]`, `[{…},,{…}]`, `[{…} {…}]`. The brackets may still
  * balance. Such a file imported as if the commas were there (an empty
- * element dropped without a word), though no JSON reader takes it.
+ * element dropped without a word), though no JSON reader takes it. Named
+ * by line and column: a missing comma is hard to see on a long line.
  */
 export class JsonPunctuationError extends JsonStructureError {
-  constructor(message: string, line: number) {
-    super(message, line);
+  constructor(message: string, line: number, column: number) {
+    super(message, line, column);
     this.name = 'JsonPunctuationError';
   }
 }
@@ -261,8 +267,8 @@ function expectsValue(frame: Frame): boolean {
   return frame.kind === 'array' ? frame.state <= AFTER_COMMA : frame.state === AFTER_COLON;
 }
 
-/** Why `c` cannot come next in `frame` (its state says what could). */
-function misplaced(frame: Frame, c: number, line: number): JsonPunctuationError {
+/** Why `c`, at `line` and `column`, cannot come next in `frame` (its state says what could). */
+function misplaced(frame: Frame, c: number, line: number, column: number): JsonPunctuationError {
   const found = `found '${String.fromCharCode(c)}'`;
   const array = frame.kind === 'array';
   const close = c === CLOSE_ARRAY || c === CLOSE_OBJECT;
@@ -286,7 +292,7 @@ function misplaced(frame: Frame, c: number, line: number): JsonPunctuationError 
   } else {
     message = `Expected a value, ${found}`;
   }
-  return new JsonPunctuationError(message, line);
+  return new JsonPunctuationError(message, line, column);
 }
 
 /** Key paths whose array holds the records. */
@@ -316,6 +322,8 @@ export class JsonArraySplitter {
   private held = '';
   private heldBase = 0;
   private line = 1;
+  /** The absolute offset the current line starts at (a column's origin). */
+  private lineStart = 0;
   private readonly stack: Frame[] = [];
   private inString = false;
   private escaped = false;
@@ -468,6 +476,7 @@ export class JsonArraySplitter {
       const c = text.charCodeAt(i);
       if (c === NEWLINE) {
         this.line++;
+        this.lineStart = this.base + i + 1;
         i++;
         continue;
       }
@@ -494,12 +503,22 @@ export class JsonArraySplitter {
       const depth = this.stack.length;
       const top = this.stack[depth - 1];
       const inTarget = depth === this.targetDepth && !this.targetDone;
-      if (inTarget && this.elementStart === -1 && c !== COMMA && c !== CLOSE_ARRAY) {
-        // A '}' here is of the wrong kind, said as such below.
-        if (top!.state === AFTER_VALUE && c !== CLOSE_OBJECT) throw misplaced(top!, c, this.line);
-        top!.state = AFTER_VALUE;
-        this.elementStart = this.base + i;
-        this.elementLine = this.line;
+      if (inTarget && c !== COMMA && c !== CLOSE_ARRAY) {
+        if (this.elementStart === -1) {
+          // A '}' here is of the wrong kind, said as such below.
+          if (top!.state === AFTER_VALUE && c !== CLOSE_OBJECT) {
+            throw misplaced(top!, c, this.line, this.column(i));
+          }
+          top!.state = AFTER_VALUE;
+          this.elementStart = this.base + i;
+          this.elementLine = this.line;
+        } else if (this.base + i !== this.scalarNext && c !== CLOSE_OBJECT) {
+          // A bare element (a number, a string, true) is open until its
+          // comma: another value after it, but for the next character of
+          // a number or word, is a comma missing (`[1 2]` was one element,
+          // one invalid record, where `[{…} {…}]` was refused).
+          throw misplaced(top!, c, this.line, this.column(i));
+        }
       }
       switch (c) {
         case QUOTE: {
@@ -513,7 +532,7 @@ export class JsonArraySplitter {
               top.state = AFTER_VALUE;
               if (depth <= 2) this.noteListValue(c);
             } else {
-              throw misplaced(top, c, this.line);
+              throw misplaced(top, c, this.line, this.column(i));
             }
           }
           i++;
@@ -533,7 +552,7 @@ export class JsonArraySplitter {
             if (this.sequence && c === OPEN_OBJECT) this.rootStart = this.base + i;
           }
           if (top && !inTarget) {
-            if (!expectsValue(top)) throw misplaced(top, c, this.line);
+            if (!expectsValue(top)) throw misplaced(top, c, this.line, this.column(i));
             top.state = AFTER_VALUE;
             if (depth <= 2 && c === OPEN_OBJECT) this.noteListValue(c);
           }
@@ -559,7 +578,7 @@ export class JsonArraySplitter {
           }
           // A record's own frame (just past its inside, skipped) is still OPENED.
           if (top.state !== OPENED && top.state !== AFTER_VALUE) {
-            throw misplaced(top, c, this.line);
+            throw misplaced(top, c, this.line, this.column(i));
           }
           if (inTarget && c === CLOSE_ARRAY) {
             this.finishElement(i, out);
@@ -583,7 +602,7 @@ export class JsonArraySplitter {
         }
         case COMMA: {
           if (top) {
-            if (top.state !== AFTER_VALUE) throw misplaced(top, c, this.line);
+            if (top.state !== AFTER_VALUE) throw misplaced(top, c, this.line, this.column(i));
             top.state = AFTER_COMMA;
           }
           if (inTarget) this.finishElement(i, out);
@@ -594,7 +613,7 @@ export class JsonArraySplitter {
           // In a record (a bare value's text) JSON.parse judges it.
           if (top && !inTarget) {
             if (top.kind !== 'object' || top.state !== AFTER_KEY) {
-              throw misplaced(top, c, this.line);
+              throw misplaced(top, c, this.line, this.column(i));
             }
             top.state = AFTER_COLON;
           }
@@ -608,7 +627,7 @@ export class JsonArraySplitter {
           // A bare value (number, true, false, null) outside the records:
           // its first character must come where a value may.
           if (!inTarget && this.base + i !== this.scalarNext) {
-            if (!expectsValue(top!)) throw misplaced(top!, c, this.line);
+            if (!expectsValue(top!)) throw misplaced(top!, c, this.line, this.column(i));
             top!.state = AFTER_VALUE;
             if (depth <= 2) this.noteListValue(c);
           }
@@ -677,6 +696,11 @@ export class JsonArraySplitter {
     this.listValue = { path, is };
   }
 
+  /** The column (from 1) of index `i` of the chunk being scanned. */
+  private column(i: number): number {
+    return this.base + i - this.lineStart + 1;
+  }
+
   /** The brackets open inside the current element, below its own: 1 for an object, 0 for an array. */
   private readonly nested: number[] = [];
 
@@ -735,7 +759,10 @@ export class JsonArraySplitter {
         if (nested.pop() !== (c === CLOSE_OBJECT ? 1 : 0)) {
           throw new JsonStructureError(`Unexpected '${String.fromCharCode(c)}'`, this.line);
         }
-      } else if (c === NEWLINE) this.line++;
+      } else if (c === NEWLINE) {
+        this.line++;
+        this.lineStart = this.base + i + 1;
+      }
       i++;
     }
     return length;
