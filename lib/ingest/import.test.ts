@@ -1032,7 +1032,7 @@ describe('import', () => {
     assert.equal(await store.getEvent(ORG, target.id, false), null);
   });
 
-  test('an event with a field of its own named results is one record, never a page: too large it is reported, pretty-printed alone it is one record (refused when its results come before its id), and none of its inner objects is stored', async () => {
+  test('an event with a field of its own named results is one record, never a page: too large it is reported, pretty-printed alone it is one record (its results before its id too), and none of its inner objects is stored', async () => {
     const [outer, ...inner] = events.slice(0, 5);
     for (const field of ['results', 'content']) {
       await freshStore();
@@ -1053,8 +1053,9 @@ describe('import', () => {
       assert.deepEqual([whole.read, whole.inserted], [1, 1]);
       for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null, field);
     }
-    // The same event pretty-printed alone is one record, its field kept; its
-    // `results` before its id (read as a page before the id shows) is refused.
+    // The same event pretty-printed alone is one record, its field kept,
+    // whether its `results` comes after its id or before it (read as a page
+    // until the id showed, it was refused, its inner events stored by then).
     await freshStore();
     const sorted = await importEvents(
       store,
@@ -1065,15 +1066,57 @@ describe('import', () => {
     assert.match((await store.getEvent(ORG, outer!.id, false))?.doc ?? '', /"results":\[/);
     for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null);
     await freshStore();
-    await assert.rejects(
-      importEvents(
-        store,
-        write('results-first.json', JSON.stringify({ results: inner, ...outer! }, null, 2)),
-        { orgId: ORG },
-      ),
-      /The JSON document is one event/,
+    const first = await importEvents(
+      store,
+      write('results-first.json', JSON.stringify({ results: inner, ...outer! }, null, 2)),
+      { orgId: ORG, batchSize: 1 },
     );
-    for (const e of [outer!, ...inner]) assert.equal(await store.getEvent(ORG, e.id, false), null);
+    assert.deepEqual([first.format, first.read, first.inserted, first.invalid], ['event', 1, 1, 0]);
+    assert.match((await store.getEvent(ORG, outer!.id, false))?.doc ?? '', /"results":\[/);
+    for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null);
+  });
+
+  test("an envelope=true answer holding one event (curl …/events/ID?envelope=true) imports as that event, stored as its content's own text, pretty-printed or not, its own results before or after its id, also appended one after another", async () => {
+    const [one, two, three] = events.slice(0, 3);
+    const inner = events.slice(3, 5);
+    // Its own field named results, before its id or after it.
+    const oneFirst = { results: inner, ...one! };
+    const oneAfter = { ...one!, results: inner };
+    const twoFirst = { results: inner, ...two! };
+    const compact = (event: object) => `{"status":200,"content":${JSON.stringify(event)}}`;
+    const cases: [string, string, EventInput[]][] = [
+      ['enveloped.json', JSON.stringify({ status: 200, content: one }, null, 2), [one!]],
+      ['enveloped-one-line.json', compact(one!), [one!]],
+      [
+        'enveloped-results-first.json',
+        JSON.stringify({ status: 200, content: oneFirst }, null, 2),
+        [oneFirst],
+      ],
+      ['enveloped-results-after.json', compact(oneAfter), [oneAfter]],
+      // curl >> FILE of three answers, each ending without a line break, the last on a line of its own.
+      [
+        'enveloped-appended.json',
+        `${compact(one!)}${compact(twoFirst)}\n${compact(three!)}\n`,
+        [one!, twoFirst, three!],
+      ],
+    ];
+    for (const [name, text, expected] of cases) {
+      await freshStore();
+      const report = await importEvents(store, write(name, text), { orgId: ORG, batchSize: 1 });
+      assert.deepEqual(
+        [report.read, report.inserted, report.invalid, report.issues],
+        [expected.length, expected.length, 0, []],
+        name,
+      );
+      // Each stored as its content's own text (compact here): its own results kept.
+      for (const event of expected) {
+        const stored = await store.getEvent(ORG, event.id, true);
+        const expectedRow = encodeEvent(ORG, eventInputSchema.parse(event), JSON.stringify(event));
+        // The sort key of a whole-second created lies inside its second (ListingOrder).
+        assert.deepEqual(stored, { ...expectedRow, created: stored?.created, orgId: ORG }, name);
+      }
+      for (const e of inner) assert.equal(await store.getEvent(ORG, e.id, false), null, name);
+    }
   });
 
   test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {

@@ -18,8 +18,10 @@ import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
 import {
   OPEN_ARRAY,
   OPEN_OBJECT,
+  parseJsonSource,
   QUOTE,
   skipSpace,
+  sourceMember,
   stringEnd,
   trailingBackslashes,
   valueEnd,
@@ -41,6 +43,7 @@ import {
   LineSplitter,
   RepeatedListKeyError,
   concatenatedDocuments,
+  eventInContent,
   recordsPath,
 } from './json-stream';
 
@@ -568,7 +571,12 @@ export async function* readEventBatches(
             else take(accept(inner.list[index], own, location));
           }
         } else {
-          take(accept(parsed.value, text, at(line)));
+          // An envelope=true answer of the get endpoint: its content is the
+          // event, stored as that content's own text.
+          const event = eventInContent(parsed.value);
+          const eventText = event && sourceMember(parseJsonSource(text), 'content')?.text;
+          if (eventText !== undefined) take(accept(event, eventText, at(line)));
+          else take(accept(parsed.value, text, at(line)));
         }
       };
       // Lines are taken a chunk at a time in a plain loop (see LineSplitter);
@@ -662,7 +670,7 @@ function notAList(error: NotAListError): string {
     return `${error.document === 1 ? "The JSON document's" : `${which}: its`} "${key}" is ${is}, not an array of events ${expected}`;
   }
   return error.reason === 'oneEvent'
-    ? `${which} is one event (it has an "id" or "eventTypeName") whose own "results" comes before those, so it was read as a list of events: import it as one line of NDJSON (jq -c . writes it so), or in an array or a list envelope {"results": [...]}`
+    ? `${which} is one event (it, or its "content", has an "id" or "eventTypeName") whose own "results" comes before those and which is longer than the record limit, so that list was read as its events until the "id" showed: too large to import as one event, it imports only with a higher --max-record-bytes`
     : `${which} has no "results" array: it is ${objectHolding(error)} ${expected}`;
 }
 

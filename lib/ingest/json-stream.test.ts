@@ -226,6 +226,8 @@ describe('JsonArraySplitter', () => {
     for (const value of [
       { id: 'x', results: [] },
       { eventTypeName: 'X', content: { results: [] } },
+      // envelope=true around one event with a field of its own named results.
+      { status: 200, content: { results: [], id: 'x' } },
       1,
       null,
       {},
@@ -435,14 +437,82 @@ describe('JsonArraySplitter', () => {
         `chunks of ${size}`,
       );
     }
-    // One that is no list is refused where the next begins (or at the end), with its start line.
-    const notList = new JsonArraySplitter(Infinity, true);
-    notList.push('[1]\n{\n"results": [3], "id": "x"}\n[2]');
+    // One event larger than the limit whose own "results" came before its
+    // id, that list given by then, is refused where the next begins (or at
+    // the end), with its start line.
+    const notList = new JsonArraySplitter(12, true);
+    const text2 = '[1]\n{\n"results": [3], "id": "x"}\n[2]';
     assert.throws(
-      () => notList.end(),
+      () => {
+        for (const c of text2) notList.push(c);
+        notList.end();
+      },
       (error: unknown) =>
         error instanceof NotAListError &&
         [error.reason, error.line, error.document].join() === 'oneEvent,2,2',
+    );
+  });
+
+  test('an event whose own "results" (or "content.results") comes before its id is one event, given whole, its list never given; so is the content of an envelope=true answer that is one event', () => {
+    const cases: [string, string][] = [
+      [
+        '{\n"results": [{"id": "a"}, 2],\n"id": "x"}',
+        '{\n"results": [{"id": "a"}, 2],\n"id": "x"}',
+      ],
+      [
+        '{"content": {"results": [1]}, "eventTypeName": "E"}',
+        '{"content": {"results": [1]}, "eventTypeName": "E"}',
+      ],
+      // envelope=true around one event: its content is the event.
+      [
+        '{"status": 200,\n"content": {"results": [{"id": "a"}], "id": "x"}}',
+        '{"results": [{"id": "a"}], "id": "x"}',
+      ],
+      ['{"status": 200, "content": {"id": "x", "results": [1]}}', '{"id": "x", "results": [1]}'],
+      ['{"status": 200, "content": {"eventTypeName": "E"}}', '{"eventTypeName": "E"}'],
+    ];
+    for (const [text, event] of cases) {
+      for (const size of [1, 4, 1000]) {
+        const splitter = new JsonArraySplitter(200, true);
+        const given: ArrayElement[] = [];
+        for (const part of [text, '\n[7]']) {
+          for (let i = 0; i < part.length; i += size)
+            given.push(...splitter.push(part.slice(i, i + size)));
+        }
+        splitter.end();
+        splitter.assertList();
+        assert.deepEqual(
+          given.map((e) => [e.text, e.document ?? false]),
+          [
+            [event, true],
+            ['7', false],
+          ],
+          `${text} in chunks of ${size}`,
+        );
+      }
+      // Outside a sequence (an NDJSON line's page) it is no page.
+      const line = new JsonArraySplitter();
+      assert.deepEqual(line.push(text.replace(/\n/g, ' ')), [], text);
+      line.end();
+      assert.equal(line.path, undefined, text);
+    }
+  });
+
+  test('a list envelope whose records are held while its root may prove one event gives them once it outgrows the limit, before it ends', () => {
+    const text =
+      '{"links": [], "results": [{"a": 1}, {"b": 2}, {"c": 3}, {"d": 4}], "totalCount": 4}';
+    const splitter = new JsonArraySplitter(30, true);
+    const early = splitter.push(text.slice(0, 50));
+    assert.deepEqual(
+      early.map((e) => e.text),
+      ['{"a": 1}', '{"b": 2}'],
+    );
+    const rest = splitter.push(text.slice(50));
+    splitter.end();
+    splitter.assertList();
+    assert.deepEqual(
+      rest.map((e) => e.text),
+      ['{"c": 3}', '{"d": 4}'],
     );
   });
 

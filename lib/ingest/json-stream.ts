@@ -115,8 +115,32 @@ export function recordsPath(value: unknown): '' | 'results' | 'content.results' 
   if (EVENT_KEYS.some((key) => key in value)) return undefined;
   const object = value as { results?: unknown; content?: { results?: unknown } };
   if (Array.isArray(object.results)) return 'results';
+  if (isEvent(object.content)) return undefined;
   if (Array.isArray(object.content?.results)) return 'content.results';
   return undefined;
+}
+
+/** Whether a parsed value is an object with an event's `id` or `eventTypeName`. */
+function isEvent(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    EVENT_KEYS.some((key) => key in value)
+  );
+}
+
+/**
+ * The event an `envelope=true` answer of the get endpoint holds
+ * (`{"status": 200, "content": {…}}`): the root's `content` when it has an
+ * `id` or `eventTypeName` and the root has neither, nor a `results` list
+ * (recordsPath's rule: that list is the page's). Undefined for anything else.
+ */
+export function eventInContent(value: unknown): object | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if (isEvent(value) || recordsPath(value) !== undefined) return undefined;
+  const content = (value as { content?: unknown }).content;
+  return isEvent(content) ? (content as object) : undefined;
 }
 
 /**
@@ -346,11 +370,33 @@ export class JsonArraySplitter {
   private documentLine = 1;
   /**
    * Where the root object began (sequence only), while it may prove one
-   * event: held so it is given whole. -1 once its records array is found
-   * (a list, never one record) or it outgrew the limit (rootOversize).
+   * event: held so it is given whole. -1 once its records were given as a
+   * list (heldRecords) or it outgrew the limit (rootOversize).
    */
   private rootStart = -1;
   private rootOversize = false;
+  /** Where the root object began (any mode): records are held while it is within the limit. */
+  private rootOpen = -1;
+  /**
+   * The root's `content` object (sequence only), while it may prove one
+   * event (`{"status": 200, "content": {…}}`, an `envelope=true` answer of
+   * the get endpoint): its start, the line it starts on, and once it closed
+   * as one event, that event.
+   */
+  private contentStart = -1;
+  private contentOversize = false;
+  private contentLine = 0;
+  private contentEvent: ArrayElement | undefined;
+  /**
+   * The records of a `results` (or `content.results`) list read while the
+   * object holding it may still prove one event, its `id` or
+   * `eventTypeName` yet to come (an event's own field named results, keys
+   * not sorted): given once the root closes as no event, or outgrows the
+   * limit (no event that long is read whole); dropped once it proves one.
+   * Given at once, they were imported as events, then the event refused.
+   * null while none are held.
+   */
+  private heldRecords: ArrayElement[] | null = null;
   /** The document just read was one event, given as a record: no list is due. */
   private eventGiven = false;
 
@@ -379,6 +425,13 @@ export class JsonArraySplitter {
    * in keys sorted, how the API writes them), it is never taken for one.
    */
   rootIsEvent = false;
+
+  /**
+   * The root's `content` object has an `id` or `eventTypeName`: an
+   * `envelope=true` answer holding one event, whose own `results` is no
+   * list of records (as rootIsEvent for the root).
+   */
+  contentIsEvent = false;
 
   /** The root object's keys "error" and "errorCode" read: the API's error answer (ApiError) has both. */
   private rootErrorKeys = 0;
@@ -433,6 +486,7 @@ export class JsonArraySplitter {
       this.elementStart === -1 || this.elementOversize ? Infinity : this.elementStart,
       this.keyStart === -1 ? Infinity : this.keyStart,
       this.rootStart === -1 || this.rootOversize ? Infinity : this.rootStart,
+      this.contentStart === -1 || this.contentOversize ? Infinity : this.contentStart,
     );
     const next = this.base + this.chunk.length;
     if (keep === Infinity) {
@@ -462,7 +516,7 @@ export class JsonArraySplitter {
         if (this.keyStart !== -1) {
           this.lastKey = parseKey(this.textFrom(this.keyStart, i), this.line);
           this.keyStart = -1;
-          if (this.stack.length === 1 && EVENT_KEYS.includes(this.lastKey)) this.rootIsEvent = true;
+          if (EVENT_KEYS.includes(this.lastKey)) this.eventKeyRead();
           if (this.stack.length === 1) {
             this.rootErrorKeys |= ERROR_KEYS[this.lastKey] ?? 0;
             if (this.rootKeyCount++ < MAX_ROOT_KEYS) this.rootKeys.push(this.lastKey);
@@ -549,7 +603,10 @@ export class JsonArraySplitter {
           const path = envelope && c === OPEN_ARRAY ? this.pathWith(key) : null;
           if (depth === 0) {
             this.documentLine = this.line;
+            this.rootOpen = this.base + i;
             if (this.sequence && c === OPEN_OBJECT) this.rootStart = this.base + i;
+          } else if (depth === 1 && c === OPEN_OBJECT && top!.kind === 'object') {
+            if (this.lastKey === 'content') this.openContent(this.base + i);
           }
           if (top && !inTarget) {
             if (!expectsValue(top)) throw misplaced(top, c, this.line, this.column(i));
@@ -557,15 +614,18 @@ export class JsonArraySplitter {
             if (depth <= 2 && c === OPEN_OBJECT) this.noteListValue(c);
           }
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, state: OPENED });
-          if (path !== null && TARGET_PATHS.includes(path) && !(path !== '' && this.rootIsEvent)) {
+          if (
+            path !== null &&
+            TARGET_PATHS.includes(path) &&
+            !(path !== '' && this.rootIsEvent) &&
+            !(path === 'content.results' && this.contentIsEvent)
+          ) {
             if (!searching) throw new TwoListsError(this.line);
             this.targetDepth = this.stack.length;
             this.path = path;
-            // A list, never one event: its root is no longer held, nor its
-            // size judged (an oversize mark kept here fell on the next
-            // document, an event then reported too large whatever its size).
-            this.rootStart = -1;
-            this.rootOversize = false;
+            // An array's elements are records at once; an object's list is
+            // held while the object may prove one event.
+            if (path !== '') this.heldRecords = [];
           }
           i++;
           continue;
@@ -585,9 +645,10 @@ export class JsonArraySplitter {
             this.targetDone = true;
           }
           this.stack.pop();
+          if (this.stack.length === 1 && this.contentStart !== -1) this.closeContent(i + 1);
           if (this.stack.length === 0) {
             this.rootClosed = true;
-            if (this.rootStart !== -1) this.giveRoot(i + 1, out);
+            this.closeRoot(i + 1, out);
           }
           i++;
           if (
@@ -657,18 +718,105 @@ export class JsonArraySplitter {
     ) {
       this.rootOversize = true;
     }
+    if (
+      this.contentStart !== -1 &&
+      !this.contentOversize &&
+      this.base + length - this.contentStart > this.maxChars
+    ) {
+      this.contentOversize = true;
+    }
+    if (this.heldRecords !== null && this.base + length - this.rootOpen > this.maxChars) {
+      // Too long to be read as one event: a list, its records given from here on.
+      for (const record of this.heldRecords) out.push(record);
+      this.heldRecords = null;
+      this.rootStart = -1;
+      this.rootOversize = false;
+      this.contentStart = -1;
+      this.contentOversize = false;
+    }
   }
 
-  /** The root object just closed (ending at `end`): one event is given whole, as one record. */
-  private giveRoot(end: number, out: ArrayElement[]): void {
+  /**
+   * An `id` or `eventTypeName` key was just read: at the root, the document
+   * is one event; in the root's `content`, that content is. A list of the
+   * event's own held so far is no list of records: dropped, and looked for
+   * anew (only another object's can be found).
+   */
+  private eventKeyRead(): void {
+    const depth = this.stack.length;
+    if (depth === 1) {
+      this.rootIsEvent = true;
+    } else if (
+      depth === 2 &&
+      this.stack[1]!.key === 'content' &&
+      this.stack[0]!.kind === 'object'
+    ) {
+      this.contentIsEvent = true;
+      if (this.path !== 'content.results') return;
+    } else {
+      return;
+    }
+    if (this.heldRecords === null || this.targetDepth === -1) return;
+    this.heldRecords = null;
+    this.targetDepth = -1;
+    this.targetDone = false;
+    this.path = undefined;
+    this.index = 0;
+  }
+
+  /** The root's `content` object opens at `start`: it may prove one event (sequence only, where it is given). */
+  private openContent(start: number): void {
+    this.contentIsEvent = false;
+    this.contentEvent = undefined;
+    if (!this.sequence || this.rootIsEvent) return;
+    this.contentStart = start;
+    this.contentLine = this.line;
+    this.contentOversize = false;
+  }
+
+  /** The root's `content` object just closed (ending at `end`): one event is kept, given once the root closes. */
+  private closeContent(end: number): void {
+    if (this.contentIsEvent) {
+      this.contentEvent = this.contentOversize
+        ? { ...this.oneEvent(this.contentLine), oversize: this.base + end - this.contentStart }
+        : { ...this.oneEvent(this.contentLine), text: this.textFrom(this.contentStart, end) };
+    }
+    this.contentStart = -1;
+    this.contentOversize = false;
+  }
+
+  /** A record that is a whole event (its text set by the caller). */
+  private oneEvent(line: number): ArrayElement {
+    return { text: '', path: '', index: 0, line, document: true };
+  }
+
+  /**
+   * The root object just closed (ending at `end`): one event (the root, or
+   * its content) is given whole, as one record; else the records held.
+   */
+  private closeRoot(end: number, out: ArrayElement[]): void {
+    const held = this.heldRecords;
+    this.heldRecords = null;
     if (this.rootIsEvent && !this.foundTarget) {
-      const oversize = this.rootOversize ? { oversize: this.base + end - this.rootStart } : {};
-      const text = this.rootOversize ? '' : this.textFrom(this.rootStart, end);
-      out.push({ text, path: '', index: 0, line: this.documentLine, ...oversize, document: true });
+      if (this.rootStart !== -1) {
+        out.push(
+          this.rootOversize
+            ? { ...this.oneEvent(this.documentLine), oversize: this.base + end - this.rootStart }
+            : { ...this.oneEvent(this.documentLine), text: this.textFrom(this.rootStart, end) },
+        );
+        this.eventGiven = true;
+      }
+    } else if (this.contentEvent && !this.foundTarget) {
+      out.push(this.contentEvent);
       this.eventGiven = true;
+    } else if (held !== null) {
+      for (const record of held) out.push(record);
     }
     this.rootStart = -1;
     this.rootOversize = false;
+    this.contentStart = -1;
+    this.contentOversize = false;
+    this.contentEvent = undefined;
   }
 
   /**
@@ -786,7 +934,10 @@ export class JsonArraySplitter {
   /** Throws NotAListError unless the document read last (or being read) holds a list of records. */
   assertList(): void {
     if (this.eventGiven) return;
-    if (this.rootIsEvent) throw new NotAListError('oneEvent', this.documentLine, this.document);
+    // One event whose own list was given as records (it outgrew the limit before its id showed).
+    if (this.rootIsEvent || (this.contentIsEvent && this.path === 'content.results')) {
+      throw new NotAListError('oneEvent', this.documentLine, this.document);
+    }
     if (!this.foundTarget) {
       const reason = this.rootErrorKeys === BOTH_ERROR_KEYS ? 'apiError' : 'noRecords';
       throw new NotAListError(
@@ -806,6 +957,7 @@ export class JsonArraySplitter {
     this.document++;
     this.rootClosed = false;
     this.rootIsEvent = false;
+    this.contentIsEvent = false;
     this.rootErrorKeys = 0;
     this.rootKeys = [];
     this.rootKeyCount = 0;
@@ -818,10 +970,11 @@ export class JsonArraySplitter {
     this.index = 0;
   }
 
+  /** The element ending at `end`, given (or held: heldRecords). */
   private finishElement(end: number, out: ArrayElement[]): void {
     if (this.elementStart === -1) return;
     if (this.elementOversize) {
-      out.push({
+      (this.heldRecords ?? out).push({
         text: '',
         path: this.path!,
         index: this.index++,
@@ -838,7 +991,12 @@ export class JsonArraySplitter {
     const elementText = jsonText.withoutSpaceAtEnd(this.textFrom(this.elementStart, end));
     this.elementStart = -1;
     if (elementText.length === 0) return;
-    out.push({ text: elementText, path: this.path!, index: this.index++, line: this.elementLine });
+    (this.heldRecords ?? out).push({
+      text: elementText,
+      path: this.path!,
+      index: this.index++,
+      line: this.elementLine,
+    });
   }
 
   /** The document's text from absolute offset `start` to index `end` of the current chunk. */
