@@ -1119,6 +1119,102 @@ describe('import', () => {
     }
   });
 
+  test('a page whose totalCount is more than the events the file holds is imported with a warning that the file holds only part of its listing; pages adding up, a totalCount of 0 (not counted) or a file of no page are not', async () => {
+    const links = [{ href: 'https://x/events?pageNum=1&itemsPerPage=3', rel: 'self' }];
+    const pageObject = (from: number, totalCount: unknown) => ({
+      links,
+      results: events.slice(from, from + 3),
+      totalCount,
+    });
+    const page = (from: number, totalCount: unknown) =>
+      JSON.stringify(pageObject(from, totalCount));
+    const onePage =
+      'The file holds one page of a longer listing: 3 of its 1,250 events ("totalCount": 1250). ' +
+      "Import its other pages too (pageNum=2, 3, …; itemsPerPage up to 500), or copy the organization whole with 'mirror'.";
+    const cases: [string, string, string[]][] = [
+      ['page-1.json', JSON.stringify(pageObject(0, 1250), null, 2), [onePage]],
+      ['page-1-one-line.json', page(0, 1250), [onePage]],
+      [
+        'page-1-content.json',
+        JSON.stringify({ status: 200, content: pageObject(0, 1250) }),
+        [onePage],
+      ],
+      // Saved by curl >> FILE, a page a line (NDJSON) or pretty-printed in a row.
+      [
+        'pages-short.ndjson',
+        `${page(0, 9)}\n${page(3, 9)}\n`,
+        [
+          'The file holds 2 pages of a longer listing: 6 of its 9 events ("totalCount": 9). ' +
+            "Import its other pages too (pageNum=2, 3, …; itemsPerPage up to 500), or copy the organization whole with 'mirror'.",
+        ],
+      ],
+      ['pages-whole.ndjson', `${page(0, 6)}\n${page(3, 6)}\n`, []],
+      // Fetched one by one while an event came in: the listing grew from 5 to 6.
+      ['pages-growing.ndjson', `${page(0, 5)}\n${page(3, 6)}\n`, []],
+      [
+        'pages-whole.json',
+        `${JSON.stringify(pageObject(0, 6), null, 2)}\n${JSON.stringify(pageObject(3, 6), null, 2)}`,
+        [],
+      ],
+      // includeCount=false: the API sends 0.
+      ['not-counted.json', page(0, 0), []],
+      ['array.json', JSON.stringify(events.slice(0, 3)), []],
+      [
+        'events.ndjson',
+        events
+          .slice(0, 3)
+          .map((e) => JSON.stringify(e))
+          .join('\n'),
+        [],
+      ],
+    ];
+    for (const [name, text, warnings] of cases) {
+      await freshStore();
+      const report = await importEvents(store, write(name, text), { orgId: ORG });
+      assert.deepEqual(
+        [report.inserted, report.invalid, report.warnings ?? []],
+        [name.startsWith('pages') ? 6 : 3, 0, warnings],
+        name,
+      );
+    }
+  });
+
+  test('a page whose totalCount is no number, or whose links is no array, is no page as the API writes it: its records import, with a warning saying so', async () => {
+    const results = events.slice(0, 2);
+    const cases: [string, object, string][] = [
+      [
+        'count-string.json',
+        { links: [], results, totalCount: '1250' },
+        'Line 1: the page\'s "totalCount" is a string, not a number: it is no page as the API writes it, so whether the file holds every page of its listing was not checked',
+      ],
+      [
+        'count-null.json',
+        { results, totalCount: null },
+        'Line 1: the page\'s "totalCount" is null, not a number: it is no page as the API writes it, so whether the file holds every page of its listing was not checked',
+      ],
+      [
+        'links-object.json',
+        { links: { rel: 'self' }, results, totalCount: 2 },
+        'Line 1: the page\'s "links" is an object, not an array: it is no page as the API writes it, so whether the file holds every page of its listing was not checked',
+      ],
+    ];
+    for (const [name, value, warning] of cases) {
+      for (const [suffix, text] of [
+        ['', JSON.stringify(value, null, 2)],
+        ['.ndjson', `${JSON.stringify(value)}\n${JSON.stringify(value)}\n`],
+      ] as const) {
+        await freshStore();
+        const report = await importEvents(store, write(name + suffix, text), { orgId: ORG });
+        assert.deepEqual(
+          [report.inserted, report.invalid, report.warnings],
+          // Said once, for the first page, the others counted.
+          [2, 0, [suffix === '' ? warning : `${warning} (nor for 1 more such page)`]],
+          name + suffix,
+        );
+      }
+    }
+  });
+
   test('a truncated file keeps the whole batches before the break, and says where it broke', async () => {
     const text = JSON.stringify(events.slice(0, 100), null, 2);
     const file = write('truncated.json', text.slice(0, Math.floor(text.length * 0.8)));

@@ -44,6 +44,8 @@ import {
   RepeatedListKeyError,
   concatenatedDocuments,
   eventInContent,
+  type Page,
+  pageMembers,
   recordsPath,
 } from './json-stream';
 
@@ -111,6 +113,12 @@ export type ReadSummary = {
   bytes: number;
   /** A gzip-compressed file's: the bytes of the text decompressed from them (absent for a file not compressed). */
   decompressedBytes?: number;
+  /**
+   * What the file's pages say of it, imported all the same (ListingCheck):
+   * it holds fewer events than its listing counts, or a page is no page as
+   * the API writes it. Absent when none.
+   */
+  warnings?: string[];
 };
 
 export type ImportReport = ReadSummary & {
@@ -337,11 +345,16 @@ export async function* readEventBatches(
   let format: ImportFormat | null = null;
   const utf8: Utf8Problems = {};
   const compression: Compression = { gzip: false, textBytes: 0 };
-  const summary = (): ReadSummary => ({
-    format,
-    ...counts,
-    ...(compression.gzip ? { decompressedBytes: compression.textBytes } : {}),
-  });
+  const pages = new ListingCheck();
+  const summary = (): ReadSummary => {
+    const warnings = pages.warnings();
+    return {
+      format,
+      ...counts,
+      ...(compression.gzip ? { decompressedBytes: compression.textBytes } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+  };
   const progress = () =>
     options.onProgress?.(counts.bytes, compression.gzip ? compression.textBytes : undefined);
   const chunks = decode(
@@ -528,6 +541,7 @@ export async function* readEventBatches(
           const page = pageOf(text, line);
           if (page === null) return;
           if (page) {
+            if (page.members) pages.add({ ...page.members, line });
             for (const element of page.elements) {
               const location = {
                 location: `line ${line}, ${page.path}[${element.index}]`,
@@ -560,6 +574,11 @@ export async function* readEventBatches(
             page?.path === inner.prefix && page.elements.length === inner.list.length
               ? page.elements
               : undefined;
+          pages.add({
+            line,
+            records: inner.list.length,
+            ...pageMembers(parsed.value, inner.prefix),
+          });
           for (let index = 0; index < inner.list.length; index++) {
             const location = {
               location: `line ${line}, ${inner.prefix}[${index}]`,
@@ -602,7 +621,9 @@ export async function* readEventBatches(
           continue;
         }
         if (utf8.first) throw await notUtf8(utf8.first);
-        for (const element of splitter.push(chunk)) {
+        const elements = splitter.push(chunk);
+        for (const page of splitter.takePages()) pages.add(page);
+        for (const element of elements) {
           // A file whose first document is one event is named so, not 'envelope'.
           if (element.document && format === 'envelope' && counts.read === 0) format = 'event';
           const location = element.document
@@ -620,6 +641,7 @@ export async function* readEventBatches(
         }
       }
       splitter.end();
+      for (const page of splitter.takePages()) pages.add(page);
       splitter.assertList();
     }
   } catch (error) {
@@ -644,6 +666,60 @@ export async function* readEventBatches(
   }
   yield* inListingOrder(batch, true);
   return summary();
+}
+
+/**
+ * Whether a file holds every page of the listings its pages come from: a
+ * page saved alone (`curl …/events > page.json`) holds its first
+ * itemsPerPage events of a listing whose "totalCount" may be far more,
+ * and nothing said so. The records of all the counted pages are measured
+ * against the largest count: pages fetched one by one while events came
+ * in count a listing growing as they go (grouped by count, each group fell
+ * short), and pages of two listings are each whole if their records reach
+ * the larger count. A count of 0 is none (includeCount=false). A page
+ * whose "totalCount" is no number, or whose "links" no array, is no page
+ * as the API writes it: said once (the first), and left out.
+ */
+class ListingCheck {
+  /** The pages with a count, the records they held, and the largest count. */
+  private pages = 0;
+  private records = 0;
+  private count = 0;
+  private notApi: { line: number; key: string; is: string; more: number } | undefined;
+
+  add(page: Page): void {
+    if (page.notApi) {
+      if (this.notApi) this.notApi.more++;
+      else this.notApi = { line: page.line, ...page.notApi, more: 0 };
+      return;
+    }
+    if (page.totalCount === undefined || !(page.totalCount > 0)) return;
+    this.pages++;
+    this.records += page.records;
+    this.count = Math.max(this.count, page.totalCount);
+  }
+
+  warnings(): string[] {
+    const warnings: string[] = [];
+    const number = (n: number) => n.toLocaleString('en-US');
+    const { pages, records, count } = this;
+    if (records < count) {
+      warnings.push(
+        `The file holds ${pages === 1 ? 'one page' : `${number(pages)} pages`} of a longer listing: ` +
+          `${number(records)} of its ${number(count)} events ("totalCount": ${count}). ` +
+          "Import its other pages too (pageNum=2, 3, …; itemsPerPage up to 500), or copy the organization whole with 'mirror'.",
+      );
+    }
+    if (this.notApi) {
+      const { line, key, is, more } = this.notApi;
+      warnings.push(
+        `Line ${line}: the page's "${key}" is ${is}, not ${key === 'links' ? 'an array' : 'a number'}: ` +
+          'it is no page as the API writes it, so whether the file holds every page of its listing was not checked' +
+          (more > 0 ? ` (nor for ${number(more)} more such ${more === 1 ? 'page' : 'pages'})` : ''),
+      );
+    }
+    return warnings;
+  }
 }
 
 /** Why a record of a page is not stored when its own text could not be cut from the page. */
@@ -795,14 +871,20 @@ const MAX_PAGE_LINE_BYTES = MAX_RECORD_BYTES_LIMIT;
  */
 const DOCUMENTS_MEET = /[}\]][ \t\r\ufeff]*[{[]/;
 
-/** The records of a line holding a page (an envelope or an array), or undefined when it holds one record. */
-function pageRecords(text: string): { path: string; elements: ArrayElement[] } | undefined {
+/**
+ * The records of a line holding a page (an envelope or an array), with an
+ * envelope's own members, or undefined when it holds one record.
+ */
+function pageRecords(
+  text: string,
+): { path: string; elements: ArrayElement[]; members?: Page } | undefined {
   try {
     const splitter = new JsonArraySplitter();
     const elements = splitter.push(text);
     splitter.end();
     if (splitter.path === undefined || splitter.rootIsEvent) return undefined;
-    return { path: splitter.path, elements };
+    const [members] = splitter.takePages();
+    return { path: splitter.path, elements, ...(members ? { members } : {}) };
   } catch (error) {
     // Valid JSON, but no one list: the caller refuses the line.
     if (error instanceof RepeatedListKeyError) throw error;

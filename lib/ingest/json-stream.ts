@@ -172,6 +172,85 @@ export class NotAListError extends Error {
 /** Where a records list was looked for and found no array, and what was there ('a number', 'null'). */
 export type ListValue = { path: 'results' | 'content.results'; is: string };
 
+/**
+ * What a list envelope's own members say (the API writes "totalCount", a
+ * number, and "links", an array): the listing's count, or that it is no
+ * page as the API writes it.
+ */
+export type PageMembers = {
+  /** "totalCount", a number: the events of the whole listing, of which the page holds some (0: not counted). */
+  totalCount?: number;
+  /** The first of "totalCount" and "links" that is not what the API writes there, and what it is instead. */
+  notApi?: { key: 'totalCount' | 'links'; is: string };
+};
+
+/** A list envelope read: the line it starts on, its records (valid or not) and its own members. */
+export type Page = PageMembers & { line: number; records: number };
+
+/** What the splitter read of an envelope's "totalCount" (its kind, a number's text) and "links" (its kind). */
+type PageNotes = { countIs?: string; countText: string; linksIs?: string };
+
+function pageMembersOf(
+  count: { is: string; value: number } | undefined,
+  linksIs: string | undefined,
+): PageMembers {
+  if (count !== undefined && count.is !== 'a number') {
+    return { notApi: { key: 'totalCount', is: count.is } };
+  }
+  if (linksIs !== undefined && linksIs !== 'an array')
+    return { notApi: { key: 'links', is: linksIs } };
+  return count === undefined ? {} : { totalCount: count.value };
+}
+
+/** What a JSON value starting with `c` is ('a string', 'null'…), as a refusal or warning says it. */
+function valueKind(c: number): string {
+  return c === QUOTE
+    ? 'a string'
+    : c === OPEN_OBJECT
+      ? 'an object'
+      : c === OPEN_ARRAY
+        ? 'an array'
+        : c === 116 || c === 102 // t, f
+          ? 'a boolean'
+          : c === 110 // n
+            ? 'null'
+            : 'a number';
+}
+
+/** What a parsed JSON value is, in valueKind's words. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return 'a string';
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return 'an object';
+  }
+}
+
+/**
+ * The own members of a parsed page whose records are at `path`
+ * (recordsPath's): by the splitter's rule, for a page read whole (an NDJSON
+ * line) as for one streamed.
+ */
+export function pageMembers(value: unknown, path: string): PageMembers {
+  if (path !== 'results' && path !== 'content.results') return {};
+  const owner = (path === 'results' ? value : (value as { content: unknown }).content) as Record<
+    string,
+    unknown
+  >;
+  const count = 'totalCount' in owner ? owner.totalCount : undefined;
+  return pageMembersOf(
+    'totalCount' in owner ? { is: kindOf(count), value: count as number } : undefined,
+    'links' in owner ? kindOf(owner.links) : undefined,
+  );
+}
+
 export type LineRecord = {
   text: string;
   line: number;
@@ -399,6 +478,12 @@ export class JsonArraySplitter {
   private heldRecords: ArrayElement[] | null = null;
   /** The document just read was one event, given as a record: no list is due. */
   private eventGiven = false;
+  /** The root's (0) and its content's (1) "totalCount" and "links", as read. */
+  private pageNotes: [PageNotes, PageNotes] = [{ countText: '' }, { countText: '' }];
+  /** The notes whose "totalCount" number is being read, its next characters to add. */
+  private counting: PageNotes | null = null;
+  /** The list envelopes read whole since takePages last gave them. */
+  private pages: Page[] = [];
 
   /**
    * `maxChars`: elements longer than this are reported with `oversize`, not
@@ -584,7 +669,7 @@ export class JsonArraySplitter {
               if (this.tracksKeys(depth)) this.keyStart = this.base + i;
             } else if (expectsValue(top)) {
               top.state = AFTER_VALUE;
-              if (depth <= 2) this.noteListValue(c);
+              if (depth <= 2) this.noteValue(c);
             } else {
               throw misplaced(top, c, this.line, this.column(i));
             }
@@ -611,7 +696,7 @@ export class JsonArraySplitter {
           if (top && !inTarget) {
             if (!expectsValue(top)) throw misplaced(top, c, this.line, this.column(i));
             top.state = AFTER_VALUE;
-            if (depth <= 2 && c === OPEN_OBJECT) this.noteListValue(c);
+            if (depth <= 2) this.noteValue(c);
           }
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, state: OPENED });
           if (
@@ -690,7 +775,10 @@ export class JsonArraySplitter {
           if (!inTarget && this.base + i !== this.scalarNext) {
             if (!expectsValue(top!)) throw misplaced(top!, c, this.line, this.column(i));
             top!.state = AFTER_VALUE;
-            if (depth <= 2) this.noteListValue(c);
+            if (depth <= 2) this.noteValue(c);
+          } else if (this.counting !== null) {
+            // The next character of a "totalCount" (a number's are all bare).
+            this.counting.countText += String.fromCharCode(c);
           }
           this.scalarNext = this.base + i + 1;
           i++;
@@ -812,6 +900,19 @@ export class JsonArraySplitter {
     } else if (held !== null) {
       for (const record of held) out.push(record);
     }
+    this.counting = null;
+    if (this.path === 'results' || this.path === 'content.results') {
+      const notes = this.pageNotes[this.path === 'results' ? 0 : 1];
+      const count =
+        notes.countIs === undefined
+          ? undefined
+          : { is: notes.countIs, value: Number(notes.countText) };
+      this.pages.push({
+        line: this.documentLine,
+        records: this.index,
+        ...pageMembersOf(count, notes.linksIs),
+      });
+    }
     this.rootStart = -1;
     this.rootOversize = false;
     this.contentStart = -1;
@@ -826,22 +927,46 @@ export class JsonArraySplitter {
    */
   private noteListValue(c: number): void {
     if (this.targetDepth !== -1 || this.listValue || this.lastKey !== 'results') return;
+    if (c === OPEN_ARRAY) return; // an array there is a list, or an event's own
     const depth = this.stack.length;
     const top = this.stack[depth - 1]!;
     if (top.kind !== 'object') return;
     const path = depth === 1 ? 'results' : top.key === 'content' ? 'content.results' : undefined;
     if (path === undefined) return;
-    const is =
-      c === QUOTE
-        ? 'a string'
-        : c === OPEN_OBJECT
-          ? 'an object'
-          : c === 116 || c === 102 // t, f
-            ? 'a boolean'
-            : c === 110 // n
-              ? 'null'
-              : 'a number';
-    this.listValue = { path, is };
+    this.listValue = { path, is: valueKind(c) };
+  }
+
+  /** A value starting with `c` at the root object's level or its content's: noted if the page's records, count or links. */
+  private noteValue(c: number): void {
+    this.counting = null;
+    const key = this.lastKey;
+    if (key === 'results') this.noteListValue(c);
+    else if (key === 'totalCount' || key === 'links') this.notePageMember(key, c);
+  }
+
+  /**
+   * The value of an envelope's "totalCount" or "links" starts with `c`:
+   * what it is, noted for the object it is in (the root or its content),
+   * and a count's characters gathered as they come (this.counting).
+   */
+  private notePageMember(key: 'totalCount' | 'links', c: number): void {
+    const depth = this.stack.length;
+    const top = this.stack[depth - 1]!;
+    if (top.kind !== 'object') return;
+    const notes =
+      depth === 1
+        ? this.pageNotes[0]
+        : top.key === 'content' && this.stack[0]!.kind === 'object'
+          ? this.pageNotes[1]
+          : undefined;
+    if (notes === undefined) return;
+    if (key === 'links') {
+      notes.linksIs = c === OPEN_ARRAY ? 'an array' : valueKind(c);
+      return;
+    }
+    notes.countIs = valueKind(c);
+    notes.countText = String.fromCharCode(c);
+    if (notes.countIs === 'a number') this.counting = notes;
   }
 
   /** The column (from 1) of index `i` of the chunk being scanned. */
@@ -951,6 +1076,13 @@ export class JsonArraySplitter {
     }
   }
 
+  /** The list envelopes (no array) read whole since last asked, in file order. */
+  takePages(): Page[] {
+    const pages = this.pages;
+    if (pages.length > 0) this.pages = [];
+    return pages;
+  }
+
   /** Ends a document of a sequence (a list, or NotAListError) and starts reading the next. */
   private nextDocument(): void {
     this.assertList();
@@ -958,6 +1090,7 @@ export class JsonArraySplitter {
     this.rootClosed = false;
     this.rootIsEvent = false;
     this.contentIsEvent = false;
+    this.pageNotes = [{ countText: '' }, { countText: '' }];
     this.rootErrorKeys = 0;
     this.rootKeys = [];
     this.rootKeyCount = 0;

@@ -459,6 +459,7 @@ export const importFile: Command = async (args, context) => {
     seconds: jsonSeconds(result.seconds),
     eventsPerSecond: Math.round(summary.read / Math.max(result.seconds, 0.001)),
     issues,
+    ...(summary.warnings === undefined ? {} : { warnings: summary.warnings }),
     ...statisticsJson(result),
     ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
     // The summary still (what was imported stays), its error in the shape
@@ -488,6 +489,8 @@ export const importFile: Command = async (args, context) => {
       // As `imports list` does: an undo is offered only when there is something to undo.
       (result.inserted > 0 ? ` ('imports undo ${run.id}' removes what it added).` : '.'),
   );
+  // After the summary, as the last word: what the file's pages say of it (a page of a longer listing).
+  for (const warning of summary.warnings ?? []) context.note(`Warning: ${warning}`);
   if (unrecorded !== undefined) {
     context.note(
       notRecordedNote(run.id, fatal ? 'failed' : 'finished', unrecorded, result.inserted),

@@ -272,6 +272,29 @@ describe('CLI: seed and import', () => {
     assert.ok(kb >= said.twoBatches - 52 && kb <= said.all + 52, said.stdout);
   });
 
+  test('a saved page of a longer listing imports with a warning on stderr that the file holds only part of it, and its warnings in --json', () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0d';
+    const { db, text } = orgAndEvents('one-page', org, 3);
+    const file = path.join(dir, 'page-1.json');
+    const page = { links: [], results: text.split('\n').map((line) => JSON.parse(line) as Json) };
+    fs.writeFileSync(file, JSON.stringify({ ...page, totalCount: 1250 }, null, 2));
+    const warning =
+      'The file holds one page of a longer listing: 3 of its 1,250 events ("totalCount": 1250). ' +
+      "Import its other pages too (pageNum=2, 3, …; itemsPerPage up to 500), or copy the organization whole with 'mirror'.";
+    const imported = cli(db, 'import', '--org', org, file);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /3 read, 3 inserted/);
+    const warnings = (stderr: string) => stderr.split('\n').filter((line) => /^Warning/.test(line));
+    assert.deepEqual(warnings(imported.stderr), [`Warning: ${warning}`]);
+    const again = cli(db, 'import', '--org', org, file, '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual((again.json as Json).warnings, [warning]);
+    // A page holding its whole listing says nothing.
+    fs.writeFileSync(file, JSON.stringify({ ...page, totalCount: 3 }));
+    const whole = cli(db, 'import', '--org', org, file, '--json');
+    assert.deepEqual([warnings(whole.stderr), (whole.json as Json).warnings], [[], undefined]);
+  });
+
   test('a gzip archive whose checksum fails keeps none of the events its import stored, and says so', () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b03';
     const { db, text } = orgAndEvents('damaged', org, 3000);
