@@ -69,6 +69,38 @@ describe('lib/http/request', () => {
     assert.equal(isSameOriginRequest(url, from('https://events.example'), direct), false);
   });
 
+  it('refuses a post from a plain-http page when the request came over HTTPS: TLS on the wire or a trusted X-Forwarded-Proto', () => {
+    const from = (origin: string, extra: Record<string, string> = {}) =>
+      headers({ host: 'localhost:3000', origin, ...extra });
+    const tls = 'https://localhost:3000/api/session';
+    // http://localhost:3000 is another origin than https://localhost:3000, whatever the host says.
+    assert.equal(isSameOriginRequest(tls, from('http://localhost:3000'), direct), false);
+    assert.equal(isSameOriginRequest(tls, from('https://localhost:3000'), direct), true);
+    const proxied = (origin: string) =>
+      headers({
+        host: 'internal:3000',
+        origin,
+        'x-forwarded-host': 'events.example',
+        'x-forwarded-proto': 'https',
+      });
+    assert.equal(isSameOriginRequest(url, proxied('http://events.example'), behindProxy), false);
+    assert.equal(isSameOriginRequest(url, proxied('https://events.example'), behindProxy), true);
+    // Forwarded headers from a proxy not trusted say nothing: the Host decides, as before.
+    const untrusted = from('http://localhost:3000', { 'x-forwarded-proto': 'https' });
+    assert.equal(isSameOriginRequest(url, untrusted, direct), true);
+  });
+
+  it('with only an https PUBLIC_BASE_URL, a plain-http page is same-origin on loopback only, whose Secure cookies browsers keep', () => {
+    const config = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'https://events.example' };
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']) {
+      const host = new URL(origin).host;
+      assert.equal(isSameOriginRequest(url, headers({ host, origin }), config), true, origin);
+    }
+    const plain = headers({ host: 'events.example', origin: 'http://events.example' });
+    assert.equal(isSameOriginRequest(url, plain, config), false);
+    assert.equal(isSameOriginRequest(url, plain, direct), true, 'no https anywhere: as before');
+  });
+
   it('marks cookies Secure over HTTPS, behind a trusted HTTPS proxy, or when PUBLIC_BASE_URL is https', () => {
     assert.equal(
       isSecureRequest({ url: 'https://x/api/session', headers: headers({}) }, direct),

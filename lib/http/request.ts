@@ -54,23 +54,34 @@ export function proxyForwarded(value: string | null): string | undefined {
 /**
  * Whether the browser reached this service over HTTPS, the one place that
  * decides (the session cookie's `Secure` and `__Host-` name, and which
- * session cookie is read): the connection is TLS (server.ts with
- * TLS_CERT_FILE), a trusted proxy says so in X-Forwarded-Proto, or
- * PUBLIC_BASE_URL is https: the operator has said the browser's origin is
- * an https one. That last holds behind a TLS proxy without TRUST_PROXY,
- * where the hop to us is plain HTTP and says nothing of the scheme, and the
- * cookie went out without `Secure`. `url` is a route handler's absolute URL,
- * `encrypted` the API's own fact (lib/api/types.ts).
+ * session cookie is read): the request is known to have come over HTTPS
+ * (arrivedOverHttps), or PUBLIC_BASE_URL is https: the operator has said the
+ * browser's origin is an https one. That last holds behind a TLS proxy
+ * without TRUST_PROXY, where the hop to us is plain HTTP and says nothing of
+ * the scheme, and the cookie went out without `Secure`. `url` is a route
+ * handler's absolute URL, `encrypted` the API's own fact (lib/api/types.ts).
  */
 export function isSecureRequest(
   request: { url?: string; headers: HeaderReader; encrypted?: boolean },
   config: OriginConfig = getConfig(),
 ): boolean {
+  return arrivedOverHttps(request, config) || publicHttpsOrigin(config) !== null;
+}
+
+/**
+ * Whether this request itself came over HTTPS: the connection is TLS
+ * (server.ts with TLS_CERT_FILE) or a trusted proxy says so in
+ * X-Forwarded-Proto. Unlike isSecureRequest, not PUBLIC_BASE_URL, which says
+ * what browsers are expected to use, not what this one did.
+ */
+function arrivedOverHttps(
+  request: { url?: string; headers: HeaderReader; encrypted?: boolean },
+  config: OriginConfig,
+): boolean {
   // Next's worker thread (lib/http/next-thread.ts) is reached over loopback
   // HTTP, so its URL says http: the guard's facts say what the client used.
   if (request.encrypted || request.url?.startsWith('https:')) return true;
   if (wireFactsFromHeaders(request.headers)?.encrypted) return true;
-  if (config.PUBLIC_BASE_URL && /^https:/i.test(config.PUBLIC_BASE_URL)) return true;
   return (
     config.TRUST_PROXY &&
     proxyForwarded(request.headers.get('x-forwarded-proto'))?.toLowerCase() === 'https'
@@ -84,6 +95,16 @@ export function isSecureRequest(
  * rewrites Host (nginx sends its upstream's by default) leaves as the only
  * sign of it. Non-browser clients (curl) send neither Origin nor
  * Sec-Fetch-Site and are let through; they cannot ride a victim's cookie.
+ *
+ * The scheme counts too: http://host is another origin than https://host,
+ * and whoever is on the network can answer for the plain-http one (a page
+ * posting a form to the https one, where SameSite lets the cookie through in
+ * browsers that ignore the scheme). So a plain-http Origin is refused when
+ * the request came over HTTPS (arrivedOverHttps); when only an https
+ * PUBLIC_BASE_URL says so, on loopback hosts it is kept (a browser keeps
+ * Secure cookies on a plain-http localhost, and no one else can serve it).
+ * A sign-in from such a page off loopback is refused HTTPS_REQUIRED first
+ * (httpsOriginForSignIn), which says what to do.
  */
 export function isSameOriginRequest(
   url: string,
@@ -97,6 +118,13 @@ export function isSameOriginRequest(
     originUrl = new URL(origin);
   } catch {
     return false; // includes the opaque origin "null"
+  }
+  if (
+    originUrl.protocol === 'http:' &&
+    (arrivedOverHttps({ url, headers }, config) ||
+      (publicHttpsOrigin(config) !== null && !keepsSecureCookiesOverHttp(originUrl.hostname)))
+  ) {
+    return false;
   }
   if (config.PUBLIC_BASE_URL && originUrl.origin === new URL(config.PUBLIC_BASE_URL).origin) {
     return true;

@@ -186,6 +186,42 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     assert.deepEqual(hrefs, [`${server.baseUrl}${eventLink}`]);
   });
 
+  test('a sign-in or a saved view posted from a plain-http page is refused over HTTPS: http://host is another origin than https://host, and a network attacker can answer for it', async () => {
+    const { member } = server.keys;
+    const plainOrigin = server.baseUrl.replace(/^https:/, 'http:');
+    const post = (pathname: string, origin: string, body: unknown, ...extra: string[]) =>
+      run('curl', [
+        ...['-s', '-k', '-D', '-', '-X', 'POST', '-H', 'Content-Type: application/json'],
+        ...['-H', `Origin: ${origin}`, ...extra, '-d', JSON.stringify(body)],
+        `${server.baseUrl}${pathname}`,
+      ]).then((r) => r.stdout);
+    const status = (out: string) => /^HTTP\/1\.1 (\d+)/.exec(out)?.[1];
+    const errorCode = (out: string) => /"errorCode":"([A-Z_]+)"/.exec(out)?.[1];
+
+    // 127.0.0.1 is loopback: not the HTTPS_REQUIRED case, the cross-site one.
+    const credentials = { publicKey: member.publicKey, privateKey: member.privateKey };
+    const refused = await post('/api/session', plainOrigin, credentials);
+    assert.equal(status(refused), '403', refused);
+    assert.equal(errorCode(refused), 'CROSS_SITE_REQUEST');
+    assert.doesNotMatch(refused, /^set-cookie:/im);
+
+    const signedIn = await post('/api/session', server.baseUrl, credentials);
+    const session = /^set-cookie: (__Host-org_events_session=[^;]*)/im.exec(signedIn)?.[1];
+    assert.ok(session, signedIn);
+    const views = `/api/orgs/${server.orgId}/views`;
+    const view = { name: 'from a plain-http page', state: { query: '' } };
+    for (const [origin, host] of [
+      [plainOrigin, []],
+      ['http://events.test', ['-H', 'Host: events.test']],
+    ] as const) {
+      const out = await post(views, origin, view, '-H', `Cookie: ${session}`, ...host);
+      assert.equal(status(out), '403', `${origin}: ${out}`);
+      assert.equal(errorCode(out), 'CROSS_SITE_REQUEST');
+    }
+    const saved = await post(views, server.baseUrl, view, '-H', `Cookie: ${session}`);
+    assert.equal(status(saved), '201', saved);
+  });
+
   test('/healthz over HTTPS', async () => {
     const res = await curl(`${server.baseUrl}/healthz`);
     assert.equal(res.status, '200');

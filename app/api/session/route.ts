@@ -43,14 +43,13 @@ async function signInRoute(request: Request): Promise<Response> {
   const isForm = (request.headers.get('content-type') ?? '').includes(
     'application/x-www-form-urlencoded',
   );
-  if (!isSameOriginRequest(request.url, request.headers)) {
-    return errorResponse(crossSiteRequest());
-  }
-
   const fields = await readFields(request, isForm);
   const next = safeNextPath(fields.next);
   const secure = isSecureRequest(request);
   // Refused before the key is checked: the browser would drop the cookie.
+  // Before the same-origin check too, which refuses a plain-http page off
+  // loopback while the cookie is Secure (isSameOriginRequest) but would not
+  // say what to do about it.
   const httpsOrigin = httpsOriginForSignIn(request.headers, secure);
   if (httpsOrigin) {
     if (!isForm) return errorResponse(httpsRequired(httpsOrigin));
@@ -58,6 +57,9 @@ async function signInRoute(request: Request): Promise<Response> {
       status: 303,
       headers: { Location: formErrorLocation('HTTPS_REQUIRED', next), ...NO_STORE },
     });
+  }
+  if (!isSameOriginRequest(request.url, request.headers)) {
+    return errorResponse(crossSiteRequest());
   }
   const remoteAddress = clientAddress({
     headers: request.headers,
