@@ -35,6 +35,20 @@ test.describe('signing in and out', () => {
     ).not.toContain(state.keys.member.privateKey);
   });
 
+  test('without JavaScript the form posts itself as a form (the one body besides JSON sign-in reads) and signs in', async ({
+    browser,
+    state,
+  }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false, baseURL: state.baseUrl });
+    const page = await context.newPage();
+    const posted = page.waitForRequest((r) => r.url().endsWith('/api/session'));
+    await signInWithForm(page, state.keys.member);
+    expect((await posted).headers()['content-type']).toBe('application/x-www-form-urlencoded');
+    await expect(page).toHaveURL(new RegExp(`/orgs/${state.orgId}/events$`));
+    expect((await context.cookies()).some((c) => c.name === 'org_events_session')).toBe(true);
+    await context.close();
+  });
+
   test('a wrong key shows a clear error and no session', async ({ page, state, context }) => {
     await signInWithForm(page, { ...state.keys.member, privateKey: 'not-the-private-key' });
     await expect(page.locator('main').getByRole('alert')).toHaveText(

@@ -9,11 +9,17 @@ import {
   malformedPath,
   orgNotFound,
   savedViewNotFound,
+  unsupportedMediaType,
   userUnauthorized,
 } from '@/lib/domain/errors';
 import { isObjectId, newObjectId } from '@/lib/domain/object-id';
 import { hasControlCharacter } from '@/lib/domain/json-text';
-import { isSameOriginRequest, isSecureRequest, readBodyText } from '@/lib/http/request';
+import {
+  isSameOriginRequest,
+  isSecureRequest,
+  readBodyText,
+  requestMediaType,
+} from '@/lib/http/request';
 import { getStore } from '@/lib/store';
 import type { EventStore, SavedView } from '@/lib/store/types';
 import { errorResponse, failureResponse, NO_STORE } from './responses';
@@ -88,6 +94,9 @@ export async function withViewsAccess(
 }
 
 async function readBody(request: Request): Promise<Record<string, unknown>> {
+  if (requestMediaType(request.headers) !== 'application/json') {
+    throw unsupportedMediaType(['application/json']);
+  }
   const text = await readBodyText(request, MAX_BODY_BYTES);
   if (text === null) throw invalidAttribute('body', `must be at most ${MAX_BODY_BYTES} bytes`);
   let body: unknown;

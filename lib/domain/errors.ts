@@ -46,6 +46,11 @@ export const ERROR_STATUS = {
   MALFORMED_REQUEST: 400,
   REQUEST_TIMEOUT: 408,
   CONTENT_TOO_LARGE: 413,
+  /**
+   * A dashboard request body not sent as what the route reads (JSON; sign-in
+   * also a form): a text/plain one is what a cross-site form can post.
+   */
+  UNSUPPORTED_MEDIA_TYPE: 415,
   REQUEST_HEADER_FIELDS_TOO_LARGE: 431,
 } as const;
 
@@ -91,6 +96,7 @@ const REASON_PHRASES: Record<number, string> = {
   405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Content Too Large',
+  415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
@@ -253,6 +259,14 @@ export function signInRateLimited(retryAfterSeconds: number): ApiError {
 
 export function invalidAttribute(name: string, rule: string): ApiError {
   return new ApiError('INVALID_ATTRIBUTE', `Invalid attribute ${name}: ${rule}.`, [name]);
+}
+
+export function unsupportedMediaType(accepted: readonly string[]): ApiError {
+  return new ApiError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Send the request body as ${accepted.join(' or ')} (its Content-Type).`,
+    ['Content-Type'],
+  );
 }
 
 export function savedViewNotFound(id: string): ApiError {

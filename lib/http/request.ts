@@ -41,6 +41,18 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
 }
 
 /**
+ * The request body's media type as declared (Content-Type without its
+ * parameters, lower case), or null when none is. Routes that read JSON
+ * check it rather than parse any body as JSON: a cross-site form may post
+ * text/plain without a preflight, and a body in such a post that parses as
+ * JSON would be taken as the dashboard's own.
+ */
+export function requestMediaType(headers: HeaderReader): string | null {
+  const essence = headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase();
+  return essence || null;
+}
+
+/**
  * The entry of a forwarded header (X-Forwarded-Host, -Proto) that the
  * trusted proxy wrote: the right-most, as for X-Forwarded-For. Entries to
  * its left arrive from the client (a proxy that appends keeps them), so the

@@ -146,6 +146,83 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
     assert.match(bad.headers.get('location') ?? '', /^\/sign-in\?error=INVALID_CREDENTIALS/);
   });
 
+  it('a sign-in or a saved view whose body is not sent as JSON (for sign-in, or as a form) is refused 415 and not acted on: a cross-site text/plain post needs no preflight', async () => {
+    const refusal = (accepted: string) => ({
+      detail: `Send the request body as ${accepted} (its Content-Type).`,
+      error: 415,
+      errorCode: 'UNSUPPORTED_MEDIA_TYPE',
+      parameters: ['Content-Type'],
+      reason: 'Unsupported Media Type',
+    });
+    const { publicKey, privateKey } = server.keys.member;
+    const credentials = new TextEncoder().encode(JSON.stringify({ publicKey, privateKey }));
+    // A Uint8Array body goes with no Content-Type at all.
+    const sendAs = (path: string, method: string, type: string | null, extra = {}) =>
+      fetch(url(path), {
+        method,
+        headers: { Origin: server.baseUrl, ...(type ? { 'Content-Type': type } : {}), ...extra },
+        body: credentials,
+        redirect: 'manual',
+      });
+    const refusedTypes = [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'multipart/form-data; boundary=x',
+      'application/jsonp',
+      null,
+    ];
+    for (const type of refusedTypes) {
+      const response = await sendAs('/api/session', 'POST', type);
+      assert.equal(response.status, 415, `sign-in as ${type}`);
+      assert.deepEqual(
+        await response.json(),
+        refusal('application/json or application/x-www-form-urlencoded'),
+      );
+      assert.equal(response.headers.getSetCookie().length, 0, `sign-in as ${type}`);
+    }
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
+      assert.equal((await sendAs('/api/session', 'POST', type)).status, 200, type);
+    }
+
+    const cookie = cookiePair(sessionCookie(await signIn(server.keys.member)));
+    const views = `/api/orgs/${server.orgId}/views`;
+    const listed = async () =>
+      (
+        (await (await fetch(url(views), { headers: { Cookie: cookie } })).json()) as {
+          totalCount: number;
+        }
+      ).totalCount;
+    const before = await listed();
+    const view = new TextEncoder().encode(JSON.stringify({ name: 'x', state: { query: '' } }));
+    const saveAs = (path: string, method: string, type: string | null) =>
+      fetch(url(path), {
+        method,
+        headers: {
+          Origin: server.baseUrl,
+          Cookie: cookie,
+          ...(type ? { 'Content-Type': type } : {}),
+        },
+        body: view,
+      });
+    for (const type of refusedTypes) {
+      const response = await saveAs(views, 'POST', type);
+      assert.equal(response.status, 415, `a view as ${type}`);
+      assert.deepEqual(await response.json(), refusal('application/json'));
+    }
+    assert.equal(await listed(), before, 'no view saved');
+    const saved = await saveAs(views, 'POST', 'application/json');
+    assert.equal(saved.status, 201);
+    const { id } = (await saved.json()) as { id: string };
+    const renamed = await saveAs(`${views}/${id}`, 'PATCH', 'text/plain');
+    assert.equal(renamed.status, 415);
+    // DELETE has no body to send as anything.
+    const deleted = await fetch(url(`${views}/${id}`), {
+      method: 'DELETE',
+      headers: { Origin: server.baseUrl, Cookie: cookie },
+    });
+    assert.equal(deleted.status, 204);
+  });
+
   it('signs out by clearing the cookie', async () => {
     const response = await fetch(url('/api/session'), { method: 'DELETE' });
     assert.equal(response.status, 204);

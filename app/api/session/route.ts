@@ -6,10 +6,11 @@ import {
   isSameOriginRequest,
   isSecureRequest,
   readBodyText,
+  requestMediaType,
   safeNextPath,
 } from '@/lib/http/request';
 import { PUBLIC_KEY_PATTERN } from '@/lib/domain/limits';
-import { crossSiteRequest, httpsRequired } from '@/lib/domain/errors';
+import { crossSiteRequest, httpsRequired, unsupportedMediaType } from '@/lib/domain/errors';
 import { errorResponse, failureResponse, NO_STORE, refuseMethod } from '@/lib/dashboard/responses';
 import { getStore } from '@/lib/store';
 import { wireFactsFromHeaders } from '@/lib/http/front-door';
@@ -40,9 +41,13 @@ export async function DELETE(request: Request): Promise<Response> {
 }
 
 async function signInRoute(request: Request): Promise<Response> {
-  const isForm = (request.headers.get('content-type') ?? '').includes(
-    'application/x-www-form-urlencoded',
-  );
+  // JSON from the form's script, or the form itself without JavaScript;
+  // nothing else is read as either (a text/plain post needs no preflight).
+  const mediaType = requestMediaType(request.headers);
+  if (mediaType !== 'application/json' && mediaType !== FORM_MEDIA_TYPE) {
+    return errorResponse(unsupportedMediaType(['application/json', FORM_MEDIA_TYPE]));
+  }
+  const isForm = mediaType === FORM_MEDIA_TYPE;
   const fields = await readFields(request, isForm);
   const next = safeNextPath(fields.next);
   const secure = isSecureRequest(request);
@@ -113,6 +118,8 @@ async function signOutRoute(request: Request): Promise<Response> {
 function formErrorLocation(code: string, next: string): string {
   return `/sign-in?error=${encodeURIComponent(code)}&next=${encodeURIComponent(next)}`;
 }
+
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
 /** Sign-in bodies are tiny; anything large or malformed reads as empty fields (a 400). */
 const MAX_BODY_BYTES = 8 * 1024;
