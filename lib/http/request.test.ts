@@ -159,15 +159,21 @@ describe('lib/http/request', () => {
 
   it('names the https origin to open only for a Secure cookie posted from a plain-http page off loopback', () => {
     const https = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'https://events.example.com/base' };
-    const from = (origin: string) => headers({ origin });
+    const url = 'http://10.1.2.3:3000/api/session';
+    const from = (origin: string) => headers({ origin, host: '10.1.2.3:3000' });
     for (const origin of ['http://10.1.2.3:3000', 'http://events.example.com', 'http://a.test.']) {
-      assert.equal(httpsOriginForSignIn(from(origin), true, https), 'https://events.example.com');
+      assert.equal(
+        httpsOriginForSignIn(url, from(origin), true, https),
+        'https://events.example.com',
+      );
     }
     // Without an https PUBLIC_BASE_URL (TLS or a trusted proxy made it Secure): the same host.
     assert.equal(
-      httpsOriginForSignIn(from('http://10.1.2.3:3000'), true, direct),
+      httpsOriginForSignIn(url, from('http://10.1.2.3:3000'), true, direct),
       'https://10.1.2.3',
     );
+    // Another site's page is not sent to its own host over https: it is cross-site.
+    assert.equal(httpsOriginForSignIn(url, from('http://attacker.example'), true, direct), null);
     const kept = [
       'https://events.example.com',
       'http://localhost:3000',
@@ -178,8 +184,18 @@ describe('lib/http/request', () => {
       'null',
       '',
     ];
-    for (const origin of kept) assert.equal(httpsOriginForSignIn(from(origin), true, https), null);
-    assert.equal(httpsOriginForSignIn(headers({}), true, https), null, 'no Origin: not a browser');
-    assert.equal(httpsOriginForSignIn(from('http://10.1.2.3'), false, https), null, 'not Secure');
+    for (const origin of kept) {
+      assert.equal(httpsOriginForSignIn(url, from(origin), true, https), null);
+    }
+    assert.equal(
+      httpsOriginForSignIn(url, headers({}), true, https),
+      null,
+      'no Origin: not a browser',
+    );
+    assert.equal(
+      httpsOriginForSignIn(url, from('http://10.1.2.3'), false, https),
+      null,
+      'not Secure',
+    );
   });
 });

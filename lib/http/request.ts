@@ -141,19 +141,24 @@ export function isSameOriginRequest(
   if (config.PUBLIC_BASE_URL && originUrl.origin === new URL(config.PUBLIC_BASE_URL).origin) {
     return true;
   }
-  const originHost = originUrl.host.toLowerCase();
+  return originUrl.host.toLowerCase() === requestHost(url, headers, config);
+}
+
+/**
+ * The host (and port) the client addressed, lower-cased: a trusted proxy's
+ * X-Forwarded-Host, else Host, else the URL's.
+ */
+function requestHost(url: string, headers: HeaderReader, config: OriginConfig): string | undefined {
   const forwardedHost = config.TRUST_PROXY
     ? proxyForwarded(headers.get('x-forwarded-host'))
     : undefined;
-  let host = forwardedHost ?? headers.get('host') ?? undefined;
-  if (!host) {
-    try {
-      host = new URL(url).host;
-    } catch {
-      return false;
-    }
+  const host = forwardedHost ?? headers.get('host') ?? undefined;
+  if (host) return host.toLowerCase();
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
   }
-  return originHost === host.toLowerCase();
 }
 
 /**
@@ -177,6 +182,7 @@ export function publicHttpsOrigin(config: OriginConfig = getConfig()): string | 
  * the cookie, or sent no Origin (not a browser).
  */
 export function httpsOriginForSignIn(
+  url: string,
   headers: HeaderReader,
   secure: boolean,
   config: OriginConfig = getConfig(),
@@ -189,7 +195,15 @@ export function httpsOriginForSignIn(
     return null;
   }
   if (origin.protocol !== 'http:' || keepsSecureCookiesOverHttp(origin.hostname)) return null;
-  return publicHttpsOrigin(config) ?? `https://${origin.hostname}`;
+  const configured = publicHttpsOrigin(config);
+  if (configured) return configured;
+  // This host, never the Origin's: another site's page posting here is
+  // refused as cross-site (isSameOriginRequest), not told to go to its own
+  // host over https.
+  const host = requestHost(url, headers, config);
+  return host !== undefined && host === origin.host.toLowerCase()
+    ? `https://${origin.hostname}`
+    : null;
 }
 
 /** Where a sign-in may send the browser next: only a path on this site. */

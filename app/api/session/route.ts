@@ -55,7 +55,7 @@ async function signInRoute(request: Request): Promise<Response> {
   // Before the same-origin check too, which refuses a plain-http page off
   // loopback while the cookie is Secure (isSameOriginRequest) but would not
   // say what to do about it.
-  const httpsOrigin = httpsOriginForSignIn(request.headers, secure);
+  const httpsOrigin = httpsOriginForSignIn(request.url, request.headers, secure);
   if (httpsOrigin) {
     if (!isForm) return errorResponse(httpsRequired(httpsOrigin));
     return new Response(null, {
