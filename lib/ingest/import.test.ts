@@ -1303,6 +1303,53 @@ describe('import', () => {
     }
   });
 
+  test('a one-line list envelope whose comma or colon is missing before its records array is refused naming its line and column, not read as one invalid record', async () => {
+    const a = JSON.stringify(events[0]);
+    const cases: [string, string, string][] = [
+      [
+        'links-first.json',
+        `{"links":[] "results":[${a}],"totalCount":1}`,
+        `Expected ',' or '}' after a member, found '"' (a missing comma) (line 1, column 13)`,
+      ],
+      [
+        'count-colon.json',
+        `{"links":[],"totalCount" 1,"results":[${a}]}`,
+        `Expected ':' after a member's key, found '1' (line 1, column 26)`,
+      ],
+      [
+        'content-first.json',
+        `{"status":200 "content":{"results":[${a}]}}`,
+        `Expected ',' or '}' after a member, found '"' (a missing comma) (line 1, column 15)`,
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      await freshStore();
+      await assert.rejects(
+        importEvents(store, write(name, text), { orgId: ORG }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError, name);
+          assert.equal(error.message, `The file is not valid JSON: ${message}`, name);
+          return true;
+        },
+      );
+      assert.equal(await store.countEvents({ orgId: ORG }), 0, name);
+    }
+    // One event on one line with a comma missing is still NDJSON of one
+    // invalid record (jq -c . of an event, then edited), its own field
+    // named results notwithstanding.
+    await freshStore();
+    const issues: string[] = [];
+    const event = `{"id":"${events[0]!.id}" "results":[],${a.slice(1).replace(/"id":"[^"]*",/, '')}`;
+    const report = await importEvents(store, write('event.ndjson', event), {
+      orgId: ORG,
+      onIssue: (issue) => issues.push(issue.location),
+    });
+    assert.deepEqual(
+      [report.format, report.read, report.invalid, ...issues],
+      ['ndjson', 1, 1, 'line 1'],
+    );
+  });
+
   test('NDJSON whose first two lines are records with a comma too many or too few is still NDJSON: each is one invalid record, the rest import', async () => {
     const [a, b, c] = events.slice(0, 3).map((event) => JSON.stringify(event));
     const text = `${a!.replace(',', ',,')}\n${b!.replace(',', ' ')}\n${c}\n`;

@@ -44,6 +44,7 @@ import {
   RepeatedListKeyError,
   concatenatedDocuments,
   eventInContent,
+  looselyOpensRecords,
   type Page,
   pageMembers,
   recordsPath,
@@ -1566,9 +1567,10 @@ function bracketsCloseIt(line: string): boolean {
  * Whether a line is one JSON object (not several appended) without an
  * event's `id` or `eventTypeName` at its root: a list envelope, the API's
  * error answer, or no list at all. One whose commas or colons are wrong
- * once its records array has opened is a list envelope too: read as
- * NDJSON, the whole file was one invalid record, where pretty-printed the
- * same mistake is refused naming its place.
+ * is a list envelope too once its records array has opened, or when its
+ * brackets show one (the mistake before that array): read as NDJSON, the
+ * whole file was one invalid record, where pretty-printed the same mistake
+ * is refused naming its place.
  */
 function isLoneNonEvent(line: string): boolean {
   const splitter = new JsonArraySplitter();
@@ -1576,7 +1578,8 @@ function isLoneNonEvent(line: string): boolean {
   try {
     splitter.end();
   } catch (error) {
-    return error instanceof JsonPunctuationError && splitter.foundTarget && !splitter.rootIsEvent;
+    if (!(error instanceof JsonPunctuationError) || splitter.rootIsEvent) return false;
+    return splitter.foundTarget || looselyOpensRecords(line);
   }
   return !splitter.rootIsEvent;
 }

@@ -28,6 +28,7 @@ const {
   OPEN_OBJECT,
   QUOTE,
   skipSpace,
+  stringEnd,
   trailingBackslashes,
   valueEnd,
 } = jsonText;
@@ -1215,4 +1216,56 @@ export function concatenatedDocuments(line: string): string[] | undefined {
 function skipSpaceAndMark(line: string, i: number): number {
   const next = skipSpace(line, i);
   return line.charCodeAt(next) === BYTE_ORDER_MARK ? skipSpace(line, next + 1) : next;
+}
+
+/**
+ * Whether a line is a list envelope by its brackets and strings alone, its
+ * commas and colons unchecked: an object with no event key whose `results`
+ * (or whose `content`'s, that content no event either) opens an array. For
+ * a line whose punctuation failed before its records array opened
+ * (`{"links": [] "results": [...]}`): a list envelope, not one broken
+ * event, so refused naming the place as it is pretty-printed.
+ */
+export function looselyOpensRecords(line: string): boolean {
+  const start = skipSpace(line, 0);
+  if (line.charCodeAt(start) !== OPEN_OBJECT) return false;
+  const root = looseMembers(line, start);
+  if (EVENT_KEYS.some((key) => root.has(key))) return false;
+  if (line.charCodeAt(root.get('results') ?? -1) === OPEN_ARRAY) return true;
+  const content = root.get('content') ?? -1;
+  if (line.charCodeAt(content) !== OPEN_OBJECT) return false;
+  const members = looseMembers(line, content);
+  return (
+    !EVENT_KEYS.some((key) => members.has(key)) &&
+    line.charCodeAt(members.get('results') ?? -1) === OPEN_ARRAY
+  );
+}
+
+/**
+ * The keys of the object opening at `start` (the first of each), with where
+ * each one's value starts, read past a missing or doubled comma or colon.
+ * Each turn reads a key's string, so the scan always moves on.
+ */
+function looseMembers(line: string, start: number): Map<string, number> {
+  const members = new Map<string, number>();
+  let i = skipSpace(line, start + 1);
+  while (line.charCodeAt(i) === QUOTE) {
+    const keyEnd = stringEnd(line, i);
+    const key = parseLooseKey(line.slice(i, keyEnd));
+    i = skipSpace(line, keyEnd);
+    while (line.charCodeAt(i) === COLON) i = skipSpace(line, i + 1);
+    if (!members.has(key)) members.set(key, i);
+    i = skipSpace(line, valueEnd(line, i));
+    while (line.charCodeAt(i) === COMMA) i = skipSpace(line, i + 1);
+  }
+  return members;
+}
+
+/** A key's text decoded, or as written between its quotes when it is no JSON string. */
+function parseLooseKey(text: string): string {
+  try {
+    return JSON.parse(text) as string;
+  } catch {
+    return text.slice(1, -1);
+  }
 }
