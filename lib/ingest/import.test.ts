@@ -708,6 +708,57 @@ describe('import', () => {
     );
   });
 
+  test("the API's error answer with envelope=true ({status, content: {error, errorCode}}) is named an error answer as a file and as an NDJSON line, as the answer without it is", async () => {
+    const enveloped = (body: string) =>
+      `{"status":${(JSON.parse(body) as { error: number }).error},"content":${body}}`;
+    const message =
+      'The JSON document is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again';
+    const pretty = JSON.stringify(JSON.parse(enveloped(UNAUTHORIZED)), null, 2);
+    await assert.rejects(importEvents(store, write('401-envelope.json', pretty), { orgId: ORG }), {
+      message,
+    });
+    // Alone on one line, as `curl` saves it.
+    await assert.rejects(
+      importEvents(store, write('timeout-envelope.json', enveloped(TIMEOUT)), { orgId: ORG }),
+      { message },
+    );
+    // Appended after a page (`curl >> FILE`): the page before it is read.
+    const page = JSON.stringify({ status: 200, content: { results: events.slice(0, 3) } }, null, 2);
+    await assert.rejects(
+      importEvents(store, write('page-then-401-envelope.json', `${page}\n${pretty}`), {
+        orgId: ORG,
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.match(
+          error.message,
+          /^The JSON document starting on line \d+ is an error answer of the API \("error" and "errorCode"\)/,
+        );
+        assert.equal(error.partial?.read, 3);
+        return true;
+      },
+    );
+    // One line among pages: an invalid record naming its status, code and detail.
+    await freshStore();
+    const line = (from: number) =>
+      JSON.stringify({ status: 200, content: { results: events.slice(from, from + 3) } });
+    const file = write(
+      'pages-and-error-envelope.ndjson',
+      `${line(0)}\n${enveloped(TIMEOUT)}\n${line(3)}\n`,
+    );
+    const report = await importEvents(store, file, { orgId: ORG });
+    assert.equal(report.inserted, 6);
+    assert.deepEqual(
+      report.issues.map((issue) => [issue.location, issue.message]),
+      [
+        [
+          'line 2',
+          'An error answer of the API, not an event: 500 TIMEOUT_WHILE_PAGING "Unable to calculate the total number of results. Retry with includeCount=false." (the request that saved it failed; ask for that page again)',
+        ],
+      ],
+    );
+  });
+
   test('pages gathered in an array (jq -s . page*.json) are each reported as a page of so many events, not as an event missing its fields', async () => {
     const pages = [events.slice(0, 3), events.slice(3, 5)].map((results) => ({
       links: [],

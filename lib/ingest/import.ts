@@ -993,14 +993,22 @@ function pageInPlaceOfEvent(value: unknown): string | undefined {
 
 /**
  * What a record that is the API's error answer (ApiError: a numeric
- * `error`, an `errorCode`, and no event's `id` or `eventTypeName`) is, as a
+ * `error`, an `errorCode`, and no event's `id` or `eventTypeName`), or that
+ * answer with envelope=true (`{"status": 500, "content": {…}}`), is, as a
  * person reads it: a page saved by `curl >> FILE` whose request failed.
  * Checked as an event, it read "id: missing; created: missing; …".
  */
 function apiErrorAnswer(value: object): string | undefined {
-  const answer = value as { error?: unknown; errorCode?: unknown; detail?: unknown };
-  if (typeof answer.error !== 'number' || typeof answer.errorCode !== 'string') return undefined;
   if ('id' in value || 'eventTypeName' in value) return undefined;
+  const content = (value as { content?: unknown }).content;
+  const inEnvelope = !('error' in value) && content !== null && typeof content === 'object';
+  const answer = (inEnvelope ? content : value) as {
+    error?: unknown;
+    errorCode?: unknown;
+    detail?: unknown;
+  };
+  if (typeof answer.error !== 'number' || typeof answer.errorCode !== 'string') return undefined;
+  if ('id' in answer || 'eventTypeName' in answer) return undefined;
   const detail =
     typeof answer.detail === 'string' && answer.detail !== ''
       ? ` ${JSON.stringify(answer.detail.length > 200 ? `${answer.detail.slice(0, 200)}…` : answer.detail)}`

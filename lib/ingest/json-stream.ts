@@ -521,6 +521,8 @@ export class JsonArraySplitter {
 
   /** The root object's keys "error" and "errorCode" read: the API's error answer (ApiError) has both. */
   private rootErrorKeys = 0;
+  /** The same of the root's `content`: the error answer with envelope=true (`{"status": 404, "content": {…}}`). */
+  private contentErrorKeys = 0;
 
   /** The document's `results` (or `content.results`) when it is no array: a refusal names it, not "no results". */
   private listValue: ListValue | undefined;
@@ -606,6 +608,8 @@ export class JsonArraySplitter {
           if (this.stack.length === 1) {
             this.rootErrorKeys |= ERROR_KEYS[this.lastKey] ?? 0;
             if (this.rootKeyCount++ < MAX_ROOT_KEYS) this.rootKeys.push(this.lastKey);
+          } else if (this.inRootContent()) {
+            this.contentErrorKeys |= ERROR_KEYS[this.lastKey] ?? 0;
           }
           if (this.repeatsTargetPath(this.lastKey)) {
             throw new RepeatedListKeyError(this.lastKey, this.line);
@@ -835,11 +839,7 @@ export class JsonArraySplitter {
     const depth = this.stack.length;
     if (depth === 1) {
       this.rootIsEvent = true;
-    } else if (
-      depth === 2 &&
-      this.stack[1]!.key === 'content' &&
-      this.stack[0]!.kind === 'object'
-    ) {
+    } else if (this.inRootContent()) {
       this.contentIsEvent = true;
       if (this.path !== 'content.results') return;
     } else {
@@ -851,6 +851,15 @@ export class JsonArraySplitter {
     this.targetDone = false;
     this.path = undefined;
     this.index = 0;
+  }
+
+  /** Whether the key just read is a member of the root object's `content`. */
+  private inRootContent(): boolean {
+    return (
+      this.stack.length === 2 &&
+      this.stack[1]!.key === 'content' &&
+      this.stack[0]!.kind === 'object'
+    );
   }
 
   /** The root's `content` object opens at `start`: it may prove one event (sequence only, where it is given). */
@@ -1065,7 +1074,10 @@ export class JsonArraySplitter {
       throw new NotAListError('oneEvent', this.documentLine, this.document);
     }
     if (!this.foundTarget) {
-      const reason = this.rootErrorKeys === BOTH_ERROR_KEYS ? 'apiError' : 'noRecords';
+      const reason =
+        this.rootErrorKeys === BOTH_ERROR_KEYS || this.contentErrorKeys === BOTH_ERROR_KEYS
+          ? 'apiError'
+          : 'noRecords';
       throw new NotAListError(
         reason,
         this.documentLine,
@@ -1093,6 +1105,7 @@ export class JsonArraySplitter {
     this.contentIsEvent = false;
     this.pageNotes = [{ countText: '' }, { countText: '' }];
     this.rootErrorKeys = 0;
+    this.contentErrorKeys = 0;
     this.rootKeys = [];
     this.rootKeyCount = 0;
     this.listValue = undefined;
