@@ -87,6 +87,12 @@ export type BulkCallbacks = {
   }) => void;
   onIssue?: (issue: ImportIssue) => void;
   /**
+   * A batch of `records` read was taken to be inserted, before it commits:
+   * a load that fails then counts the events of the batch that failed (and
+   * of any being inserted beside it) as read, not stored.
+   */
+  onBatchTaken?: (records: number) => void;
+  /**
    * Aborted (SIGINT, SIGTERM): no further batch is inserted; those being
    * inserted commit, and the load returns with `stopped`.
    */
@@ -259,6 +265,8 @@ export async function runBulkLoad(
       }
       switch (message.type) {
         case 'batch':
+          // Its repeats of an id too: they count as read (and skipped) once it commits.
+          callbacks.onBatchTaken?.(message.batch.count + message.batch.repeated);
           insert(message.batch, message.progress, message.decompressedBytes);
           if (inserting.size >= lanes) await Promise.race(inserting);
           // A turn of the event loop's I/O phase after each batch: with the

@@ -334,6 +334,8 @@ export const importFile: Command = async (args, context) => {
   // A pipe's size is unknown: its line counts up instead.
   const progress = new Progress('Importing', size, 'bytes');
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
+  /** The events of the batches taken to be inserted, committed or not: read, if not stored. */
+  let taken = 0;
   /** The file's bytes up to the end of the last batch committed (and a gzip archive's text). */
   let sizes: Sizes = { bytes: 0 };
   const run = await startIngestRun(
@@ -364,6 +366,9 @@ export const importFile: Command = async (args, context) => {
               invalidShown++;
             }
           },
+          onBatchTaken: (records) => {
+            taken += records;
+          },
           onBatch: ({ inserted, skipped, progress: read, decompressedBytes }) => {
             soFar.inserted = inserted;
             soFar.skipped = skipped;
@@ -381,6 +386,7 @@ export const importFile: Command = async (args, context) => {
       orgId,
       runId: run.id,
       soFar,
+      taken,
       sizes,
       issues,
       error,
@@ -433,9 +439,7 @@ export const importFile: Command = async (args, context) => {
           result.voidsRun || result.inserted + result.skipped === 0
             ? `${fatal}.`
             : `${fatal}. Batches committed before this point stay imported` +
-                (notImported > 0
-                  ? `; the ${formatCount(notImported, 'event')} read after the last of them ${notImported === 1 ? 'is' : 'are'} not`
-                  : '') +
+                readNotImported(notImported) +
                 '; fix the file and re-run (already imported events are skipped).',
         );
   if (ended === 'undone') {
@@ -500,6 +504,12 @@ export const importFile: Command = async (args, context) => {
   return invalid > 0 ? EXIT.someInvalid : EXIT.ok;
 };
 
+/** What a failed import's message says of the events it read but did not store ('' for none). */
+function readNotImported(notImported: number): string {
+  if (notImported === 0) return '';
+  return `; the ${formatCount(notImported, 'event')} read after the last of them ${notImported === 1 ? 'is' : 'are'} not`;
+}
+
 /**
  * An import the database (or the reading thread) failed midway: a batch
  * refused for a full disk, the connection lost. The run ends failed with
@@ -518,12 +528,14 @@ async function failedImport(
     orgId: string;
     runId: string;
     soFar: { inserted: number; skipped: number; rejected: number };
+    /** The events of the batches taken to be inserted: those committed, the one that failed, any beside it. */
+    taken: number;
     sizes: Sizes;
     issues: ImportIssue[];
     error: unknown;
   },
 ): Promise<never> {
-  const { file, orgId, runId, soFar, sizes, issues, error } = failed;
+  const { file, orgId, runId, soFar, taken, sizes, issues, error } = failed;
   const reason = errorMessage(error);
   const { unrecorded } = await recordIngestRunEnd(store, runId, {
     status: 'failed',
@@ -531,21 +543,27 @@ async function failedImport(
     detail: reason,
   });
   const there = soFar.inserted + soFar.skipped;
+  // Read, as a finished import's summary counts it: the events the
+  // inserting thread was given, stored or not (the batch that failed was
+  // read too), and the records refused; those not stored are notImported.
+  const notImported = Math.max(0, taken - there);
   const failure = new CommandError(
     `${reason.replace(/\.$/, '')}. ` +
       (there === 0
         ? 'Nothing was imported'
-        : `Batches committed before this point stay imported (${formatCount(there, 'event')})`) +
+        : `Batches committed before this point stay imported (${formatCount(there, 'event')})` +
+          readNotImported(notImported)) +
       '; re-run the import once that is fixed (already imported events are skipped).',
   );
   context.emit({
     runId,
     orgId,
     file,
-    read: there + soFar.rejected,
+    read: there + notImported + soFar.rejected,
     inserted: soFar.inserted,
     duplicates: soFar.skipped,
     invalid: soFar.rejected,
+    notImported,
     ...sizesJson(sizes),
     issues,
     ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),

@@ -26,8 +26,11 @@ const EVENTS = 3000;
 
 type ImportJson = {
   runId: string;
+  read: number;
   inserted: number;
   duplicates: number;
+  invalid: number;
+  notImported?: number;
   runNotRecorded?: string;
   error?: { code: string; message: string; exitCode: number };
 };
@@ -166,10 +169,21 @@ describe('CLI: writing fails midway (a full disk, a file-size limit)', () => {
       summary.inserted > 0 && summary.inserted < EVENTS,
       `${summary.inserted} inserted: the import did not fail midway`,
     );
+    // The batch that failed was read: `read` counts its events, and
+    // notImported says they are not stored, as a break in the file's does.
+    assert.ok(
+      (summary.notImported ?? 0) > 0,
+      `notImported ${summary.notImported}: the failed batch's events are not counted as read`,
+    );
+    assert.equal(
+      summary.read,
+      summary.inserted + summary.duplicates + summary.invalid + summary.notImported!,
+    );
+    assert.ok(summary.read <= EVENTS, `${summary.read} read of ${EVENTS}`);
     assert.match(
       summary.error!.message,
       new RegExp(
-        `Batches committed before this point stay imported \\(${summary.inserted.toLocaleString('en-US')} events\\); re-run the import`,
+        `Batches committed before this point stay imported \\(${summary.inserted.toLocaleString('en-US')} events\\); the ${summary.notImported!.toLocaleString('en-US')} events read after the last of them are not; re-run the import`,
       ),
     );
     expected.afterwards?.();
