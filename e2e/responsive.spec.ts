@@ -203,3 +203,43 @@ test('phone 360x800: a long organization name is cut short in the header, the br
   await expectUsable(crumb.getByRole('link', { name: /^Northwind Traders/ }));
   expect(await header.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 });
+
+test('narrow desktop 1024x768: the panel covers the list as a full-width sheet that leaves the list unmoved, and its close brings the list back; at 1280 it is beside the table again', async ({
+  page,
+  state,
+}) => {
+  await openEvents(page, state, { width: 1024, height: 768 });
+  const row = rows(page).nth(1);
+  const rowBefore = (await row.boundingBox())!;
+  await row.locator('td.col-time').click();
+  const panel = page.getByTestId('event-panel');
+  await expect(panel).toBeVisible();
+  // Before, a 600 px panel beside the facets left the table 146 px (the pick
+  // and time columns), and the narrowed histogram and results bar moved it down.
+  const box = (await panel.boundingBox())!;
+  expect(box.x).toBe(0);
+  expect(box.width).toBe(1024);
+  expect(box.y + box.height).toBe(768);
+  expect(await row.boundingBox()).toEqual(rowBefore);
+  const wrap = (await page.locator('.table-wrap').boundingBox())!;
+  expect(wrap.y).toBeGreaterThanOrEqual(box.y);
+  for (const label of ['Previous event', 'Next event', 'Close event details']) {
+    await expectUsable(panel.getByRole('button', { name: label }));
+  }
+  await expectUsable(panel.getByRole('tab', { name: 'Raw' }));
+  expect(await pageScrollsSideways(page)).toBe(false);
+  await page.screenshot({ path: path.join(DIR, 'narrow-desktop-panel.png') });
+
+  await panel.getByRole('button', { name: 'Close event details' }).click();
+  await expect(panel).toBeHidden();
+  await expectUsable(row.locator('td.col-time'));
+
+  // From 1280 px the panel stays beside the list, as it always was.
+  await row.locator('td.col-time').click();
+  await expect(panel).toBeVisible();
+  await page.setViewportSize({ width: 1280, height: 768 });
+  await expect.poll(async () => (await panel.boundingBox())!.width).toBe(600);
+  const besideWrap = (await page.locator('.table-wrap').boundingBox())!;
+  expect(besideWrap.x + besideWrap.width).toBeLessThanOrEqual((await panel.boundingBox())!.x);
+  await expectUsable(row.locator('td.col-time'));
+});
