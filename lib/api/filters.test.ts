@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
 import { FACET_FIELDS, inCidr, parseCidr, parseIp } from '@/lib/domain/filters';
-import { bucketCount, bucketStart, bucketStarts, chooseInterval } from '@/lib/domain/histogram';
+import {
+  bucketCount,
+  bucketStart,
+  bucketStarts,
+  bucketStartsWithin,
+  chooseInterval,
+} from '@/lib/domain/histogram';
 import {
   parseFacetsParams,
   parseHistogramParams,
@@ -179,5 +185,23 @@ describe('CIDR and buckets', () => {
     assert.equal(bucketStarts(min, max, 'hour', 'America/New_York').length, 61);
     assert.equal(chooseInterval(min, max, 61, 'America/New_York'), 'hour');
     assert.equal(chooseInterval(min, max, 60, 'America/New_York'), 'day');
+  });
+
+  test("the minutes of an hour the clocks pass twice are buckets of their own when the interval is picked: New York's 01:00-01:59 twice is 120 minutes, more than 100", () => {
+    // 2026-11-01 01:00 EDT to 01:59 EST: 60 clock minutes apart, 120 elapsed.
+    const [min, max] = [Date.parse('2026-11-01T05:00:00Z'), Date.parse('2026-11-01T06:59:00Z')];
+    assert.equal(bucketStarts(min, max, 'minute', 'America/New_York').length, 120);
+    assert.equal(chooseInterval(min, max, 100, 'America/New_York'), 'hour');
+    assert.equal(chooseInterval(min, max, 120, 'America/New_York'), 'minute');
+  });
+
+  test("the minutes around a day the clocks skip are the ones that pass: Apia's 23:00 on 2011-12-29 to 00:29 on the 31st is 90 minute buckets, served within 500", () => {
+    // 2011-12-29 23:00 -10 to 2011-12-31 00:29 +14: 1,530 clock minutes apart, 90 elapsed.
+    const [min, max] = [Date.parse('2011-12-30T09:00:00Z'), Date.parse('2011-12-30T10:29:00Z')];
+    assert.equal(bucketStarts(min, max, 'minute', 'Pacific/Apia').length, 90);
+    assert.deepEqual(bucketStartsWithin(min, max, 'minute', 'Pacific/Apia', 500), {
+      starts: bucketStarts(min, max, 'minute', 'Pacific/Apia'),
+    });
+    assert.equal(bucketCount(min, max, 'minute', 'Pacific/Apia'), 90);
   });
 });

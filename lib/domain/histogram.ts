@@ -186,14 +186,14 @@ export function bucketCount(
   zone: string = UTC_ZONE,
 ): number {
   if (onCalendar(interval, zone) || onClock(interval, zone)) {
-    // Counted on the wall clock's dates and hours, but a change of the clocks
-    // adds or removes buckets (an hour passed twice or skipped, a day skipped:
-    // Apia's 2011-12-30): exact by walking them where that is few enough to
+    // Estimated (zonedEstimate), but a change of the clocks adds or removes
+    // buckets (an hour passed twice or skipped, a day skipped: Apia's
+    // 2011-12-30): exact by walking them where that is few enough to
     // be served (a change moves the count by one or two, never from over
     // twice the maximum to within it), as bucketStartsWithin does.
-    const onWall = bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
-    return onWall > 2 * MAX_HISTOGRAM_BUCKETS
-      ? onWall
+    const estimate = zonedEstimate(min, max, interval, zone);
+    return estimate > 2 * MAX_HISTOGRAM_BUCKETS
+      ? estimate
       : bucketStarts(min, max, interval, zone).length;
   }
   const [a, b] = [new Date(min), new Date(max)];
@@ -229,11 +229,11 @@ export function chooseInterval(
 
 /**
  * Whether [min, max] takes at most `limit` buckets of `interval`. In a zone
- * its wall clock's count is off where the clocks change (bucketCount): by
- * one or two in a range of a few hundred buckets at most (two changes a
- * year; a skipped day is rarer still). So only a count within a few of the
- * limit is checked by walking the buckets, and that walk stops past the
- * limit: bucketCount walked every bucket up to twice the maximum, 720 hours
+ * the estimate (the elapsed hours or minutes, the wall clock's dates) is
+ * off where the clocks change: by one or two in a range of a few hundred
+ * buckets at most (two changes a year; a skipped day is rarer still). So
+ * only a count within a few of the limit is checked by walking the buckets,
+ * and that walk stops past the limit: bucketCount walked every bucket up to twice the maximum, 720 hours
  * for a month's histogram, ~5 ms of each zoned histogram request that
  * picked its own interval.
  */
@@ -247,8 +247,8 @@ function fitsIn(
   if (!onCalendar(interval, zone) && !onClock(interval, zone)) {
     return bucketCount(min, max, interval) <= limit;
   }
-  const onWall = bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
-  if (Math.abs(onWall - limit) > CLOCK_CHANGE_MARGIN) return onWall <= limit;
+  const estimate = zonedEstimate(min, max, interval, zone);
+  if (Math.abs(estimate - limit) > CLOCK_CHANGE_MARGIN) return estimate <= limit;
   let count = 0;
   for (let s = bucketStart(min, interval, zone); s <= max; s = nextBucketStart(s, interval, zone)) {
     if (++count > limit) return false;
@@ -256,7 +256,27 @@ function fitsIn(
   return true;
 }
 
-/** How far a zone's changes of its clocks may move a count of at most ~500 buckets from its wall clock's. */
+/**
+ * A zone's count of buckets before the walk that makes it exact: a clock's
+ * hours and minutes as they pass, its dates on the wall clock. The wall
+ * clock's minutes were off by 60 where the clocks repeat an hour (New
+ * York's 01:00-01:59 twice is 120 minutes) and by 1,440 over a day they
+ * skip (Apia's 2011-12-30: 90 minutes from 23:00 on the 29th to 00:29 on
+ * the 31st, 1,530 on the wall), where the time elapsed is off by one at
+ * most per change of a whole number of minutes.
+ */
+function zonedEstimate(
+  min: number,
+  max: number,
+  interval: HistogramInterval,
+  zone: string,
+): number {
+  return onClock(interval, zone)
+    ? bucketCount(min, max, interval)
+    : bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval);
+}
+
+/** How far a zone's changes of its clocks may move a count of at most ~500 buckets from zonedEstimate's. */
 const CLOCK_CHANGE_MARGIN = 3;
 
 /**
@@ -281,10 +301,10 @@ export function bucketStarts(
  * The bucket starts covering [min, max] when they are at most `limit`, or
  * else how many they are, and whether that is exact. In UTC they are
  * counted. In a zone a change of its clocks adds or removes buckets (an hour
- * passed twice, one skipped, a day skipped: Apia's 2011-12-30), which its
- * wall clock's count misses, so up to twice the limit they are walked (a
- * change moves the count by one or two, never from over twice the limit to
- * within it), and past that the wall clock's count stands as an estimate:
+ * passed twice, one skipped, a day skipped: Apia's 2011-12-30), which
+ * zonedEstimate misses, so up to twice the limit they are walked (a change
+ * moves the count by one or two, never from over twice the limit to within
+ * it), and past that the estimate stands:
  * 501 dates of Apia over its skipped day are 500 buckets, served.
  */
 export function bucketStartsWithin(
@@ -295,9 +315,7 @@ export function bucketStartsWithin(
   limit: number,
 ): { starts: number[] } | { needed: number; exact: boolean } {
   const zoned = onCalendar(interval, zone) || onClock(interval, zone);
-  const counted = zoned
-    ? bucketCount(wallClockAt(min, zone), wallClockAt(max, zone), interval)
-    : bucketCount(min, max, interval);
+  const counted = zoned ? zonedEstimate(min, max, interval, zone) : bucketCount(min, max, interval);
   if (counted > (zoned ? 2 * limit : limit)) return { needed: counted, exact: !zoned };
   const starts = bucketStarts(min, max, interval, zone);
   return starts.length > limit ? { needed: starts.length, exact: true } : { starts };
