@@ -272,3 +272,90 @@ test.describe('keyboard and screen reader', () => {
     await expect(rows(page).first()).toBeFocused();
   });
 });
+
+test.describe('the event panel as a sheet', () => {
+  test.beforeEach(async ({ page, state }) => {
+    await signIn(page, state.keys.member);
+  });
+
+  test('at 1024 px the panel covering the list keeps Tab inside it, j/k still move it, and Close or Escape gives focus to the row of the event it shows; at 1280 it is not modal', async ({
+    page,
+    state,
+  }) => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await rows(page).nth(1).focus();
+    await page.keyboard.press('Enter');
+    const panel = page.getByTestId('event-panel');
+    await expect(panel).toBeVisible();
+    await expect(panel).toHaveAttribute('aria-modal', 'true');
+    const inPanel = () => panel.evaluate((el) => el.contains(document.activeElement));
+    const onRow = () =>
+      page.evaluate(() => document.activeElement?.closest('table.events') != null);
+    // From the panel's last control Tab went on to the rows hidden under it.
+    await panel.evaluate((el) => {
+      const controls = [...el.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')];
+      controls
+        .filter((control) => control.getClientRects().length > 0)
+        .at(-1)!
+        .focus();
+    });
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press(i === 2 ? 'Shift+Tab' : 'Tab');
+      expect(await inPanel()).toBe(true);
+      expect(await onRow()).toBe(false);
+    }
+    // j moves the panel to the next event (the sheet keeps the page's keys).
+    const selected = page.locator('table.events tbody tr[aria-selected="true"]');
+    await panel.focus();
+    await page.keyboard.press('j');
+    await expect(selected).toHaveAttribute('data-event-id', state.events[2]!.id);
+    await panel.getByRole('button', { name: 'Close event details' }).press('Enter');
+    await expect(panel).toBeHidden();
+    await expect(rows(page).nth(2)).toBeFocused();
+
+    await page.keyboard.press('Enter');
+    await expect(panel).toBeVisible();
+    await page.keyboard.press('Tab');
+    expect(await inPanel()).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect(panel).toBeHidden();
+    await expect(rows(page).nth(2)).toBeFocused();
+
+    // From 1280 px the panel stands beside the list, which stays usable.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.keyboard.press('Enter');
+    await expect(panel).toBeVisible();
+    await expect(panel).toHaveAttribute('aria-modal', 'false');
+    await rows(page).nth(4).locator('td.col-time').click();
+    await expect(rows(page).nth(4)).toBeFocused();
+    await expect(selected).toHaveAttribute('data-event-id', state.events[4]!.id);
+  });
+
+  test('on a phone, an event opened by Forward with the facet sheet open closes the sheet and has focus, with no error', async ({
+    page,
+    state,
+  }) => {
+    // The two modals each pulled focus back from the other, without end.
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(eventsUrl(state.orgId, 'size=25'));
+    await rows(page).nth(1).locator('td.col-time').click();
+    const panel = page.getByTestId('event-panel');
+    await expect(panel).toBeVisible();
+    await page.goBack();
+    await expect(panel).toBeHidden();
+    await page.getByRole('button', { name: 'Facets' }).click();
+    const facetSheet = page.locator('.investigate[data-sheet]');
+    await expect(facetSheet).toHaveCount(1);
+    await page.goForward();
+    await expect(panel).toBeVisible();
+    await expect(facetSheet).toHaveCount(0);
+    await page.keyboard.press('Tab');
+    expect(await panel.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect(panel).toBeHidden();
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
 'use client';
 
-import { type ReactNode, useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useRef, useSyncExternalStore } from 'react';
+import { useModalFocus } from '@/components/use-modal-focus';
 
 type Props = {
   titleId: string;
@@ -11,23 +12,41 @@ type Props = {
 };
 
 /**
+ * Where the panel is a full-width sheet over the list: the same query as its
+ * width in globals.css (`.panel`, max-width 1279px) and the list's reserve
+ * for it in investigate.css (min-width 1280px); change them together.
+ */
+const SHEET_QUERY = '(max-width: 1279px)';
+function subscribeSheet(listener: () => void): () => void {
+  const query = window.matchMedia(SHEET_QUERY);
+  query.addEventListener('change', listener);
+  return () => query.removeEventListener('change', listener);
+}
+const isSheet = () => window.matchMedia(SHEET_QUERY).matches;
+
+/**
  * The side panel over the table: a labelled dialog that takes focus when it
- * opens. It is not modal, so the table stays usable beside it; Esc (handled
- * by the page) closes it and returns focus to the row.
+ * opens. From 1280 px it is not modal, so the table stays usable beside it;
+ * below, it covers the list as a sheet and is modal (Tab went on to the rows
+ * hidden under it), keeping focus inside. Esc or Close (handled by the page)
+ * closes it and returns focus to the row of the event it shows.
  */
 export function EventPanel({ titleId, children, onClose, onPrevious, onNext }: Props) {
   const ref = useRef<HTMLDivElement>(null);
+  const sheet = useSyncExternalStore(subscribeSheet, isSheet, () => false);
 
   useEffect(() => {
     ref.current?.focus();
   }, []);
+  // Focus back to the row is the page's (the row j/k moved to, not the one that opened it).
+  useModalFocus(ref, sheet, onClose, false);
 
   return (
     <div
       ref={ref}
       className="panel"
       role="dialog"
-      aria-modal="false"
+      aria-modal={sheet}
       aria-labelledby={titleId}
       tabIndex={-1}
       data-testid="event-panel"

@@ -183,6 +183,10 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   // sections while it shows, every field once the query box wants suggestions.
   const narrow = useSyncExternalStore(subscribeNarrow, isNarrow, () => false);
   const [facetSheet, setFacetSheet] = useState(false);
+  // An event opened with the facet sheet open (by Forward) closes the sheet:
+  // the event panel is a sheet too, and modal, and two modals at once each
+  // took focus back from the other.
+  if (facetSheet && urlView.event) setFacetSheet(false);
   const [suggestionsWanted, setSuggestionsWanted] = useState(false);
   const sidebarShown = narrow ? facetSheet : prefs.facetsOpen;
   const facetFields = useMemo(

@@ -40,8 +40,9 @@ export function usePageShortcuts(shortcuts: Shortcuts): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-      // A modal (the comparison, the facet sheet) has the keyboard to itself.
-      if (within(event.target, '[aria-modal="true"]')) return;
+      // A modal (the comparison, the facet sheet) has the keyboard to itself;
+      // the event panel, modal where it is a sheet, keeps j/k and Esc.
+      if (within(event.target, '[aria-modal="true"]:not(.panel)')) return;
       if (event.key === 'Escape' && latest.current.panelOpen) {
         if (within(event.target, '.popover')) return;
         event.preventDefault();
