@@ -19,7 +19,16 @@ export async function register(): Promise<void> {
     logsItself: isApiTarget,
     isDashboardTarget: (target) => !isApiTarget(target),
   });
-  // With REDIS_URL: connected before the first nonce is issued.
+  // With REDIS_URL: connected before the first nonce is issued. A Redis
+  // refusing REDIS_URL's user ends the start, as under server.ts: Next would
+  // only log the hook's failure and go on listening.
   const { warmAuthState } = await import('@/lib/auth/shared-state');
-  await warmAuthState();
+  try {
+    await warmAuthState();
+  } catch (error) {
+    console.error(
+      `> org-events failed to start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  }
 }

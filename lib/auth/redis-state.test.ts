@@ -193,6 +193,53 @@ describe('Redis authentication state shared by two instances', () => {
     }
   });
 
+  test('warm() rejects, naming REDIS_URL and never its password, when Redis refuses the URL (a wrong password, none, an unknown user, a user without the commands); an unreachable Redis still resolves', async () => {
+    const password = 'the-right-redis-password-4c';
+    const wrong = 'a-wrong-redis-password-4c';
+    const redis = await startPrivateRedis(['--requirepass', password]);
+    const admin = new Redis(redis.url.replace('redis://', `redis://:${password}@`));
+    // A user that may sign in but run none of the commands the state needs.
+    await admin.call('ACL', 'SETUSER', 'org-events-no-eval', 'on', `>${wrong}x`, '~*', '+ping');
+    const at = redis.url.slice('redis://'.length);
+    const refusedUrls: [string, RegExp][] = [
+      [`redis://:${wrong}@${at}`, /WRONGPASS/],
+      [`redis://${at}`, /NOAUTH/],
+      [`redis://org-events-nobody:${wrong}@${at}`, /WRONGPASS/],
+      [`redis://org-events-no-eval:${wrong}x@${at}`, /NOPERM/],
+    ];
+    try {
+      for (const [url, reply] of refusedUrls) {
+        const state = createRedisAuthState({ url, keyPrefix: prefix, logOutages: false });
+        try {
+          await assert.rejects(state.warm(), (error: unknown) => {
+            assert.ok(error instanceof Error);
+            assert.match(error.message, /REDIS_URL/, url);
+            assert.match(error.message, reply, url);
+            assert.ok(!error.message.includes(wrong), `no password in: ${error.message}`);
+            return true;
+          });
+        } finally {
+          await state.close();
+        }
+      }
+      // The right password, and a Redis that is not there at all, start as before.
+      for (const url of [
+        redis.url.replace('redis://', `redis://:${password}@`),
+        CLOSED_REDIS_URL,
+      ]) {
+        const state = createRedisAuthState({ url, keyPrefix: prefix, logOutages: false });
+        try {
+          await state.warm();
+        } finally {
+          await state.close();
+        }
+      }
+    } finally {
+      admin.disconnect();
+      await redis.close();
+    }
+  });
+
   test('a Redis that takes no writes (full under noeviction, a read-only replica) fails a success and the readiness probe as it fails a failure: a right key is told from no wrong one', async () => {
     // Before, a dashboard sign-in with a wrong key got 503 (its failure could
     // not be counted) and one with the right key 200: an unthrottled oracle.

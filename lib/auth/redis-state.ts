@@ -198,6 +198,43 @@ end
 return 1
 `;
 
+/**
+ * Redis's answers that mean it will not serve REDIS_URL's user: a wrong
+ * password or an unknown user (WRONGPASS; "ERR invalid password" before
+ * Redis 6), no password where one is asked for (NOAUTH), or an ACL user not
+ * allowed the commands or keys this state uses (NOPERM). Unlike an outage,
+ * waiting cannot fix them.
+ */
+const ACCESS_REFUSED = /^(?:WRONGPASS|NOAUTH|NOPERM)\b|^ERR invalid password/;
+
+export function isRedisAccessRefused(error: unknown): error is Error {
+  return (
+    error instanceof Error && error.name === 'ReplyError' && ACCESS_REFUSED.test(error.message)
+  );
+}
+
+/** Redis refused REDIS_URL's user at start: the server does not start (server.ts). */
+export class RedisAccessRefusedError extends Error {
+  override readonly name = 'RedisAccessRefusedError';
+}
+
+/**
+ * Redis's refusal in words naming REDIS_URL, its user and where it points,
+ * never its password (Redis's own reply quotes none of it; the command it
+ * answered, which does, is left out).
+ */
+function accessRefusedMessage(url: string, error: Error): string {
+  let target = 'REDIS_URL';
+  try {
+    const parsed = new URL(url);
+    const user = decodeURIComponent(parsed.username) || 'default';
+    target = `REDIS_URL (user ${JSON.stringify(user)} at ${parsed.host})`;
+  } catch {
+    // config.ts refused a URL ioredis cannot read: not reached in a server.
+  }
+  return `Redis refuses ${target}: ${error.message.split('\n')[0]!.replace(/\.$/, '')}. Check the user name and password in REDIS_URL, and that the user may run EVAL, GET and SET on its keys (ACL)`;
+}
+
 export type RedisAuthStateOptions = {
   url: string;
   /** Prefix of every key (tests use a unique one per run). */
@@ -236,11 +273,22 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   let reportedOutage = false;
+  let warming = false;
   client.on('error', (error: Error) => {
     // Once per outage, not once per reconnection attempt.
     if (reportedOutage) return;
     reportedOutage = true;
     if (options.logOutages === false) return;
+    // A password rotated on Redis alone shows at the next reconnection: said
+    // as what it is, not as an outage the network would explain.
+    // While warm() runs, the start fails with it instead (checkAccess).
+    if (isRedisAccessRefused(error)) {
+      if (warming) return;
+      getLogger().error(
+        `${accessRefusedMessage(options.url, error)}. Authenticated requests get 503 until it lets the user in`,
+      );
+      return;
+    }
     getLogger().error(
       { err: error },
       'Redis unreachable: authenticated requests get 503 until it returns',
@@ -278,7 +326,13 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       info = await client.info('memory');
     } catch (error) {
       // Not allowed to read it (an ACL without INFO): say what to check, once.
-      if (error instanceof Error && error.name === 'ReplyError' && !reportedUnreadablePolicy) {
+      // (A refused password is not that: the client's error handler says it.)
+      if (
+        error instanceof Error &&
+        error.name === 'ReplyError' &&
+        /^NOPERM\b/.test(error.message) &&
+        !reportedUnreadablePolicy
+      ) {
         reportedUnreadablePolicy = true;
         getLogger().warn(
           { err: error },
@@ -334,6 +388,24 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     }
   }
 
+  /**
+   * At start, what every authenticated request does first (the "since" mark
+   * by EVAL, a write): a Redis that refuses REDIS_URL's user rejects with
+   * RedisAccessRefusedError, as PostgreSQL refusing its role ends the start;
+   * one that does not answer (down, full, a replica) resolves, and requests
+   * get 503 until it does, as before.
+   */
+  async function checkAccess(): Promise<void> {
+    try {
+      await memorySince();
+      await client.set(`${prefix}${WRITABLE}`, String(Date.now()), 'PX', 60_000);
+    } catch (error) {
+      if (isRedisAccessRefused(error)) {
+        throw new RedisAccessRefusedError(accessRefusedMessage(options.url, error));
+      }
+    }
+  }
+
   /** The instant (ms, Redis's clock) Redis's memory of this state began; set on first use. */
   function memorySince(): Promise<number> {
     return client.eval(`${SINCE} return since(KEYS[1])`, 1, sinceKey) as Promise<number>;
@@ -349,9 +421,12 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
     try {
       result = await command();
     } catch (error) {
-      // Redis answered with an error: a bug here, not an outage; say so in the log.
+      // Redis answered with an error: its user refused (a password rotated,
+      // an ACL changed), or else a bug here, not an outage; say so in the log.
       // (ioredis reports those as ReplyError; its type is not exported usably.)
-      if (error instanceof Error && error.name === 'ReplyError') {
+      if (isRedisAccessRefused(error)) {
+        getLogger().error({ command: what }, accessRefusedMessage(options.url, error));
+      } else if (error instanceof Error && error.name === 'ReplyError') {
         getLogger().error({ err: error, command: what }, 'Redis refused a command');
       }
       throw serviceUnavailable(
@@ -515,13 +590,19 @@ export function createRedisAuthState(options: RedisAuthStateOptions): RedisAuthS
       }),
     async warm() {
       // Waits out the connection (bounded by the command timeout); a Redis
-      // that is down now is reported by the client's error handler. All at
-      // once: a Redis that is down costs one command timeout, not three.
-      await Promise.all([
-        memorySince().catch(() => undefined),
-        (firstEvictionCheck ??= checkEviction()),
-        checkPasswordAskedFor(),
-      ]);
+      // that is down now is reported by the client's error handler, one that
+      // refuses REDIS_URL's user rejects (checkAccess). All at once: a Redis
+      // that is down costs one command timeout, not three.
+      warming = true;
+      try {
+        await Promise.all([
+          checkAccess(),
+          (firstEvictionCheck ??= checkEviction()),
+          checkPasswordAskedFor(),
+        ]);
+      } finally {
+        warming = false;
+      }
     },
     nonceCounts,
     throttle,

@@ -102,8 +102,9 @@ export interface AuthState {
   readonly activity: SessionActivity;
   /**
    * Connects before the first request (Redis: and marks where its memory
-   * begins, so the first nonces issued are already trusted). Never throws:
-   * an unreachable store only means 503s until it answers.
+   * begins, so the first nonces issued are already trusted). An unreachable
+   * store only means 503s until it answers; a Redis refusing REDIS_URL's
+   * user (RedisAccessRefusedError) rejects, ending the start.
    */
   warm(): Promise<void>;
   close(): Promise<void>;

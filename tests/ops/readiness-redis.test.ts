@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { freePort } from '@/tests/helpers/free-port';
 import { DigestClient, send } from '@/tests/helpers/digest-client';
 import { startPrivateRedis, type PrivateRedis } from '@/tests/helpers/redis';
-import { startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
+import { ROOT, startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
 
 /**
  * /readyz follows Redis too when REDIS_URL is set: while it is away every
@@ -35,25 +41,97 @@ test('readyz: 503 while Redis is away, 200 when it is back', async () => {
   assert.equal(await statusWithin(server, '/readyz', 200, 15_000), 200);
 });
 
-test('a REDIS_URL password Redis refuses: /readyz and requests 503, the refusal logged, the password never', async () => {
-  const guarded = await startPrivateRedis(['--requirepass', 'the-right-redis-password']);
+/** server.ts (the API alone, its own SQLite) started against `redisUrl`, run to its exit. */
+function startAgainst(redisUrl: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-redis-refused-'));
+  try {
+    const started = performance.now();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        SERVE: 'api',
+        PORT: '0',
+        HOSTNAME: '127.0.0.1',
+        DATABASE_URL: `file:${path.join(dir, 'refused.db')}`,
+        REDIS_URL: redisUrl,
+      },
+      encoding: 'utf8',
+      // A server that starts regardless would serve on: its start has failed the test.
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+    return { ...run, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a REDIS_URL whose password or user Redis refuses ends the start at once (exit 1), naming REDIS_URL, the password never', async () => {
+  const password = 'the-right-redis-password';
+  const guarded = await startPrivateRedis(['--requirepass', password]);
   const wrongPassword = 'a-wrong-redis-password-0000';
-  const refused = await startTestServer({
-    env: { REDIS_URL: `redis://:${wrongPassword}@127.0.0.1:${guarded.port}` },
+  const at = `127.0.0.1:${guarded.port}`;
+  try {
+    for (const [url, reply] of [
+      [`redis://:${wrongPassword}@${at}`, /WRONGPASS/],
+      [`redis://${at}`, /NOAUTH/],
+      [`redis://org-events-nobody:${wrongPassword}@${at}`, /WRONGPASS/],
+    ] as const) {
+      const run = startAgainst(url);
+      const output = `${run.stdout}${run.stderr}`;
+      assert.equal(run.status, 1, output);
+      assert.match(run.stderr, /> org-events failed to start: Redis refuses REDIS_URL \(user /);
+      assert.match(run.stderr, reply);
+      assert.doesNotMatch(run.stdout, /ready on/);
+      assert.ok(!output.includes(wrongPassword), 'the password in REDIS_URL is never shown');
+      assert.ok(run.seconds < 30, `took ${run.seconds} s`);
+    }
+  } finally {
+    await guarded.close();
+  }
+});
+
+test('a Redis that is not there at start: the server starts all the same, /readyz 503', async () => {
+  const absent = await startTestServer({
+    env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
     eventCount: 5,
   });
   try {
-    assert.equal(await statusWithin(refused, '/readyz', 503, 10_000), 503);
-    const client = new DigestClient(refused.baseUrl, refused.keys.member);
-    const res = await client.request(`/api/public/v1.0/orgs/${refused.orgId}/events`);
-    assert.equal(res.status, 503);
-    const output = refused.output();
-    // Redis's refusal reached the log (each reply error carries the command
-    // it answered: the HELLO that authenticates names the password).
-    assert.match(output, /WRONGPASS/);
-    assert.ok(!output.includes(wrongPassword), 'the password in REDIS_URL is not logged');
+    assert.equal(await statusWithin(absent, '/readyz', 503, 10_000), 503);
   } finally {
-    await refused.stop();
+    await absent.stop();
+  }
+});
+
+test('a password changed on Redis while serving: requests 503, the log saying Redis refuses REDIS_URL rather than that it is unreachable, the password never', async () => {
+  const password = 'the-first-redis-password';
+  const guarded = await startPrivateRedis(['--requirepass', password]);
+  const server = await startTestServer({
+    env: { REDIS_URL: `redis://:${password}@127.0.0.1:${guarded.port}` },
+    eventCount: 5,
+  });
+  const admin = new Redis(`redis://:${password}@127.0.0.1:${guarded.port}`);
+  try {
+    const client = new DigestClient(server.baseUrl, server.keys.member);
+    const events = `/api/public/v1.0/orgs/${server.orgId}/events`;
+    assert.equal((await client.request(events)).status, 200);
+    // Rotated on Redis alone; the server's connection goes, as on a Redis restart.
+    await admin.config('SET', 'requirepass', 'the-second-redis-password');
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    assert.equal(await statusWithin(server, '/readyz', 503, 10_000), 503);
+    assert.equal((await client.request(events)).status, 503);
+    const messages = server.logLines().map((line) => String(line.msg));
+    assert.ok(
+      messages.some((m) => /^Redis refuses REDIS_URL \(user "default" at .*\): WRONGPASS/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(!messages.some((m) => m.startsWith('Redis unreachable')), messages.join('\n'));
+    assert.ok(!server.output().includes(password), 'the password in REDIS_URL is not logged');
+  } finally {
+    admin.disconnect();
+    await server.stop();
     await guarded.close();
   }
 });
