@@ -875,17 +875,26 @@ export class JsonArraySplitter {
   /** The root's `content` object just closed (ending at `end`): one event is kept, given once the root closes. */
   private closeContent(end: number): void {
     if (this.contentIsEvent) {
-      this.contentEvent = this.contentOversize
-        ? { ...this.oneEvent(this.contentLine), oversize: this.base + end - this.contentStart }
-        : { ...this.oneEvent(this.contentLine), text: this.textFrom(this.contentStart, end) };
+      this.contentEvent = this.oneEvent(
+        this.contentLine,
+        this.contentStart,
+        end,
+        this.contentOversize,
+      );
     }
     this.contentStart = -1;
     this.contentOversize = false;
   }
 
-  /** A record that is a whole event (its text set by the caller). */
-  private oneEvent(line: number): ArrayElement {
-    return { text: '', path: '', index: 0, line, document: true };
+  /**
+   * A record that is a whole event, from `start` to `end` (the root, or its
+   * `content`): its text, or, past the record limit, only its size.
+   */
+  private oneEvent(line: number, start: number, end: number, oversize: boolean): ArrayElement {
+    const event = { path: '', index: 0, line, document: true as const };
+    return oversize
+      ? { ...event, text: '', oversize: this.base + end - start }
+      : { ...event, text: this.textFrom(start, end) };
   }
 
   /**
@@ -897,11 +906,7 @@ export class JsonArraySplitter {
     this.heldRecords = null;
     if (this.rootIsEvent && !this.foundTarget) {
       if (this.rootStart !== -1) {
-        out.push(
-          this.rootOversize
-            ? { ...this.oneEvent(this.documentLine), oversize: this.base + end - this.rootStart }
-            : { ...this.oneEvent(this.documentLine), text: this.textFrom(this.rootStart, end) },
-        );
+        out.push(this.oneEvent(this.documentLine, this.rootStart, end, this.rootOversize));
         this.eventGiven = true;
       }
     } else if (this.contentEvent && !this.foundTarget) {
