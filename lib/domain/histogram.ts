@@ -233,9 +233,9 @@ export function chooseInterval(
  * off where the clocks change: by one or two in a range of a few hundred
  * buckets at most (two changes a year; a skipped day is rarer still). So
  * only a count within a few of the limit is checked by walking the buckets,
- * and that walk stops past the limit: bucketCount walked every bucket up to twice the maximum, 720 hours
- * for a month's histogram, ~5 ms of each zoned histogram request that
- * picked its own interval.
+ * and that walk stops past the limit: bucketCount walked every bucket up to
+ * twice the maximum, 720 hours for a month's histogram, ~5 ms of each
+ * zoned histogram request that picked its own interval.
  */
 function fitsIn(
   min: number,
@@ -249,11 +249,7 @@ function fitsIn(
   }
   const estimate = zonedEstimate(min, max, interval, zone);
   if (Math.abs(estimate - limit) > CLOCK_CHANGE_MARGIN) return estimate <= limit;
-  let count = 0;
-  for (let s = bucketStart(min, interval, zone); s <= max; s = nextBucketStart(s, interval, zone)) {
-    if (++count > limit) return false;
-  }
-  return true;
+  return bucketStarts(min, max, interval, zone, limit + 1).length <= limit;
 }
 
 /**
@@ -280,18 +276,24 @@ function zonedEstimate(
 const CLOCK_CHANGE_MARGIN = 3;
 
 /**
- * The bucket starts covering [min, max], oldest first. The first starts no
- * earlier than 0000-01-01: a week of early January 0000 began in year -1,
- * which the API's dates cannot write (nor a client read back).
+ * The bucket starts covering [min, max], oldest first, or the first `most`
+ * of them. The first starts no earlier than 0000-01-01: a week of early
+ * January 0000 began in year -1, which the API's dates cannot write (nor a
+ * client read back).
  */
 export function bucketStarts(
   min: number,
   max: number,
   interval: HistogramInterval,
   zone: string = UTC_ZONE,
+  most = Infinity,
 ): number[] {
   const starts: number[] = [];
-  for (let s = bucketStart(min, interval, zone); s <= max; s = nextBucketStart(s, interval, zone)) {
+  for (
+    let s = bucketStart(min, interval, zone);
+    s <= max && starts.length < most;
+    s = nextBucketStart(s, interval, zone)
+  ) {
     starts.push(Math.max(s, FIRST_INSTANT));
   }
   return starts;
