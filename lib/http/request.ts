@@ -138,9 +138,7 @@ export function isSameOriginRequest(
   ) {
     return false;
   }
-  if (config.PUBLIC_BASE_URL && originUrl.origin === new URL(config.PUBLIC_BASE_URL).origin) {
-    return true;
-  }
+  if (originUrl.origin === publicOrigin(config)) return true;
   return originUrl.host.toLowerCase() === requestHost(url, headers, config);
 }
 
@@ -167,9 +165,23 @@ function requestHost(url: string, headers: HeaderReader, config: OriginConfig): 
  * it is unset or plain http.
  */
 export function publicHttpsOrigin(config: OriginConfig = getConfig()): string | null {
-  if (!config.PUBLIC_BASE_URL || !/^https:/i.test(config.PUBLIC_BASE_URL)) return null;
-  return new URL(config.PUBLIC_BASE_URL).origin;
+  const origin = publicOrigin(config);
+  return origin?.startsWith('https:') ? origin : null;
 }
+
+/**
+ * PUBLIC_BASE_URL's origin, or null when it is unset. Parsed once per
+ * value: isSecureRequest asks for it on every API request (authenticate).
+ */
+function publicOrigin(config: OriginConfig): string | null {
+  const url = config.PUBLIC_BASE_URL;
+  if (!url) return null;
+  if (url !== parsedPublicUrl) [parsedPublicUrl, parsedPublicOrigin] = [url, new URL(url).origin];
+  return parsedPublicOrigin;
+}
+
+let parsedPublicUrl: string | undefined;
+let parsedPublicOrigin: string | null = null;
 
 /**
  * Where to send a browser whose sign-in would be lost: it posted from a
