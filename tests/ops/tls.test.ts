@@ -39,6 +39,32 @@ async function curl(url: string, ...extra: string[]): Promise<{ status: string; 
   return { body: stdout.slice(0, cut), status: stdout.slice(cut + 1) };
 }
 
+/** Signs the member key in over HTTPS with curl, as the dashboard's form script does: the answer's status line and headers. */
+async function signInOverHttps(): Promise<string> {
+  const { member } = server.keys;
+  const { stdout } = await run('curl', [
+    ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
+    ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
+    ...['--data', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
+    `${server.baseUrl}/api/session`,
+  ]);
+  return stdout;
+}
+
+/** The HTTP status of a curl request over HTTPS (`args`: its options and URL). */
+async function statusOf(...args: string[]): Promise<string> {
+  const { stdout } = await run('curl', [
+    '-s',
+    '-k',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code}',
+    ...args,
+  ]);
+  return stdout;
+}
+
 describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
   test('the server says it is ready on an https URL', () => {
     assert.match(server.baseUrl, /^https:\/\/127\.0\.0\.1:\d+$/);
@@ -64,13 +90,7 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
   });
 
   test("signing in over HTTPS sets a Secure __Host- cookie that opens the API (the dashboard's thread is reached over loopback HTTP)", async () => {
-    const { member } = server.keys;
-    const { stdout } = await run('curl', [
-      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
-      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
-      ...['--data', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
-      `${server.baseUrl}/api/session`,
-    ]);
+    const stdout = await signInOverHttps();
     assert.match(stdout, /^HTTP\/1\.1 200/, stdout);
     // __Host-: the browser takes it only Secure, for this host and Path=/, from this origin alone.
     const cookie = /^set-cookie: (__Host-org_events_session=.*)$/im.exec(stdout)?.[1];
@@ -78,76 +98,48 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     assert.match(cookie, /; Secure(;|$)/i);
     assert.doesNotMatch(cookie, /; Domain=/i);
     // The cookie opens the API over HTTPS.
-    const answer = await run('curl', [
-      ...['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}'],
-      ...['-H', `Cookie: ${cookie.split(';')[0]}`],
-      `${server.baseUrl}/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=1`,
-    ]);
-    assert.equal(answer.stdout, '200');
+    const events = `${server.baseUrl}/api/public/v1.0/orgs/${server.orgId}/events?itemsPerPage=1`;
+    assert.equal(await statusOf('-H', `Cookie: ${cookie.split(';')[0]}`, events), '200');
     // And the dashboard's page (read in Next's thread), where without it the page sends to sign-in.
-    const page = (cookieHeader: string[]) =>
-      run('curl', [
-        ...['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}', ...cookieHeader],
-        `${server.baseUrl}/orgs/${server.orgId}/events`,
-      ]);
-    assert.equal((await page(['-H', `Cookie: ${cookie.split(';')[0]}`])).stdout, '200');
-    assert.notEqual((await page([])).stdout, '200');
+    const page = `${server.baseUrl}/orgs/${server.orgId}/events`;
+    assert.equal(await statusOf('-H', `Cookie: ${cookie.split(';')[0]}`, page), '200');
+    assert.notEqual(await statusOf(page), '200');
   });
 
   test("the __Host- cookie beside the dashboard's zone cookie, as a browser sends them, opens a page and is what sign-out ends", async () => {
-    const { member } = server.keys;
-    const signedIn = await run('curl', [
-      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
-      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
-      ...['-d', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
-      `${server.baseUrl}/api/session`,
-    ]);
-    const session = /^set-cookie: (__Host-org_events_session=[^;]*)/im.exec(signedIn.stdout)?.[1];
-    assert.ok(session, signedIn.stdout);
+    const signedIn = await signInOverHttps();
+    const session = /^set-cookie: (__Host-org_events_session=[^;]*)/im.exec(signedIn)?.[1];
+    assert.ok(session, signedIn);
     // The dashboard sets org_events_tz once it has run: a browser sends both from then on.
     const both = `${session}; org_events_tz=UTC`;
-    const status = (...args: string[]) =>
-      run('curl', ['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}', ...args]).then(
-        (r) => r.stdout,
-      );
     const page = `${server.baseUrl}/orgs/${server.orgId}/events`;
     const events = `${server.apiUrl}/orgs/${server.orgId}/events?itemsPerPage=1`;
-    assert.equal(await status('-H', `Cookie: ${both}`, page), '200', 'the page');
+    assert.equal(await statusOf('-H', `Cookie: ${both}`, page), '200', 'the page');
     assert.equal(
-      await status('-X', 'DELETE', '-H', `Cookie: ${both}`, `${server.baseUrl}/api/session`),
+      await statusOf('-X', 'DELETE', '-H', `Cookie: ${both}`, `${server.baseUrl}/api/session`),
       '204',
     );
-    assert.equal(await status('-H', `Cookie: ${session}`, events), '401', 'signed out');
+    assert.equal(await statusOf('-H', `Cookie: ${session}`, events), '401', 'signed out');
   });
 
   test('over HTTPS a session cookie without the __Host- prefix (one a sibling subdomain or a plain-HTTP page can plant) opens neither the API, a page nor a saved view; sign-out still clears both names', async () => {
-    const { member } = server.keys;
-    const signedIn = await run('curl', [
-      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
-      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
-      ...['-d', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
-      `${server.baseUrl}/api/session`,
-    ]);
-    const value = /^set-cookie: __Host-org_events_session=([^;]*)/im.exec(signedIn.stdout)?.[1];
-    assert.ok(value, signedIn.stdout);
+    const signedIn = await signInOverHttps();
+    const value = /^set-cookie: __Host-org_events_session=([^;]*)/im.exec(signedIn)?.[1];
+    assert.ok(value, signedIn);
     // A live session's value, planted under the unprefixed name: what a
     // cookie-tossing attacker sends to sign a victim in as the attacker.
     const planted = `org_events_session=${value}`;
-    const status = (...args: string[]) =>
-      run('curl', ['-s', '-k', '-o', '/dev/null', '-w', '%{http_code}', ...args]).then(
-        (r) => r.stdout,
-      );
     const events = `${server.apiUrl}/orgs/${server.orgId}/events?itemsPerPage=1`;
     const page = `${server.baseUrl}/orgs/${server.orgId}/events`;
     const views = `${server.baseUrl}/api/orgs/${server.orgId}/views`;
-    assert.equal(await status('-H', `Cookie: __Host-${planted}`, events), '200', 'prefixed');
-    assert.equal(await status('-H', `Cookie: ${planted}`, events), '401', 'the API');
+    assert.equal(await statusOf('-H', `Cookie: __Host-${planted}`, events), '200', 'prefixed');
+    assert.equal(await statusOf('-H', `Cookie: ${planted}`, events), '401', 'the API');
     assert.equal(
-      await status('-H', `Cookie: ${planted}; org_events_tz=UTC`, page),
+      await statusOf('-H', `Cookie: ${planted}; org_events_tz=UTC`, page),
       '307',
       'a page',
     );
-    assert.equal(await status('-H', `Cookie: ${planted}`, views), '401', 'saved views');
+    assert.equal(await statusOf('-H', `Cookie: ${planted}`, views), '401', 'saved views');
     const out = await run('curl', [
       ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'DELETE'],
       ...['-H', `Cookie: ${planted}`, `${server.baseUrl}/api/session`],
@@ -160,15 +152,9 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
   });
 
   test("an event's page, read over HTTPS with no PUBLIC_BASE_URL, lists its related links as https (the page's in-process API call knows the connection is TLS)", async () => {
-    const { member } = server.keys;
-    const signedIn = await run('curl', [
-      ...['-s', '-k', '-D', '-', '-o', '/dev/null', '-X', 'POST'],
-      ...['-H', 'Content-Type: application/json', '-H', `Origin: ${server.baseUrl}`],
-      ...['-d', JSON.stringify({ publicKey: member.publicKey, privateKey: member.privateKey })],
-      `${server.baseUrl}/api/session`,
-    ]);
-    const session = /^set-cookie: (__Host-org_events_session=[^;]*)/im.exec(signedIn.stdout)?.[1];
-    assert.ok(session, signedIn.stdout);
+    const signedIn = await signInOverHttps();
+    const session = /^set-cookie: (__Host-org_events_session=[^;]*)/im.exec(signedIn)?.[1];
+    assert.ok(session, signedIn);
     const list = await curl(
       `${server.apiUrl}/orgs/${server.orgId}/events?itemsPerPage=1`,
       ...['-H', `Cookie: ${session}`],
