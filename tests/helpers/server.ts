@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -343,4 +343,23 @@ export async function statusWithin(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return status;
+}
+
+/**
+ * `npm start`'s server.ts run in the foreground to its exit, for a start
+ * that must fail: its status, stdout and stderr. `env` is its whole
+ * environment; past `timeout` it is killed (`killSignal`, SIGTERM unless
+ * given), so a server that starts regardless fails the test.
+ */
+export function runServerToExit(
+  env: NodeJS.ProcessEnv,
+  { timeout = 60_000, killSignal }: { timeout?: number; killSignal?: NodeJS.Signals } = {},
+) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout,
+    ...(killSignal ? { killSignal } : {}),
+  });
 }

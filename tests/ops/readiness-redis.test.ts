@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +7,12 @@ import { Redis } from 'ioredis';
 import { freePort } from '@/tests/helpers/free-port';
 import { DigestClient, send } from '@/tests/helpers/digest-client';
 import { startPrivateRedis, type PrivateRedis } from '@/tests/helpers/redis';
-import { ROOT, startTestServer, statusWithin, type TestServer } from '@/tests/helpers/server';
+import {
+  runServerToExit,
+  startTestServer,
+  statusWithin,
+  type TestServer,
+} from '@/tests/helpers/server';
 
 /**
  * /readyz follows Redis too when REDIS_URL is set: while it is away every
@@ -46,9 +50,9 @@ function startAgainst(redisUrl: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-redis-refused-'));
   try {
     const started = performance.now();
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      cwd: ROOT,
-      env: {
+    // A server that starts regardless would serve on: its start has failed the test.
+    const run = runServerToExit(
+      {
         ...process.env,
         NODE_ENV: 'test',
         SERVE: 'api',
@@ -57,11 +61,8 @@ function startAgainst(redisUrl: string) {
         DATABASE_URL: `file:${path.join(dir, 'refused.db')}`,
         REDIS_URL: redisUrl,
       },
-      encoding: 'utf8',
-      // A server that starts regardless would serve on: its start has failed the test.
-      timeout: 30_000,
-      killSignal: 'SIGKILL',
-    });
+      { timeout: 30_000, killSignal: 'SIGKILL' },
+    );
     return { ...run, seconds: (performance.now() - started) / 1000 };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +8,7 @@ import { computeHa1 } from '@/lib/auth/api-keys';
 import { setConfigForTesting } from '@/lib/config';
 import { cliWith } from '@/tests/cli/run-cli';
 import { DigestClient } from '@/tests/helpers/digest-client';
-import { ROOT, startTestServer, type TestServer } from '@/tests/helpers/server';
+import { runServerToExit, startTestServer, type TestServer } from '@/tests/helpers/server';
 import { openStore } from '@/lib/store';
 
 /**
@@ -49,12 +48,7 @@ function startServerOn(database: string) {
   const { NODE_ENV: _nodeEnv, ...inheritedEnv } = process.env;
   const env: NodeJS.ProcessEnv = { ...inheritedEnv } as NodeJS.ProcessEnv;
   Object.assign(env, { SERVE: 'api', PORT: '0', REDIS_URL: '', DATABASE_URL: `file:${database}` });
-  return spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  return runServerToExit(env);
 }
 
 test('without ORG_EVENTS_SECRET, a copy of the SQLite database file alone grants nothing, and the server on the original serves', async () => {

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cliWith } from '@/tests/cli/run-cli';
-import { ROOT } from '@/tests/helpers/server';
+import { runServerToExit } from '@/tests/helpers/server';
 
 /** The server refuses a PORT it would misread, before it listens anywhere. */
 test('PORT other than plain digits 0-65535 is refused at start, not read as another port', () => {
   // parseInt read 1e3 as 1, 3e3 as 3 and 3302abc as 3302; Number read 0x10 as 16.
   for (const port of ['1e3', '3e3', '0x10', '3302abc', '3302.9', '-1', '65536']) {
-    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: port, NODE_ENV: 'test' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const started = runServerToExit({ ...process.env, PORT: port, NODE_ENV: 'test' });
     assert.equal(started.status, 1, `PORT=${port}: ${started.stdout}${started.stderr}`);
     assert.match(
       started.stdout + started.stderr,
@@ -59,12 +53,7 @@ test('a server whose ORG_EVENTS_SECRET opens none of the sealed keys refuses to 
       env.REDIS_URL = '';
       if (secret) env.ORG_EVENTS_SECRET = secret;
       else delete env.ORG_EVENTS_SECRET;
-      const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-        cwd: ROOT,
-        env,
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const started = runServerToExit(env);
       assert.equal(started.status, 1, `${secret}: ${started.stdout}${started.stderr}`);
       assert.match(started.stderr, reason);
       assert.doesNotMatch(started.stdout, /ready on/);
@@ -81,11 +70,12 @@ test('a server whose ORG_EVENTS_SECRET opens none of the sealed keys refuses to 
  */
 test('PUBLIC_BASE_URL other than an http(s) URL without query or fragment is refused at start', () => {
   for (const base of ['events.example.com:443', 'localhost:3000', 'https://e.example.com?x=1']) {
-    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PUBLIC_BASE_URL: base, NODE_ENV: 'test', SERVE: 'api', PORT: '0' },
-      encoding: 'utf8',
-      timeout: 60_000,
+    const started = runServerToExit({
+      ...process.env,
+      PUBLIC_BASE_URL: base,
+      NODE_ENV: 'test',
+      SERVE: 'api',
+      PORT: '0',
     });
     assert.equal(started.status, 1, `PUBLIC_BASE_URL=${base}: ${started.stdout}${started.stderr}`);
     assert.match(started.stderr, /PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL/);
@@ -101,20 +91,15 @@ test('PUBLIC_BASE_URL other than an http(s) URL without query or fragment is ref
 test('a HOSTNAME the server cannot listen on ends the start naming HOSTNAME and PORT', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-listen-'));
   try {
-    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        // TEST-NET-1 (RFC 5737): never this machine's.
-        HOSTNAME: '192.0.2.1',
-        NODE_ENV: 'test',
-        SERVE: 'api',
-        PORT: '0',
-        DATABASE_URL: `file:${path.join(dir, 'listen.db')}`,
-        REDIS_URL: '',
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
+    const started = runServerToExit({
+      ...process.env,
+      // TEST-NET-1 (RFC 5737): never this machine's.
+      HOSTNAME: '192.0.2.1',
+      NODE_ENV: 'test',
+      SERVE: 'api',
+      PORT: '0',
+      DATABASE_URL: `file:${path.join(dir, 'listen.db')}`,
+      REDIS_URL: '',
     });
     assert.equal(started.status, 1, `${started.stdout}${started.stderr}`);
     const failure = started.stderr.trim().split('\n').at(-1)!;
@@ -158,9 +143,8 @@ test('a DATABASE_URL or REDIS_URL its client cannot read ends the start at once,
         /Invalid configuration: REDIS_URL: .*its path must be a database number/,
       ],
     ] as const) {
-      const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-        cwd: ROOT,
-        env: {
+      const started = runServerToExit(
+        {
           ...process.env,
           NODE_ENV: 'test',
           SERVE: 'api',
@@ -169,9 +153,8 @@ test('a DATABASE_URL or REDIS_URL its client cannot read ends the start at once,
           DATABASE_WAIT_SECONDS: '30',
           ...env,
         },
-        encoding: 'utf8',
-        timeout: 25_000,
-      });
+        { timeout: 25_000 },
+      );
       const output = `${started.stdout}${started.stderr}`;
       assert.equal(started.status, 1, `${JSON.stringify(env)}: ${output}`);
       assert.match(started.stderr, reason);

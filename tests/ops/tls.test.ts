@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { ROOT, startTestServer, type TestServer } from '@/tests/helpers/server';
+import { runServerToExit, startTestServer, type TestServer } from '@/tests/helpers/server';
 
 /**
  * TLS_CERT_FILE and TLS_KEY_FILE: server.ts listens with HTTPS itself, and
@@ -235,23 +235,18 @@ test('a TLS file that is missing, of the wrong kind or not the pair ends the sta
     [cert, cert, `TLS_KEY_FILE ${cert} is not a PEM private key`],
     [cert, path.join(other, 'key.pem'), 'TLS_CERT_FILE and TLS_KEY_FILE are not a certificate'],
   ] as const) {
-    const started = spawnSync(process.execPath, ['--import', 'tsx', 'server.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        SERVE: 'api',
-        PORT: '0',
-        // A database that never answers: the files are checked before it is
-        // waited for (else the start ended on the wait, not naming them).
-        DATABASE_URL: 'postgres://127.0.0.1:1/none',
-        DATABASE_WAIT_SECONDS: '3',
-        REDIS_URL: '',
-        TLS_CERT_FILE: certFile,
-        TLS_KEY_FILE: keyFile,
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
+    const started = runServerToExit({
+      ...process.env,
+      NODE_ENV: 'test',
+      SERVE: 'api',
+      PORT: '0',
+      // A database that never answers: the files are checked before it is
+      // waited for (else the start ended on the wait, not naming them).
+      DATABASE_URL: 'postgres://127.0.0.1:1/none',
+      DATABASE_WAIT_SECONDS: '3',
+      REDIS_URL: '',
+      TLS_CERT_FILE: certFile,
+      TLS_KEY_FILE: keyFile,
     });
     assert.equal(started.status, 1, `${certFile} ${keyFile}: ${started.stdout}${started.stderr}`);
     const failure = started.stderr.trim().split('\n').at(-1)!;
