@@ -98,7 +98,7 @@ type Token = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
 function unexpectedArgument(tokens: Token[], allowed: number): string {
   const at = tokens.filter((token) => token.kind === 'positional')[allowed]!;
   // An optional part of a usage line pasted with its brackets ('[--since
-  // DATE]', as the README's examples write them): no key opens with '[-',
+  // DATE]', as docs/cli.md's usage lines write them): no key opens with '[-',
   // and after --public-key it read as a pasted key.
   if (at.value.startsWith('[-')) {
     return `Unexpected argument '${at.value}': square brackets in a usage line mark an optional part; type it without them, or leave it out`;
