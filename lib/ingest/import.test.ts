@@ -663,9 +663,9 @@ describe('import', () => {
   const TIMEOUT =
     '{"detail":"Unable to calculate the total number of results. Retry with includeCount=false.","error":500,"errorCode":"TIMEOUT_WHILE_PAGING","parameters":[],"reason":"Internal Server Error"}';
 
-  test("a file holding the API's error answer instead of a page is refused as such, not as a document without results", async () => {
-    const only = write('unauthorized.json', UNAUTHORIZED);
-    await assert.rejects(importEvents(store, only, { orgId: ORG }), (error: unknown) => {
+  /** Imports `file`, which must be refused as one error answer of the API. */
+  const refusedAsErrorAnswer = (file: string) =>
+    assert.rejects(importEvents(store, file, { orgId: ORG }), (error: unknown) => {
       assert.ok(error instanceof ImportFatalError);
       assert.equal(
         error.message,
@@ -673,15 +673,10 @@ describe('import', () => {
       );
       return true;
     });
-    // Alone on one line, as `curl` saves it: refused alike.
-    await assert.rejects(importEvents(store, write('timeout.json', TIMEOUT), { orgId: ORG }), {
-      message:
-        'The JSON document is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again',
-    });
-    // Appended after a page (`curl >> FILE`): the page before it is read.
-    const page = JSON.stringify({ results: events.slice(0, 3) }, null, 2);
-    const appended = write('page-then-401.json', `${page}\n${UNAUTHORIZED}`);
-    await assert.rejects(importEvents(store, appended, { orgId: ORG }), (error: unknown) => {
+
+  /** Imports `file`, a page of 3 events with an error answer appended (`curl >> FILE`): the page before it is read. */
+  const refusedAfterItsPage = (file: string) =>
+    assert.rejects(importEvents(store, file, { orgId: ORG }), (error: unknown) => {
       assert.ok(error instanceof ImportFatalError);
       assert.match(
         error.message,
@@ -690,11 +685,9 @@ describe('import', () => {
       assert.equal(error.partial?.read, 3);
       return true;
     });
-  });
 
-  test("an NDJSON line holding the API's error answer is reported as such, with its status and code, and the pages around it are imported", async () => {
-    const page = (from: number) => JSON.stringify({ results: events.slice(from, from + 3) });
-    const file = write('pages-and-error.ndjson', `${page(0)}\n${TIMEOUT}\n${page(3)}\n`);
+  /** Imports `file`, NDJSON of a page of 3 events, TIMEOUT's answer and another page: the pages go in, the answer is line 2's invalid record. */
+  const importsAroundTimeoutLine = async (file: string) => {
     const report = await importEvents(store, file, { orgId: ORG });
     assert.equal(report.inserted, 6);
     assert.deepEqual(
@@ -705,57 +698,39 @@ describe('import', () => {
           'An error answer of the API, not an event: 500 TIMEOUT_WHILE_PAGING "Unable to calculate the total number of results. Retry with includeCount=false." (the request that saved it failed; ask for that page again)',
         ],
       ],
+    );
+  };
+
+  test("a file holding the API's error answer instead of a page is refused as such, not as a document without results", async () => {
+    await refusedAsErrorAnswer(write('unauthorized.json', UNAUTHORIZED));
+    // Alone on one line, as `curl` saves it: refused alike.
+    await refusedAsErrorAnswer(write('timeout.json', TIMEOUT));
+    const page = JSON.stringify({ results: events.slice(0, 3) }, null, 2);
+    await refusedAfterItsPage(write('page-then-401.json', `${page}\n${UNAUTHORIZED}`));
+  });
+
+  test("an NDJSON line holding the API's error answer is reported as such, with its status and code, and the pages around it are imported", async () => {
+    const page = (from: number) => JSON.stringify({ results: events.slice(from, from + 3) });
+    await importsAroundTimeoutLine(
+      write('pages-and-error.ndjson', `${page(0)}\n${TIMEOUT}\n${page(3)}\n`),
     );
   });
 
   test("the API's error answer with envelope=true ({status, content: {error, errorCode}}) is named an error answer as a file and as an NDJSON line, as the answer without it is", async () => {
     const enveloped = (body: string) =>
       `{"status":${(JSON.parse(body) as { error: number }).error},"content":${body}}`;
-    const message =
-      'The JSON document is an error answer of the API ("error" and "errorCode"), not a list of events: the request that saved it failed (a wrong key, a timeout); ask for it again';
     const pretty = JSON.stringify(JSON.parse(enveloped(UNAUTHORIZED)), null, 2);
-    await assert.rejects(importEvents(store, write('401-envelope.json', pretty), { orgId: ORG }), {
-      message,
-    });
+    await refusedAsErrorAnswer(write('401-envelope.json', pretty));
     // Alone on one line, as `curl` saves it.
-    await assert.rejects(
-      importEvents(store, write('timeout-envelope.json', enveloped(TIMEOUT)), { orgId: ORG }),
-      { message },
-    );
-    // Appended after a page (`curl >> FILE`): the page before it is read.
+    await refusedAsErrorAnswer(write('timeout-envelope.json', enveloped(TIMEOUT)));
     const page = JSON.stringify({ status: 200, content: { results: events.slice(0, 3) } }, null, 2);
-    await assert.rejects(
-      importEvents(store, write('page-then-401-envelope.json', `${page}\n${pretty}`), {
-        orgId: ORG,
-      }),
-      (error: unknown) => {
-        assert.ok(error instanceof ImportFatalError);
-        assert.match(
-          error.message,
-          /^The JSON document starting on line \d+ is an error answer of the API \("error" and "errorCode"\)/,
-        );
-        assert.equal(error.partial?.read, 3);
-        return true;
-      },
-    );
+    await refusedAfterItsPage(write('page-then-401-envelope.json', `${page}\n${pretty}`));
     // One line among pages: an invalid record naming its status, code and detail.
     await freshStore();
     const line = (from: number) =>
       JSON.stringify({ status: 200, content: { results: events.slice(from, from + 3) } });
-    const file = write(
-      'pages-and-error-envelope.ndjson',
-      `${line(0)}\n${enveloped(TIMEOUT)}\n${line(3)}\n`,
-    );
-    const report = await importEvents(store, file, { orgId: ORG });
-    assert.equal(report.inserted, 6);
-    assert.deepEqual(
-      report.issues.map((issue) => [issue.location, issue.message]),
-      [
-        [
-          'line 2',
-          'An error answer of the API, not an event: 500 TIMEOUT_WHILE_PAGING "Unable to calculate the total number of results. Retry with includeCount=false." (the request that saved it failed; ask for that page again)',
-        ],
-      ],
+    await importsAroundTimeoutLine(
+      write('pages-and-error-envelope.ndjson', `${line(0)}\n${enveloped(TIMEOUT)}\n${line(3)}\n`),
     );
   });
 
@@ -1314,6 +1289,35 @@ describe('import', () => {
     }
   });
 
+  /**
+   * Imports each case's text into a fresh store: it must be refused as not
+   * valid JSON with the case's message, and store nothing.
+   */
+  async function refusedAsInvalidJson(cases: [string, string, string][]): Promise<void> {
+    for (const [name, text, message] of cases) {
+      await freshStore();
+      await assert.rejects(
+        importEvents(store, write(name, text), { orgId: ORG }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError, name);
+          assert.equal(error.message, `The file is not valid JSON: ${message}`, name);
+          return true;
+        },
+      );
+      assert.equal(await store.countEvents({ orgId: ORG }), 0, name);
+    }
+  }
+
+  /** Imports `text` as the file `name`, gathering the location of every issue reported. */
+  async function importLocatingIssues(name: string, text: string) {
+    const issues: string[] = [];
+    const report = await importEvents(store, write(name, text), {
+      orgId: ORG,
+      onIssue: (issue) => issues.push(issue.location),
+    });
+    return { report, issues };
+  }
+
   test('an array of bare values or a one-line envelope with a comma missing between its records is refused naming its line and column, not read as one invalid record', async () => {
     const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
     const cases: [string, string, string][] = [
@@ -1336,22 +1340,13 @@ describe('import', () => {
         `found '{' (a missing comma) (line 1, column ${a.length + 38})`,
       ],
     ];
-    for (const [name, text, message] of cases) {
-      await freshStore();
-      await assert.rejects(
-        importEvents(store, write(name, text), { orgId: ORG }),
-        (error: unknown) => {
-          assert.ok(error instanceof ImportFatalError, name);
-          assert.equal(
-            error.message,
-            `The file is not valid JSON: Expected ',' or ']' after an element, ${message}`,
-            name,
-          );
-          return true;
-        },
-      );
-      assert.equal(await store.countEvents({ orgId: ORG }), 0, name);
-    }
+    await refusedAsInvalidJson(
+      cases.map(([name, text, message]) => [
+        name,
+        text,
+        `Expected ',' or ']' after an element, ${message}`,
+      ]),
+    );
   });
 
   test('a one-line list envelope whose comma or colon is missing before its records array is refused naming its line and column, not read as one invalid record', async () => {
@@ -1373,28 +1368,13 @@ describe('import', () => {
         `Expected ',' or '}' after a member, found '"' (a missing comma) (line 1, column 15)`,
       ],
     ];
-    for (const [name, text, message] of cases) {
-      await freshStore();
-      await assert.rejects(
-        importEvents(store, write(name, text), { orgId: ORG }),
-        (error: unknown) => {
-          assert.ok(error instanceof ImportFatalError, name);
-          assert.equal(error.message, `The file is not valid JSON: ${message}`, name);
-          return true;
-        },
-      );
-      assert.equal(await store.countEvents({ orgId: ORG }), 0, name);
-    }
+    await refusedAsInvalidJson(cases);
     // One event on one line with a comma missing is still NDJSON of one
     // invalid record (jq -c . of an event, then edited), its own field
     // named results notwithstanding.
     await freshStore();
-    const issues: string[] = [];
     const event = `{"id":"${events[0]!.id}" "results":[],${a.slice(1).replace(/"id":"[^"]*",/, '')}`;
-    const report = await importEvents(store, write('event.ndjson', event), {
-      orgId: ORG,
-      onIssue: (issue) => issues.push(issue.location),
-    });
+    const { report, issues } = await importLocatingIssues('event.ndjson', event);
     assert.deepEqual(
       [report.format, report.read, report.invalid, ...issues],
       ['ndjson', 1, 1, 'line 1'],
@@ -1404,11 +1384,7 @@ describe('import', () => {
   test('NDJSON whose first two lines are records with a comma too many or too few is still NDJSON: each is one invalid record, the rest import', async () => {
     const [a, b, c] = events.slice(0, 3).map((event) => JSON.stringify(event));
     const text = `${a!.replace(',', ',,')}\n${b!.replace(',', ' ')}\n${c}\n`;
-    const issues: string[] = [];
-    const report = await importEvents(store, write('broken-first.ndjson', text), {
-      orgId: ORG,
-      onIssue: (issue) => issues.push(issue.location),
-    });
+    const { report, issues } = await importLocatingIssues('broken-first.ndjson', text);
     assert.deepEqual(
       [report.format, report.read, report.inserted, report.invalid, ...issues],
       ['ndjson', 3, 1, 2, 'line 1', 'line 2'],
@@ -1422,11 +1398,7 @@ describe('import', () => {
     const [a, b, c] = events.slice(0, 3).map((event) => JSON.stringify(event));
     const stray = (line: string) => line.replace('"eventTypeName"', '"event"TypeName"');
     const text = `${stray(a!)}\n${stray(b!)}\n${c}\n`;
-    const issues: string[] = [];
-    const report = await importEvents(store, write('stray-quote.ndjson', text), {
-      orgId: ORG,
-      onIssue: (issue) => issues.push(issue.location),
-    });
+    const { report, issues } = await importLocatingIssues('stray-quote.ndjson', text);
     assert.deepEqual(
       [report.format, report.read, report.inserted, report.invalid, ...issues],
       ['ndjson', 3, 1, 2, 'line 1', 'line 2'],

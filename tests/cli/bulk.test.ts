@@ -154,14 +154,21 @@ describe('CLI: seed and import', () => {
     assert.deepEqual((JSON.parse(listed.stdout) as { runs: Json[] }).runs, []);
   });
 
-  test('an import stopped with SIGINT keeps its committed batches, records the run as interrupted, prints its summary and exits 130; run again, it skips them', async () => {
-    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
-    const { db, text } = orgAndEvents('stopped', org, 300);
-    const lines = text.split('\n');
-    // Its input stays open: the import cannot end by itself, only by the signal.
+  /**
+   * Runs `import --org org - --batch-size 100` (and `options`) with `input` on
+   * its stdin, and sends it SIGINT once the org holds `stored` events. Its
+   * input stays open: the import cannot end by itself, only by the signal.
+   */
+  async function importStoppedOnceStored(
+    db: string,
+    org: string,
+    input: string | Buffer,
+    stored: number,
+    ...options: string[]
+  ) {
     const child = spawn(
       process.execPath,
-      [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', '--database', db],
+      [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', ...options, '--database', db],
       { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -169,11 +176,11 @@ describe('CLI: seed and import', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.stdin.write(`${lines.slice(0, 250).join('\n')}\n`);
+    child.stdin.write(input);
     const store = await openStore(db);
     try {
       const deadline = Date.now() + 60_000;
-      while ((await store.countEvents({ orgId: org })) < 200) {
+      while ((await store.countEvents({ orgId: org })) < stored) {
         assert.ok(Date.now() < deadline, `two batches were not committed: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -183,6 +190,19 @@ describe('CLI: seed and import', () => {
     child.kill('SIGINT');
     const code = await exited;
     child.stdin.destroy();
+    return { code, stdout, stderr };
+  }
+
+  test('an import stopped with SIGINT keeps its committed batches, records the run as interrupted, prints its summary and exits 130; run again, it skips them', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0a';
+    const { db, text } = orgAndEvents('stopped', org, 300);
+    const lines = text.split('\n');
+    const { code, stdout, stderr } = await importStoppedOnceStored(
+      db,
+      org,
+      `${lines.slice(0, 250).join('\n')}\n`,
+      200,
+    );
     assert.equal(code, 130, stderr);
     assert.match(stderr, /Stopping after the batches being written/);
     assert.match(
@@ -214,16 +234,6 @@ describe('CLI: seed and import', () => {
     const lines = text.split('\n');
     /** Imports 250 lines flushed through gzip, the archive left open, and stops it with SIGINT once two batches are in. */
     const stoppedImport = async (from: number, ...options: string[]) => {
-      const child = spawn(
-        process.execPath,
-        [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', ...options, '--database', db],
-        { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       const head = `${lines.slice(from, from + 250).join('\n')}\n`;
       const archive = await new Promise<Buffer>((resolve) => {
         const gzip = zlib.createGzip();
@@ -232,20 +242,13 @@ describe('CLI: seed and import', () => {
         gzip.write(head);
         gzip.flush(zlib.constants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(parts)));
       });
-      child.stdin.write(archive);
-      const store = await openStore(db);
-      try {
-        const deadline = Date.now() + 60_000;
-        while ((await store.countEvents({ orgId: org })) < from + 200) {
-          assert.ok(Date.now() < deadline, `two batches were not committed: ${stderr}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      } finally {
-        await store.close();
-      }
-      child.kill('SIGINT');
-      const code = await exited;
-      child.stdin.destroy();
+      const { code, stdout, stderr } = await importStoppedOnceStored(
+        db,
+        org,
+        archive,
+        from + 200,
+        ...options,
+      );
       assert.equal(code, 130, stderr);
       const twoBatches = Buffer.byteLength(`${lines.slice(from, from + 200).join('\n')}\n`);
       return { stdout, archive, twoBatches, all: Buffer.byteLength(head) };
