@@ -57,6 +57,13 @@ const result = spawnSync(
     '--test',
     '--test-concurrency=4',
     `--test-timeout=${FILE_TIMEOUT_MS}`,
+    // Naming a reporter replaces the default one, so it is named too (Node
+    // 20's: spec on a terminal, else tap); the hung-test reporter names the
+    // tests still running in a file that timed out, which the other cannot.
+    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${fileURLToPath(new URL('./hung-test-reporter.mjs', import.meta.url))}`,
+    '--test-reporter-destination=stderr',
     ...files,
   ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
