@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import { ApiError } from '@/lib/domain/errors';
 import { FACET_FIELDS, inCidr, parseCidr, parseIp } from '@/lib/domain/filters';
 import {
-  bucketCount,
   bucketStart,
   bucketStarts,
   bucketStartsWithin,
@@ -171,12 +170,11 @@ describe('CIDR and buckets', () => {
     // 2011-09-22 00:00 to 2011-12-31 23:00 on Apia's clock, which went from 29 December to 31.
     const [min, max] = [Date.parse('2011-09-22T11:00:00Z'), Date.parse('2011-12-31T09:00:00Z')];
     assert.equal(bucketStarts(min, max, 'day', 'Pacific/Apia').length, 100);
-    assert.equal(bucketCount(min, max, 'day', 'Pacific/Apia'), 100);
     assert.equal(chooseInterval(min, max, 100, 'Pacific/Apia'), 'day');
     assert.equal(chooseInterval(min, max, 99, 'Pacific/Apia'), 'week');
     // Weeks and months keep every one of theirs (none is all skipped).
-    assert.equal(bucketCount(min, max, 'week', 'Pacific/Apia'), 15);
-    assert.equal(bucketCount(min, max, 'month', 'Pacific/Apia'), 4);
+    assert.equal(bucketStarts(min, max, 'week', 'Pacific/Apia').length, 15);
+    assert.equal(bucketStarts(min, max, 'month', 'Pacific/Apia').length, 4);
   });
 
   test("an hour the clocks pass twice is a bucket of its own when the interval is picked: New York's 60 clock hours over 2026-11-01 are 61 buckets, more than 60", () => {
@@ -202,6 +200,5 @@ describe('CIDR and buckets', () => {
     assert.deepEqual(bucketStartsWithin(min, max, 'minute', 'Pacific/Apia', 500), {
       starts: bucketStarts(min, max, 'minute', 'Pacific/Apia'),
     });
-    assert.equal(bucketCount(min, max, 'minute', 'Pacific/Apia'), 90);
   });
 });

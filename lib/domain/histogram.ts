@@ -8,7 +8,7 @@ import {
   wallTimeInstant,
 } from './dates';
 import type { HistogramInterval } from './filters';
-import { HISTOGRAM_INTERVALS, MAX_HISTOGRAM_BUCKETS } from './filters';
+import { HISTOGRAM_INTERVALS } from './filters';
 
 /**
  * Histogram buckets aligned to UTC boundaries: minutes, hours, days, weeks
@@ -178,24 +178,12 @@ export function nextBucketStart(
   return wallTimeInstant(utcNextBucketStart(wall, interval), zone);
 }
 
-/** How many buckets of `interval` cover [min, max]. */
-export function bucketCount(
-  min: number,
-  max: number,
-  interval: HistogramInterval,
-  zone: string = UTC_ZONE,
-): number {
-  if (onCalendar(interval, zone) || onClock(interval, zone)) {
-    // Estimated (zonedEstimate), but a change of the clocks adds or removes
-    // buckets (an hour passed twice or skipped, a day skipped: Apia's
-    // 2011-12-30): exact by walking them where that is few enough to
-    // be served (a change moves the count by one or two, never from over
-    // twice the maximum to within it), as bucketStartsWithin does.
-    const estimate = zonedEstimate(min, max, interval, zone);
-    return estimate > 2 * MAX_HISTOGRAM_BUCKETS
-      ? estimate
-      : bucketStarts(min, max, interval, zone).length;
-  }
+/**
+ * How many UTC buckets of `interval` cover [min, max]. A zone's are counted
+ * by fitsIn and bucketStartsWithin, from zonedEstimate (which counts a wall
+ * clock's dates with this) and, near the limit, a walk of bucketStarts.
+ */
+function bucketCount(min: number, max: number, interval: HistogramInterval): number {
   const [a, b] = [new Date(min), new Date(max)];
   const step = YEARS[interval];
   if (step !== undefined) {
@@ -233,9 +221,9 @@ export function chooseInterval(
  * off where the clocks change: by one or two in a range of a few hundred
  * buckets at most (two changes a year; a skipped day is rarer still). So
  * only a count within a few of the limit is checked by walking the buckets,
- * and that walk stops past the limit: bucketCount walked every bucket up to
- * twice the maximum, 720 hours for a month's histogram, ~5 ms of each
- * zoned histogram request that picked its own interval.
+ * and that walk stops past the limit: walking every bucket up to twice the
+ * maximum, as bucketCount once did, took 720 hours for a month's histogram,
+ * ~5 ms of each zoned histogram request that picked its own interval.
  */
 function fitsIn(
   min: number,
