@@ -161,11 +161,28 @@ describe('lib/http/request', () => {
     const https = { TRUST_PROXY: false, PUBLIC_BASE_URL: 'https://events.example.com/base' };
     const url = 'http://10.1.2.3:3000/api/session';
     const from = (origin: string) => headers({ origin, host: '10.1.2.3:3000' });
-    for (const origin of ['http://10.1.2.3:3000', 'http://events.example.com', 'http://a.test.']) {
+    for (const origin of [
+      'http://10.1.2.3:3000',
+      'http://events.example.com',
+      'http://events.example.com:8080',
+      'http://EVENTS.example.com.',
+    ]) {
       assert.equal(
         httpsOriginForSignIn(url, from(origin), true, https),
         'https://events.example.com',
+        origin,
       );
+    }
+    // Another site's plain-http page is cross-site, whatever PUBLIC_BASE_URL says:
+    // not told to open this service over https.
+    for (const origin of [
+      'http://a.test.',
+      'http://attacker.example',
+      'http://10.1.2.3:3001',
+      'http://example.com',
+      'http://events.example.com.attacker.example',
+    ]) {
+      assert.equal(httpsOriginForSignIn(url, from(origin), true, https), null, origin);
     }
     // Without an https PUBLIC_BASE_URL (TLS or a trusted proxy made it Secure): the same host.
     assert.equal(

@@ -115,8 +115,8 @@ function arrivedOverHttps(
  * the request came over HTTPS (arrivedOverHttps); when only an https
  * PUBLIC_BASE_URL says so, on loopback hosts it is kept (a browser keeps
  * Secure cookies on a plain-http localhost, and no one else can serve it).
- * A sign-in from such a page off loopback is refused HTTPS_REQUIRED first
- * (httpsOriginForSignIn), which says what to do.
+ * A sign-in from such a page of this host off loopback is refused
+ * HTTPS_REQUIRED instead (httpsOriginForSignIn), which says what to do.
  */
 export function isSameOriginRequest(
   url: string,
@@ -185,13 +185,15 @@ let parsedPublicOrigin: string | null = null;
 
 /**
  * Where to send a browser whose sign-in would be lost: it posted from a
- * plain-http page (its Origin says so; the hop to us cannot, which is plain
- * HTTP behind a TLS proxy too) on a host other than loopback, while the
+ * plain-http page of this host (its Origin says so; the hop to us cannot,
+ * which is plain HTTP behind a TLS proxy too) other than loopback, while the
  * session cookie is Secure (`secure`, isSecureRequest's answer), which such
  * a browser drops: it was signed in and landed back at sign-in with no word
  * why. PUBLIC_BASE_URL's origin when https, else the same host over https
  * (its http port says nothing of the https one). Null when the browser keeps
- * the cookie, or sent no Origin (not a browser).
+ * the cookie, sent no Origin (not a browser), or the page is another site's:
+ * that one is refused as cross-site (isSameOriginRequest), not told to open
+ * this service over https.
  */
 export function httpsOriginForSignIn(
   url: string,
@@ -208,14 +210,18 @@ export function httpsOriginForSignIn(
   }
   if (origin.protocol !== 'http:' || keepsSecureCookiesOverHttp(origin.hostname)) return null;
   const configured = publicHttpsOrigin(config);
-  if (configured) return configured;
-  // This host, never the Origin's: another site's page posting here is
-  // refused as cross-site (isSameOriginRequest), not told to go to its own
-  // host over https.
-  const host = requestHost(url, headers, config);
-  return host !== undefined && host === origin.host.toLowerCase()
-    ? `https://${origin.hostname}`
-    : null;
+  // This host: the one the request names, or PUBLIC_BASE_URL's on any port
+  // (a page opened past the proxy, whose Host it may rewrite).
+  const thisHost =
+    origin.host === requestHost(url, headers, config) ||
+    (configured !== null && withoutRootDot(origin.hostname) === new URL(configured).hostname);
+  if (!thisHost) return null;
+  return configured ?? `https://${origin.hostname}`;
+}
+
+/** A hostname without the DNS root's trailing dot, which names the same host. */
+function withoutRootDot(hostname: string): string {
+  return hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
 }
 
 /** Where a sign-in may send the browser next: only a path on this site. */

@@ -102,16 +102,24 @@ describe('dashboard session (POST/DELETE /api/session) and pages', () => {
     }
   });
 
-  it('refuses a cross-site post', async () => {
-    const response = await post(
-      JSON.stringify({
-        publicKey: server.keys.member.publicKey,
-        privateKey: server.keys.member.privateKey,
-      }),
-      { Origin: 'https://attacker.example' },
-    );
-    assert.equal(response.status, 403);
-    assert.equal(response.headers.getSetCookie().length, 0);
+  it('refuses a cross-site post 403 CROSS_SITE_REQUEST, whatever its Content-Type, the media type checked after', async () => {
+    const credentials = JSON.stringify({
+      publicKey: server.keys.member.publicKey,
+      privateKey: server.keys.member.privateKey,
+    });
+    for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
+      const response = await post(credentials, {
+        Origin: 'https://attacker.example',
+        'Content-Type': type,
+      });
+      assert.equal(response.status, 403, type);
+      assert.equal(
+        ((await response.json()) as { errorCode: string }).errorCode,
+        'CROSS_SITE_REQUEST',
+        type,
+      );
+      assert.equal(response.headers.getSetCookie().length, 0, type);
+    }
   });
 
   it('works as a plain form post without JavaScript, and only redirects on-site', async () => {
@@ -490,10 +498,9 @@ describe('a sign-in from a plain-http page while the session cookie is Secure', 
   });
   after(() => server.stop());
 
-  const post = (origin: string, body: string, contentType: string) =>
+  const post = (origin: string, body: string, contentType: string, host = new URL(origin).host) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
       (resolve, reject) => {
-        const host = new URL(origin).host;
         const request = http.request(
           `${server.baseUrl}/api/session`,
           {
@@ -541,6 +548,33 @@ describe('a sign-in from a plain-http page while the session cookie is Secure', 
     assert.equal(page.status, 200);
     assert.match(html, /data-testid="https-required"/);
     assert.match(html, /href="https:\/\/events\.example\.com\/sign-in\?next=%2Forgs%3Fx%3D1"/);
+  });
+
+  it("another site's plain-http page is refused 403 CROSS_SITE_REQUEST, not told to open this service's https origin, before its media type is looked at", async () => {
+    const credentials = JSON.stringify({ ...server.keys.member, next: '/orgs' });
+    const form = new URLSearchParams({ ...server.keys.member, next: '/orgs' }).toString();
+    for (const [origin, body, type] of [
+      ['http://attacker.example', credentials, 'application/json'],
+      ['http://attacker.example', form, 'application/x-www-form-urlencoded'],
+      ['http://attacker.example', credentials, 'text/plain'],
+      ['http://events.example.com.attacker.example', credentials, 'application/json'],
+    ] as const) {
+      const refused = await post(origin, body, type, 'events.example.com');
+      assert.equal(refused.status, 403, `${origin} ${type}: ${refused.body}`);
+      assert.equal(refused.headers['set-cookie'], undefined);
+      const answer = JSON.parse(refused.body) as { errorCode: string };
+      assert.equal(answer.errorCode, 'CROSS_SITE_REQUEST', `${origin} ${type}`);
+    }
+  });
+
+  it('a text/plain post from this host over plain http is told HTTPS_REQUIRED (the media type is checked after)', async () => {
+    const refused = await post(
+      'http://events.example.com',
+      JSON.stringify(server.keys.member),
+      'text/plain',
+    );
+    assert.equal(refused.status, 403, refused.body);
+    assert.equal((JSON.parse(refused.body) as { errorCode: string }).errorCode, 'HTTPS_REQUIRED');
   });
 
   it('from an https page, or a plain-http one on localhost or 127.0.0.1 (whose Secure cookies browsers keep), signs in', async () => {

@@ -208,6 +208,41 @@ describe('HTTPS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     assert.equal(status(saved), '201', saved);
   });
 
+  test("over HTTPS a sign-in from another site's page is refused CROSS_SITE_REQUEST whatever its Content-Type; one from this host's plain-http page HTTPS_REQUIRED, before its media type", async () => {
+    const { member } = server.keys;
+    const credentials = JSON.stringify({
+      publicKey: member.publicKey,
+      privateKey: member.privateKey,
+    });
+    const signIn = (origin: string, host: string, type: string) =>
+      run('curl', [
+        ...['-s', '-k', '-D', '-', '-X', 'POST', '-H', `Content-Type: ${type}`],
+        ...['-H', `Origin: ${origin}`, '-H', `Host: ${host}`, '-d', credentials],
+        `${server.baseUrl}/api/session`,
+      ]).then((r) => r.stdout);
+    const answer = (out: string) => ({
+      status: /^HTTP\/1\.1 (\d+)/.exec(out)?.[1],
+      errorCode: /"errorCode":"([A-Z_]+)"/.exec(out)?.[1],
+      cookie: /^set-cookie:/im.test(out),
+    });
+    for (const type of ['application/json', 'text/plain']) {
+      for (const origin of ['http://attacker.example', 'https://attacker.example']) {
+        assert.deepEqual(
+          answer(await signIn(origin, 'events.test', type)),
+          { status: '403', errorCode: 'CROSS_SITE_REQUEST', cookie: false },
+          `${origin} ${type}`,
+        );
+      }
+      const plain = await signIn('http://events.test', 'events.test', type);
+      assert.deepEqual(
+        answer(plain),
+        { status: '403', errorCode: 'HTTPS_REQUIRED', cookie: false },
+        type,
+      );
+      assert.match(plain, /Open the dashboard at https:\/\/events\.test to sign in/, type);
+    }
+  });
+
   test('/healthz over HTTPS', async () => {
     const res = await curl(`${server.baseUrl}/healthz`);
     assert.equal(res.status, '200');

@@ -41,31 +41,35 @@ export async function DELETE(request: Request): Promise<Response> {
 }
 
 async function signInRoute(request: Request): Promise<Response> {
-  // JSON from the form's script, or the form itself without JavaScript;
-  // nothing else is read as either (a text/plain post needs no preflight).
   const mediaType = requestMediaType(request.headers);
-  if (mediaType !== 'application/json' && mediaType !== FORM_MEDIA_TYPE) {
-    return errorResponse(unsupportedMediaType(['application/json', FORM_MEDIA_TYPE]));
-  }
   const isForm = mediaType === FORM_MEDIA_TYPE;
-  const fields = await readFields(request, isForm);
-  const next = safeNextPath(fields.next);
   const secure = isSecureRequest(request);
-  // Refused before the key is checked: the browser would drop the cookie.
-  // Before the same-origin check too, which refuses a plain-http page off
-  // loopback while the cookie is Secure (isSameOriginRequest) but would not
-  // say what to do about it.
+  // A plain-http page of this host while the cookie is Secure: refused
+  // before the key is checked, since the browser would drop the cookie,
+  // and told what to do about it, which isSameOriginRequest (that refuses
+  // such a page off loopback too) would not say.
   const httpsOrigin = httpsOriginForSignIn(request.url, request.headers, secure);
+  // Another site's page is told it is one first, whatever it sent: not to
+  // open this service over https (httpsOriginForSignIn is null for it), nor
+  // which media type to send.
+  if (!httpsOrigin && !isSameOriginRequest(request.url, request.headers)) {
+    return errorResponse(crossSiteRequest());
+  }
   if (httpsOrigin) {
     if (!isForm) return errorResponse(httpsRequired(httpsOrigin));
+    const next = safeNextPath((await readFields(request, isForm)).next);
     return new Response(null, {
       status: 303,
       headers: { Location: formErrorLocation('HTTPS_REQUIRED', next), ...NO_STORE },
     });
   }
-  if (!isSameOriginRequest(request.url, request.headers)) {
-    return errorResponse(crossSiteRequest());
+  // JSON from the form's script, or the form itself without JavaScript;
+  // nothing else is read as either (a text/plain post needs no preflight).
+  if (mediaType !== 'application/json' && !isForm) {
+    return errorResponse(unsupportedMediaType(['application/json', FORM_MEDIA_TYPE]));
   }
+  const fields = await readFields(request, isForm);
+  const next = safeNextPath(fields.next);
   const remoteAddress = clientAddress({
     headers: request.headers,
     remoteAddress: lastForwardedFor(request.headers),
