@@ -23,12 +23,6 @@ export async function register(): Promise<void> {
   // refusing REDIS_URL's user ends the start, as under server.ts: Next would
   // only log the hook's failure and go on listening.
   const { warmAuthState } = await import('@/lib/auth/shared-state');
-  try {
-    await warmAuthState();
-  } catch (error) {
-    console.error(
-      `> org-events failed to start: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    process.exit(1);
-  }
+  const { failStart } = await import('@/lib/ops/start-failure');
+  await warmAuthState().catch(failStart);
 }

@@ -55,6 +55,7 @@ import { splitTarget } from '@/lib/http/request-target';
 import { recordRequest } from '@/lib/ops/access-log';
 import { flushLog, getLogger } from '@/lib/ops/log';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
+import { failStart } from '@/lib/ops/start-failure';
 import { metricsAnswer } from '@/lib/ops/metrics';
 import { healthzAnswer, markDraining, readyzAnswer, type ProbeAnswer } from '@/lib/ops/probes';
 import { setStoreLogger, waitForStore } from '@/lib/store';
@@ -451,10 +452,4 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
 }
 
-main().catch((error: unknown) => {
-  // The logger may be what failed (bad LOG_LEVEL): plain stderr.
-  console.error(
-    `> org-events failed to start: ${error instanceof Error ? error.message : String(error)}`,
-  );
-  process.exit(1);
-});
+main().catch(failStart);

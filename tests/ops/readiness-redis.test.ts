@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -8,6 +10,7 @@ import { freePort } from '@/tests/helpers/free-port';
 import { DigestClient, send } from '@/tests/helpers/digest-client';
 import { startPrivateRedis, type PrivateRedis } from '@/tests/helpers/redis';
 import {
+  ROOT,
   runServerToExit,
   startTestServer,
   statusWithin,
@@ -89,6 +92,77 @@ test('a REDIS_URL whose password or user Redis refuses ends the start at once (e
       assert.ok(!output.includes(wrongPassword), 'the password in REDIS_URL is never shown');
       assert.ok(run.seconds < 30, `took ${run.seconds} s`);
     }
+  } finally {
+    await guarded.close();
+  }
+});
+
+/**
+ * `next start` run to its exit against `redisUrl` (instrumentation.ts's
+ * register() is what connects), one request sent as soon as Next prints
+ * "Ready": its answer's status, or the error that ended it.
+ */
+async function nextStartAgainst(redisUrl: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-redis-refused-next-'));
+  // Not the runner's NODE_ENV=test: Next runs as production.
+  const { NODE_ENV: _nodeEnv, ...inherited } = process.env;
+  const env = { ...inherited } as NodeJS.ProcessEnv;
+  Object.assign(env, {
+    NEXT_TELEMETRY_DISABLED: '1',
+    DATABASE_URL: `file:${path.join(dir, 'refused.db')}`,
+    REDIS_URL: redisUrl,
+  });
+  const port = String(await freePort());
+  const next = path.join('node_modules', 'next', 'dist', 'bin', 'next');
+  const child = spawn(process.execPath, [next, 'start', '-p', port, '-H', '127.0.0.1'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let [stdout, stderr] = ['', ''];
+  let request: Promise<string> | undefined;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    request ??= /Ready in/.test(stdout) ? answerTo(`http://127.0.0.1:${port}/healthz`) : undefined;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // One that starts regardless would serve on: its start has failed the test.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  try {
+    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return { status, stdout, stderr, answer: await request };
+  } finally {
+    clearTimeout(killer);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `200`, or what ended the request without an answer (`ECONNRESET`…). */
+function answerTo(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    http
+      .get(url, (response) => {
+        response.resume();
+        resolve(String(response.statusCode));
+      })
+      .once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+test('under `next start`, a REDIS_URL whose password Redis refuses ends the start (exit 1) with server.ts\'s line, and the request sent at Next\'s "Ready" is never answered', async () => {
+  const guarded = await startPrivateRedis(['--requirepass', 'the-right-redis-password']);
+  const wrongPassword = 'a-wrong-redis-password-0000';
+  try {
+    const run = await nextStartAgainst(`redis://:${wrongPassword}@127.0.0.1:${guarded.port}`);
+    const output = `${run.stdout}${run.stderr}`;
+    assert.equal(run.status, 1, output);
+    assert.match(run.stderr, /> org-events failed to start: Redis refuses REDIS_URL \(user /);
+    assert.match(run.stderr, /WRONGPASS/);
+    assert.ok(!output.includes(wrongPassword), 'the password in REDIS_URL is never shown');
+    // Next prints Ready once it listens, before it loads the app and runs
+    // register(); a request meanwhile waits for register() and is dropped with the process.
+    assert.match(run.stdout, /Ready in/);
+    assert.ok(run.answer !== undefined && !/^\d+$/.test(run.answer), `answered ${run.answer}`);
   } finally {
     await guarded.close();
   }
