@@ -17,7 +17,6 @@ export async function register(): Promise<void> {
     trustProxy: getConfig().TRUST_PROXY,
     routeForNext: nextRoutingTarget,
     logsItself: isApiTarget,
-    isDashboardTarget: (target) => !isApiTarget(target),
   });
   // With REDIS_URL: connected before the first nonce is issued. A Redis
   // refusing REDIS_URL's user ends the start, as under server.ts: Next would

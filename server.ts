@@ -243,7 +243,6 @@ async function main(): Promise<void> {
     routeForNext: nextRoutingTarget,
     logsItself: isApiTarget,
     answeredBeforeNext: isApiTarget,
-    isDashboardTarget: (target) => !isApiTarget(target),
   });
   // What the store survives (a pool connection lost while idle) goes to the
   // log like everything else: it went to stderr in a shape of its own, at any LOG_LEVEL.

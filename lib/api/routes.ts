@@ -4,7 +4,11 @@ import { eventFacets, eventHistogram, getEvent, listEvents } from './events';
 import { exportEvents } from './export';
 import { getOrg, listOrgs } from './orgs';
 import { API_PREFIX } from './types';
-import { splitTarget } from '@/lib/http/request-target';
+import { isApiTarget, splitTarget } from '@/lib/http/request-target';
+
+// Written in request-target.ts, which the front door reads without loading
+// the API's handlers; still offered here beside the table it routes by.
+export { isApiTarget };
 
 /** `{orgId}` and `{eventId}` of a path pattern, as an object type. */
 type PathParams<Pattern extends string> = Pattern extends `${string}{${infer Name}}${infer Rest}`
@@ -159,11 +163,4 @@ export function serveOperation(match: RouteMatch, ctx: RouteContext): Promise<Ro
   const { serve } = OPERATIONS[match.operation];
   if (!serve) throw new Error(`${match.operation} is not an authenticated operation`);
   return serve(ctx, match.params);
-}
-
-/** Whether a request-target belongs to the API (the custom server's fast path). */
-export function isApiTarget(target: string | undefined): boolean {
-  if (!target) return false;
-  const { path } = splitTarget(target);
-  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 }

@@ -14,6 +14,7 @@ type Seen = {
   fromHeaders: unknown;
   forwardedFor: unknown;
   cookie: unknown;
+  contentSecurityPolicy: unknown;
 };
 
 let server: http.Server;
@@ -34,6 +35,7 @@ before(async () => {
       fromHeaders: wireFactsFromHeaders(headers) ?? null,
       forwardedFor: req.headers['x-forwarded-for'],
       cookie: req.headers.cookie ?? null,
+      contentSecurityPolicy: req.headers['content-security-policy'] ?? null,
     };
     res.end(JSON.stringify(seen));
   });
@@ -90,6 +92,17 @@ test("a request bound for Next keeps only this service's cookies (Next's handler
   assert.equal((await get('/page', { Cookie: 'only=one' })).cookie, 'only=one');
   // The API, answered before Next, reads what it was sent.
   assert.equal((await get('/fast/x', { Cookie: `a=1; ${own}` })).cookie, `a=1; ${own}`);
+});
+
+test("not told which targets are the dashboard's, the guard gives every one but the API's the dashboard's Content-Security-Policy, with a nonce of its own", async () => {
+  const forged = "script-src 'nonce-forged'";
+  const page = await get('/page', { 'Content-Security-Policy': forged });
+  assert.match(String(page.contentSecurityPolicy), /script-src 'self' 'nonce-[^']+'/);
+  assert.notEqual(page.contentSecurityPolicy, forged);
+  for (const target of ['/api/public/v1.0', '/api/public/v1.0/orgs?x=1']) {
+    const api = await get(target, { 'Content-Security-Policy': forged });
+    assert.equal(api.contentSecurityPolicy, null, target);
+  }
 });
 
 test('a facts header without this process token is not the guard’s', () => {

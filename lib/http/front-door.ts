@@ -8,7 +8,7 @@ import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { HOST_COOKIE_PREFIX, OWN_COOKIE_PREFIX } from '@/lib/auth/cookie-names';
 import { clientAddress } from './client-address';
 import { contentSecurityPolicy, scriptNonce } from './content-security-policy';
-import { originForm } from './request-target';
+import { isApiTarget, originForm } from './request-target';
 
 /**
  * What only the node:http server knows about a request, and Next's route
@@ -133,9 +133,9 @@ export type FrontDoorOptions = {
    */
   logsItself?: (target: string) => boolean;
   /**
-   * Routed targets of the dashboard (every one but the API's, which keeps
-   * the hosted service's own headers): each gets the Content-Security-Policy
-   * with a nonce of its own (withContentSecurityPolicy).
+   * Routed targets of the dashboard: each gets the Content-Security-Policy
+   * with a nonce of its own (withContentSecurityPolicy). By default every
+   * one but the API's, which keeps the hosted service's own headers.
    */
   isDashboardTarget?: (routedTarget: string) => boolean;
 };
@@ -253,6 +253,7 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
   const holder = globalThis as Holder;
   if (holder[INSTALLED_KEY]) return;
   holder[INSTALLED_KEY] = true;
+  const isDashboardTarget = options.isDashboardTarget ?? ((target) => !isApiTarget(target));
   type Emit = (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
   const guard = (emit: Emit): Emit =>
     function (event, ...args) {
@@ -276,7 +277,7 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
       if (!options.answeredBeforeNext?.(req.url)) {
         req.headers[WIRE_FACTS_HEADER] = wireFactsHeader(wire);
         keepOwnCookies(req);
-        if (options.isDashboardTarget?.(req.url)) withContentSecurityPolicy(req, res);
+        if (isDashboardTarget(req.url)) withContentSecurityPolicy(req, res);
         // Read by Next's pages for their nonce (above): only ever ours.
         else delete req.headers['content-security-policy'];
       }

@@ -4,6 +4,8 @@
  * client shares) read one way.
  */
 
+import { API_PREFIX } from '@/lib/domain/limits';
+
 /**
  * `http://host:80/a?b` (absolute form, as sent to a proxy) -> `/a?b`;
  * anything else unchanged. The authority ends at the first `/`, `?` or `#`:
@@ -23,4 +25,11 @@ export function splitTarget(target: string): { path: string; search: string } {
   if (hash !== -1) url = url.slice(0, hash);
   const q = url.indexOf('?');
   return q === -1 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) };
+}
+
+/** Whether a request-target belongs to the API (the custom server's fast path). */
+export function isApiTarget(target: string | undefined): boolean {
+  if (!target) return false;
+  const { path } = splitTarget(target);
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 }
