@@ -69,6 +69,16 @@ const SHUTDOWN_GRACE_MS = 10_000;
  */
 const MAX_HEADER_BYTES = 64 * 1024;
 
+/**
+ * How long a request that declares a body (Content-Length, or chunked) may
+ * take to send all of it once its headers are in: the API takes no body and
+ * the dashboard's routes at most 64 KB (lib/http/next-thread.ts), which
+ * needs 6.4 KB/s. Without it, one that never sent its body held its
+ * connection, and its route waiting on the body, for Node's requestTimeout:
+ * 5 minutes, checked every 30 s.
+ */
+const BODY_TIMEOUT_MS = 10_000;
+
 /** The operations endpoints, answered before Next and outside the API's authentication. */
 const OPS_ROUTES: Record<string, (req: IncomingMessage) => ProbeAnswer | Promise<ProbeAnswer>> = {
   '/healthz': () => healthzAnswer(),
@@ -120,6 +130,36 @@ function answerWithoutHost(req: IncomingMessage, res: ServerResponse): void {
     durationMs: performance.now() - started,
     clientAddress: req.socket.remoteAddress,
   });
+}
+
+/**
+ * A body not in BODY_TIMEOUT_MS after the headers: 408 REQUEST_TIMEOUT and
+ * the connection closed, as Node's own requestTimeout answers (through
+ * answerClientError, which gives the route waiting on the body up with its
+ * connection). A request already answered (the API reads no body) has its
+ * connection closed without a word: the rest will not come.
+ */
+function limitBodyWait(req: IncomingMessage, res: ServerResponse): void {
+  const declared =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+  if (!declared) return;
+  const timer = setTimeout(() => {
+    if (req.complete || req.socket.destroyed) return;
+    if (res.writableFinished) {
+      req.socket.destroy();
+      return;
+    }
+    const late = Object.assign(new Error('request body timed out'), {
+      code: 'ERR_HTTP_REQUEST_TIMEOUT',
+    });
+    answerClientError(
+      late,
+      req.socket,
+      (code) => errorResponse(unreadableRequest(code, MAX_HEADER_BYTES), PLAIN_FORMAT),
+      req.method?.slice(0, 16),
+    );
+  }, BODY_TIMEOUT_MS);
+  req.once('close', () => clearTimeout(timer));
 }
 
 /** Whether every percent-escape of a path decodes (to UTF-8), as Next's routing requires. */
@@ -298,6 +338,7 @@ async function main(): Promise<void> {
   const handleApi = createNodeApiHandler();
 
   const server = createServer(tlsFiles, (req, res) => {
+    limitBodyWait(req, res);
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       answerWithoutHost(req, res);
       return;

@@ -176,6 +176,49 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     }
   });
 
+  test('a request that declares a body and sends none is answered 408 REQUEST_TIMEOUT about 10 s after its headers and its connection closed; one already answered is closed with no answer after its own', async () => {
+    // It waited for Node's requestTimeout: 5 minutes, checked every 30 s.
+    const base = new URL(server.baseUrl);
+    const cookie = await signInForCookie(server, server.keys.member);
+    const declareAndStall = (method: string, path: string) =>
+      new Promise<{ text: string; seconds: number }>((resolve, reject) => {
+        const started = performance.now();
+        const socket = net.connect(Number(base.port), base.hostname, () =>
+          socket.write(
+            `${method} ${path} HTTP/1.1\r\nHost: ${base.host}\r\nOrigin: ${server.baseUrl}\r\n` +
+              `Cookie: ${cookie}\r\n` +
+              `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"publicKey":`,
+          ),
+        );
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve({ text, seconds: (performance.now() - started) / 1000 }));
+        socket.on('error', reject);
+        setTimeout(() => socket.destroy(), 20_000);
+      });
+    const views = `/api/orgs/${server.orgId}/views`;
+    const [signIn, view, api] = await Promise.all([
+      declareAndStall('POST', '/api/session'),
+      declareAndStall('POST', views),
+      declareAndStall('GET', '/api/public/v1.0/openapi.json'),
+    ]);
+    for (const [label, { text, seconds }] of [
+      ['sign-in', signIn],
+      ['saved view', view],
+    ] as const) {
+      assert.match(text, /^HTTP\/1\.1 408 /, `${label}: ${JSON.stringify(text)}`);
+      const [head, json] = text.split('\r\n\r\n');
+      assert.match(head!, /\r\nContent-Type: application\/json\r\n/i, label);
+      assert.match(head!, /\r\nConnection: close(\r\n|$)/i, label);
+      assert.equal((JSON.parse(json!) as { errorCode: string }).errorCode, 'REQUEST_TIMEOUT');
+      assert.ok(seconds > 9 && seconds < 15, `${label}: closed after ${seconds} s`);
+    }
+    // The API answers without reading a body; the one it was promised never came.
+    assert.match(api.text, /^HTTP\/1\.1 200 /, JSON.stringify(api.text.slice(0, 200)));
+    assert.equal(api.text.match(/\r\nHTTP\/1\.1 /g), null, 'no second answer');
+    assert.ok(api.seconds > 9 && api.seconds < 15, `API: closed after ${api.seconds} s`);
+  });
+
   test("every line the server writes is JSON, Next's own notices included", () => {
     // Next printed "✓ Running next.config.js took 119ms" at every start.
     const lines = server
