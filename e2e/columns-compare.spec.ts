@@ -127,3 +127,43 @@ test('compare: two picked events side by side, differences marked', async ({ pag
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 });
+
+test('compare: Back or Forward under the comparison closes it; the picks stay and the event opened by Forward has focus', async ({
+  page,
+  state,
+}) => {
+  // It belongs to the list it was opened over: after Forward it stayed open,
+  // modal, over the event panel Forward opened, which could not take focus.
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  await page.goto(eventsUrl(state.orgId, 'size=25'));
+  const panel = page.getByTestId('event-panel');
+  await rows(page).nth(3).locator('td.col-time').click();
+  await expect(panel).toBeVisible();
+  await page.goBack();
+  await expect(panel).toBeHidden();
+
+  const compareBar = page.getByTestId('compare-bar');
+  const dialog = page.getByRole('dialog', { name: 'Compare two events' });
+  await rows(page).nth(0).locator('input.pick').check();
+  await rows(page).nth(1).locator('input.pick').check();
+  await compareBar.getByRole('button', { name: 'Compare' }).click();
+  await expect(dialog).toBeVisible();
+  await page.goForward();
+  await expect(panel.getByText(state.events[3]!.id, { exact: true })).toBeVisible();
+  await expect(dialog).toBeHidden();
+  await expect.poll(() => panel.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+  await expect(compareBar).toContainText('2 events picked');
+
+  // Back to the list (the panel closes): the comparison opened over the
+  // panel goes too, and opens again from the same picks.
+  await compareBar.getByRole('button', { name: 'Compare' }).click();
+  await expect(dialog).toBeVisible();
+  await page.goBack();
+  await expect(panel).toBeHidden();
+  await expect(dialog).toBeHidden();
+  await compareBar.getByRole('button', { name: 'Compare' }).click();
+  await expect(dialog.getByText(state.events[0]!.id, { exact: true })).toBeVisible();
+  await expect(dialog.getByText(state.events[1]!.id, { exact: true })).toBeVisible();
+  expect(errors).toEqual([]);
+});

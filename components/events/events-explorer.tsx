@@ -164,7 +164,12 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
 
   // Two events picked for comparison (a third replaces the older pick).
   const [picked, setPicked] = useState<string[]>([]);
-  const [comparing, setComparing] = useState(false);
+  // The comparison is of the list it was opened over (the query string then):
+  // Back or Forward under it (the only way the view changes while it is open)
+  // closes it, as they close the facet sheet. It stayed open, modal, over the
+  // event Forward opened, which could not take focus. The picks stay.
+  const [comparing, setComparing] = useState<string | null>(null);
+  if (comparing !== null && comparing !== search) setComparing(null);
   const pickedSet = useMemo(() => new Set(picked), [picked]);
   const togglePick = useCallback(
     (eventId: string) =>
@@ -808,7 +813,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
                   type="button"
                   className="button small primary"
                   disabled={picked.length < 2}
-                  onClick={() => setComparing(true)}
+                  onClick={() => setComparing(search)}
                 >
                   Compare
                 </button>
@@ -844,12 +849,12 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
               </button>
             ) : null}
           </div>
-          {comparing && picked.length === 2 ? (
+          {comparing !== null && picked.length === 2 ? (
             <CompareDialog
               orgId={orgId}
               ids={[picked[0]!, picked[1]!]}
               zone={zone}
-              onClose={() => setComparing(false)}
+              onClose={() => setComparing(null)}
             />
           ) : null}
           {query.data && totalCount > 0 ? (
