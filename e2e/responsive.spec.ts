@@ -243,3 +243,28 @@ test('narrow desktop 1024x768: the panel covers the list as a full-width sheet t
   expect(besideWrap.x + besideWrap.width).toBeLessThanOrEqual((await panel.boundingBox())!.x);
   await expectUsable(row.locator('td.col-time'));
 });
+
+for (const width of [1280, 1440]) {
+  test(`desktop ${width}x900: opening the panel beside the list leaves the table where it was`, async ({
+    page,
+    state,
+  }) => {
+    // The narrowed results bar wrapped its keyboard hint onto more lines and
+    // pushed the table down (42 px at 1280, 25 at 1440) as the panel opened.
+    await openEvents(page, state, { width, height: 900 });
+    // The histogram above it in, whose arrival moves the table by itself.
+    await expect(page.locator('.histogram-bar').first()).toBeVisible();
+    const wrap = page.locator('.table-wrap');
+    const before = (await wrap.boundingBox())!;
+    await rows(page).nth(1).locator('td.col-time').click();
+    const panel = page.getByTestId('event-panel');
+    await expect(panel).toBeVisible();
+    await expect(panel).toHaveAttribute('aria-modal', 'false');
+    const after = (await wrap.boundingBox())!;
+    expect(after.x + after.width).toBeLessThanOrEqual((await panel.boundingBox())!.x);
+    expect(after.y).toBe(before.y);
+    // The hint gives way on its line, its whole text still at hand.
+    const hint = page.locator('.results-bar .hint');
+    await expect(hint).toHaveAttribute('title', /Space to pick for compare/);
+  });
+}

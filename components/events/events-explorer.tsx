@@ -99,6 +99,9 @@ type Props = {
 };
 
 const NUMBER = new Intl.NumberFormat('en-US');
+/** Under the filters, on one line: cut where the panel beside the list leaves less room (its title has it whole). */
+const KEYS_HINT =
+  '↑/↓ or j/k to move · Enter to open · f to filter · Space to pick for compare · Esc to close';
 const SLOW_LOAD_MS = 200;
 /** Below this width the facet sidebar opens as a sheet over the page. */
 /** The results area: the skip link's target, and where focus goes when the empty state's buttons go away. */
@@ -822,9 +825,8 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
                 </button>
               </span>
             ) : null}
-            <span className="hint">
-              ↑/↓ or j/k to move · Enter to open · f to filter · Space to pick for compare · Esc to
-              close
+            <span className="hint" title={KEYS_HINT}>
+              {KEYS_HINT}
             </span>
           </div>
           <div className="progress" data-active={slow} aria-hidden="true" />
