@@ -277,8 +277,8 @@ test.describe('the events table', () => {
     page,
     state,
   }) => {
-    // The default viewport (1440 px), where the panel is 600 px wide and the table's
-    // right part, its scrollbar and the Next page button lay under it.
+    // The default viewport (1440 px), where the panel (600 px wide then) had the
+    // table's right part, its scrollbar and the Next page button under it.
     const panel = page.getByRole('dialog');
     const first = state.events[0]!;
     await page.goto(eventsUrl(state.orgId, `size=100&event=${first.id}`));

@@ -278,7 +278,7 @@ test.describe('the event panel as a sheet', () => {
     await signIn(page, state.keys.member);
   });
 
-  test('at 1024 px the panel covering the list keeps Tab inside it, j/k still move it, and Close or Escape gives focus to the row of the event it shows; at 1280 it is not modal', async ({
+  test('at 1024 px the panel covering the list keeps Tab inside it, j/k still move it, and Close or Escape gives focus to the row of the event it shows; at 1400 it is not modal', async ({
     page,
     state,
   }) => {
@@ -322,8 +322,8 @@ test.describe('the event panel as a sheet', () => {
     await expect(panel).toBeHidden();
     await expect(rows(page).nth(2)).toBeFocused();
 
-    // From 1280 px the panel stands beside the list, which stays usable.
-    await page.setViewportSize({ width: 1280, height: 800 });
+    // From 1400 px the panel stands beside the list, which stays usable.
+    await page.setViewportSize({ width: 1400, height: 800 });
     await page.keyboard.press('Enter');
     await expect(panel).toBeVisible();
     await expect(panel).toHaveAttribute('aria-modal', 'false');

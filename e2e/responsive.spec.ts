@@ -204,7 +204,7 @@ test('phone 360x800: a long organization name is cut short in the header, the br
   expect(await header.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 });
 
-test('narrow desktop 1024x768: the panel covers the list as a full-width sheet that leaves the list unmoved, and its close brings the list back; at 1280 it is beside the table again', async ({
+test('narrow desktop 1024x768: the panel covers the list as a full-width sheet that leaves the list unmoved, and its close brings the list back; at 1400 it is beside the table again, 480 px wide', async ({
   page,
   state,
 }) => {
@@ -234,23 +234,23 @@ test('narrow desktop 1024x768: the panel covers the list as a full-width sheet t
   await expect(panel).toBeHidden();
   await expectUsable(row.locator('td.col-time'));
 
-  // From 1280 px the panel stays beside the list, as it always was.
+  // From 1400 px the panel stays beside the list.
   await row.locator('td.col-time').click();
   await expect(panel).toBeVisible();
-  await page.setViewportSize({ width: 1280, height: 768 });
-  await expect.poll(async () => (await panel.boundingBox())!.width).toBe(600);
+  await page.setViewportSize({ width: 1400, height: 768 });
+  await expect.poll(async () => (await panel.boundingBox())!.width).toBe(480);
   const besideWrap = (await page.locator('.table-wrap').boundingBox())!;
   expect(besideWrap.x + besideWrap.width).toBeLessThanOrEqual((await panel.boundingBox())!.x);
   await expectUsable(row.locator('td.col-time'));
 });
 
-for (const width of [1280, 1440]) {
+for (const width of [1400, 1440]) {
   test(`desktop ${width}x900: opening the panel beside the list leaves the table where it was`, async ({
     page,
     state,
   }) => {
     // The narrowed results bar wrapped its keyboard hint onto more lines and
-    // pushed the table down (42 px at 1280, 25 at 1440) as the panel opened.
+    // pushed the table down (42 px at 1280 then, 25 at 1440) as the panel opened.
     await openEvents(page, state, { width, height: 900 });
     // The histogram above it in, whose arrival moves the table by itself.
     await expect(page.locator('.histogram-bar').first()).toBeVisible();
@@ -268,3 +268,51 @@ for (const width of [1280, 1440]) {
     await expect(hint).toHaveAttribute('title', /Space to pick for compare/);
   });
 }
+
+test('the panel stands beside the list only where the table keeps its time, type and actor columns in view, facets shown; narrower, it is a sheet over the list', async ({
+  page,
+  state,
+}) => {
+  // From 1280 to 1335 px the table beside it showed the time and part of the type.
+  await openEvents(page, state, { width: 1600, height: 900 });
+  await rows(page).nth(1).locator('td.col-time').click();
+  const panel = page.getByTestId('event-panel');
+  await expect(panel).toBeVisible();
+  await expect(page.locator('.investigate[data-facets]')).toHaveCount(1);
+  const beside = new Map<number, boolean>();
+  for (const width of [1280, 1335, 1399, 1400, 1440, 1519, 1600]) {
+    await page.setViewportSize({ width, height: 900 });
+    await expect
+      .poll(async () => (await panel.boundingBox())!.x + (await panel.boundingBox())!.width)
+      .toBe(width);
+    beside.set(width, (await panel.getAttribute('aria-modal')) === 'false');
+    const box = (await panel.boundingBox())!;
+    if (!beside.get(width)) {
+      expect(box.x).toBe(0);
+      continue;
+    }
+    // Where the rows can be seen: inside the table's frame, less a scrollbar.
+    const view = await page.locator('.table-wrap').evaluate((wrap) => {
+      const frame = wrap.getBoundingClientRect();
+      return {
+        left: frame.left + wrap.clientLeft,
+        right: frame.left + wrap.clientLeft + wrap.clientWidth,
+      };
+    });
+    expect(view.right).toBeLessThanOrEqual(box.x);
+    for (const column of ['time', 'type', 'actor']) {
+      const cell = (await page.locator(`table.events thead th.col-${column}`).boundingBox())!;
+      // Room for a classic 17 px scrollbar too, which this headless browser overlays.
+      expect(cell.x + cell.width, `${column} at ${width}`).toBeLessThanOrEqual(view.right - 17);
+    }
+  }
+  expect(Object.fromEntries(beside)).toEqual({
+    1280: false,
+    1335: false,
+    1399: false,
+    1400: true,
+    1440: true,
+    1519: true,
+    1600: true,
+  });
+});

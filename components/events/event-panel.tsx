@@ -13,10 +13,11 @@ type Props = {
 
 /**
  * Where the panel is a full-width sheet over the list: the same query as its
- * width in globals.css (`.panel`, max-width 1279px) and the list's reserve
- * for it in investigate.css (min-width 1280px); change them together.
+ * width in globals.css (`.panel`, max-width 1399px; `--panel-width` gives
+ * way down to it) and the list's reserve for it in investigate.css (min-width
+ * 1400px); change them together.
  */
-const SHEET_QUERY = '(max-width: 1279px)';
+const SHEET_QUERY = '(max-width: 1399px)';
 function subscribeSheet(listener: () => void): () => void {
   const query = window.matchMedia(SHEET_QUERY);
   query.addEventListener('change', listener);
@@ -26,7 +27,7 @@ const isSheet = () => window.matchMedia(SHEET_QUERY).matches;
 
 /**
  * The side panel over the table: a labelled dialog that takes focus when it
- * opens. From 1280 px it is not modal, so the table stays usable beside it;
+ * opens. From 1400 px it is not modal, so the table stays usable beside it;
  * below, it covers the list as a sheet and is modal (Tab went on to the rows
  * hidden under it), keeping focus inside. Esc or Close (handled by the page)
  * closes it and returns focus to the row of the event it shows.
