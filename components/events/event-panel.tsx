@@ -1,6 +1,7 @@
 'use client';
 
-import { type ReactNode, useEffect, useRef, useSyncExternalStore } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
+import { useMediaQuery } from '@/components/use-media-query';
 import { useModalFocus } from '@/components/use-modal-focus';
 
 type Props = {
@@ -18,12 +19,6 @@ type Props = {
  * 1400px); change them together.
  */
 const SHEET_QUERY = '(max-width: 1399px)';
-function subscribeSheet(listener: () => void): () => void {
-  const query = window.matchMedia(SHEET_QUERY);
-  query.addEventListener('change', listener);
-  return () => query.removeEventListener('change', listener);
-}
-const isSheet = () => window.matchMedia(SHEET_QUERY).matches;
 
 /**
  * The side panel over the table: a labelled dialog that takes focus when it
@@ -34,7 +29,7 @@ const isSheet = () => window.matchMedia(SHEET_QUERY).matches;
  */
 export function EventPanel({ titleId, children, onClose, onPrevious, onNext }: Props) {
   const ref = useRef<HTMLDivElement>(null);
-  const sheet = useSyncExternalStore(subscribeSheet, isSheet, () => false);
+  const sheet = useMediaQuery(SHEET_QUERY);
 
   useEffect(() => {
     ref.current?.focus();

@@ -58,6 +58,7 @@ import {
   serializeEventsView,
   withoutUnknownTypes,
 } from '@/lib/client/url-state';
+import { useMediaQuery } from '@/components/use-media-query';
 import { useNow } from '@/components/use-now';
 import { ColumnMenu } from './column-menu';
 import { ExportControl } from './export-control';
@@ -109,12 +110,6 @@ const RESULTS_ID = 'events-results';
 const focusResults = () => document.getElementById(RESULTS_ID)?.focus();
 
 const NARROW_QUERY = '(max-width: 760px)';
-const isNarrow = () => window.matchMedia(NARROW_QUERY).matches;
-function subscribeNarrow(listener: () => void): () => void {
-  const query = window.matchMedia(NARROW_QUERY);
-  query.addEventListener('change', listener);
-  return () => query.removeEventListener('change', listener);
-}
 
 /**
  * The events page: filters, the server-paginated table, pagination and the
@@ -189,7 +184,7 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
   const query = useQuery({ ...eventsListQueryOptions(params), enabled: typesSettled });
   // Facets are counted only for what is on screen: the sidebar's open
   // sections while it shows, every field once the query box wants suggestions.
-  const narrow = useSyncExternalStore(subscribeNarrow, isNarrow, () => false);
+  const narrow = useMediaQuery(NARROW_QUERY);
   const [facetSheet, setFacetSheet] = useState(false);
   // An event opened with the facet sheet open (by Forward) closes the sheet:
   // the event panel is a sheet too, and modal, and two modals at once each
@@ -367,9 +362,9 @@ export function EventsExplorer({ orgId, orgName, publicKey, serverZone, serverSe
     [prefs, setPrefs],
   );
   const toggleFacets = useCallback(() => {
-    if (isNarrow()) setFacetSheet((open) => !open);
+    if (narrow) setFacetSheet((open) => !open);
     else setPrefs({ ...prefs, facetsOpen: !prefs.facetsOpen });
-  }, [prefs, setPrefs]);
+  }, [narrow, prefs, setPrefs]);
 
   const prefetchPage = useCallback(
     (page: number) => void queryClient.prefetchQuery(eventsListQueryOptions({ ...params, page })),
