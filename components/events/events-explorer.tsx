@@ -104,11 +104,11 @@ const NUMBER = new Intl.NumberFormat('en-US');
 const KEYS_HINT =
   '↑/↓ or j/k to move · Enter to open · f to filter · Space to pick for compare · Esc to close';
 const SLOW_LOAD_MS = 200;
-/** Below this width the facet sidebar opens as a sheet over the page. */
 /** The results area: the skip link's target, and where focus goes when the empty state's buttons go away. */
 const RESULTS_ID = 'events-results';
 const focusResults = () => document.getElementById(RESULTS_ID)?.focus();
 
+/** Up to 760 px the facet sidebar opens as a sheet over the page (investigate.css has the same query). */
 const NARROW_QUERY = '(max-width: 760px)';
 
 /**
