@@ -1349,6 +1349,38 @@ describe('import', () => {
     );
   });
 
+  test('a broken literal between records (`tru e`) stops the import naming it at its line and column, and a broken bare record (`-`, `1.`, `01`, `tru`) is an invalid record saying what is wrong with it', async () => {
+    const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
+    await assert.rejects(
+      importEvents(store, write('literal.json', `[${a},\n  tru e,\n${b}]`), { orgId: ORG }),
+      (error: unknown) => {
+        assert.ok(error instanceof ImportFatalError);
+        assert.equal(
+          error.message,
+          "The file is not valid JSON: Invalid literal 'tru' (JSON's literals are true, false and null; a string needs quotes) (line 2, column 3)",
+        );
+        return true;
+      },
+    );
+    await freshStore();
+    const report = await importEvents(
+      store,
+      write('bare.json', `[${a},\n-,\n1.,\n01,\ntru,\nnul,\n${b}]`),
+      { orgId: ORG },
+    );
+    assert.equal(report.inserted, 2);
+    assert.deepEqual(
+      report.issues.map((issue) => `${issue.location}: ${issue.message}`),
+      [
+        "[1] (line 2): Not valid JSON: Invalid number '-': no digit after the minus sign",
+        "[2] (line 3): Not valid JSON: Invalid number '1.': no digit after the decimal point",
+        "[3] (line 4): Not valid JSON: Invalid number '01': a number cannot start with 0 followed by a digit",
+        "[4] (line 5): Not valid JSON: Invalid literal 'tru' (JSON's literals are true, false and null; a string needs quotes)",
+        "[5] (line 6): Not valid JSON: Invalid literal 'nul' (JSON's literals are true, false and null; a string needs quotes)",
+      ],
+    );
+  });
+
   test('a one-line list envelope whose comma or colon is missing before its records array is refused naming its line and column, not read as one invalid record', async () => {
     const a = JSON.stringify(events[0]);
     const cases: [string, string, string][] = [

@@ -44,6 +44,7 @@ import {
   RepeatedListKeyError,
   concatenatedDocuments,
   eventInContent,
+  invalidToken,
   looselyOpensRecords,
   type Page,
   pageMembers,
@@ -463,7 +464,9 @@ export async function* readEventBatches(
       return { value: JSON.parse(text) as unknown };
     } catch (error) {
       if (!appended?.(text, location.line)) {
-        const message = errorMessage(error);
+        // A bare value is named as what it is (V8 says "Unexpected end of
+        // JSON input" of `tru`, and counts positions within the record).
+        const message = bareValueProblem(text) ?? errorMessage(error);
         // The file's last line, with no line break after it, broken off
         // (an interrupted download): said, as a JSON document's end is.
         const cut = location.line === unterminatedLine && endsTooSoon(message, text);
@@ -726,6 +729,12 @@ class ListingCheck {
 /** Why a record of a page is not stored when its own text could not be cut from the page. */
 const NO_OWN_TEXT =
   'Its own text could not be cut from the page holding it, and a record is stored only as written';
+
+/** What is wrong with a record that is one bare value (no object, array or string), if it is one. */
+function bareValueProblem(text: string): string | undefined {
+  const value = text.trim();
+  return /^[^{["\s][^\s{}[\],:"]*$/.test(value) ? invalidToken(value) : undefined;
+}
 
 /** Whether JSON.parse's message (V8's) says `text` ended before its value did. */
 function endsTooSoon(message: string, text: string): boolean {

@@ -331,6 +331,56 @@ describe('JsonArraySplitter', () => {
     }
   });
 
+  test('a broken literal or number followed by more (`[tru e]`, `nul l`, `- 1`) is named as the invalid token at its own line and column, not as a missing comma', () => {
+    const cases: [string, string][] = [
+      [
+        '[tru e]',
+        "Invalid literal 'tru' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 2)",
+      ],
+      [
+        '[nul l]',
+        "Invalid literal 'nul' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 2)",
+      ],
+      [
+        '[fals e]',
+        "Invalid literal 'fals' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 2)",
+      ],
+      [
+        '[\n  tru\n  e]',
+        "Invalid literal 'tru' (JSON's literals are true, false and null; a string needs quotes) (line 2, column 3)",
+      ],
+      ['[- 1]', "Invalid number '-': no digit after the minus sign (line 1, column 2)"],
+      ['[1. 5]', "Invalid number '1.': no digit after the decimal point (line 1, column 2)"],
+      [
+        '[01 2]',
+        "Invalid number '01': a number cannot start with 0 followed by a digit (line 1, column 2)",
+      ],
+      ['[1e 5]', "Invalid number '1e': no digit in the exponent (line 1, column 2)"],
+      [
+        '{"results": [{"a": 1}, tru e]}',
+        "Invalid literal 'tru' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 24)",
+      ],
+      // Outside the records: an envelope's own member.
+      [
+        '{"totalCount": tru e, "results": []}',
+        "Invalid literal 'tru' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 16)",
+      ],
+      [
+        '{"results": [], "totalCount": 1. 5}',
+        "Invalid number '1.': no digit after the decimal point (line 1, column 31)",
+      ],
+    ];
+    for (const [text, message] of cases) {
+      for (const size of [1, 2, 7, 1000]) {
+        assert.throws(
+          () => split(text, size),
+          (error: unknown) => error instanceof JsonStructureError && error.message === message,
+          `${text} in chunks of ${size}`,
+        );
+      }
+    }
+  });
+
   test('a comma missing after a bare element (a number, a string, true, null) is broken structure too, naming its line and column, as after an object; a bare element whole is one element', () => {
     const cases: [string, string][] = [
       [

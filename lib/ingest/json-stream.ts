@@ -64,6 +64,46 @@ export class JsonPunctuationError extends JsonStructureError {
 }
 
 /**
+ * A bare value the splitter reads (a records array's bare element, an
+ * envelope's member) that is no JSON literal or number, with more after it:
+ * `[tru e]` was said to miss a comma before the `e`. A punctuation error
+ * too, so whatever refuses a one-line envelope for a misplaced character
+ * refuses it for this.
+ */
+export class JsonTokenError extends JsonPunctuationError {
+  constructor(message: string, line: number, column: number) {
+    super(message, line, column);
+    this.name = 'JsonTokenError';
+  }
+}
+
+/** A bare value's text shown in a message: a long run of letters is cut. */
+const TOKEN_SHOWN = 40;
+
+/**
+ * What is wrong with `text`, a bare value as written (no string, no
+ * brackets), or undefined when it is a JSON literal or number.
+ */
+export function invalidToken(text: string): string | undefined {
+  if (text === 'true' || text === 'false' || text === 'null') return undefined;
+  if (/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text)) return undefined;
+  const shown = text.length > TOKEN_SHOWN ? `${text.slice(0, TOKEN_SHOWN)}…` : text;
+  if (!/^[-+.\d]/.test(text)) {
+    return `Invalid literal '${shown}' (JSON's literals are true, false and null; a string needs quotes)`;
+  }
+  const number = `Invalid number '${shown}'`;
+  if (text.startsWith('+')) return `${number}: JSON numbers take no plus sign`;
+  if (/^-(?!\d)/.test(text)) return `${number}: no digit after the minus sign`;
+  if (text.startsWith('.') || text.startsWith('-.')) {
+    return `${number}: no digit before the decimal point`;
+  }
+  if (/^-?0\d/.test(text)) return `${number}: a number cannot start with 0 followed by a digit`;
+  if (/^-?\d+\.(?!\d)/.test(text)) return `${number}: no digit after the decimal point`;
+  if (/^-?\d+(?:\.\d+)?[eE][+-]?(?!\d)/.test(text)) return `${number}: no digit in the exponent`;
+  return number;
+}
+
+/**
  * The records array's key (or `content` above it) appears twice in one
  * object. JSON.parse keeps the last, this splitter finds the first: which
  * list is meant is unclear, and pairing one's texts with the other's
@@ -444,6 +484,15 @@ export class JsonArraySplitter {
   private elementOversize = false;
   /** The offset just past the last character of a bare value (number, true…) outside the records: one more there continues it. */
   private scalarNext = -1;
+  /**
+   * The last bare value begun (a literal or number), only ever read when
+   * something misplaced follows one (tokenError): its start (-1 once a value
+   * of another kind followed it outside the records), place and text.
+   */
+  private tokenStart = -1;
+  private tokenLine = 0;
+  private tokenColumn = 0;
+  private tokenText = '';
 
   /** The document being read (1 for the first) and the line it starts on. */
   private document = 1;
@@ -660,8 +709,12 @@ export class JsonArraySplitter {
           // A bare element (a number, a string, true) is open until its
           // comma: another value after it, but for the next character of
           // a number or word, is a comma missing (`[1 2]` was one element,
-          // one invalid record, where `[{…} {…}]` was refused).
-          throw misplaced(top!, c, this.line, this.column(i));
+          // one invalid record, where `[{…} {…}]` was refused), unless the
+          // element is no value itself (`[tru e]`).
+          throw (
+            (this.tokenStart === this.elementStart ? this.tokenError() : undefined) ??
+            misplaced(top!, c, this.line, this.column(i))
+          );
         }
       }
       switch (c) {
@@ -674,9 +727,10 @@ export class JsonArraySplitter {
               if (this.tracksKeys(depth)) this.keyStart = this.base + i;
             } else if (expectsValue(top)) {
               top.state = AFTER_VALUE;
+              this.tokenStart = -1;
               if (depth <= 2) this.noteValue(c);
             } else {
-              throw misplaced(top, c, this.line, this.column(i));
+              throw this.tokenError() ?? misplaced(top, c, this.line, this.column(i));
             }
           }
           i++;
@@ -699,8 +753,11 @@ export class JsonArraySplitter {
             if (this.lastKey === 'content') this.openContent(this.base + i);
           }
           if (top && !inTarget) {
-            if (!expectsValue(top)) throw misplaced(top, c, this.line, this.column(i));
+            if (!expectsValue(top)) {
+              throw this.tokenError() ?? misplaced(top, c, this.line, this.column(i));
+            }
             top.state = AFTER_VALUE;
+            this.tokenStart = -1;
             if (depth <= 2) this.noteValue(c);
           }
           this.stack.push({ kind: c === OPEN_OBJECT ? 'object' : 'array', key, state: OPENED });
@@ -778,13 +835,24 @@ export class JsonArraySplitter {
           // A bare value (number, true, false, null) outside the records:
           // its first character must come where a value may.
           if (!inTarget && this.base + i !== this.scalarNext) {
-            if (!expectsValue(top!)) throw misplaced(top!, c, this.line, this.column(i));
+            if (!expectsValue(top!)) {
+              throw this.tokenError() ?? misplaced(top!, c, this.line, this.column(i));
+            }
             top!.state = AFTER_VALUE;
             if (depth <= 2) this.noteValue(c);
           } else if (this.counting !== null) {
             // The next character of a "totalCount" (a number's are all bare).
             this.counting.countText += String.fromCharCode(c);
           }
+          // Bare values only (never an object record's characters): kept
+          // to name one that is no value when something follows it.
+          if (this.base + i !== this.scalarNext) {
+            this.tokenStart = this.base + i;
+            this.tokenLine = this.line;
+            this.tokenColumn = this.column(i);
+            this.tokenText = '';
+          }
+          if (this.tokenText.length <= TOKEN_SHOWN) this.tokenText += String.fromCharCode(c);
           this.scalarNext = this.base + i + 1;
           i++;
       }
@@ -985,6 +1053,15 @@ export class JsonArraySplitter {
   }
 
   /** The column (from 1) of index `i` of the chunk being scanned. */
+  /** The last bare value, when it is no literal or number and still the last value read. */
+  private tokenError(): JsonTokenError | undefined {
+    if (this.tokenStart === -1) return undefined;
+    const problem = invalidToken(this.tokenText);
+    return problem === undefined
+      ? undefined
+      : new JsonTokenError(problem, this.tokenLine, this.tokenColumn);
+  }
+
   private column(i: number): number {
     return this.base + i - this.lineStart + 1;
   }
