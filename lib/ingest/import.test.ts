@@ -1349,6 +1349,63 @@ describe('import', () => {
     );
   });
 
+  test('a file of several lines whose first line opens a list envelope and breaks on it is that envelope, refused naming its line and column, not NDJSON of per-line errors', async () => {
+    const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
+    const cases: [string, string, string][] = [
+      [
+        'garbage.json',
+        `{"results": [ garbage here\n${a},\n${b}\n]}\n`,
+        "Invalid literal 'garbage' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 15)",
+      ],
+      [
+        'after-record.json',
+        `{"results": [${a} x\n${b}\n]}\n`,
+        `Expected ',' or ']' after an element, found 'x' (a missing comma) (line 1, column ${a.length + 15})`,
+      ],
+      [
+        'before-records.json',
+        `{"links": [] "results": [${a},\n${b}\n]}\n`,
+        `Expected ',' or '}' after a member, found '"' (a missing comma) (line 1, column 14)`,
+      ],
+      [
+        'content.json',
+        `{"status": 200, "content": {"results": [ xx yy\n${a}\n]}}\n`,
+        "Invalid literal 'xx' (JSON's literals are true, false and null; a string needs quotes) (line 1, column 42)",
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      await freshStore();
+      const issues: string[] = [];
+      await assert.rejects(
+        importEvents(store, write(name, text), {
+          orgId: ORG,
+          onIssue: (issue) => issues.push(issue.message),
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof ImportFatalError, name);
+          assert.equal(error.message, `The file is not valid JSON: ${message}`, name);
+          assert.equal(error.summary?.format, 'envelope', name);
+          return true;
+        },
+      );
+      assert.deepEqual(issues, [], name);
+    }
+    // A broken event on the first line, its own "results" included, is still NDJSON's one invalid record.
+    const event = { ...events[2], results: [1] };
+    const ndjson = `${JSON.stringify(event).replace('"results":[1]', '"results":[1 2]')}\n${b}\n`;
+    const report = await importEvents(store, write('ndjson.json', ndjson), { orgId: ORG });
+    assert.equal(report.format, 'ndjson');
+    assert.equal(report.inserted, 1);
+    assert.equal(report.invalid, 1);
+    // So is one cut short after its "id", its own "results" broken before it.
+    await freshStore();
+    const cut = `{"results": [1 2], "id": "${events[2]!.id}", "created": "2026\n${b}\n`;
+    const cutReport = await importEvents(store, write('cut.json', cut), { orgId: ORG });
+    assert.equal(cutReport.format, 'ndjson');
+    assert.equal(cutReport.inserted, 1);
+    assert.equal(cutReport.invalid, 1);
+  });
+
   test('a broken literal between records (`tru e`) stops the import naming it at its line and column, and a broken bare record (`-`, `1.`, `01`, `tru`) is an invalid record saying what is wrong with it', async () => {
     const [a, b] = [JSON.stringify(events[0]), JSON.stringify(events[1])];
     await assert.rejects(

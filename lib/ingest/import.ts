@@ -1540,7 +1540,15 @@ function firstLineShape(
     // One ending inside a string is cut there, whatever was misplaced before
     // (a stray quote puts the rest of the line out of step, its commas and
     // colons too): read for its brackets alone, as before those were checked.
-    return endsInString(line) ? 'cutInString' : 'other';
+    if (endsInString(line)) return 'cutInString';
+    // A list envelope that opened its records array (or whose brackets show
+    // one, the mistake before it) and broke on this line, left open: the
+    // first line of a document on several lines, refused naming its place.
+    // Taken for NDJSON whenever the next line parsed, it was one invalid
+    // record a line ("Unexpected token", then each record's own complaint).
+    // Read loosely, past its mistakes: an event's `id` after its own broken
+    // "results" keeps it one broken record.
+    return looselyOpensRecords(line) ? 'opensRecords' : 'other';
   }
   if (splitter.endsInString) return 'cutInString';
   try {
