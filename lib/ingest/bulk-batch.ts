@@ -36,7 +36,18 @@ export type PackedBatch = {
   values: Float64Array;
   /** Each event's key, in write order (BatchTerms). */
   keys: Float64Array;
+  /** Where the file stands once this batch is stored (an import's: BatchThrough). */
+  through?: BatchThrough;
 };
+
+/**
+ * An import's file up to the end of a batch's last record: the records read
+ * to there (valid or not) and the invalid among them, and the offset in
+ * bytes just past that record (of the decompressed text, for a gzip
+ * archive; -1 where it is not known). What a stopped or failed import says
+ * it imported up to, once the batch and every one before it are stored.
+ */
+export type BatchThrough = { read: number; invalid: number; textBytes: number };
 
 /**
  * Events between two joins of their texts. A batch's records are thus held
@@ -131,6 +142,8 @@ export class BatchPacker {
   private readonly raws: ChunkedLines;
   private readonly seen = new EventKeySet();
   private repeated = 0;
+  /** Set by the reader when the batch is full (an import's: where the file stands after it). */
+  through: BatchThrough | undefined;
 
   /** `chunkEvents`: events between joins (Infinity: one join, when finished). */
   constructor(capacity: number, chunkEvents = CHUNK_EVENTS) {
@@ -193,6 +206,7 @@ export class BatchPacker {
       dayCounts: terms.dayCounts,
       values: terms.values,
       keys: terms.keys,
+      ...(this.through === undefined ? {} : { through: this.through }),
     };
   }
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { EventStore } from '@/lib/store/types';
-import { type PackedBatch, unpackBatch } from './bulk-batch';
+import { type BatchThrough, type PackedBatch, unpackBatch } from './bulk-batch';
 import type { ImportIssue, ReadOptions, ReadSummary } from './import';
 import type { SeedOptions } from './seed';
 import { refreshStatisticsAfterLoad } from './refresh-statistics';
@@ -62,8 +62,10 @@ export type BulkResult = {
   voidsRun?: boolean;
   /**
    * Ended by `BulkCallbacks.stop` before the source's end: the batches
-   * committed stand; `summary.read` counts the events of those batches and
-   * the records reported invalid so far, `format` is unknown.
+   * committed stand; `summary` says where the file stands after the last of
+   * them (StoredThrough): `read` the records up to there, `invalid` those
+   * invalid among them, `bytes` (a gzip archive's `decompressedBytes`) the
+   * offset just past the last; `format` is unknown.
    */
   stopped?: boolean;
   /**
@@ -89,15 +91,51 @@ export type BulkCallbacks = {
   /**
    * A batch of `records` read was taken to be inserted, before it commits:
    * a load that fails then counts the events of the batch that failed (and
-   * of any being inserted beside it) as read, not stored.
+   * of any being inserted beside it) as read, not stored. `through`: where
+   * an import's file stands after it.
    */
-  onBatchTaken?: (records: number) => void;
+  onBatchTaken?: (records: number, through?: StoredThrough) => void;
   /**
    * Aborted (SIGINT, SIGTERM): no further batch is inserted; those being
    * inserted commit, and the load returns with `stopped`.
    */
   stop?: AbortSignal;
 };
+
+/**
+ * Where an import's file stands once a batch and every one before it are
+ * stored: the records read up to the end of its last record and the invalid
+ * among them, and the offset in bytes just past that record (`bytes`), or,
+ * for a gzip archive, in its text (`decompressedBytes`, with `bytes` the
+ * archive's bytes read when the batch was handed on).
+ */
+export type StoredThrough = {
+  read: number;
+  invalid: number;
+  bytes: number;
+  decompressedBytes?: number;
+};
+
+/** StoredThrough of a batch, from its reader's BatchThrough and the bytes read when it was handed on. */
+function storedThrough(
+  through: BatchThrough,
+  progress: number,
+  decompressedBytes: number | undefined,
+): StoredThrough {
+  const { read, invalid, textBytes } = through;
+  // Not known (a record held from further back than the text kept): the reader's place.
+  if (textBytes < 0) {
+    return {
+      read,
+      invalid,
+      bytes: progress,
+      ...(decompressedBytes === undefined ? {} : { decompressedBytes }),
+    };
+  }
+  return decompressedBytes === undefined
+    ? { read, invalid, bytes: textBytes }
+    : { read, invalid, bytes: progress, decompressedBytes: textBytes };
+}
 
 /** Defined (true) in the CLI's bundle (scripts/build-cli.mjs), undeclared under tsx. */
 declare const ORG_EVENTS_BUNDLE: boolean | undefined;
@@ -202,7 +240,19 @@ export async function runBulkLoad(
   /** The member of a summary (or onBatch's state) saying so, for a compressed file. */
   const decompressed = () => (decompressedBytes === undefined ? {} : { decompressedBytes });
   const inserting = new Set<Promise<void>>();
+  /**
+   * The batches taken, by number, until they and every one before them are
+   * stored (lanes may commit out of order), and where the file stands after
+   * the last batch so stored.
+   */
+  const awaiting = new Map<number, StoredThrough | null>();
+  let takenBatches = 0;
+  let storedBatches = 0;
+  let stored: StoredThrough | undefined;
   const insert = (batch: PackedBatch, batchProgress: number, batchText?: number) => {
+    const number = takenBatches++;
+    const through =
+      batch.through === undefined ? null : storedThrough(batch.through, batchProgress, batchText);
     const { events, terms } = unpackBatch(batch);
     const done: Promise<void> = store
       .insertEvents(orgId, events, {
@@ -217,6 +267,11 @@ export async function runBulkLoad(
           if (batchProgress >= progress) {
             progress = batchProgress;
             decompressedBytes = batchText;
+          }
+          awaiting.set(number, through);
+          while (awaiting.has(storedBatches)) {
+            stored = awaiting.get(storedBatches) ?? stored;
+            awaiting.delete(storedBatches++);
           }
           helper?.afterBatch();
           worker.postMessage({ type: 'ack' } satisfies ToWorker);
@@ -248,14 +303,22 @@ export async function runBulkLoad(
       const message = await nextMessage();
       if (message === undefined) {
         const refreshed = await finish();
+        // The file up to the end of the last batch stored (an import's), its
+        // records read and the invalid among them: the reader has read on,
+        // and what it reported past there is read again by a re-run.
+        const through =
+          stored ??
+          (job.kind === 'import'
+            ? // Nothing stored: it stands at the file's start.
+              {
+                read: 0,
+                invalid: 0,
+                bytes: 0,
+                ...(decompressedBytes === undefined ? {} : { decompressedBytes: 0 }),
+              }
+            : { read: inserted + skipped + invalid, invalid, bytes: progress, ...decompressed() });
         return {
-          summary: {
-            format: null,
-            read: inserted + skipped + invalid,
-            invalid,
-            bytes: progress,
-            ...decompressed(),
-          },
+          summary: { format: null, ...through },
           inserted,
           skipped,
           seconds: elapsed(started),
@@ -266,7 +329,11 @@ export async function runBulkLoad(
       switch (message.type) {
         case 'batch':
           // Its repeats of an id too: they count as read (and skipped) once it commits.
-          callbacks.onBatchTaken?.(message.batch.count + message.batch.repeated);
+          callbacks.onBatchTaken?.(
+            message.batch.count + message.batch.repeated,
+            message.batch.through &&
+              storedThrough(message.batch.through, message.progress, message.decompressedBytes),
+          );
           insert(message.batch, message.progress, message.decompressedBytes);
           if (inserting.size >= lanes) await Promise.race(inserting);
           // A turn of the event loop's I/O phase after each batch: with the

@@ -377,6 +377,37 @@ export async function* readEventBatches(
   const maxBytes = options.maxRecordBytes ?? getConfig().IMPORT_MAX_RECORD_BYTES;
   const rehome = options.rehome ?? false;
   let batch = new BatchPacker(batchSize);
+  /**
+   * Where the record read last ends, in characters of the text (a line past
+   * its line break): where a batch handed on now ends (BatchThrough).
+   */
+  let lastEnd = 0;
+  /** Where the text of the NDJSON line (or document of one) being read starts: its records' offsets are from there. */
+  let textStart = 0;
+  /** The text's latest chunks, each with the characters and bytes before it: textOffset's. */
+  const latest: { chars: number; bytes: number; text: string }[] = [];
+  let chars = 0;
+  let textBytes = 0;
+  /** A chunk about to be read. Per chunk, not per record. */
+  const see = (chunk: string) => {
+    if (chars === 0) textBytes = compression.dropped ?? 0;
+    latest.push({ chars, bytes: textBytes, text: chunk });
+    // A record held while read (an envelope's first records, while it may
+    // prove one event) ends at most a record limit back: a few 1 MiB chunks.
+    if (latest.length > LATEST_CHUNKS) latest.shift();
+    chars += chunk.length;
+    textBytes += Buffer.byteLength(chunk);
+  };
+  /** The offset in bytes of character `at` of the text; -1 when it lies before the latest chunks. */
+  const textOffset = (at: number): number => {
+    for (let k = latest.length - 1; k >= 0; k--) {
+      const chunk = latest[k]!;
+      if (at >= chunk.chars) {
+        return chunk.bytes + Buffer.byteLength(chunk.text.slice(0, at - chunk.chars));
+      }
+    }
+    return latest.length === 0 ? (compression.dropped ?? 0) : -1;
+  };
   // Events sharing a second keep the file's order (ListingOrder), read in
   // the file's direction: newest first (the API's and the export's order)
   // unless its first two distinct seconds ascend. Until a second distinct
@@ -437,6 +468,11 @@ export async function* readEventBatches(
   const handOn = (): readonly PackedBatch[] => {
     if (batch.count === 0) return NONE;
     const events = batch;
+    events.through = {
+      read: counts.read,
+      invalid: counts.invalid,
+      textBytes: textOffset(lastEnd),
+    };
     batch = new BatchPacker(batchSize);
     return inListingOrder(events, false);
   };
@@ -506,7 +542,16 @@ export async function* readEventBatches(
       const readAppended = (text: string, line: number): boolean => {
         const documents = DOCUMENTS_MEET.test(text) ? concatenatedDocuments(text) : undefined;
         if (!documents) return false;
-        for (const document of documents) readLine({ text: document, line });
+        // Each document's place in the file, for a batch ending in it: they
+        // are the line's text cut in order.
+        const [base, lineEnd] = [textStart, lastEnd];
+        let from = 0;
+        for (const document of documents) {
+          const at = Math.max(from, text.indexOf(document, from));
+          from = at + document.length;
+          readLine({ text: document, line, start: base + at, end: base + from });
+        }
+        lastEnd = lineEnd;
         return true;
       };
       /** Line `line` as a page (pageRecords); null when it names its list twice, or two lists (refused here). */
@@ -519,11 +564,14 @@ export async function* readEventBatches(
           return null;
         }
       };
-      const readLine = ({ text, line, oversize }: LineRecord): void => {
+      const readLine = (record: LineRecord): void => {
+        const { line, oversize } = record;
+        lastEnd = record.end;
         // A byte order mark opening a line: files saved with one and joined
         // (`cat a.ndjson b.ndjson`) carry the second one into the file. It
         // is no part of the record (the first file's is dropped as read).
-        text = withoutByteOrderMark(text);
+        const text = withoutByteOrderMark(record.text);
+        textStart = record.start + record.text.length - text.length;
         // A line holding bytes that are no UTF-8 is an invalid record: the
         // lines around it are read on (a JSON document's import stops).
         const mark =
@@ -546,15 +594,18 @@ export async function* readEventBatches(
           if (page === null) return;
           if (page) {
             if (page.members) pages.add({ ...page.members, line });
+            const base = textStart;
             for (const element of page.elements) {
               const location = {
                 location: `line ${line}, ${page.path}[${element.index}]`,
                 line,
                 index: element.index,
               };
+              lastEnd = base + element.end;
               const record = parse(element.text, undefined, location);
               if (record) take(acceptRead(record, element.text, location));
             }
+            lastEnd = record.end;
             return;
           }
           if (readAppended(text, line)) return;
@@ -583,16 +634,19 @@ export async function* readEventBatches(
             records: inner.list.length,
             ...pageMembers(parsed.value, inner.prefix),
           });
+          const base = textStart;
           for (let index = 0; index < inner.list.length; index++) {
             const location = {
               location: `line ${line}, ${inner.prefix}[${index}]`,
               line,
               index,
             };
-            const own = texts?.[index]?.text;
+            const own = texts?.[index];
+            if (own) lastEnd = base + own.end;
             if (own === undefined) reject(location, NO_OWN_TEXT);
-            else take(accept(inner.list[index], own, location));
+            else take(accept(inner.list[index], own.text, location));
           }
+          lastEnd = record.end;
         } else {
           // An envelope=true answer of the get endpoint: its content is the
           // event, stored as that content's own text.
@@ -607,7 +661,10 @@ export async function* readEventBatches(
       const lines = new LineSplitter(lineLimit);
       for await (const chunk of withStallMarks(detected.chunks)) {
         if (chunk === STALLED) take(handOn());
-        else for (const record of lines.push(chunk)) readLine(record);
+        else {
+          see(chunk);
+          for (const record of lines.push(chunk)) readLine(record);
+        }
         while (ready.length > 0) yield ready.shift()!;
       }
       const last = lines.end();
@@ -625,9 +682,11 @@ export async function* readEventBatches(
           continue;
         }
         if (utf8.first) throw await notUtf8(utf8.first);
+        see(chunk);
         const elements = splitter.push(chunk);
         for (const page of splitter.takePages()) pages.add(page);
         for (const element of elements) {
+          lastEnd = element.end;
           // A file whose first document is one event is named so, not 'envelope'.
           if (element.document && format === 'envelope' && counts.read === 0) format = 'event';
           const location = element.document
@@ -772,6 +831,9 @@ function objectHolding({ rootKeys, rootKeyCount }: NotAListError): string {
 
 /** How long the source may pause before the events read so far are inserted anyway. */
 const STALL_MS = 1000;
+
+/** The text's chunks kept to find where a batch ends in bytes (textOffset): 1 MiB each, read from a file. */
+const LATEST_CHUNKS = 4;
 
 /** What withStallMarks yields for a pause. */
 const STALLED = Symbol('stalled');
@@ -1081,7 +1143,12 @@ function notUtf8Message(problem: InvalidUtf8, gzip: boolean, line?: number): str
 }
 
 /** Whether the source was gzip-compressed, and the bytes of text read from it so far (decompressed, if it was). */
-type Compression = { gzip: boolean; textBytes: number };
+type Compression = {
+  gzip: boolean;
+  textBytes: number;
+  /** The bytes dropped before the first text handed on: a byte order mark's. */
+  dropped?: number;
+};
 
 /**
  * The source's text, decoded (and decompressed). `onBytes` hears the bytes
@@ -1192,7 +1259,9 @@ async function* decode(
     }
     if (buffer.length > 0) tail = buffer.subarray(Math.max(0, buffer.length - 3));
     if (first && text.length > 0) {
+      const opened = text;
       text = withoutByteOrderMark(text);
+      if (text !== opened) compression.dropped = Buffer.byteLength(opened[0]!);
       first = false;
     }
     if (text.length > 0) yield text;

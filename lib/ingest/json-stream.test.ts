@@ -566,6 +566,21 @@ describe('JsonArraySplitter', () => {
     );
   });
 
+  test('each element says where it ends (just past its last character), wherever the chunks cut it: where an import stopped after it stands', () => {
+    const text = '[{"a": 1},\n 22 , "x"]';
+    for (const size of [1, 2, 7, 1000]) {
+      assert.deepEqual(
+        split(text, size).elements.map((element) => [element.text, element.end]),
+        [
+          ['{"a": 1}', 9],
+          ['22', 14],
+          ['"x"', 20],
+        ],
+        `chunks of ${size}`,
+      );
+    }
+  });
+
   test('one event in a sequence longer than the limit is given as its size, its text not held', () => {
     const splitter = new JsonArraySplitter(10, true);
     const text = '{"id": "x", "pad": "0123456789"}';
@@ -573,7 +588,15 @@ describe('JsonArraySplitter', () => {
     splitter.end();
     splitter.assertList();
     assert.deepEqual(given, [
-      { text: '', path: '', index: 0, line: 1, oversize: text.length, document: true },
+      {
+        text: '',
+        path: '',
+        index: 0,
+        line: 1,
+        end: text.length,
+        oversize: text.length,
+        document: true,
+      },
     ]);
   });
 
@@ -593,8 +616,15 @@ describe('JsonArraySplitter', () => {
       assert.deepEqual(
         given,
         [
-          { text: '1', path: 'results', index: 0, line: 1 },
-          { text: '{"id": "x"}', path: '', index: 0, line: 2, document: true },
+          { text: '1', path: 'results', index: 0, line: 1, end: envelope.indexOf('[1]') + 2 },
+          {
+            text: '{"id": "x"}',
+            path: '',
+            index: 0,
+            line: 2,
+            end: text.length,
+            document: true,
+          },
         ],
         `chunks of ${size}`,
       );
@@ -685,14 +715,14 @@ describe('LineSplitter', () => {
     '\n',
   );
 
-  test('gives the same lines, CRLF and blank ones included, however the text is cut into chunks', () => {
+  test('gives the same lines, CRLF and blank ones included, with where each starts and ends (past its line break), however the text is cut into chunks', () => {
     const expected: LineRecord[] = [
-      { text: '{"a":1}', line: 1 },
-      { text: '{"b":"two"}', line: 2 },
-      { text: '', line: 3 },
-      { text: 'x'.repeat(40), line: 4 },
-      { text: '{"c":[3]}', line: 5 },
-      { text: 'y'.repeat(25), line: 6 },
+      { text: '{"a":1}', line: 1, start: 0, end: 8 },
+      { text: '{"b":"two"}', line: 2, start: 8, end: 21 },
+      { text: '', line: 3, start: 21, end: 22 },
+      { text: 'x'.repeat(40), line: 4, start: 22, end: 63 },
+      { text: '{"c":[3]}', line: 5, start: 63, end: 73 },
+      { text: 'y'.repeat(25), line: 6, start: 73, end: 98 },
     ];
     for (let size = 1; size <= text.length; size++) {
       assert.deepEqual(lines(text, size, Infinity), expected, `chunks of ${size}`);
@@ -702,9 +732,14 @@ describe('LineSplitter', () => {
   test('measures a line longer than the limit instead of holding it, wherever the chunks cut it', () => {
     for (let size = 1; size <= text.length; size++) {
       const records = lines(text, size, 30);
-      assert.deepEqual(records[3], { text: '', line: 4, oversize: 40 }, `chunks of ${size}`);
-      assert.deepEqual(records[4], { text: '{"c":[3]}', line: 5 }, `chunks of ${size}`);
-      assert.deepEqual(records[5], { text: 'y'.repeat(25), line: 6 }, `chunks of ${size}`);
+      const [oversize, next, last] = [
+        { text: '', line: 4, start: 22, end: 63, oversize: 40 },
+        { text: '{"c":[3]}', line: 5, start: 63, end: 73 },
+        { text: 'y'.repeat(25), line: 6, start: 73, end: 98 },
+      ];
+      assert.deepEqual(records[3], oversize, `chunks of ${size}`);
+      assert.deepEqual(records[4], next, `chunks of ${size}`);
+      assert.deepEqual(records[5], last, `chunks of ${size}`);
       assert.equal(records.length, 6);
     }
   });
@@ -716,9 +751,9 @@ describe('LineSplitter', () => {
       assert.deepEqual(
         lines(text, size, 10),
         [
-          { text: 'a'.repeat(10), line: 1 },
-          { text: '', line: 2, oversize: 11 },
-          { text: '', line: 3, oversize: 11 },
+          { text: 'a'.repeat(10), line: 1, start: 0, end: 12 },
+          { text: '', line: 2, start: 12, end: 25, oversize: 11 },
+          { text: '', line: 3, start: 25, end: 37, oversize: 11 },
         ],
         `chunks of ${size}`,
       );
@@ -742,9 +777,13 @@ describe('LineSplitter', () => {
       if (last) records.push(last);
       const context = `text ${k}, limit ${limit}: ${JSON.stringify(text)}`;
       assert.equal(records.length, expected.length, context);
+      let start = 0;
       records.forEach((record, i) => {
         const line = stripCr(expected[i]!);
         assert.equal(record.line, i + 1, context);
+        const end = Math.min(start + expected[i]!.length + 1, text.length);
+        assert.deepEqual([record.start, record.end], [start, end], context);
+        start = end;
         if (record.oversize === undefined) assert.equal(record.text, line, context);
         else assert.ok(line.length > limit && record.oversize > limit, context);
       });

@@ -295,6 +295,12 @@ export function pageMembers(value: unknown, path: string): PageMembers {
 export type LineRecord = {
   text: string;
   line: number;
+  /**
+   * Where the line starts and ends (past its line break, if it has one), in
+   * characters of the text pushed: where an import stopped after it stands.
+   */
+  start: number;
+  end: number;
   /** Set instead of `text` (which is then empty) when the line is longer than the limit: its length so far. */
   oversize?: number;
 };
@@ -319,6 +325,9 @@ export class LineSplitter {
   private skipped = -1;
   /** The last character of the chunks so far (0 before the first): a line's CR may end one chunk and its LF begin the next. */
   private lastChar = 0;
+  /** The characters pushed before the current chunk, and where the current line starts. */
+  private base = 0;
+  private lineStart = 0;
 
   constructor(private readonly maxChars = Infinity) {}
 
@@ -341,18 +350,34 @@ export class LineSplitter {
       this.line++;
       const before = end > 0 ? chunk.charCodeAt(end - 1) : this.lastChar;
       const length = held.length + end - start - (before === CR ? 1 : 0);
+      // Numbers in the record itself, as its line: no object more a line.
+      const { line, lineStart } = this;
+      const after = this.base + end + 1;
       if (this.skipped !== -1) {
-        records.push({ text: '', line: this.line, oversize: this.skipped + length });
+        records.push({
+          text: '',
+          line,
+          start: lineStart,
+          end: after,
+          oversize: this.skipped + length,
+        });
         this.skipped = -1;
       } else if (length > this.maxChars) {
-        records.push({ text: '', line: this.line, oversize: length });
+        records.push({ text: '', line, start: lineStart, end: after, oversize: length });
       } else {
         const text = chunk.slice(start, end);
-        records.push({ text: stripCr(held.length === 0 ? text : held + text), line: this.line });
+        records.push({
+          text: stripCr(held.length === 0 ? text : held + text),
+          line,
+          start: lineStart,
+          end: after,
+        });
       }
+      this.lineStart = after;
       held = '';
       start = end + 1;
     }
+    this.base += chunk.length;
     if (chunk.length > 0) this.lastChar = chunk.charCodeAt(chunk.length - 1);
     this.pending = held + chunk.slice(start);
     // A CR the line ends on may be the LF's (its length is then one less).
@@ -365,12 +390,12 @@ export class LineSplitter {
 
   /** The last line, when the text does not end with a newline. */
   end(): LineRecord | undefined {
-    const line = this.line + 1;
+    const at = { line: this.line + 1, start: this.lineStart, end: this.base };
     if (this.skipped !== -1) {
       const cr = this.lastChar === CR ? 1 : 0;
-      return { text: '', line, oversize: this.skipped + this.pending.length - cr };
+      return { text: '', ...at, oversize: this.skipped + this.pending.length - cr };
     }
-    if (this.pending.length > 0) return { text: stripCr(this.pending), line };
+    if (this.pending.length > 0) return { text: stripCr(this.pending), ...at };
     return undefined;
   }
 }
@@ -385,6 +410,11 @@ export type ArrayElement = {
   /** The path of the records array it is in ('', 'results' or 'content.results'): documents in a row may differ. */
   path: string;
   line: number;
+  /**
+   * The offset (in characters of the text pushed) just past the element's
+   * last character: where an import stopped after it stands in the file.
+   */
+  end: number;
   /** Set instead of `text` (then empty) when the element is longer than the limit. */
   oversize?: number;
   /** The element is a whole document of a sequence that is one event (index 0, path ''), not in an array. */
@@ -959,7 +989,7 @@ export class JsonArraySplitter {
    * `content`): its text, or, past the record limit, only its size.
    */
   private oneEvent(line: number, start: number, end: number, oversize: boolean): ArrayElement {
-    const event = { path: '', index: 0, line, document: true as const };
+    const event = { path: '', index: 0, line, document: true as const, end: this.base + end };
     return oversize
       ? { ...event, text: '', oversize: this.base + end - start }
       : { ...event, text: this.textFrom(start, end) };
@@ -1208,6 +1238,7 @@ export class JsonArraySplitter {
         path: this.path!,
         index: this.index++,
         line: this.elementLine,
+        end: this.base + end,
         oversize: this.base + end - this.elementStart,
       });
       this.elementStart = -1;
@@ -1218,14 +1249,18 @@ export class JsonArraySplitter {
     // also took a no-break space or a byte order mark, which no JSON reader
     // takes, and the record imported from a file JSON.parse refuses.
     const elementText = jsonText.withoutSpaceAtEnd(this.textFrom(this.elementStart, end));
-    this.elementStart = -1;
-    if (elementText.length === 0) return;
+    if (elementText.length === 0) {
+      this.elementStart = -1;
+      return;
+    }
     (this.heldRecords ?? out).push({
       text: elementText,
       path: this.path!,
       index: this.index++,
       line: this.elementLine,
+      end: this.elementStart + elementText.length,
     });
+    this.elementStart = -1;
   }
 
   /** The document's text from absolute offset `start` to index `end` of the current chunk. */

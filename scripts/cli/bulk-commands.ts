@@ -1,6 +1,11 @@
 import { errorMessage } from '@/lib/domain/errors';
 import fs from 'node:fs';
-import { type BulkResult, type BulkSummary, runBulkLoad } from '@/lib/ingest/bulk-load';
+import {
+  type BulkResult,
+  type BulkSummary,
+  runBulkLoad,
+  type StoredThrough,
+} from '@/lib/ingest/bulk-load';
 import { DEFAULT_IMPORT_BATCH, type ImportIssue, ledgerSource, voidRun } from '@/lib/ingest/import';
 import { recordIngestRunEnd, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { OBJECT_ID_MAX_MILLIS } from '@/lib/domain/object-id';
@@ -220,14 +225,15 @@ function sizeRead({ bytes, decompressedBytes }: BulkSummary): string {
 }
 
 /**
- * What an import ended early (stopped, failed) had read of a file: a gzip
- * archive's bytes with the text decompressed from them, as sizeRead says
- * of a whole file (its bytes alone read as that much JSON).
+ * Where an import ended early (stopped, failed by the database) stands in
+ * its file: the offset just past the last record its counts account for,
+ * the end of the last batch taken to be inserted (StoredThrough); of a gzip
+ * archive's text, with the archive's bytes read by then.
  */
-function bytesReadSoFar({ bytes, decompressedBytes }: Sizes): string {
+function storedUpTo({ bytes, decompressedBytes }: Sizes): string {
   return decompressedBytes === undefined
-    ? `${formatBytes(bytes)} read`
-    : `${formatBytes(bytes)} read (gzip-compressed; ${formatBytes(decompressedBytes)} decompressed)`;
+    ? `up to byte ${formatNumber(bytes)} of the file`
+    : `up to byte ${formatNumber(decompressedBytes)} of its decompressed text (${formatBytes(bytes)} of the gzip archive read)`;
 }
 
 /** A file's bytes read, and a gzip archive's text decompressed from them (BulkSummary's). */
@@ -336,8 +342,8 @@ export const importFile: Command = async (args, context) => {
   const soFar = { inserted: 0, skipped: 0, rejected: 0 };
   /** The events of the batches taken to be inserted, committed or not: read, if not stored. */
   let taken = 0;
-  /** The file's bytes up to the end of the last batch committed (and a gzip archive's text). */
-  let sizes: Sizes = { bytes: 0 };
+  /** Where the file stands after the last batch taken to be inserted, stored or not (none: its start). */
+  let accounted: StoredThrough = { read: 0, invalid: 0, bytes: 0 };
   const run = await startIngestRun(
     store,
     { orgId, kind: 'import', source: ledgerSource(file) },
@@ -366,13 +372,13 @@ export const importFile: Command = async (args, context) => {
               invalidShown++;
             }
           },
-          onBatchTaken: (records) => {
+          onBatchTaken: (records, through) => {
             taken += records;
+            if (through) accounted = through;
           },
-          onBatch: ({ inserted, skipped, progress: read, decompressedBytes }) => {
+          onBatch: ({ inserted, skipped, progress: read }) => {
             soFar.inserted = inserted;
             soFar.skipped = skipped;
-            sizes = { bytes: read, decompressedBytes };
             progress.update(read, `${formatNumber(inserted + skipped)} events`);
           },
           stop,
@@ -387,7 +393,7 @@ export const importFile: Command = async (args, context) => {
       runId: run.id,
       soFar,
       taken,
-      sizes,
+      accounted,
       issues,
       error,
     });
@@ -530,12 +536,13 @@ async function failedImport(
     soFar: { inserted: number; skipped: number; rejected: number };
     /** The events of the batches taken to be inserted: those committed, the one that failed, any beside it. */
     taken: number;
-    sizes: Sizes;
+    /** The file up to the end of the last of those batches. */
+    accounted: StoredThrough;
     issues: ImportIssue[];
     error: unknown;
   },
 ): Promise<never> {
-  const { file, orgId, runId, soFar, taken, sizes, issues, error } = failed;
+  const { file, orgId, runId, soFar, taken, accounted, issues, error } = failed;
   const reason = errorMessage(error);
   const { unrecorded } = await recordIngestRunEnd(store, runId, {
     status: 'failed',
@@ -543,9 +550,10 @@ async function failedImport(
     detail: reason,
   });
   const there = soFar.inserted + soFar.skipped;
-  // Read, as a finished import's summary counts it: the events the
-  // inserting thread was given, stored or not (the batch that failed was
-  // read too), and the records refused; those not stored are notImported.
+  // Read, as a finished import's summary counts it: the records up to the
+  // end of the last batch the inserting thread was given, stored or not
+  // (the batch that failed was read too), which the bytes measure; those
+  // not stored are notImported.
   const notImported = Math.max(0, taken - there);
   const failure = new CommandError(
     `${reason.replace(/\.$/, '')}. ` +
@@ -559,20 +567,20 @@ async function failedImport(
     runId,
     orgId,
     file,
-    read: there + notImported + soFar.rejected,
+    read: accounted.read,
     inserted: soFar.inserted,
     duplicates: soFar.skipped,
-    invalid: soFar.rejected,
+    invalid: accounted.invalid,
     notImported,
-    ...sizesJson(sizes),
-    issues,
+    ...sizesJson(accounted),
+    issues: issues.slice(0, accounted.invalid),
     ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
     error: { code: 'failed', message: failure.message, exitCode: failure.exitCode },
   });
   context.say(
     `Stopped importing ${file} into ${orgId}: ${formatNumber(soFar.inserted)} inserted, ` +
-      `${formatNumber(soFar.skipped)} already present, ${formatNumber(soFar.rejected)} invalid, ` +
-      `${bytesReadSoFar(sizes)}. Run ${runId}` +
+      `${formatNumber(soFar.skipped)} already present, ${formatNumber(accounted.invalid)} invalid, ` +
+      `${storedUpTo(accounted)}. Run ${runId}` +
       (soFar.inserted > 0 ? ` ('imports undo ${runId}' removes what it added).` : '.'),
   );
   if (unrecorded !== undefined) {
@@ -619,14 +627,16 @@ async function stoppedImport(
     invalid: summary.invalid,
     ...sizesJson(summary),
     seconds: jsonSeconds(result.seconds),
-    issues,
+    // Those up to where it stands (in file order): the reader reported more
+    // past there, which a re-run reads again.
+    issues: issues.slice(0, summary.invalid),
     ...statisticsJson(result),
     ...(unrecorded === undefined ? {} : { runNotRecorded: unrecorded }),
   });
   context.say(
     `Stopped importing ${file} into ${orgId} on request after ${formatDuration(result.seconds)}: ` +
       `${formatNumber(result.inserted)} inserted, ${formatNumber(result.skipped)} already present, ` +
-      `${formatNumber(summary.invalid)} invalid, ${bytesReadSoFar(summary)}. Run ${runId}: ` +
+      `${formatNumber(summary.invalid)} invalid, ${storedUpTo(summary)}. Run ${runId}: ` +
       `re-running the import skips what is already there` +
       (result.inserted > 0 ? `; 'imports undo ${runId}' removes what it added.` : '.'),
   );

@@ -208,7 +208,7 @@ describe('CLI: seed and import', () => {
     assert.match(
       stdout,
       new RegExp(
-        `^Stopped importing - into ${org} on request after [\\d.]+ s: 200 inserted, 0 already present, 0 invalid, .* read\\. Run [0-9a-f]{24}: re-running the import skips what is already there; 'imports undo [0-9a-f]{24}' removes what it added\\.$`,
+        `^Stopped importing - into ${org} on request after [\\d.]+ s: 200 inserted, 0 already present, 0 invalid, up to byte ${Buffer.byteLength(`${lines.slice(0, 200).join('\n')}\n`).toLocaleString('en-US')} of the file\\. Run [0-9a-f]{24}: re-running the import skips what is already there; 'imports undo [0-9a-f]{24}' removes what it added\\.$`,
         'm',
       ),
     );
@@ -228,7 +228,52 @@ describe('CLI: seed and import', () => {
     assert.deepEqual([(again.json as Json).inserted, (again.json as Json).duplicates], [100, 200]);
   });
 
-  test("a gzip archive's import stopped with SIGINT says the archive's bytes read and the text's decompressed from them, as does --json (decompressedBytes)", async () => {
+  test('an import stopped with SIGINT says where it stopped: read counts the records up to the end of its last stored batch, and bytes is the offset just past the last of them, from which the rest of the file imports', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0d';
+    const { db, text } = orgAndEvents('stopped-where', org, 300);
+    // Line 230 is invalid: read after the last stored batch, it is not accounted for.
+    const lines = text.split('\n').map((line, i) => (i === 229 ? '{"id": "nope"}' : line));
+    const child = spawn(
+      process.execPath,
+      [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', '--json', '--database', db],
+      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.write(`${lines.slice(0, 250).join('\n')}\n`);
+    const store = await openStore(db);
+    try {
+      const deadline = Date.now() + 60_000;
+      while ((await store.countEvents({ orgId: org })) < 200) {
+        assert.ok(Date.now() < deadline, `two batches were not committed: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await store.close();
+    }
+    child.kill('SIGINT');
+    const code = await exited;
+    child.stdin.destroy();
+    assert.equal(code, 130, stderr);
+    const summary = JSON.parse(stdout) as Json;
+    const through = Buffer.byteLength(`${lines.slice(0, 200).join('\n')}\n`);
+    assert.deepEqual(
+      [summary.read, summary.inserted, summary.invalid, summary.bytes, summary.issues],
+      [200, 200, 0, through, []],
+    );
+    // The rest of the file, from that offset (`tail -c +${through + 1}`), imports what was left.
+    const rest = Buffer.from(`${lines.join('\n')}\n`)
+      .subarray(through)
+      .toString();
+    const again = cliWithInput(db, rest, 'import', '--org', org, '-', '--json');
+    assert.equal(again.code, 2, again.stderr);
+    assert.deepEqual([(again.json as Json).inserted, (again.json as Json).duplicates], [99, 0]);
+  });
+
+  test("a gzip archive's import stopped with SIGINT says the archive's bytes read and where its text stands (just past the last batch stored), as does --json (decompressedBytes)", async () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b0c';
     const { db, text } = orgAndEvents('stopped-gzip', org, 600);
     const lines = text.split('\n');
@@ -256,23 +301,19 @@ describe('CLI: seed and import', () => {
     const json = await stoppedImport(0, '--json');
     const summary = JSON.parse(json.stdout) as Json;
     assert.equal(summary.stopped, true);
-    // Every byte of the archive written was read; of its text, at least the
-    // two batches' lines were decompressed (the rest perhaps not yet).
+    // Every byte of the archive written was read; its text stands just past
+    // the two batches' lines (the rest was read, not stored).
     assert.equal(summary.bytes, json.archive.length);
-    const decompressed = summary.decompressedBytes as number;
-    assert.ok(
-      decompressed >= json.twoBatches && decompressed <= json.all,
-      `decompressedBytes ${decompressed}`,
-    );
+    assert.equal(summary.decompressedBytes, json.twoBatches);
     const said = await stoppedImport(250);
     const sizes =
-      / invalid, ([\d.]+) KB read \(gzip-compressed; ([\d.]+) KB decompressed\)\. Run /.exec(
+      / invalid, up to byte ([\d,]+) of its decompressed text \(([\d.]+) KB of the gzip archive read\)\. Run /.exec(
         said.stdout,
       );
     assert.ok(sizes, said.stdout);
-    assert.equal(sizes[1], (said.archive.length / 1024).toFixed(1));
-    const kb = Number(sizes[2]) * 1024;
-    assert.ok(kb >= said.twoBatches - 52 && kb <= said.all + 52, said.stdout);
+    // Its three batches were stored (the last once the archive paused): all its text.
+    assert.equal(sizes[1], said.all.toLocaleString('en-US'));
+    assert.equal(sizes[2], (said.archive.length / 1024).toFixed(1));
   });
 
   test('a saved page of a longer listing imports with a warning on stderr that the file holds only part of it, and its warnings in --json', () => {
