@@ -1082,7 +1082,6 @@ export class JsonArraySplitter {
     if (notes.countIs === 'a number') this.counting = notes;
   }
 
-  /** The column (from 1) of index `i` of the chunk being scanned. */
   /** The last bare value, when it is no literal or number and still the last value read. */
   private tokenError(): JsonTokenError | undefined {
     if (this.tokenStart === -1) return undefined;
@@ -1092,6 +1091,7 @@ export class JsonArraySplitter {
       : new JsonTokenError(problem, this.tokenLine, this.tokenColumn);
   }
 
+  /** The column (from 1) of index `i` of the chunk being scanned. */
   private column(i: number): number {
     return this.base + i - this.lineStart + 1;
   }
