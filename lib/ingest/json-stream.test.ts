@@ -25,6 +25,21 @@ function split(text: string, size: number): { elements: ArrayElement[]; path?: s
 }
 
 /** The line (from 1) on which `text` has its `offset`-th character. */
+/** Each text, split in chunks of 1, 2, 7 and 1000 characters, is refused as broken structure with its message. */
+function refusedInEveryChunking(
+  cases: readonly (readonly [text: string, message: string])[],
+): void {
+  for (const [text, message] of cases) {
+    for (const size of [1, 2, 7, 1000]) {
+      assert.throws(
+        () => split(text, size),
+        (error: unknown) => error instanceof JsonStructureError && error.message === message,
+        `${text} in chunks of ${size}`,
+      );
+    }
+  }
+}
+
 function lineAt(text: string, offset: number): number {
   return text.slice(0, offset).split('\n').length;
 }
@@ -370,15 +385,7 @@ describe('JsonArraySplitter', () => {
         "Invalid number '1.': no digit after the decimal point (line 1, column 31)",
       ],
     ];
-    for (const [text, message] of cases) {
-      for (const size of [1, 2, 7, 1000]) {
-        assert.throws(
-          () => split(text, size),
-          (error: unknown) => error instanceof JsonStructureError && error.message === message,
-          `${text} in chunks of ${size}`,
-        );
-      }
-    }
+    refusedInEveryChunking(cases);
   });
 
   test('a comma missing after a bare element (a number, a string, true, null) is broken structure too, naming its line and column, as after an object; a bare element whole is one element', () => {
@@ -420,15 +427,7 @@ describe('JsonArraySplitter', () => {
         "Expected ',' or ']' after an element, found '2' (a missing comma) (line 1, column 30)",
       ],
     ];
-    for (const [text, message] of cases) {
-      for (const size of [1, 2, 7, 1000]) {
-        assert.throws(
-          () => split(text, size),
-          (error: unknown) => error instanceof JsonStructureError && error.message === message,
-          `${text} in chunks of ${size}`,
-        );
-      }
-    }
+    refusedInEveryChunking(cases);
     for (const size of [1, 2, 1000]) {
       assert.deepEqual(
         split('[12, -3.5e2 , "a b",true,\nnull]', size).elements.map((e) => e.text),

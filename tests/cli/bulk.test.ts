@@ -233,30 +233,13 @@ describe('CLI: seed and import', () => {
     const { db, text } = orgAndEvents('stopped-where', org, 300);
     // Line 230 is invalid: read after the last stored batch, it is not accounted for.
     const lines = text.split('\n').map((line, i) => (i === 229 ? '{"id": "nope"}' : line));
-    const child = spawn(
-      process.execPath,
-      [CLI_BIN, 'import', '--org', org, '-', '--batch-size', '100', '--json', '--database', db],
-      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    const { code, stdout, stderr } = await importStoppedOnceStored(
+      db,
+      org,
+      `${lines.slice(0, 250).join('\n')}\n`,
+      200,
+      '--json',
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.stdin.write(`${lines.slice(0, 250).join('\n')}\n`);
-    const store = await openStore(db);
-    try {
-      const deadline = Date.now() + 60_000;
-      while ((await store.countEvents({ orgId: org })) < 200) {
-        assert.ok(Date.now() < deadline, `two batches were not committed: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    } finally {
-      await store.close();
-    }
-    child.kill('SIGINT');
-    const code = await exited;
-    child.stdin.destroy();
     assert.equal(code, 130, stderr);
     const summary = JSON.parse(stdout) as Json;
     const through = Buffer.byteLength(`${lines.slice(0, 200).join('\n')}\n`);
