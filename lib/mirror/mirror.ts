@@ -355,8 +355,6 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
     return fetching;
   };
 
-  /** Whether the source has answered a page in this run (any walk of it). */
-  let sourceAnswered = false;
   /** The most events the source served on one page: its page size, if it clamps itemsPerPage. */
   let servedMost = 0;
   /** The source's order within a second, kept in the copy's sort keys. */
@@ -492,7 +490,6 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       /** Whether pages came before this one: gathered, unstored, they are stored if it fails a check. */
       const gathered = answered;
       answered = true;
-      sourceAnswered = true;
       const records = page.map((record) => record.value);
       // An empty page ends the walk, and nothing below it is asked for by
       // any later run: one that follows events (a source's passing fault, a
@@ -698,14 +695,6 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorSummary> 
       }
     }
   } catch (error) {
-    // Refused before the source's first answer (a wrong key, an unknown
-    // org, a host it cannot reach), the run added nothing: it leaves the
-    // ledger, the error thrown saying why. Kept, a mirror retried from cron
-    // against a source that is down filled 'imports list' with failed runs
-    // of nothing, pushing the imports out of its newest 100. Recorded
-    // failed should it hold anything after all, or not be removable.
-    const nothing = !sourceAnswered && counts.copied + counts.skipped + counts.rejected === 0;
-    if (nothing && (await store.discardIngestRun(run.id).catch(() => false))) throw error;
     // Not recorded (the database cannot write): the error thrown says why.
     await endRun('failed', errorMessage(error));
     throw error;

@@ -96,33 +96,6 @@ export async function updateIngestRun(
   return result.numUpdatedRows > 0n;
 }
 
-/**
- * Removes run `id` from the ledger while it holds nothing: no count of
- * events inserted, found present or rejected, no event of it stored. One
- * statement, so an event inserted by it meanwhile keeps it. Whether it went.
- */
-export async function discardIngestRun(db: Kysely<Database>, id: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('ingest_runs')
-    .where('id', '=', id)
-    .where('inserted', '=', 0)
-    .where('skipped', '=', 0)
-    .where('rejected', '=', 0)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('events')
-            .select('events.id')
-            .whereRef('events.org_id', '=', 'ingest_runs.org_id')
-            .where('events.run_id', '=', id),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
-}
-
 /** How many of the org's events the run added and are still stored (events_by_run). */
 export async function countRunEvents(
   db: Kysely<Database>,

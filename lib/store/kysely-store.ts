@@ -862,10 +862,6 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.getIngestRun(this.db, id);
   }
 
-  discardIngestRun(id: string) {
-    return ingestRuns.discardIngestRun(this.db, id);
-  }
-
   countRunEvents(orgId: string, runId: string) {
     return ingestRuns.countRunEvents(this.db, orgId, runId);
   }

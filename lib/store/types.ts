@@ -282,12 +282,6 @@ export interface EventStore {
   getIngestRun(id: string): Promise<IngestRun | null>;
   /** How many of the org's events the run added and are still stored. */
   countRunEvents(orgId: string, runId: string): Promise<number>;
-  /**
-   * Removes the run from the ledger if it holds nothing (no count, no event
-   * of it stored); whether it did. For a run that ended before it began (a
-   * mirror refused by its source before any answer).
-   */
-  discardIngestRun(id: string): Promise<boolean>;
   /** Newest first: one org's, or every org's when `orgId` is undefined. */
   listIngestRuns(orgId: string | undefined, limit?: number): Promise<IngestRun[]>;
   /** A mirror's saved position for one source (opaque JSON text), or null. */
