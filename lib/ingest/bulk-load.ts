@@ -124,17 +124,10 @@ function storedThrough(
 ): StoredThrough {
   const { read, invalid, textBytes } = through;
   // Not known (a record held from further back than the text kept): the reader's place.
-  if (textBytes < 0) {
-    return {
-      read,
-      invalid,
-      bytes: progress,
-      ...(decompressedBytes === undefined ? {} : { decompressedBytes }),
-    };
-  }
+  const known = textBytes >= 0;
   return decompressedBytes === undefined
-    ? { read, invalid, bytes: textBytes }
-    : { read, invalid, bytes: progress, decompressedBytes: textBytes };
+    ? { read, invalid, bytes: known ? textBytes : progress }
+    : { read, invalid, bytes: progress, decompressedBytes: known ? textBytes : decompressedBytes };
 }
 
 /** Defined (true) in the CLI's bundle (scripts/build-cli.mjs), undeclared under tsx. */
@@ -249,10 +242,13 @@ export async function runBulkLoad(
   let takenBatches = 0;
   let storedBatches = 0;
   let stored: StoredThrough | undefined;
-  const insert = (batch: PackedBatch, batchProgress: number, batchText?: number) => {
+  const insert = (
+    batch: PackedBatch,
+    batchProgress: number,
+    batchText: number | undefined,
+    through: StoredThrough | undefined,
+  ) => {
     const number = takenBatches++;
-    const through =
-      batch.through === undefined ? null : storedThrough(batch.through, batchProgress, batchText);
     const { events, terms } = unpackBatch(batch);
     const done: Promise<void> = store
       .insertEvents(orgId, events, {
@@ -268,7 +264,7 @@ export async function runBulkLoad(
             progress = batchProgress;
             decompressedBytes = batchText;
           }
-          awaiting.set(number, through);
+          awaiting.set(number, through ?? null);
           while (awaiting.has(storedBatches)) {
             stored = awaiting.get(storedBatches) ?? stored;
             awaiting.delete(storedBatches++);
@@ -327,20 +323,20 @@ export async function runBulkLoad(
         };
       }
       switch (message.type) {
-        case 'batch':
-          // Its repeats of an id too: they count as read (and skipped) once it commits.
-          callbacks.onBatchTaken?.(
-            message.batch.count + message.batch.repeated,
+        case 'batch': {
+          const through =
             message.batch.through &&
-              storedThrough(message.batch.through, message.progress, message.decompressedBytes),
-          );
-          insert(message.batch, message.progress, message.decompressedBytes);
+            storedThrough(message.batch.through, message.progress, message.decompressedBytes);
+          // Its repeats of an id too: they count as read (and skipped) once it commits.
+          callbacks.onBatchTaken?.(message.batch.count + message.batch.repeated, through);
+          insert(message.batch, message.progress, message.decompressedBytes, through);
           if (inserting.size >= lanes) await Promise.race(inserting);
           // A turn of the event loop's I/O phase after each batch: with the
           // worker's batches always queued, a SIGINT's handler (and with it
           // a stop) waited until the whole file was in.
           if (callbacks.stop) await new Promise<void>((resolve) => setImmediate(resolve));
           break;
+        }
         case 'issue':
           invalid++;
           callbacks.onIssue?.(message.issue);
