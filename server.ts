@@ -111,6 +111,11 @@ function answerNotServedHere(req: IncomingMessage, res: ServerResponse): void {
   writeApiResponse(req, res, errorResponse(notHere, PLAIN_FORMAT));
 }
 
+/** The error body of a request the server cannot read (the parser's `code`, when it gave one). */
+function unreadableAnswer(code: string | undefined) {
+  return errorResponse(unreadableRequest(code, MAX_HEADER_BYTES), PLAIN_FORMAT);
+}
+
 /**
  * An HTTP/1.1 request without Host is malformed (RFC 9112 §3.2: a 400), and
  * links built from Host would point nowhere: refused before any route, as
@@ -118,7 +123,7 @@ function answerNotServedHere(req: IncomingMessage, res: ServerResponse): void {
  */
 function answerWithoutHost(req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now();
-  const response = errorResponse(unreadableRequest(undefined, MAX_HEADER_BYTES), PLAIN_FORMAT);
+  const response = unreadableAnswer(undefined);
   const requestId = requestIdFor(undefined);
   response.headers.push([REQUEST_ID_HEADER, requestId], ['Connection', 'close']);
   writeApiResponse(req, res, response);
@@ -152,12 +157,7 @@ function limitBodyWait(req: IncomingMessage, res: ServerResponse): void {
     const late = Object.assign(new Error('request body timed out'), {
       code: 'ERR_HTTP_REQUEST_TIMEOUT',
     });
-    answerClientError(
-      late,
-      req.socket,
-      (code) => errorResponse(unreadableRequest(code, MAX_HEADER_BYTES), PLAIN_FORMAT),
-      req.method?.slice(0, 16),
-    );
+    answerClientError(late, req.socket, unreadableAnswer, req.method?.slice(0, 16));
   }, BODY_TIMEOUT_MS);
   req.once('close', () => clearTimeout(timer));
 }
@@ -389,9 +389,7 @@ async function main(): Promise<void> {
     handleNext(req, res);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
-    answerClientError(error, socket, (code) =>
-      errorResponse(unreadableRequest(code, MAX_HEADER_BYTES), PLAIN_FORMAT),
-    ),
+    answerClientError(error, socket, unreadableAnswer),
   );
   // CONNECT (a proxy's tunnel) is no method of this server: without a
   // listener Node dropped the connection without a word. The socket is no
