@@ -11,6 +11,14 @@ import {
 const BACKGROUND = { 'X-Org-Events-Activity': 'background' };
 
 describe('lib/client/activity', () => {
+  // First: the module as a page just loaded has it, no input noted yet.
+  test('a page just opened: its calls within the window after the navigation began are activity, later ones background', () => {
+    assert.deepEqual(activityHeaders({ now: 0 }), {});
+    assert.deepEqual(activityHeaders({ now: INPUT_ACTIVITY_WINDOW_MS }), {});
+    assert.deepEqual(activityHeaders({ now: INPUT_ACTIVITY_WINDOW_MS + 1 }), BACKGROUND);
+    assert.deepEqual(activityHeaders({ now: 0, background: true }), BACKGROUND);
+  });
+
   test('a call within the window after an input is activity; later, or asked by the page, background', () => {
     noteInput(1_000_000);
     assert.deepEqual(activityHeaders({ now: 1_000_000 }), {});
