@@ -316,3 +316,48 @@ test('the panel stands beside the list only where the table keeps its time, type
     1600: true,
   });
 });
+
+test('with the panel open beside the list, from 1400 to 1920 px, every toolbar control and the search box are clear of it and clickable', async ({
+  page,
+  state,
+}) => {
+  // From 1400 px the panel covered the right end of the toolbar (Columns,
+  // Export, Facets and Live; Live still at 1920) and of the search box.
+  await openEvents(page, state, { width: 1400, height: 900 });
+  await rows(page).nth(1).locator('td.col-time').click();
+  const panel = page.getByTestId('event-panel');
+  await expect(panel).toBeVisible();
+  const toolbar = page.getByRole('search', { name: 'Filter events' });
+  const controls = [
+    ...(await toolbar.getByRole('button').all()),
+    page.getByRole('combobox', { name: /^Filter events/ }),
+  ];
+  expect(controls.length).toBeGreaterThanOrEqual(15);
+  for (const width of [1400, 1440, 1480, 1520, 1600, 1920]) {
+    await page.setViewportSize({ width, height: 900 });
+    await expect
+      .poll(async () => (await panel.boundingBox())!.x + (await panel.boundingBox())!.width)
+      .toBe(width);
+    await expect(panel).toHaveAttribute('aria-modal', 'false');
+    const panelBox = (await panel.boundingBox())!;
+    for (const control of controls) {
+      await expect(control).toBeVisible();
+      await expect(control).toBeInViewport({ ratio: 1 });
+      const box = (await control.boundingBox())!;
+      const name = `${(await control.textContent()) || (await control.getAttribute('aria-label'))} at ${width}`;
+      // No part of it under the panel: left of it, or above it.
+      expect(
+        box.x + box.width <= panelBox.x || box.y + box.height <= panelBox.y,
+        `${name}: ${JSON.stringify(box)} against the panel's ${JSON.stringify(panelBox)}`,
+      ).toBe(true);
+      // What the pointer meets at its centre is the control itself.
+      const hit = await control.evaluate((el) => {
+        const { x, y, width: w, height: h } = el.getBoundingClientRect();
+        const top = document.elementFromPoint(x + w / 2, y + h / 2);
+        return top !== null && el.contains(top);
+      });
+      expect(hit, name).toBe(true);
+      await control.click({ trial: true });
+    }
+  }
+});
