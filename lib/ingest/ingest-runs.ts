@@ -209,6 +209,56 @@ export async function settleIngestRuns(
   return settled;
 }
 
+/**
+ * The newest `limit` runs of one org (every org's when `orgId` is
+ * undefined), only those of `statuses` when given, each as it is shown:
+ * the runs the ledger holds as `running` are settled first, so a dead one
+ * is found by `interrupted` and not by `running`, as it is listed. One
+ * whose settlement cannot be saved (see settleIngestRuns) is still
+ * `running` in the store: it is read with the rest and shown settled,
+ * and returned in `notSaved` with why, where it is shown. `more`: whether
+ * older runs of those statuses were left out.
+ */
+export async function listSettledIngestRuns(
+  store: EventStore,
+  orgId: string | undefined,
+  limit: number,
+  statuses?: readonly IngestRunStatus[],
+): Promise<{ runs: IngestRun[]; more: boolean; notSaved: { run: IngestRun; error: unknown }[] }> {
+  const shows = (status: IngestRunStatus) => statuses === undefined || statuses.includes(status);
+  // The settled runs whose settlement the store could not save, with why.
+  const unsaved = new Map<string, { run: IngestRun; error: unknown }>();
+  let held: IngestRun[] = [];
+  if (shows('running') || shows('interrupted')) {
+    const errors = new Map<string, unknown>();
+    held = await settleIngestRuns(
+      store,
+      await store.listIngestRuns(orgId, undefined, ['running']),
+      (run, error) => errors.set(run.id, error),
+    );
+    for (const run of held) {
+      if (errors.has(run.id)) unsaved.set(run.id, { run, error: errors.get(run.id) });
+    }
+  }
+  // Read as stored, the unsaved ones too (the filter below sees them
+  // settled), and one more than shown: whether older ones were left out.
+  // Beyond that, as many as were running: those the filter may drop.
+  const stored =
+    statuses === undefined || unsaved.size === 0 || statuses.includes('running')
+      ? statuses
+      : [...statuses, 'running' as const];
+  const read = await store.listIngestRuns(orgId, limit + 1 + held.length, stored);
+  const shown = read
+    .map((run) => unsaved.get(run.id)?.run ?? run)
+    .filter((run) => shows(run.status));
+  const runs = shown.slice(0, limit);
+  return {
+    runs,
+    more: shown.length > limit,
+    notSaved: runs.flatMap((run) => unsaved.get(run.id) ?? []),
+  };
+}
+
 export class UndoRefusedError extends Error {
   constructor(message: string) {
     super(message);

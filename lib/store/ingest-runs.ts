@@ -124,11 +124,13 @@ export async function listIngestRuns(
   db: Kysely<Database>,
   orgId: string | undefined,
   limit = 1000,
+  statuses?: readonly IngestRunStatus[],
 ): Promise<IngestRun[]> {
   const rows = await db
     .selectFrom('ingest_runs')
     .selectAll()
     .$if(orgId !== undefined, (query) => query.where('org_id', '=', orgId!))
+    .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses!))
     .orderBy('started', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

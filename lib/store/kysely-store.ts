@@ -866,8 +866,8 @@ export abstract class KyselyStore implements EventStore {
     return ingestRuns.countRunEvents(this.db, orgId, runId);
   }
 
-  listIngestRuns(orgId: string | undefined, limit?: number) {
-    return ingestRuns.listIngestRuns(this.db, orgId, limit);
+  listIngestRuns(orgId: string | undefined, limit?: number, statuses?: readonly IngestRunStatus[]) {
+    return ingestRuns.listIngestRuns(this.db, orgId, limit, statuses);
   }
 
   getMirrorCheckpoint(orgId: string, source: string) {

@@ -137,7 +137,15 @@ export type DeleteOptions = {
 };
 
 export type IngestRunKind = 'import' | 'mirror';
-export type IngestRunStatus = 'running' | 'finished' | 'failed' | 'interrupted' | 'undone';
+/** A run's states in the ledger (lib/ingest/ingest-runs.ts says how a run moves through them). */
+export const INGEST_RUN_STATUSES = [
+  'running',
+  'finished',
+  'failed',
+  'interrupted',
+  'undone',
+] as const;
+export type IngestRunStatus = (typeof INGEST_RUN_STATUSES)[number];
 
 /** One import or mirror run, as the ledger records it. */
 export type IngestRun = {
@@ -282,8 +290,16 @@ export interface EventStore {
   getIngestRun(id: string): Promise<IngestRun | null>;
   /** How many of the org's events the run added and are still stored. */
   countRunEvents(orgId: string, runId: string): Promise<number>;
-  /** Newest first: one org's, or every org's when `orgId` is undefined. */
-  listIngestRuns(orgId: string | undefined, limit?: number): Promise<IngestRun[]>;
+  /**
+   * Newest first: one org's, or every org's when `orgId` is undefined; only
+   * those of `statuses` when given (as stored: a dead run still `running`
+   * is settled by lib/ingest/ingest-runs.ts, not here).
+   */
+  listIngestRuns(
+    orgId: string | undefined,
+    limit?: number,
+    statuses?: readonly IngestRunStatus[],
+  ): Promise<IngestRun[]>;
   /** A mirror's saved position for one source (opaque JSON text), or null. */
   getMirrorCheckpoint(orgId: string, source: string): Promise<string | null>;
   /**

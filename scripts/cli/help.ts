@@ -185,16 +185,24 @@ Every import is recorded (see imports).`,
     subcommands: [
       {
         name: 'imports list',
-        usage: ['[--org ORG_ID] [--limit N]'],
+        usage: ['[--org ORG_ID] [--limit N] [--status STATUS]...'],
         about: `
 The import ledger: every import and mirror run with its source, start
 and end, inserted / skipped (already present) / rejected counts, status;
 of one organization, or of all of them (with an ORG column).
 A run whose process is gone (killed, crashed, or silent for 60 s) is
-shown and recorded as interrupted. With --json: {orgId (with --org),
-runs: [...], more}, more true when older runs were left out (an object,
-where orgs list and keys list, never cut short, print an array).`,
-        examples: ['imports list', `imports list --org ${ORG} --limit 20`],
+shown and recorded as interrupted. --status lists only the runs in that
+status: running, finished, failed, interrupted or undone (repeat it or
+give a comma list for several; --status finished leaves out the failed
+runs a mirror refused by a source that is down piles up). With --json: {orgId (with --org), statuses
+(with --status), runs: [...], more}, more true when older runs (of
+those statuses) were left out (an object, where orgs list and keys
+list, never cut short, print an array).`,
+        examples: [
+          'imports list',
+          `imports list --org ${ORG} --limit 20`,
+          `imports list --org ${ORG} --status finished,interrupted`,
+        ],
       },
       {
         name: 'imports undo',

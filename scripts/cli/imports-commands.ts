@@ -1,6 +1,6 @@
 import { errorMessage } from '@/lib/domain/errors';
-import { settleIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
-import type { IngestRun } from '@/lib/store/types';
+import { listSettledIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
+import { INGEST_RUN_STATUSES, type IngestRun, type IngestRunStatus } from '@/lib/store/types';
 import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
 import {
   type Command,
@@ -12,7 +12,7 @@ import {
 } from './context';
 import { Progress, formatCount, formatNumber } from './progress';
 
-/** `imports list [--org ORG] [--limit N]` and `imports undo ID [--force]`: the import ledger. */
+/** `imports list [--org ORG] [--limit N] [--status STATUS]…` and `imports undo ID [--force]`: the import ledger. */
 export const imports: Command = async (args, context) => {
   const [sub, ...rest] = args;
   if (sub === 'list') return list(rest, context);
@@ -27,39 +27,44 @@ export const imports: Command = async (args, context) => {
 const list: Command = async (args, context) => {
   const { values } = parseCommand(
     args,
-    { org: { type: 'string' }, limit: { type: 'string' } },
+    {
+      org: { type: 'string' },
+      limit: { type: 'string' },
+      status: { type: 'string', multiple: true },
+    },
     { min: 0, max: 0, names: '' },
   );
   // Without --org: every organization's runs, with an ORG column.
   const orgId = values.org === undefined ? undefined : parseObjectId(values.org, '--org');
   const limit = values.limit === undefined ? 100 : parseCount(values.limit, '--limit', 1, 100_000);
+  const statuses = values.status === undefined ? undefined : parseRunStatuses(values.status);
   const store = await context.store();
   if (orgId !== undefined) await requireOrg(store, orgId);
   // Runs whose process was killed are shown (and recorded) as interrupted;
   // shown so even where that cannot be recorded (the disk full), said below.
-  // One more than shown: whether older runs were left out, which is said.
-  const newest = await store.listIngestRuns(orgId, limit + 1);
-  const more = newest.length > limit;
-  const notRecorded: { runId: string; reason: string }[] = [];
-  const runs = await settleIngestRuns(store, newest.slice(0, limit), (run, error) =>
-    notRecorded.push({
-      runId: run.id,
-      reason: errorMessage(error),
-    }),
-  );
+  const { runs, more, notSaved } = await listSettledIngestRuns(store, orgId, limit, statuses);
+  const notRecorded = notSaved.map(({ run, error }) => ({
+    runId: run.id,
+    reason: errorMessage(error),
+  }));
   context.emit({
     ...(orgId === undefined ? {} : { orgId }),
+    ...(statuses === undefined ? {} : { statuses }),
     runs: runs.map(runJson),
     more,
     ...(notRecorded.length === 0 ? {} : { notRecorded }),
   });
+  // Of the statuses asked for, when --status was given.
+  const of = statuses === undefined ? '' : ` ${statuses.join(' or ')}`;
   if (more) {
     context.note(
-      `${limit === 1 ? 'The newest run' : `The newest ${formatNumber(limit)} runs`}; older ones are shown with --limit N.`,
+      `${limit === 1 ? `The newest${of} run` : `The newest ${formatNumber(limit)}${of} runs`}; older ones are shown with --limit N.`,
     );
   }
   if (runs.length === 0) {
-    context.say(`No imports or mirror runs recorded${orgId === undefined ? '' : ` for ${orgId}`}.`);
+    context.say(
+      `No${of} imports or mirror runs recorded${orgId === undefined ? '' : ` for ${orgId}`}.`,
+    );
     return EXIT.ok;
   }
   context.say(
@@ -186,6 +191,26 @@ const undo: Command = async (args, context) => {
   );
   return EXIT.ok;
 };
+
+/**
+ * --status: the runs in any of the statuses given. A status the ledger
+ * has not is refused, naming those it has: a mistyped one would list
+ * nothing, as if no run were in it.
+ */
+function parseRunStatuses(values: string[]): IngestRunStatus[] {
+  const statuses: IngestRunStatus[] = [];
+  // Repeated or a comma list, as the events' filters take several values.
+  for (const value of values.flatMap((list) => list.split(','))) {
+    const status = value.trim().toLowerCase();
+    if (!(INGEST_RUN_STATUSES as readonly string[]).includes(status)) {
+      throw new UsageError(
+        `--status must be one of ${INGEST_RUN_STATUSES.join(', ')}; got '${value}'`,
+      );
+    }
+    if (!statuses.includes(status as IngestRunStatus)) statuses.push(status as IngestRunStatus);
+  }
+  return statuses;
+}
 
 function runJson(run: IngestRun) {
   return {

@@ -532,6 +532,95 @@ describe('CLI: seed and import', () => {
     }
   });
 
+  test('imports list --status lists the runs in the statuses asked for, a dead run as interrupted, --limit and more counting those only; an unknown status is a usage error naming the statuses', async () => {
+    const org = '6b1c2d3e4f5a6b7c8d9e0b0d';
+    const { db } = orgAndEvents('status-filter', org, 1);
+    const store = await openStore(db);
+    try {
+      const imported = await startIngestRun(store, { orgId: org, kind: 'import', source: 'f' });
+      await endIngestRun(store, imported.id, {
+        status: 'finished',
+        inserted: 0,
+        skipped: 0,
+        rejected: 0,
+      });
+      // A mirror retried against a source that is down: refused runs, recorded failed.
+      const refused: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const run = await startIngestRun(store, { orgId: org, kind: 'mirror', source: 's#o' });
+        await endIngestRun(store, run.id, { status: 'failed', detail: 'The key was refused' });
+        refused.unshift(run.id);
+      }
+      // Still `running` in the ledger, its process silent for an hour: shown interrupted.
+      const dead = await store.createIngestRun({
+        id: '6b1c2d3e4f5a6b7c8d9e0f01',
+        orgId: org,
+        kind: 'import',
+        source: 'g',
+        started: Date.now() - 3_600_000,
+        finished: null,
+        inserted: 0,
+        skipped: 0,
+        rejected: 0,
+        status: 'running',
+        detail: null,
+        host: `not-${os.hostname()}`,
+        pid: 1,
+        heartbeat: Date.now() - 3_600_000,
+        undoFrom: null,
+      });
+      // This process's own run, alive.
+      const live = await startIngestRun(store, { orgId: org, kind: 'import', source: 'h' });
+      try {
+        const listed = (...status: string[]) => {
+          const result = cli(db, 'imports', 'list', '--org', org, ...status, '--json');
+          assert.equal(result.code, 0, result.stderr);
+          const json = result.json as { runs: Json[]; more: boolean; statuses: string[] };
+          return { ids: json.runs.map((run) => run.id), json, stderr: result.stderr };
+        };
+        // Asked before anything settled the dead run: found as it is shown.
+        const interrupted = listed('--status', 'interrupted');
+        assert.deepEqual(interrupted.ids, [dead.id]);
+        assert.deepEqual(
+          [interrupted.json.runs[0]!.status, interrupted.json.statuses],
+          ['interrupted', ['interrupted']],
+        );
+        assert.deepEqual(listed('--status', 'running').ids, [live.id]);
+        const finished = listed('--status', 'finished');
+        assert.deepEqual([finished.ids, finished.json.more], [[imported.id], false]);
+        const failed = listed('--status', 'failed', '--limit', '2');
+        assert.deepEqual([failed.ids, failed.json.more], [refused.slice(0, 2), true]);
+        assert.match(
+          failed.stderr,
+          /^The newest 2 failed runs; older ones are shown with --limit N\.$/m,
+        );
+        // Repeated or a comma list.
+        assert.deepEqual(listed('--status', 'finished,interrupted', '--status', 'running').ids, [
+          live.id,
+          imported.id,
+          dead.id,
+        ]);
+        assert.deepEqual(listed().ids, [live.id, ...refused, imported.id, dead.id]);
+
+        const table = cli(db, 'imports', 'list', '--org', org, '--status', 'undone');
+        assert.equal(table.code, 0, table.stderr);
+        assert.equal(table.stdout, `No undone imports or mirror runs recorded for ${org}.\n`);
+
+        const wrong = cli(db, 'imports', 'list', '--org', org, '--status', 'done');
+        assert.equal(wrong.code, 64, wrong.stderr);
+        assert.match(
+          wrong.stderr,
+          /--status must be one of running, finished, failed, interrupted, undone; got 'done'/,
+        );
+        assert.equal(wrong.stdout, '');
+      } finally {
+        await endIngestRun(store, live.id, { status: 'finished' });
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   test('imports list: a run undone while it went on shows its counts and the events it left; the undo that removes them counts those to 100%', async () => {
     const org = '6b1c2d3e4f5a6b7c8d9e0b09';
     const { db } = orgAndEvents('undone-meanwhile', org, 1);
