@@ -12,6 +12,30 @@ export type ParserRefusal = (parserCode: string | undefined) => {
 };
 
 /**
+ * Left on a response by the front door, which logs its request when it
+ * closes (front-door.ts's logWhenDone): the request's id and, once a
+ * refusal of that request's body (it never came, or broke its framing) is
+ * answered here by hand, the status sent. The request was logged twice
+ * without it: the refusal under an id of its own, and a 499 "client
+ * closed" for the response that never sent its own status line. Keyed in
+ * the global symbol registry, as the front door's facts are: every bundle
+ * loading these modules reads the same mark.
+ */
+const LOG_CLAIM_KEY = Symbol.for('org-events.request-logged-when-closed');
+type LogClaim = { requestId: string; statusAnsweredByHand?: number };
+type ClaimedResponse = ServerResponse & { [LOG_CLAIM_KEY]?: LogClaim };
+
+/** The front door writes this response's log line, under `requestId`, when it closes. */
+export function claimRequestLog(res: ServerResponse, requestId: string): void {
+  (res as ClaimedResponse)[LOG_CLAIM_KEY] = { requestId };
+}
+
+/** The status a refusal answered by hand (answerClientError) sent for this response's request. */
+export function statusAnsweredByHand(res: ServerResponse): number | undefined {
+  return (res as ClaimedResponse)[LOG_CLAIM_KEY]?.statusAnsweredByHand;
+}
+
+/**
  * A request Node's HTTP parser refused before any handler saw it: headers
  * over the limit (431), a malformed request (400), one too slow to arrive
  * (408). Answered with the status Node answers by default and, as every
@@ -52,7 +76,14 @@ export function answerClientError(
     }
   }
   const { status, headers, body } = answer(error.code);
-  const requestId = requestIdFor(undefined);
+  // A response still owed here is the refused request's own, not begun: a
+  // handler took the request and waits on its body. Whoever logs that
+  // request logs this answer with it, once, under the request's id.
+  const claim =
+    inFlight && !inFlight.writableFinished
+      ? (inFlight as ClaimedResponse)[LOG_CLAIM_KEY]
+      : undefined;
+  const requestId = claim?.requestId ?? requestIdFor(undefined);
   const head = [
     `HTTP/1.1 ${status} ${reasonPhrase(status)}`,
     // Written to the socket by hand: only what res.setHeader would take.
@@ -62,7 +93,10 @@ export function answerClientError(
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
   ];
+  // Before the socket can close, which is when the front door logs.
+  if (claim) claim.statusAnsweredByHand = status;
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  if (claim) return;
   recordRequest({
     requestId,
     method,

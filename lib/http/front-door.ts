@@ -7,6 +7,7 @@ import { observeAuthFailure, observeLockout } from '@/lib/ops/metrics';
 import { REQUEST_ID_HEADER, requestIdFor } from '@/lib/ops/request-id';
 import { HOST_COOKIE_PREFIX, OWN_COOKIE_PREFIX } from '@/lib/auth/cookie-names';
 import { clientAddress } from './client-address';
+import { claimRequestLog, statusAnsweredByHand } from './client-error';
 import { contentSecurityPolicy, scriptNonce } from './content-security-policy';
 import { isApiTarget, originForm } from './request-target';
 
@@ -178,8 +179,9 @@ function logWhenDone(req: IncomingMessage, res: ServerResponse, wire: WireFacts,
       requestId: wire.requestId,
       method: (req.method ?? 'GET').slice(0, 16),
       route: nonApiRouteName(path),
-      // A response cut short (client gone, server closing) never got a status line.
-      status: res.headersSent ? res.statusCode : 499,
+      // A response cut short (client gone, server closing) never got a
+      // status line, but for a refusal of its body answered by hand.
+      status: res.headersSent ? res.statusCode : (statusAnsweredByHand(res) ?? 499),
       durationMs: performance.now() - started,
       clientAddress: clientAddress(
         { headers: headerReader(req), remoteAddress: wire.remoteAddress },
@@ -283,6 +285,7 @@ export function installFrontDoorGuard(options: FrontDoorOptions): void {
       }
       if (!options.logsItself?.(target)) {
         res.setHeader(REQUEST_ID_HEADER, wire.requestId);
+        claimRequestLog(res, wire.requestId);
         logWhenDone(req, res, wire, options.trustProxy);
       }
       return emit.call(this, event, ...args);

@@ -144,22 +144,26 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     );
   });
 
-  test('a dashboard request whose chunked body breaks its framing is answered 400 MALFORMED_REQUEST within 5 s', async () => {
+  test('a dashboard request whose chunked body breaks its framing is answered 400 MALFORMED_REQUEST within 5 s, and logged once, with that status and the id it answered with', async () => {
     // The parser refuses the body after the request went to Next: its answer
     // waited for a body that could no longer come, and the refusal waited
     // for that answer. The client kept its side open and heard nothing.
     const base = new URL(server.baseUrl);
+    const ids: string[] = [];
+    const answered: string[] = [];
     for (const [method, path, body] of [
       ['POST', '/api/session', 'zz\r\n'],
       ['POST', '/api/session', '5\r\nhelloXX'],
       ['GET', '/sign-in', 'zz\r\n'],
       ['PATCH', '/api/orgs/5f00000000000000000000c3/views/5f00000000000000000000c4', 'zz\r\n'],
     ] as const) {
+      const requestId = `broken-chunk-${ids.length + 1}`;
+      ids.push(requestId);
       const answer = await new Promise<string>((resolve, reject) => {
         const socket = net.connect(Number(base.port), base.hostname, () =>
           socket.write(
             `${method} ${path} HTTP/1.1\r\nHost: ${base.host}\r\nContent-Type: application/json\r\n` +
-              `Transfer-Encoding: chunked\r\n\r\n${body}`,
+              `X-Request-Id: ${requestId}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
           ),
         );
         let text = '';
@@ -173,20 +177,30 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       const [head, json] = answer.split('\r\n\r\n');
       assert.match(head!, /\r\nContent-Type: application\/json\r\n/i, label);
       assert.equal((JSON.parse(json!) as { errorCode: string }).errorCode, 'MALFORMED_REQUEST');
+      answered.push(/\r\nX-Request-Id: (\S+)\r\n/i.exec(head!)?.[1] ?? '');
     }
+    // One line a request: the 400's own line and a 499 for the response
+    // never begun were two.
+    const logged = await logLinesOf(ids);
+    assert.deepEqual(
+      logged.map((lines) => lines.map((line) => line.status)),
+      ids.map(() => [400]),
+      JSON.stringify(logged),
+    );
+    assert.deepEqual(answered, ids, 'the answer carries the id its line has');
   });
 
-  test('a request that declares a body and sends none is answered 408 REQUEST_TIMEOUT about 10 s after its headers and its connection closed; one already answered is closed with no answer after its own', async () => {
+  test('a request that declares a body and sends none is answered 408 REQUEST_TIMEOUT about 10 s after its headers and its connection closed, and logged once, with that status and the id it answered with; one already answered is closed with no answer after its own', async () => {
     // It waited for Node's requestTimeout: 5 minutes, checked every 30 s.
     const base = new URL(server.baseUrl);
     const cookie = await signInForCookie(server, server.keys.member);
-    const declareAndStall = (method: string, path: string) =>
+    const declareAndStall = (method: string, path: string, requestId: string) =>
       new Promise<{ text: string; seconds: number }>((resolve, reject) => {
         const started = performance.now();
         const socket = net.connect(Number(base.port), base.hostname, () =>
           socket.write(
             `${method} ${path} HTTP/1.1\r\nHost: ${base.host}\r\nOrigin: ${server.baseUrl}\r\n` +
-              `Cookie: ${cookie}\r\n` +
+              `Cookie: ${cookie}\r\nX-Request-Id: ${requestId}\r\n` +
               `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"publicKey":`,
           ),
         );
@@ -198,10 +212,11 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       });
     const views = `/api/orgs/${server.orgId}/views`;
     const [signIn, view, api] = await Promise.all([
-      declareAndStall('POST', '/api/session'),
-      declareAndStall('POST', views),
-      declareAndStall('GET', '/api/public/v1.0/openapi.json'),
+      declareAndStall('POST', '/api/session', 'body-timeout-sign-in'),
+      declareAndStall('POST', views, 'body-timeout-view'),
+      declareAndStall('GET', '/api/public/v1.0/openapi.json', 'body-timeout-api'),
     ]);
+    const answered: string[] = [];
     for (const [label, { text, seconds }] of [
       ['sign-in', signIn],
       ['saved view', view],
@@ -212,11 +227,22 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       assert.match(head!, /\r\nConnection: close(\r\n|$)/i, label);
       assert.equal((JSON.parse(json!) as { errorCode: string }).errorCode, 'REQUEST_TIMEOUT');
       assert.ok(seconds > 9 && seconds < 15, `${label}: closed after ${seconds} s`);
+      answered.push(/\r\nX-Request-Id: (\S+)\r\n/i.exec(head!)?.[1] ?? '');
     }
     // The API answers without reading a body; the one it was promised never came.
     assert.match(api.text, /^HTTP\/1\.1 200 /, JSON.stringify(api.text.slice(0, 200)));
     assert.equal(api.text.match(/\r\nHTTP\/1\.1 /g), null, 'no second answer');
     assert.ok(api.seconds > 9 && api.seconds < 15, `API: closed after ${api.seconds} s`);
+    // One line a request, with the status sent: the 408's own line and a
+    // 499 for the response Next's thread never began were two.
+    const ids = ['body-timeout-sign-in', 'body-timeout-view'];
+    const logged = await logLinesOf([...ids, 'body-timeout-api']);
+    assert.deepEqual(
+      logged.map((lines) => lines.map((line) => line.status)),
+      [[408], [408], [200]],
+      JSON.stringify(logged),
+    );
+    assert.deepEqual(answered, ids, 'the answer carries the id its line has');
   });
 
   test("every line the server writes is JSON, Next's own notices included", () => {
@@ -627,4 +653,18 @@ function rawRequest(
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * The server's log lines of each request id, once every one has a line
+ * (lines are written as responses close) and a moment more: a second line
+ * of the same request comes from the same close.
+ */
+async function logLinesOf(ids: string[]): Promise<Record<string, unknown>[][]> {
+  const linesOf = () => ids.map((id) => server.logLines().filter((line) => line.requestId === id));
+  for (let i = 0; i < 50 && linesOf().some((lines) => lines.length === 0); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return linesOf();
 }
