@@ -13,13 +13,16 @@
  *    import ledger, each event tagged with it), per format, and (NDJSON)
  *    undoing that run (`imports undo`; `events prune` deletes alike). The
  *    NDJSON file is another org's export imported with --rehome, the
- *    envelope the target org's own: both of the encoder's fast paths;
+ *    envelope the target org's own: both of the encoder's fast paths; on
+ *    SQLite, where the import's inserting thread spent its time, statement
+ *    by statement;
  * 5. the inserting thread alone (as many batches at once as a bulk load
  *    inserts), on batches generated beforehand (at most
- *    WRITER_EVENTS of them), with the field index (postings, term counters)
- *    and without it: what indexing costs the writer, side by side; with the
- *    store's upkeep on its own thread, as in a bulk load; on SQLite, with
- *    where the inserting thread's time went, statement by statement.
+ *    WRITER_EVENTS of them, generated again for each run), with the field
+ *    index (postings, term counters) and without it: what indexing costs the
+ *    writer, side by side; with the store's upkeep on its own thread, as in
+ *    a bulk load; on SQLite, with where the inserting thread's time went,
+ *    statement by statement.
  *
  * SQLite stores go to bench/data/load-*.db (removed after each stage); with
  * DATABASE_URL=postgres://... the loads go to that database instead, each
@@ -65,9 +68,10 @@ type Figure = {
   peakRssMb: number;
 };
 
-/** Where the SQLite writer-alone stage's time went, by statement (bench/lib/statement-time.ts). */
+/** Where a SQLite stage's inserting thread spent its time, by statement (bench/lib/statement-time.ts). */
 type WriterSplit = {
-  indexed: boolean;
+  /** The stage, as its figure names it. */
+  stage: string;
   events: number;
   seconds: number;
   statements: StatementTime[];
@@ -80,7 +84,7 @@ function splitLines(split: WriterSplit): string[] {
     `  ${name.padEnd(22)} ${((ms / (split.seconds * 1000)) * 100).toFixed(0).padStart(3)}%  ${((ms * 1000) / split.events).toFixed(2).padStart(6)} us/event${calls === undefined ? '' : `  (${calls.toLocaleString('en-US')} statements)`}`;
   return [
     '',
-    `Writer alone, ${split.indexed ? 'with' : 'without'} the field index: where the inserting thread's time went`,
+    `${split.stage}: where the inserting thread's time went`,
     ...split.statements
       .filter((s) => (s.ms * 1000) / split.events >= 0.01)
       .map((s) => line(s.target, s.ms, s.calls)),
@@ -236,6 +240,7 @@ async function main(): Promise<void> {
   const formats = values.formats.split(',').filter(Boolean);
   fs.mkdirSync(DATA, { recursive: true });
   const figures: Figure[] = [];
+  const writerSplits: WriterSplit[] = [];
   log(machineLine());
 
   // 1. The generator alone.
@@ -341,6 +346,8 @@ async function main(): Promise<void> {
       kind: 'import',
       source: file,
     });
+    // The inserting thread is this one (the reading one is a worker).
+    const statements = engine === 'sqlite' ? measureStatements() : undefined;
     const run = await timed(() =>
       runBulkLoad(target.store, importOrg, {
         kind: 'import',
@@ -349,6 +356,7 @@ async function main(): Promise<void> {
         options: readOptions,
       }),
     );
+    const split = statements?.stop();
     const imported = run.value;
     await endIngestRun(target.store, ledger.id, {
       status: imported.fatal ? 'failed' : 'finished',
@@ -362,9 +370,16 @@ async function main(): Promise<void> {
         `The import failed: ${imported.fatal ?? `${imported.summary.invalid} invalid`}`,
       );
     }
-    figures.push(
-      figure(`import ${format}${how} into ${engine}`, imported.inserted, imported.seconds, run),
-    );
+    const stage = `import ${format}${how} into ${engine}`;
+    figures.push(figure(stage, imported.inserted, imported.seconds, run));
+    if (split) {
+      writerSplits.push({
+        stage,
+        events: imported.inserted,
+        seconds: imported.seconds,
+        statements: split,
+      });
+    }
     if (format === 'ndjson') {
       // 4b. Deleting them again, postings and counters included: `imports
       // undo` of the run (`events prune` deletes the same way).
@@ -390,12 +405,6 @@ async function main(): Promise<void> {
   // between the two runs is what indexing costs the writer.
   const writerEvents = Math.min(events, WRITER_EVENTS);
   const writerOrg = newObjectId();
-  // Only the events the stage inserts are generated: generating all N and
-  // keeping a slice held every batch at once (2 GB of peak RSS at 1,000,000).
-  const batches = [
-    ...generateEventBatches({ ...seedOptions(writerOrg, 'writer'), count: writerEvents }, BATCH),
-  ];
-  const withTerms = batches.map((batch) => batchTerms(batch));
   const none: BatchTerms = {
     terms: [],
     postings: new Int32Array(0),
@@ -403,8 +412,17 @@ async function main(): Promise<void> {
     values: new Float64Array(0),
     keys: new Float64Array(0),
   };
-  const writerSplits: WriterSplit[] = [];
   for (const indexed of [true, false]) {
+    // Each run its own batches, the same events generated again: a string
+    // SQLite has been given once is cheaper to give it again (V8 keeps the
+    // flattened text), so the run after another on the same batches wrote
+    // its events rows at half the cost and the index looked twice as dear.
+    // Only the events the stage inserts are generated: generating all N and
+    // keeping a slice held every batch at once (2 GB of peak RSS at 1,000,000).
+    const batches = [
+      ...generateEventBatches({ ...seedOptions(writerOrg, 'writer'), count: writerEvents }, BATCH),
+    ];
+    const withTerms = indexed ? batches.map((batch) => batchTerms(batch)) : [];
     const target = await freshStore(`load-${events}-writer-${indexed ? 'indexed' : 'bare'}`);
     const org = newObjectId();
     await target.store.createOrg({ id: org, name: 'Load benchmark (writer)', created: FROM });
@@ -422,7 +440,7 @@ async function main(): Promise<void> {
       const lane = async () => {
         while (next < batches.length) {
           const i = next++;
-          const terms = indexed ? withTerms[i] : none;
+          const terms = indexed ? withTerms[i]! : none;
           // Not `inserted += await ...`: that reads `inserted` before the await, and lanes interleave.
           const result = await target.store.insertEvents(org, batches[i]!, { terms });
           inserted += result.inserted;
@@ -437,19 +455,12 @@ async function main(): Promise<void> {
       return inserted;
     });
     const split = statements?.stop();
-    if (split) {
-      writerSplits.push({ indexed, events: run.value, seconds: run.seconds, statements: split });
-    }
+    const stage = `writer alone into ${engine}, ${indexed ? 'with' : 'without'} the field index`;
+    if (split)
+      writerSplits.push({ stage, events: run.value, seconds: run.seconds, statements: split });
     await target.store.close();
     removeStore(target.file);
-    figures.push(
-      figure(
-        `writer alone into ${engine}, ${indexed ? 'with' : 'without'} the field index`,
-        run.value,
-        run.seconds,
-        run,
-      ),
-    );
+    figures.push(figure(stage, run.value, run.seconds, run));
   }
 
   const width = Math.max(...figures.map((f) => f.stage.length));
