@@ -10,6 +10,7 @@ import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { generateEventBatches, generateEvents } from '@/lib/ingest/seed';
 import { openStore } from '@/lib/store';
 import { cli, CLI_BIN, cliFrom, cliWithInput, ROOT } from './run-cli';
+import { runningRun } from '@/tests/helpers/ingest-runs';
 
 const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
 
@@ -552,23 +553,14 @@ describe('CLI: seed and import', () => {
         refused.unshift(run.id);
       }
       // Still `running` in the ledger, its process silent for an hour: shown interrupted.
-      const dead = await store.createIngestRun({
-        id: '6b1c2d3e4f5a6b7c8d9e0f01',
-        orgId: org,
-        kind: 'import',
-        source: 'g',
-        started: Date.now() - 3_600_000,
-        finished: null,
-        inserted: 0,
-        skipped: 0,
-        rejected: 0,
-        status: 'running',
-        detail: null,
-        host: `not-${os.hostname()}`,
-        pid: 1,
-        heartbeat: Date.now() - 3_600_000,
-        undoFrom: null,
-      });
+      const dead = await store.createIngestRun(
+        runningRun({
+          orgId: org,
+          host: `not-${os.hostname()}`,
+          pid: 1,
+          heartbeat: Date.now() - 3_600_000,
+        }),
+      );
       // This process's own run, alive.
       const live = await startIngestRun(store, { orgId: org, kind: 'import', source: 'h' });
       try {
