@@ -126,6 +126,8 @@ export async function listIngestRuns(
   limit = 1000,
   statuses?: readonly IngestRunStatus[],
 ): Promise<IngestRun[]> {
+  // No status asked for is no run (and `IN ()` is no SQL PostgreSQL takes).
+  if (statuses?.length === 0) return [];
   const rows = await db
     .selectFrom('ingest_runs')
     .selectAll()

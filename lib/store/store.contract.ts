@@ -20,7 +20,14 @@ import {
   oracleHistogram,
   toOracle,
 } from './testing/oracle';
-import type { EventCursor, EventFilter, EventStore, NewEvent, StoredEvent } from './types';
+import type {
+  EventCursor,
+  EventFilter,
+  EventStore,
+  IngestRunStatus,
+  NewEvent,
+  StoredEvent,
+} from './types';
 import { deletionContract } from './deletion.contract';
 import { setStoreLogger } from './log';
 import { batchTerms } from './terms';
@@ -1425,6 +1432,38 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       const stored = await store.getEvent(orgL, copied.id, true);
       assert.deepEqual([stored?.doc, stored?.raw], [copied.doc, null]);
       assert.equal(await dump(orgL), await dump(orgM));
+    });
+
+    test('the import ledger lists the runs of the statuses asked for, newest first, the limit counting those only; none asked for is none', async () => {
+      const orgR = objectIdAt(Date.UTC(2024, 0, 1), '1e1e1e1e1e1e1e1e');
+      await store.createOrg({ id: orgR, name: 'Org R', created: base });
+      const statuses = ['finished', 'failed', 'failed', 'undone', 'failed'] as const;
+      const runs = statuses.map((status, i) => ({
+        id: objectIdAt(base + i * 1000, '2e2e2e2e2e2e2e2e'),
+        orgId: orgR,
+        kind: 'mirror' as const,
+        source: 'https://source.example#org',
+        started: base + i * 1000,
+        finished: base + i * 1000 + 500,
+        inserted: 0,
+        skipped: 0,
+        rejected: 0,
+        status,
+        detail: status === 'failed' ? 'The key was refused' : null,
+        host: null,
+        pid: null,
+        heartbeat: null,
+        undoFrom: null,
+      }));
+      for (const run of runs) await store.createIngestRun(run);
+      const ids = async (limit?: number, asked?: IngestRunStatus[]) =>
+        (await store.listIngestRuns(orgR, limit, asked)).map((run) => run.id);
+      const [finished, failed1, failed2, undone, failed3] = runs.map((run) => run.id);
+      assert.deepEqual(await ids(), [failed3, undone, failed2, failed1, finished]);
+      assert.deepEqual(await ids(undefined, ['failed']), [failed3, failed2, failed1]);
+      assert.deepEqual(await ids(2, ['failed']), [failed3, failed2]);
+      assert.deepEqual(await ids(undefined, ['finished', 'undone']), [undone, finished]);
+      assert.deepEqual(await ids(undefined, []), []);
     });
 
     deletionContract(() => store);
