@@ -151,6 +151,7 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
     const base = new URL(server.baseUrl);
     const ids: string[] = [];
     const answered: string[] = [];
+    const linesBefore = server.logLines().length;
     for (const [method, path, body] of [
       ['POST', '/api/session', 'zz\r\n'],
       ['POST', '/api/session', '5\r\nhelloXX'],
@@ -188,6 +189,7 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       JSON.stringify(logged),
     );
     assert.deepEqual(answered, ids, 'the answer carries the id its line has');
+    assert.deepEqual(requestIdsLoggedSince(linesBefore, 400), ids, 'no 400 line under another id');
   });
 
   test('a request that declares a body and sends none is answered 408 REQUEST_TIMEOUT about 10 s after its headers and its connection closed, and logged once, with that status and the id it answered with; one already answered is closed with no answer after its own', async () => {
@@ -211,6 +213,7 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
         setTimeout(() => socket.destroy(), 20_000);
       });
     const views = `/api/orgs/${server.orgId}/views`;
+    const linesBefore = server.logLines().length;
     const [signIn, view, api] = await Promise.all([
       declareAndStall('POST', '/api/session', 'body-timeout-sign-in'),
       declareAndStall('POST', views, 'body-timeout-view'),
@@ -243,6 +246,11 @@ describe("the dashboard in Next's thread, the API in the main thread", () => {
       JSON.stringify(logged),
     );
     assert.deepEqual(answered, ids, 'the answer carries the id its line has');
+    assert.deepEqual(
+      requestIdsLoggedSince(linesBefore, 408).sort(),
+      [...ids].sort(),
+      'no 408 line under another id',
+    );
   });
 
   test("every line the server writes is JSON, Next's own notices included", () => {
@@ -660,6 +668,15 @@ function rawRequest(
  * (lines are written as responses close) and a moment more: a second line
  * of the same request comes from the same close.
  */
+/** The request ids of the lines logged with `status` after the first `from` lines. */
+function requestIdsLoggedSince(from: number, status: number): unknown[] {
+  return server
+    .logLines()
+    .slice(from)
+    .filter((line) => line.status === status)
+    .map((line) => line.requestId);
+}
+
 async function logLinesOf(ids: string[]): Promise<Record<string, unknown>[][]> {
   const linesOf = () => ids.map((id) => server.logLines().filter((line) => line.requestId === id));
   for (let i = 0; i < 50 && linesOf().some((lines) => lines.length === 0); i++) {
