@@ -361,3 +361,35 @@ test('with the panel open beside the list, from 1400 to 1920 px, every toolbar c
     }
   }
 });
+
+test('in a short window, the panel beside the list starts where the list does as the page scrolls, never over the header, and reaches the bottom', async ({
+  page,
+  state,
+}) => {
+  // Placed once by CSS anchor positioning, the panel moved with the page:
+  // scrolled, it rose over the header and left the bottom of the window bare.
+  await openEvents(page, state, { width: 1400, height: 500 });
+  await rows(page).nth(1).locator('td.col-time').click();
+  const panel = page.getByTestId('event-panel');
+  await expect(panel).toBeVisible();
+  const placement = () =>
+    panel.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      const list = document.querySelector('.investigate')!.getBoundingClientRect();
+      const header = document.querySelector('.app-header')!.getBoundingClientRect();
+      return {
+        top: Math.round(box.top),
+        expectedTop: Math.round(Math.max(header.bottom, list.top)),
+        bottom: Math.round(box.bottom),
+        windowBottom: window.innerHeight,
+        scrolled: window.scrollY,
+      };
+    });
+  for (const scrollTo of [0, 120, 10_000, 0]) {
+    await page.evaluate((y) => window.scrollTo(0, y), scrollTo);
+    await expect.poll(async () => (await placement()).scrolled > 0).toBe(scrollTo > 0);
+    const where = await placement();
+    expect(where.top, JSON.stringify(where)).toBe(where.expectedTop);
+    expect(where.bottom, JSON.stringify(where)).toBe(where.windowBottom);
+  }
+});

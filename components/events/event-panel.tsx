@@ -1,6 +1,6 @@
 'use client';
 
-import { type ReactNode, useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useLayoutEffect, useRef } from 'react';
 import { useMediaQuery } from '@/components/use-media-query';
 import { useModalFocus } from '@/components/use-modal-focus';
 
@@ -36,6 +36,10 @@ export function EventPanel({ titleId, children, onClose, onPrevious, onNext }: P
   }, []);
   // Focus back to the row is the page's (the row j/k moved to, not the one that opened it).
   useModalFocus(ref, sheet, onClose, false);
+  useLayoutEffect(() => {
+    if (!ref.current || window.matchMedia(SHEET_QUERY).matches) return;
+    return startWhereTheListDoes(ref.current);
+  }, [sheet]);
 
   return (
     <div
@@ -64,6 +68,38 @@ export function EventPanel({ titleId, children, onClose, onPrevious, onNext }: P
       <div className="panel-body">{children}</div>
     </div>
   );
+}
+
+/**
+ * Beside the list (from 1400 px) the panel starts where the list does, below
+ * the toolbar and the search box, which keep the whole width and stay usable
+ * (from the header down, the panel covered their right end: Columns to Live
+ * at 1400 px, Live still at 1920); never above the header. Its top follows
+ * the list as the page scrolls (a short window) and as what is above the
+ * list grows (the search box taking a second line). Set here, not by CSS
+ * anchor positioning: an anchored fixed box is placed once and then moves
+ * with the page, so scrolled it rose over the header and left a gap below
+ * it. Not the toolbar wrapping beside the panel instead: its extra line
+ * moved the table down 67 px as the panel opened.
+ */
+function startWhereTheListDoes(panel: HTMLElement): (() => void) | undefined {
+  const list = panel.parentElement?.querySelector<HTMLElement>(':scope > .investigate');
+  if (!list) return undefined;
+  const place = () => {
+    const header = parseFloat(getComputedStyle(panel).getPropertyValue('--header-height'));
+    panel.style.top = `${Math.max(header || 0, list.getBoundingClientRect().top)}px`;
+  };
+  place();
+  // Scroll events and resize observations both come before the frame is painted.
+  window.addEventListener('scroll', place, { passive: true });
+  const resized = new ResizeObserver(place);
+  resized.observe(list.parentElement ?? list);
+  resized.observe(list);
+  return () => {
+    window.removeEventListener('scroll', place);
+    resized.disconnect();
+    panel.style.top = '';
+  };
 }
 
 /** A small icon button of the panel's header; disabled when there is nothing to do. */
