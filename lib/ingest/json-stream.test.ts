@@ -24,7 +24,6 @@ function split(text: string, size: number): { elements: ArrayElement[]; path?: s
   return { elements, path: splitter.path };
 }
 
-/** The line (from 1) on which `text` has its `offset`-th character. */
 /** Each text, split in chunks of 1, 2, 7 and 1000 characters, is refused as broken structure with its message. */
 function refusedInEveryChunking(
   cases: readonly (readonly [text: string, message: string])[],
@@ -40,6 +39,7 @@ function refusedInEveryChunking(
   }
 }
 
+/** The line (from 1) on which `text` has its `offset`-th character. */
 function lineAt(text: string, offset: number): number {
   return text.slice(0, offset).split('\n').length;
 }
