@@ -155,12 +155,25 @@ export function parseObjectId(value: string, flag: string): string {
   return value;
 }
 
-export function parseRole(value: string): OrgRole {
-  const role = value.toUpperCase();
-  if (!(ORG_ROLES as readonly string[]).includes(role)) {
-    throw new UsageError(`--role must be one of ${ORG_ROLES.join(', ')}; got '${value}'`);
+/**
+ * `value`, written as `spelled` spells it, as one of `choices`; else a
+ * usage error naming them all: a mistyped one would otherwise act as none.
+ */
+export function parseChoice<T extends string>(
+  value: string,
+  flag: string,
+  choices: readonly T[],
+  spelled: (value: string) => string,
+): T {
+  const choice = spelled(value);
+  if (!(choices as readonly string[]).includes(choice)) {
+    throw new UsageError(`${flag} must be one of ${choices.join(', ')}; got '${value}'`);
   }
-  return role as OrgRole;
+  return choice as T;
+}
+
+export function parseRole(value: string): OrgRole {
+  return parseChoice(value, '--role', ORG_ROLES, (role) => role.toUpperCase());
 }
 
 export function parsePublicKey(value: string): string {

@@ -1,7 +1,15 @@
 import { errorMessage } from '@/lib/domain/errors';
 import { listSettledIngestRuns, UndoRefusedError, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { INGEST_RUN_STATUSES, type IngestRun, type IngestRunStatus } from '@/lib/store/types';
-import { CommandError, EXIT, parseCommand, parseCount, parseObjectId, UsageError } from './args';
+import {
+  CommandError,
+  EXIT,
+  parseChoice,
+  parseCommand,
+  parseCount,
+  parseObjectId,
+  UsageError,
+} from './args';
 import {
   type Command,
   isoTime,
@@ -201,13 +209,10 @@ function parseRunStatuses(values: string[]): IngestRunStatus[] {
   const statuses: IngestRunStatus[] = [];
   // Repeated or a comma list, as the events' filters take several values.
   for (const value of values.flatMap((list) => list.split(','))) {
-    const status = value.trim().toLowerCase();
-    if (!(INGEST_RUN_STATUSES as readonly string[]).includes(status)) {
-      throw new UsageError(
-        `--status must be one of ${INGEST_RUN_STATUSES.join(', ')}; got '${value}'`,
-      );
-    }
-    if (!statuses.includes(status as IngestRunStatus)) statuses.push(status as IngestRunStatus);
+    const status = parseChoice(value, '--status', INGEST_RUN_STATUSES, (written) =>
+      written.trim().toLowerCase(),
+    );
+    if (!statuses.includes(status)) statuses.push(status);
   }
   return statuses;
 }
