@@ -43,6 +43,14 @@ function toolbarControls(page: Page): Locator[] {
 }
 
 /** The events page at `viewport`, 25 rows, no sideways scroll. */
+/** Opens the second row's event (a click on its time) and returns the panel showing it. */
+async function openSecondEvent(page: Page): Promise<Locator> {
+  await rows(page).nth(1).locator('td.col-time').click();
+  const panel = page.getByTestId('event-panel');
+  await expect(panel).toBeVisible();
+  return panel;
+}
+
 async function openEvents(
   page: Page,
   state: E2eState,
@@ -256,9 +264,7 @@ for (const width of [1400, 1440]) {
     await expect(page.locator('.histogram-bar').first()).toBeVisible();
     const wrap = page.locator('.table-wrap');
     const before = (await wrap.boundingBox())!;
-    await rows(page).nth(1).locator('td.col-time').click();
-    const panel = page.getByTestId('event-panel');
-    await expect(panel).toBeVisible();
+    const panel = await openSecondEvent(page);
     await expect(panel).toHaveAttribute('aria-modal', 'false');
     const after = (await wrap.boundingBox())!;
     expect(after.x + after.width).toBeLessThanOrEqual((await panel.boundingBox())!.x);
@@ -275,9 +281,7 @@ test('the panel stands beside the list only where the table keeps its time, type
 }) => {
   // From 1280 to 1335 px the table beside it showed the time and part of the type.
   await openEvents(page, state, { width: 1600, height: 900 });
-  await rows(page).nth(1).locator('td.col-time').click();
-  const panel = page.getByTestId('event-panel');
-  await expect(panel).toBeVisible();
+  const panel = await openSecondEvent(page);
   await expect(page.locator('.investigate[data-facets]')).toHaveCount(1);
   const beside = new Map<number, boolean>();
   for (const width of [1280, 1335, 1399, 1400, 1440, 1519, 1600]) {
@@ -327,9 +331,7 @@ test('with the panel open beside the list, from 1400 to 1920 px, every toolbar c
   // machine, over the default 60 s on CI's loaded one.
   test.setTimeout(180_000);
   await openEvents(page, state, { width: 1400, height: 900 });
-  await rows(page).nth(1).locator('td.col-time').click();
-  const panel = page.getByTestId('event-panel');
-  await expect(panel).toBeVisible();
+  const panel = await openSecondEvent(page);
   const toolbar = page.getByRole('search', { name: 'Filter events' });
   const controls = [
     ...(await toolbar.getByRole('button').all()),
@@ -372,9 +374,7 @@ test('in a short window, the panel beside the list starts where the list does as
   // Placed once by CSS anchor positioning, the panel moved with the page:
   // scrolled, it rose over the header and left the bottom of the window bare.
   await openEvents(page, state, { width: 1400, height: 500 });
-  await rows(page).nth(1).locator('td.col-time').click();
-  const panel = page.getByTestId('event-panel');
-  await expect(panel).toBeVisible();
+  const panel = await openSecondEvent(page);
   const placement = () =>
     panel.evaluate((element) => {
       const box = element.getBoundingClientRect();
