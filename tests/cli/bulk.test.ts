@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { endIngestRun, startIngestRun } from '@/lib/ingest/ingest-runs';
 import { generateEventBatches, generateEvents } from '@/lib/ingest/seed';
 import { openStore } from '@/lib/store';
+import type { EventStore } from '@/lib/store/types';
 import { cli, CLI_BIN, cliFrom, cliWithInput, ROOT } from './run-cli';
 import { runningRun } from '@/tests/helpers/ingest-runs';
 
@@ -17,6 +18,13 @@ const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
 type Json = Record<string, unknown>;
 
 /** seed and import, as the admin runs them: from anywhere, their runs recorded truthfully. */
+/** A mirror run from `source` that ended failed saying `detail`, as a refused mirror leaves the ledger. */
+async function failedMirrorRun(store: EventStore, orgId: string, source: string, detail: string) {
+  const run = await startIngestRun(store, { orgId, kind: 'mirror', source });
+  await endIngestRun(store, run.id, { status: 'failed', detail });
+  return run;
+}
+
 describe('CLI: seed and import', () => {
   let dir: string;
 
@@ -511,13 +519,13 @@ describe('CLI: seed and import', () => {
     const { db } = orgAndEvents('failed-detail', org, 1);
     const store = await openStore(db);
     try {
-      const asked = await startIngestRun(store, { orgId: org, kind: 'mirror', source: 'a#b' });
-      await endIngestRun(store, asked.id, {
-        status: 'failed',
-        detail: 'The source closed the connection: is it http:// rather than https://?',
-      });
-      const said = await startIngestRun(store, { orgId: org, kind: 'mirror', source: 'c#d' });
-      await endIngestRun(store, said.id, { status: 'failed', detail: 'The key was refused' });
+      const asked = await failedMirrorRun(
+        store,
+        org,
+        'a#b',
+        'The source closed the connection: is it http:// rather than https://?',
+      );
+      const said = await failedMirrorRun(store, org, 'c#d', 'The key was refused');
       const table = cli(db, 'imports', 'list', '--org', org);
       assert.equal(table.code, 0, table.stderr);
       assert.match(
@@ -548,9 +556,7 @@ describe('CLI: seed and import', () => {
       // A mirror retried against a source that is down: refused runs, recorded failed.
       const refused: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const run = await startIngestRun(store, { orgId: org, kind: 'mirror', source: 's#o' });
-        await endIngestRun(store, run.id, { status: 'failed', detail: 'The key was refused' });
-        refused.unshift(run.id);
+        refused.unshift((await failedMirrorRun(store, org, 's#o', 'The key was refused')).id);
       }
       // Still `running` in the ledger, its process silent for an hour: shown interrupted.
       const dead = await store.createIngestRun(
