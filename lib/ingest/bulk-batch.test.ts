@@ -39,8 +39,9 @@ describe('BatchPacker and unpackBatch', () => {
     test(`${count} events come back whole, in the store's write order, with their terms`, () => {
       const events = sampleEvents(count);
       assert.equal(new Set(events).size, count);
-      // Packed whole (a seed's batch) and as read, joined 256 events at a time.
-      const reading = new BatchPacker(count);
+      // Packed whole and as read, joined every ~2,000 characters: chunks end
+      // within a batch, at its end, or not at all.
+      const reading = new BatchPacker(count, 2_000);
       for (const event of events) reading.add(event);
       const expected = events.map(stored).sort(compareEventsForWrite);
       for (const packed of [packWhole(events), reading.finish()]) {
@@ -98,6 +99,21 @@ describe('BatchPacker and unpackBatch', () => {
     const packed = packer.finish();
     assert.equal(packed.repeated, 3000);
     assert.deepEqual(unpackBatch(packed).events, events.map(stored).sort(compareEventsForWrite));
+  });
+
+  test('every chunk of texts but the last is over 128 KiB, where V8 allocates it in large-object space', () => {
+    // V8's largest regular object is 128 KiB: a chunk below it is copied by
+    // every young-generation collection it survives, on both threads.
+    const events = sampleEvents(3000);
+    const packer = new BatchPacker(events.length);
+    for (const event of events) packer.add(event);
+    const packed = packer.finish();
+    for (const chunks of [packed.ids, packed.docs, packed.raws]) {
+      for (const chunk of chunks.slice(0, -1))
+        assert.ok(chunk.length > 128 * 1024, `${chunk.length}`);
+    }
+    // The sample is large enough to fill several chunks of documents.
+    assert.ok(packed.docs.length > 2, `${packed.docs.length} chunks`);
   });
 
   test('a newline inside a document or raw is refused, not split into two events', () => {

@@ -50,17 +50,24 @@ export type PackedBatch = {
 export type BatchThrough = { read: number; invalid: number; textBytes: number };
 
 /**
- * Events between two joins of their texts. A batch's records are thus held
- * as a few large strings while it fills (each chunk of documents is larger
- * than V8's largest regular object, so it is allocated where collections
- * never copy it), not as 20,000 records' objects and the source texts they
- * point into, which every young-generation collection copied, until 2026-11,
- * once or twice each.
+ * Characters between two joins of a batch's texts. A batch's records are
+ * thus held as a few large strings while it fills, not as 20,000 records'
+ * objects and the source texts they point into, which every young-generation
+ * collection copied, until 2026-11, once or twice each.
+ *
+ * Each joined chunk must be larger than V8's largest regular object (128 KiB):
+ * only then is it allocated, on this thread and again where the inserting
+ * thread receives it, where a collection moves it without copying. Chunks of
+ * 256 events were that for large documents only: with an export's ~360
+ * characters of document and ~320 of raw an event, every chunk was copied
+ * by the collector of both threads, once as it survived and again as it was
+ * promoted (~240 MB copied on each thread for 300,000 events). 256 Ki
+ * characters is over that limit with room to spare.
  */
-const CHUNK_EVENTS = 256;
+const CHUNK_CHARS = 1 << 18;
 
 /**
- * Strings joined by newline a chunk at a time (see CHUNK_EVENTS), handed on
+ * Strings joined by newline a chunk at a time (see CHUNK_CHARS), handed on
  * as the list of chunks: joining those into one string per batch copied a
  * batch's documents once more (a quarter of the reading thread's page
  * faults), and postMessage copies a list of strings as readily as one.
@@ -68,19 +75,23 @@ const CHUNK_EVENTS = 256;
 class ChunkedLines {
   private readonly chunks: string[] = [];
   private readonly pending: string[] = [];
+  private pendingChars = 0;
 
-  constructor(private readonly chunkEvents: number) {}
+  constructor(private readonly chunkChars: number) {}
 
   add(text: string): void {
-    if (this.pending.push(text) === this.chunkEvents) {
+    this.pending.push(text);
+    if ((this.pendingChars += text.length + 1) >= this.chunkChars) {
       this.chunks.push(this.pending.join('\n'));
       this.pending.length = 0;
+      this.pendingChars = 0;
     }
   }
 
   finish(): string[] {
     if (this.pending.length > 0) this.chunks.push(this.pending.join('\n'));
     this.pending.length = 0;
+    this.pendingChars = 0;
     return this.chunks;
   }
 }
@@ -145,12 +156,12 @@ export class BatchPacker {
   /** Set by the reader when the batch is full (an import's: where the file stands after it). */
   through: BatchThrough | undefined;
 
-  /** `chunkEvents`: events between joins (Infinity: one join, when finished). */
-  constructor(capacity: number, chunkEvents = CHUNK_EVENTS) {
+  /** `chunkChars`: characters between joins (Infinity: one join, when finished). */
+  constructor(capacity: number, chunkChars = CHUNK_CHARS) {
     this.collector = new TermCollector(capacity);
-    this.ids = new ChunkedLines(chunkEvents);
-    this.docs = new ChunkedLines(chunkEvents);
-    this.raws = new ChunkedLines(chunkEvents);
+    this.ids = new ChunkedLines(chunkChars);
+    this.docs = new ChunkedLines(chunkChars);
+    this.raws = new ChunkedLines(chunkChars);
   }
 
   get count(): number {
