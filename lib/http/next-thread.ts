@@ -188,30 +188,50 @@ export async function startNextThread(options: NextThreadOptions): Promise<NextT
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         answer.pipe(res);
         answer.on('error', unavailable);
+        // Answered with the body still coming (a 401 before reading it): the
+        // route reads no more of it. Relayed on, it stalled: once an answer
+        // is complete Node's client no longer passes its socket's 'drain' on
+        // to the request, so the first piece of body the socket could not
+        // take at once (16 KB in one read) paused it for good, short of the
+        // 64 KB that has it dropped below; the client's next request then
+        // waited behind it until server.ts's body deadline cut the connection.
+        answer.once('end', () => {
+          if (!req.readableEnded) dropRestOfBody();
+        });
       },
     );
     upstream.on('error', unavailable);
     // A client that resets mid-body: the upstream request goes with it.
     req.on('error', () => upstream.destroy());
     let bodyBytes = 0;
+    /**
+     * The route answered without reading the body all (a 401 before it):
+     * that answer stands, relayed to its end, and the rest of the body is
+     * dropped as a 413's is. Destroyed instead, the connection was reset
+     * under the client still sending, which lost an answer not yet read,
+     * and the connection with it; so was an answer still being relayed (the
+     * worker's last chunk not yet in, which on a busy machine came after
+     * the client's next 64 KB), cut short where no 413 can follow it.
+     */
+    let dropping = false;
+    const dropRestOfBody = () => {
+      if (dropping) return;
+      dropping = true;
+      req.off('data', countBody);
+      req.unpipe(upstream);
+      discardRestOfBody(req);
+      // Its request is cut short on the loopback hop: that socket carries no other.
+      finished(res, () => upstream.destroy());
+    };
     const countBody = (chunk: Buffer) => {
       bodyBytes += chunk.length;
       if (bodyBytes <= MAX_DASHBOARD_BODY_BYTES) return;
-      req.off('data', countBody);
-      req.unpipe(upstream);
-      // The route answered without reading it all (a 401 before the body):
-      // that answer stands, relayed to its end, and the rest of the body is
-      // dropped as a 413's is. Destroyed here, the connection was reset
-      // under the client still sending, which lost an answer not yet read,
-      // and the connection with it; so was an answer still being relayed
-      // (the worker's last chunk not yet in, which on a busy machine came
-      // after the client's next 64 KB), cut short where no 413 can follow it.
       if (res.headersSent) {
-        discardRestOfBody(req);
-        // Its request is cut short on the loopback hop: that socket carries no other.
-        finished(res, () => upstream.destroy());
+        dropRestOfBody();
         return;
       }
+      req.off('data', countBody);
+      req.unpipe(upstream);
       upstream.destroy();
       options.answerBodyTooLarge(req, res, MAX_DASHBOARD_BODY_BYTES);
       discardRestOfBody(req);
