@@ -1,6 +1,7 @@
 import 'server-only';
 import type { ReactNode } from 'react';
 import { toApiError } from '@/lib/domain/errors';
+import { outagePageHrefs } from '@/lib/dashboard/server';
 import { getLogger } from '@/lib/ops/log';
 import { ErrorNoticeFrame } from '@/components/notices';
 
@@ -24,26 +25,37 @@ export async function unlessUnavailable(render: () => Promise<ReactNode>): Promi
     const retryAfter = Number(
       answer.headers.find(([name]) => name.toLowerCase() === 'retry-after')?.[1] ?? 5,
     );
-    return <UnavailablePage detail={answer.detail} retryAfterSeconds={retryAfter} />;
+    return (
+      <UnavailablePage
+        detail={answer.detail}
+        retryAfterSeconds={retryAfter}
+        hrefs={await outagePageHrefs()}
+      />
+    );
   }
 }
 
 function UnavailablePage({
   detail,
   retryAfterSeconds,
+  hrefs,
 }: {
   detail: string;
   retryAfterSeconds: number;
+  hrefs: Awaited<ReturnType<typeof outagePageHrefs>>;
 }) {
+  const refresh = hrefs.reload ? `${retryAfterSeconds}; url=${hrefs.reload}` : retryAfterSeconds;
   return (
     <main id="main" className="page narrow">
-      {/* React places it in the head: the browser reloads the page by itself. */}
-      <meta httpEquiv="refresh" content={String(retryAfterSeconds)} />
+      {/* React places it in the head: the browser reloads the page by itself,
+          to an address marked so that the reload is not the user's activity
+          (lib/dashboard/page-load.ts); "Try again" is, and goes unmarked. */}
+      <meta httpEquiv="refresh" content={String(refresh)} />
       <ErrorNoticeFrame
         headingLevel="h1"
         title="The events can’t be shown right now"
         actions={
-          <a className="button primary" href="">
+          <a className="button primary" href={hrefs.retry}>
             Try again
           </a>
         }

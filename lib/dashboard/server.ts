@@ -26,6 +26,7 @@ import { getStore } from '@/lib/store';
 import { clientAddress, lastForwardedFor } from '@/lib/http/client-address';
 import { wireFactsFromHeaders } from '@/lib/http/front-door';
 import { isSecureRequest } from '@/lib/http/request';
+import { automaticReloadHrefs, pageLoadUse } from './page-load';
 
 /**
  * Server-component glue for dashboard pages: who is signed in, which zone the
@@ -55,10 +56,10 @@ export async function currentSession(): Promise<Principal | null> {
 
 /**
  * The request's session checked (lib/auth/session.ts checkSession): a page
- * load is activity, but not a prefetch, which the router makes by itself
- * for links in view. The cookie is read from the Cookie header by the
- * API's own reader (sessionCookieValue, over HTTPS as the guard's facts
- * or PUBLIC_BASE_URL say), not by Next's cookies(), which
+ * load is activity, but not one the browser made by itself, a prefetch or
+ * the outage page's automatic reload (page-load.ts). The cookie is read
+ * from the Cookie header by the API's own reader (sessionCookieValue, over
+ * HTTPS as the guard's facts or PUBLIC_BASE_URL say), not by Next's cookies(), which
  * keeps the last of two cookies of one name (a parent domain's beside this
  * host's) where the API and sign-out take the first: the page showed one
  * session while the API served, and sign-out revoked, the other.
@@ -66,9 +67,13 @@ export async function currentSession(): Promise<Principal | null> {
 export async function checkCurrentSession(): Promise<SessionCheck> {
   const incoming = await headers();
   const sealed = sessionCookieValue(incoming.get('cookie'), isSecureRequest({ headers: incoming }));
-  const prefetch =
-    incoming.has('next-router-prefetch') || incoming.has('next-router-segment-prefetch');
-  return checkSession(await getStore(), sealed, prefetch ? 'background' : 'activity');
+  const use = pageLoadUse(incoming, wireFactsFromHeaders(incoming)?.target);
+  return checkSession(await getStore(), sealed, use);
+}
+
+/** Where the outage page shown for this request reloads to by itself, and where "Try again" goes. */
+export async function outagePageHrefs(): Promise<ReturnType<typeof automaticReloadHrefs>> {
+  return automaticReloadHrefs(wireFactsFromHeaders(await headers())?.target);
 }
 
 /** SESSION_IDLE_SECONDS in words ("30 minutes"), for the sign-in page; null when it is off. */

@@ -1,0 +1,72 @@
+import type { SessionUse } from '@/lib/auth/session';
+import { safeNextPath } from '@/lib/http/request';
+import { splitTarget } from '@/lib/http/request-target';
+
+/**
+ * Whose a dashboard page load is: the user's activity, which keeps the
+ * session from the idle timeout (lib/auth/session-activity.ts), or the
+ * browser's own, which only checks it. The browser loads pages by itself
+ * in two ways: the router's prefetch of links in view, and the outage
+ * page's reload every Retry-After seconds (app/unavailable.tsx), which
+ * would otherwise keep a tab left on it signed in for as long as the
+ * outage lasts.
+ *
+ * That reload is a meta refresh, and its address carries a marker,
+ * `reload=auto`: fetch metadata alone cannot tell it apart in every
+ * browser. Chromium (as tried) and Firefox (as the spec says) send
+ * `Sec-Fetch-User: ?1` for the user's navigations (typed, clicked, the
+ * reload button) and none for a meta refresh, unless the user touched the
+ * page in the 5 s before it; Safari sends it for none. The marker stays in
+ * the address bar once the page is back, so a load of a marked address
+ * that says it is the user's is activity; in Safari, a reload of it is not
+ * (the page's own calls to the API still are).
+ */
+
+const AUTOMATIC_RELOAD = 'reload=auto';
+/** Next's cache key on a client navigation's request for a page (a fetch, not a document). */
+const RSC_PARAM = /^_rsc(=|$)/;
+
+/** The session use of a page load with these headers, to the request-target as received. */
+export function pageLoadUse(
+  headers: { has(name: string): boolean; get(name: string): string | null },
+  target: string | undefined,
+): SessionUse {
+  if (headers.has('next-router-prefetch') || headers.has('next-router-segment-prefetch')) {
+    return 'background';
+  }
+  const automatic =
+    target !== undefined &&
+    queryPairs(target).includes(AUTOMATIC_RELOAD) &&
+    headers.get('sec-fetch-user') !== '?1';
+  return automatic ? 'background' : 'activity';
+}
+
+/**
+ * For the outage page at `target` (the request-target as received): the
+ * address its automatic reload goes to, the same marked, and the one its
+ * "Try again" link goes to, the same unmarked. Without a target (no
+ * front-door facts: `next start`), the page reloads itself as it is, and
+ * that reload is activity.
+ */
+export function automaticReloadHrefs(target: string | undefined): {
+  reload: string | undefined;
+  retry: string;
+} {
+  const itself = { reload: undefined, retry: '' };
+  if (target === undefined) return itself;
+  const { path } = splitTarget(target);
+  // Only a path on this site (a target of `//elsewhere` is no address to send the browser to).
+  if (safeNextPath(path) !== path) return itself;
+  const kept = queryPairs(target).filter(
+    (pair) => pair !== AUTOMATIC_RELOAD && !RSC_PARAM.test(pair),
+  );
+  const withQuery = (pairs: string[]) => (pairs.length ? `${path}?${pairs.join('&')}` : path);
+  return { reload: withQuery([...kept, AUTOMATIC_RELOAD]), retry: withQuery(kept) };
+}
+
+/** The query's `name=value` pairs as sent (not decoded: the address the user sees stays as it was). */
+function queryPairs(target: string): string[] {
+  return splitTarget(target)
+    .search.split('&')
+    .filter((pair) => pair !== '');
+}
