@@ -52,9 +52,26 @@ describe('page loads: whose activity', () => {
     for (const headers of [TYPED, RELOAD_BUTTON, CLICKED, META_REFRESH, SAFARI, {}]) {
       assert.equal(use(headers, plain), 'activity');
     }
-    assert.equal(use({}, undefined), 'activity', 'no wire facts (next start)');
+    assert.equal(
+      use({}, undefined),
+      'activity',
+      'no wire facts (a request that came while next start was booting)',
+    );
     assert.equal(use({ 'next-router-prefetch': '1' }, plain), 'background');
     assert.equal(use({ 'next-router-segment-prefetch': '/_tree' }, plain), 'background');
+  });
+
+  test("the router's fetch of a marked address, a click on a link that kept the marker, is activity", () => {
+    // What Next's client navigation sends: a fetch, never Sec-Fetch-User.
+    const routerFetch = {
+      rsc: '1',
+      'sec-fetch-site': 'same-origin',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-dest': 'empty',
+    };
+    assert.equal(use(routerFetch, `${marked}&_rsc=1x2y3`), 'activity');
+    assert.equal(use({ rsc: '1' }, marked), 'activity', 'a browser without fetch metadata');
+    assert.equal(use({ ...SAFARI, 'sec-fetch-mode': 'cors' }, marked), 'activity', 'a fetch');
   });
 
   test('only the marker names an automatic reload: another value, or the word elsewhere, does not', () => {
@@ -97,5 +114,15 @@ describe('the outage page: where it reloads to, and where "Try again" goes', () 
     assert.deepEqual(automaticReloadHrefs('//evil.test/orgs'), itself);
     assert.deepEqual(automaticReloadHrefs('/\\evil.test/orgs'), itself);
     assert.deepEqual(automaticReloadHrefs('/./\\evil.test/orgs'), itself);
+  });
+
+  test('a query not as a browser encodes it is not written into the refresh: the page reloads itself', () => {
+    const itself = { reload: undefined, retry: '' };
+    assert.deepEqual(automaticReloadHrefs('/orgs/o/events?q="x"'), itself);
+    assert.deepEqual(automaticReloadHrefs('/orgs/o/events?q=日本'), itself);
+    assert.deepEqual(automaticReloadHrefs('/orgs/o/events?q=%22x%22'), {
+      reload: '/orgs/o/events?q=%22x%22&reload=auto',
+      retry: '/orgs/o/events?q=%22x%22',
+    });
   });
 });

@@ -36,17 +36,32 @@ export function pageLoadUse(
   }
   const automatic =
     target !== undefined &&
+    isDocumentLoad(headers) &&
     queryPairs(target).includes(AUTOMATIC_RELOAD) &&
     headers.get('sec-fetch-user') !== '?1';
   return automatic ? 'background' : 'activity';
 }
 
 /**
+ * Whether the browser is loading the address as a document, as a meta
+ * refresh does, and not the router fetching a page for a client navigation
+ * (a click on a link): that fetch never carries Sec-Fetch-User, and the
+ * marker stays in the address bar once the page is back, so a list
+ * remembered there, and the event page's way back to it, carried it into
+ * the user's own clicks. A browser without fetch metadata sends no mode.
+ */
+function isDocumentLoad(headers: { has(name: string): boolean; get(name: string): string | null }) {
+  const mode = headers.get('sec-fetch-mode');
+  return !headers.has('rsc') && (mode === null || mode === 'navigate');
+}
+
+/**
  * For the outage page at `target` (the request-target as received): the
  * address its automatic reload goes to, the same marked, and the one its
- * "Try again" link goes to, the same unmarked. Without a target (no
- * front-door facts: `next start`), the page reloads itself as it is, and
- * that reload is activity.
+ * "Try again" link goes to, the same unmarked. Without a target (the front
+ * door did not see the request: one that came while `next start` was still
+ * booting), or with one that is no plain path on this site, the page
+ * reloads itself as it is, and that reload is activity.
  */
 export function automaticReloadHrefs(target: string | undefined): {
   reload: string | undefined;
@@ -61,7 +76,10 @@ export function automaticReloadHrefs(target: string | undefined): {
     (pair) => pair !== AUTOMATIC_RELOAD && !RSC_PARAM.test(pair),
   );
   const withQuery = (pairs: string[]) => (pairs.length ? `${path}?${pairs.join('&')}` : path);
-  return { reload: withQuery([...kept, AUTOMATIC_RELOAD]), retry: withQuery(kept) };
+  const reload = withQuery([...kept, AUTOMATIC_RELOAD]);
+  // The query as sent, checked whole as the path was: only an address on this site, as written.
+  if (safeNextPath(reload) !== reload) return itself;
+  return { reload, retry: withQuery(kept) };
 }
 
 /** The query's `name=value` pairs as sent (not decoded: the address the user sees stays as it was). */
