@@ -101,19 +101,23 @@ describe('BatchPacker and unpackBatch', () => {
     assert.deepEqual(unpackBatch(packed).events, events.map(stored).sort(compareEventsForWrite));
   });
 
-  test('every chunk of texts but the last is over 128 KiB, where V8 allocates it in large-object space', () => {
+  test('chunks of documents and raws are over 128 KiB, where V8 allocates them in large-object space; ids chunks hold 1,024 ids', () => {
     // V8's largest regular object is 128 KiB: a chunk below it is copied by
     // every young-generation collection it survives, on both threads.
     const events = sampleEvents(3000);
     const packer = new BatchPacker(events.length);
     for (const event of events) packer.add(event);
     const packed = packer.finish();
-    for (const chunks of [packed.ids, packed.docs, packed.raws]) {
+    for (const chunks of [packed.docs, packed.raws]) {
+      assert.ok(chunks.length > 2, `${chunks.length} chunks`);
       for (const chunk of chunks.slice(0, -1))
         assert.ok(chunk.length > 128 * 1024, `${chunk.length}`);
     }
-    // The sample is large enough to fill several chunks of documents.
-    assert.ok(packed.docs.length > 2, `${packed.docs.length} chunks`);
+    // An id keeps its record's text alive until its chunk is joined: at most 1,024 of them.
+    assert.deepEqual(
+      packed.ids.map((chunk) => chunk.split('\n').length),
+      [1024, 1024, 3000 - 2048],
+    );
   });
 
   test('a newline inside a document or raw is refused, not split into two events', () => {

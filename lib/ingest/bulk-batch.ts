@@ -67,6 +67,14 @@ export type BatchThrough = { read: number; invalid: number; textBytes: number };
 const CHUNK_CHARS = 1 << 18;
 
 /**
+ * Events in a chunk at most, however short their texts: an id is a slice of
+ * its record's text, which keeps the whole megabyte read alive with it, and
+ * ids alone took ~10,000 events to fill CHUNK_CHARS. Ids chunks stay small
+ * (and copied), which costs little.
+ */
+const CHUNK_MAX_EVENTS = 1024;
+
+/**
  * Strings joined by newline a chunk at a time (see CHUNK_CHARS), handed on
  * as the list of chunks: joining those into one string per batch copied a
  * batch's documents once more (a quarter of the reading thread's page
@@ -80,8 +88,8 @@ class ChunkedLines {
   constructor(private readonly chunkChars: number) {}
 
   add(text: string): void {
-    this.pending.push(text);
-    if ((this.pendingChars += text.length + 1) >= this.chunkChars) {
+    const events = this.pending.push(text);
+    if ((this.pendingChars += text.length + 1) >= this.chunkChars || events >= CHUNK_MAX_EVENTS) {
       this.chunks.push(this.pending.join('\n'));
       this.pending.length = 0;
       this.pendingChars = 0;
