@@ -53,11 +53,12 @@ export type NextThreadOptions = {
  */
 export const MAX_DASHBOARD_BODY_BYTES = 64 * 1024;
 
-/** How long the rest of a refused body is read and dropped before its connection is cut. */
+/** How long the rest of a body no route reads is read and dropped before its connection is cut. */
 const DISCARD_BODY_MS = 5_000;
 
 /**
- * Reads the rest of a refused body and drops it, so the connection carries
+ * Reads the rest of a body the route will not read (refused with a 413, or
+ * answered without reading it) and drops it, so the connection carries
  * the client's next request. Closed with the body still arriving, the
  * connection was reset by the kernel, and the reset threw away the 413
  * before the client read it (it saw EPIPE or ECONNRESET). A body still
