@@ -74,33 +74,41 @@ async function expectOutagePage(response: Response | null): Promise<void> {
   expect(await response?.text()).toContain('<h1>The events can’t be shown right now</h1>');
 }
 
+/**
+ * Signed in, then the events page opened while the outage lasts (it shows
+ * the outage page): `then` runs before the outage ends, told when the page
+ * was asked for.
+ */
+async function onOutagePage(page: Page, then: (opened: number) => Promise<void>): Promise<void> {
+  await signInTo(page);
+  await startOutage();
+  try {
+    const opened = Date.now();
+    await expectOutagePage(await page.goto(eventsPage()));
+    await then(opened);
+  } finally {
+    await endOutage();
+  }
+}
+
 test('a tab left on the outage page, reloading by itself, is signed out after the idle timeout', async ({
   page,
 }) => {
   test.setTimeout(120_000);
-  await signInTo(page);
-  await startOutage();
-  try {
-    const left = Date.now();
-    await expectOutagePage(await page.goto(eventsPage()));
+  await onOutagePage(page, async (left) => {
     // It reloads every 5 s; each reload kept the session before, for good.
     await page.waitForURL(/\/sign-in\?reason=idle&/, { timeout: 60_000 });
     expect(Date.now() - left).toBeGreaterThanOrEqual((IDLE_SECONDS - 1) * 1000);
     await expect(page.getByTestId('session-idle')).toBeVisible();
     expect(new URL(page.url()).searchParams.get('next')).toMatch(/\/events\?size=25$/);
-  } finally {
-    await endOutage();
-  }
+  });
 });
 
 test("the user's own reloads of the outage page keep the session past the idle timeout", async ({
   page,
 }) => {
   test.setTimeout(120_000);
-  await signInTo(page);
-  await startOutage();
-  try {
-    await expectOutagePage(await page.goto(eventsPage()));
+  await onOutagePage(page, async () => {
     // Once reloaded by itself (after 5 s), the address it left in the
     // address bar is the one the user reloads.
     await page.waitForURL(/[?&]reload=auto$/, { timeout: 15_000 });
@@ -109,9 +117,7 @@ test("the user's own reloads of the outage page keep the session past the idle t
       await page.waitForTimeout(3000);
       await expectOutagePage(await page.reload());
     }
-  } finally {
-    await endOutage();
-  }
+  });
   await page.reload();
   await expect(page).toHaveURL(/\/events\?/);
   await expect(rows(page).first()).toBeVisible();
