@@ -2,7 +2,7 @@ import { expect, type Page, type Response, test } from '@playwright/test';
 import pg from 'pg';
 import { createTestDatabase } from '../tests/helpers/postgres';
 import { startTestServer, type TestServer } from '../tests/helpers/server';
-import { rows } from './support/fixtures';
+import { rowIds, rows } from './support/fixtures';
 
 /**
  * The outage page (app/unavailable.tsx) reloads itself every Retry-After
@@ -119,6 +119,15 @@ test("the user's own reloads of the outage page keep the session past the idle t
     }
   });
   await page.reload();
-  await expect(page).toHaveURL(/\/events\?/);
   await expect(rows(page).first()).toBeVisible();
+  // Once shown, the page drops the marker from its address (left there, the
+  // list, its way back, a bookmark carried it), every other pair kept.
+  await expect(page).toHaveURL(eventsPage());
+  // The list remembered for the event page's way back has none either.
+  const [eventId] = await rowIds(page);
+  await page.goto(`${server.baseUrl}/orgs/${server.orgId}/events/${eventId}`);
+  await expect(page.getByRole('link', { name: '← Back to the list' })).toHaveAttribute(
+    'href',
+    `/orgs/${server.orgId}/events?size=25`,
+  );
 });

@@ -1,3 +1,5 @@
+import { withoutAutomaticReload } from './automatic-reload';
+
 /**
  * The query of the events list last shown for an org, in this tab
  * (sessionStorage): an event's own page links back to the list as it was
@@ -8,7 +10,9 @@ const keyOf = (orgId: string) => `org-events:list:${orgId}`;
 
 export function rememberListSearch(orgId: string, search: string): void {
   try {
-    window.sessionStorage.setItem(keyOf(orgId), search);
+    // The list's effect runs before the one that drops the outage page's
+    // marker from the address (app/providers.tsx: a child's effects run first).
+    window.sessionStorage.setItem(keyOf(orgId), withoutAutomaticReload(search));
   } catch {
     // Not remembered: the event page links to the whole list.
   }

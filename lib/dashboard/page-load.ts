@@ -1,4 +1,5 @@
 import type { SessionUse } from '@/lib/auth/session';
+import { AUTOMATIC_RELOAD } from '@/lib/client/automatic-reload';
 import { safeNextPath } from '@/lib/http/request';
 import { splitTarget } from '@/lib/http/request-target';
 
@@ -16,13 +17,14 @@ import { splitTarget } from '@/lib/http/request-target';
  * browser. Chromium (as tried) and Firefox (as the spec says) send
  * `Sec-Fetch-User: ?1` for the user's navigations (typed, clicked, the
  * reload button) and none for a meta refresh, unless the user touched the
- * page in the 5 s before it; Safari sends it for none. The marker stays in
- * the address bar once the page is back, so a load of a marked address
- * that says it is the user's is activity; in Safari, a reload of it is not
- * (the page's own calls to the API still are).
+ * page in the 5 s before it; Safari sends it for none. So a load of a
+ * marked address that says it is the user's is activity; in Safari, a
+ * reload of the outage page is not (the page's own calls to the API still
+ * are). Once a page is back, the browser drops the marker from the address
+ * (app/providers.tsx), so the user's reloads, bookmarks and links from there
+ * go unmarked.
  */
 
-const AUTOMATIC_RELOAD = 'reload=auto';
 /** Next's cache key on a client navigation's request for a page (a fetch, not a document). */
 const RSC_PARAM = /^_rsc(=|$)/;
 
@@ -45,10 +47,10 @@ export function pageLoadUse(
 /**
  * Whether the browser is loading the address as a document, as a meta
  * refresh does, and not the router fetching a page for a client navigation
- * (a click on a link): that fetch never carries Sec-Fetch-User, and the
- * marker stays in the address bar once the page is back, so a list
- * remembered there, and the event page's way back to it, carried it into
- * the user's own clicks. A browser without fetch metadata sends no mode.
+ * (a click on a link): that fetch never carries Sec-Fetch-User, and a link
+ * can still carry the marker (one copied, or a list remembered, before the
+ * page dropped it from the address). A browser without fetch metadata sends
+ * no mode.
  */
 function isDocumentLoad(headers: { has(name: string): boolean; get(name: string): string | null }) {
   const mode = headers.get('sec-fetch-mode');
