@@ -1,6 +1,6 @@
 import type { SessionUse } from '@/lib/auth/session';
 import { AUTOMATIC_RELOAD } from '@/lib/client/automatic-reload';
-import { safeNextPath } from '@/lib/http/request';
+import { type HeaderReader, safeNextPath } from '@/lib/http/request';
 import { splitTarget } from '@/lib/http/request-target';
 
 /**
@@ -29,11 +29,11 @@ import { splitTarget } from '@/lib/http/request-target';
 const RSC_PARAM = /^_rsc(=|$)/;
 
 /** The session use of a page load with these headers, to the request-target as received. */
-export function pageLoadUse(
-  headers: { has(name: string): boolean; get(name: string): string | null },
-  target: string | undefined,
-): SessionUse {
-  if (headers.has('next-router-prefetch') || headers.has('next-router-segment-prefetch')) {
+export function pageLoadUse(headers: HeaderReader, target: string | undefined): SessionUse {
+  if (
+    headers.get('next-router-prefetch') !== null ||
+    headers.get('next-router-segment-prefetch') !== null
+  ) {
     return 'background';
   }
   const automatic =
@@ -52,9 +52,9 @@ export function pageLoadUse(
  * page dropped it from the address). A browser without fetch metadata sends
  * no mode.
  */
-function isDocumentLoad(headers: { has(name: string): boolean; get(name: string): string | null }) {
+function isDocumentLoad(headers: HeaderReader): boolean {
   const mode = headers.get('sec-fetch-mode');
-  return !headers.has('rsc') && (mode === null || mode === 'navigate');
+  return headers.get('rsc') === null && (mode === null || mode === 'navigate');
 }
 
 /**

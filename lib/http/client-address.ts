@@ -1,6 +1,5 @@
 import { getConfig } from '@/lib/config';
-
-type HeaderReader = { get(name: string): string | null };
+import type { HeaderReader } from './request';
 
 /**
  * The one answer to "which address is this client?", used for throttling and

@@ -9,7 +9,8 @@ import { type Config, getConfig } from '@/lib/config';
 import { keepsSecureCookiesOverHttp } from '@/lib/domain/secure-cookies';
 import { wireFactsFromHeaders } from './front-door';
 
-type HeaderReader = { get(name: string): string | null };
+/** A request's headers as every reader here needs them: by name, null when absent. */
+export type HeaderReader = { get(name: string): string | null };
 
 /** What says which origin a browser reached: a proxy's forwarded headers, the public URL. */
 type OriginConfig = Pick<Config, 'TRUST_PROXY' | 'PUBLIC_BASE_URL'>;
