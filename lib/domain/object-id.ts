@@ -23,8 +23,20 @@ export function objectIdAt(millis: number, tail?: string): string {
   return seconds.toString(16).padStart(8, '0') + suffix.padStart(16, '0').slice(-16);
 }
 
+const PROCESS_BYTES = randomHex(5);
+let counter = parseInt(randomHex(3), 16);
+
+/**
+ * A new id, laid out as MongoDB's ObjectId: the second, 5 random bytes drawn
+ * once per process (or page), then a counter from a random start. Ids this
+ * process makes in one second thus order as they were made: the ledger lists
+ * runs started in one millisecond by id, and with 8 random bytes each two
+ * such runs came out in either order. Across processes the random bytes
+ * decide, as for any ObjectId.
+ */
 export function newObjectId(): string {
-  return objectIdAt(Date.now());
+  counter = (counter + 1) % 0x100_0000;
+  return objectIdAt(Date.now(), PROCESS_BYTES + counter.toString(16).padStart(6, '0'));
 }
 
 /** The creation second encoded in an ObjectId, in milliseconds. */

@@ -17,22 +17,8 @@ const ORG = '6b1c2d3e4f5a6b7c8d9e0b01';
 
 type Json = Record<string, unknown>;
 
-/**
- * Waits for the clock's next millisecond: the ledger lists runs newest first
- * by their start, and two started in one millisecond fall in their random
- * ids' order (a fresh-clone CI saw two of the mirror runs below swapped).
- */
-async function nextMillisecond(): Promise<void> {
-  const now = Date.now();
-  while (Date.now() === now) await new Promise((resolve) => setTimeout(resolve, 1));
-}
-
-/**
- * A mirror run from `source` that ended failed saying `detail`, as a refused
- * mirror leaves the ledger; started in a millisecond of its own.
- */
+/** A mirror run from `source` that ended failed saying `detail`, as a refused mirror leaves the ledger. */
 async function failedMirrorRun(store: EventStore, orgId: string, source: string, detail: string) {
-  await nextMillisecond();
   const run = await startIngestRun(store, { orgId, kind: 'mirror', source });
   await endIngestRun(store, run.id, { status: 'failed', detail });
   return run;
@@ -582,7 +568,6 @@ describe('CLI: seed and import', () => {
         }),
       );
       // This process's own run, alive.
-      await nextMillisecond();
       const live = await startIngestRun(store, { orgId: org, kind: 'import', source: 'h' });
       try {
         const listed = (...status: string[]) => {
