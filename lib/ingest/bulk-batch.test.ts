@@ -3,7 +3,14 @@ import { describe, test } from 'node:test';
 import type { NewEvent } from '@/lib/domain/event';
 import { batchTerms } from '@/lib/store/terms';
 import { compareEventsForWrite } from '@/lib/store/write-transaction';
-import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
+import {
+  BatchPacker,
+  MAX_BATCH_TEXT_BYTES,
+  type PackedBatch,
+  recycleText,
+  transferables,
+  unpackBatch,
+} from './bulk-batch';
 import { generateEventBatches } from './seed';
 
 /** Seed events in a shuffled (not write) order, some without raw, some sharing a second. */
@@ -27,11 +34,22 @@ function stored({ fieldValues: _, ...event }: NewEvent): NewEvent {
   return event;
 }
 
-/** A list packed whole: one join at the end, no chunks. */
-function packWhole(events: readonly NewEvent[]): PackedBatch {
-  const packer = new BatchPacker(events.length, Infinity);
+/** A list packed into one batch. */
+function pack(events: readonly NewEvent[], capacity = events.length): PackedBatch {
+  const packer = new BatchPacker(capacity);
   for (const event of events) packer.add(event);
   return packer.finish();
+}
+
+/** Unpacked events as plain objects (their document and raw are getters). */
+function unpacked(packed: PackedBatch): NewEvent[] {
+  return unpackBatch(packed).events.map(({ id, created, eventTypeName, doc, raw }) => ({
+    id,
+    created,
+    eventTypeName,
+    doc,
+    raw,
+  }));
 }
 
 describe('BatchPacker and unpackBatch', () => {
@@ -39,17 +57,14 @@ describe('BatchPacker and unpackBatch', () => {
     test(`${count} events come back whole, in the store's write order, with their terms`, () => {
       const events = sampleEvents(count);
       assert.equal(new Set(events).size, count);
-      // Packed whole and as read, joined every ~2,000 characters: chunks end
-      // within a batch, at its end, or not at all.
-      const reading = new BatchPacker(count, 2_000);
-      for (const event of events) reading.add(event);
       const expected = events.map(stored).sort(compareEventsForWrite);
-      for (const packed of [packWhole(events), reading.finish()]) {
-        const { events: unpacked, terms } = unpackBatch(packed);
-        assert.deepEqual(unpacked, expected);
+      // Packed at its size, and grown from a small start.
+      for (const packed of [pack(events), pack(events, 16)]) {
+        assert.deepEqual(unpacked(packed), expected);
         // The postings name events by their place in that order, exactly as
         // batchTerms over the unpacked list (from the documents) does.
-        assert.deepEqual(terms, batchTerms(unpacked));
+        const { terms } = unpackBatch(packed);
+        assert.deepEqual(terms, batchTerms(unpacked(packed)));
         if (count > 1) assert.ok(terms.postings.length > 0);
       }
     });
@@ -61,12 +76,12 @@ describe('BatchPacker and unpackBatch', () => {
     for (const event of events) packer.add(event);
     const shift = 3 * 86_400_000 + 999;
     packer.mapCreated((created) => created + shift);
-    const { events: unpacked, terms } = unpackBatch(packer.finish());
+    const packed = packer.finish();
     const expected = events
       .map((event) => ({ ...stored(event), created: event.created + shift }))
       .sort(compareEventsForWrite);
-    assert.deepEqual(unpacked, expected);
-    assert.deepEqual(terms, batchTerms(unpacked));
+    assert.deepEqual(unpacked(packed), expected);
+    assert.deepEqual(unpackBatch(packed).terms, batchTerms(unpacked(packed)));
   });
 
   test('an id the batch already holds is dropped and counted: the first copy read is the one packed', () => {
@@ -84,9 +99,8 @@ describe('BatchPacker and unpackBatch', () => {
     assert.equal(packer.count, 300);
     const packed = packer.finish();
     assert.equal(packed.repeated, 2);
-    const { events: unpacked, terms } = unpackBatch(packed);
-    assert.deepEqual(unpacked, events.map(stored).sort(compareEventsForWrite));
-    assert.deepEqual(terms, batchTerms(unpacked));
+    assert.deepEqual(unpacked(packed), events.map(stored).sort(compareEventsForWrite));
+    assert.deepEqual(unpackBatch(packed).terms, batchTerms(unpacked(packed)));
   });
 
   test('ids repeated throughout a large batch are each dropped once seen, however many', () => {
@@ -98,35 +112,54 @@ describe('BatchPacker and unpackBatch', () => {
     assert.equal(packer.count, 3000);
     const packed = packer.finish();
     assert.equal(packed.repeated, 3000);
-    assert.deepEqual(unpackBatch(packed).events, events.map(stored).sort(compareEventsForWrite));
+    assert.deepEqual(unpacked(packed), events.map(stored).sort(compareEventsForWrite));
   });
 
-  test('chunks of documents and raws are over 128 KiB, where V8 allocates them in large-object space; ids chunks hold 1,024 ids', () => {
-    // V8's largest regular object is 128 KiB: a chunk below it is copied by
-    // every young-generation collection it survives, on both threads.
-    const events = sampleEvents(3000);
-    const packer = new BatchPacker(events.length);
-    for (const event of events) packer.add(event);
-    const packed = packer.finish();
-    for (const chunks of [packed.docs, packed.raws]) {
-      assert.ok(chunks.length > 2, `${chunks.length} chunks`);
-      for (const chunk of chunks.slice(0, -1))
-        assert.ok(chunk.length > 128 * 1024, `${chunk.length}`);
-    }
-    // An id keeps its record's text alive until its chunk is joined: at most 1,024 of them.
-    assert.deepEqual(
-      packed.ids.map((chunk) => chunk.split('\n').length),
-      [1024, 1024, 3000 - 2048],
-    );
+  test('texts of any characters come back exactly: non-ASCII, newlines, an empty document', () => {
+    const [first, second, third] = sampleEvents(3);
+    const events = [
+      { ...first!, doc: '{"name":"Zoë Ångström 日本 🚀","n":"a\\nb"}', raw: '{"a":\n1,"é":"😀"}' },
+      { ...second!, doc: '{"a":"x\ny"}', raw: null },
+      { ...third!, doc: '', raw: '{}' },
+    ];
+    assert.deepEqual(unpacked(pack(events)), events.map(stored).sort(compareEventsForWrite));
   });
 
-  test('a newline inside a document or raw is refused, not split into two events', () => {
-    const [first, second] = sampleEvents(2);
-    for (const broken of [
-      { ...first!, doc: '{"a":"x\ny"}' },
-      { ...first!, raw: '{"a":\n1}' },
-    ]) {
-      assert.throws(() => unpackBatch(packWhole([broken, second!])), /one has a newline/);
+  test("a recycled text buffer is the next batch's, and an event of its batch then refuses to be read", () => {
+    const packed = pack(sampleEvents(50));
+    const { events } = unpackBatch(packed);
+    assert.equal(typeof events[0]!.doc, 'string');
+    // What the inserting thread does once the batch is stored: the buffer
+    // is moved to the producer (detached here), which packs into it again.
+    const moved = structuredClone(packed.text, { transfer: [packed.text] });
+    recycleText(moved);
+    assert.equal(pack(sampleEvents(5)).text, moved);
+    assert.throws(() => events[0]!.doc, /read after its batch was recycled/);
+    assert.throws(() => events[1]!.raw ?? events[1]!.doc, /read after its batch was recycled/);
+  });
+
+  test('a batch is full at its capacity of events, or at MAX_BATCH_TEXT_BYTES of text before that', () => {
+    const [event] = sampleEvents(1);
+    const small = new BatchPacker(3);
+    for (const id of ['6a0a1b2c3d4e5f6a7b8c9d01', '6a0a1b2c3d4e5f6a7b8c9d02']) {
+      small.add({ ...event!, id });
+      assert.equal(small.full, false);
     }
+    small.add({ ...event!, id: '6a0a1b2c3d4e5f6a7b8c9d03' });
+    assert.equal(small.full, true);
+
+    // Records of 1 MiB each: full once 64 MiB of them are in, far below 20,000.
+    const big = new BatchPacker(20_000);
+    const raw = `{"pad":"${'x'.repeat((1 << 20) - 10)}"}`;
+    let added = 0;
+    while (!big.full) {
+      big.add({ ...event!, id: (0x6a0a1b2c3d4en * 2n ** 48n + BigInt(added)).toString(16), raw });
+      added++;
+    }
+    assert.equal(added, Math.ceil(MAX_BATCH_TEXT_BYTES / (raw.length + event!.doc.length + 24)));
+    const packed = big.finish();
+    assert.equal(unpacked(packed)[0]!.raw, raw);
+    // The text buffer is among what postMessage moves.
+    assert.ok(transferables(packed).includes(packed.text));
   });
 });

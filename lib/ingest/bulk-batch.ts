@@ -2,13 +2,11 @@ import type { NewEvent } from '@/lib/domain/event';
 import { type BatchTerms, checkedEventKey, TermCollector } from '@/lib/store/terms';
 
 /**
- * A batch of events packed into a few long strings and typed arrays for
- * postMessage between threads: copying a few strings (and transferring the
- * arrays) is far cheaper than cloning thousands of small objects. Documents
- * are compact JSON, which never contains a raw newline, so newline is a safe
- * separator; a raw of null packs as "".
+ * A batch of events packed for postMessage between threads: their texts as
+ * UTF-8 in one buffer, and typed arrays, all moved (transferred), not
+ * copied; cloning thousands of small objects cost far more.
  *
- * Strings and arrays hold the events in the order they were added (read
+ * Texts and arrays hold the events in the order they were added (read
  * order); `order` is the order the store writes them in
  * (compareEventsForWrite), which unpackBatch hands them over in. The batch's
  * postings and counter deltas (lib/store/terms.ts) are computed on the
@@ -19,10 +17,14 @@ export type PackedBatch = {
   count: number;
   /** Events dropped as repeats of an id the batch already held (BatchPacker.add). */
   repeated: number;
-  /** Ids, documents and raws: each a list of chunks of newline-joined texts (ChunkedLines). */
-  ids: string[];
-  docs: string[];
-  raws: string[];
+  /**
+   * Each event's id, document and raw, back to back as UTF-8 (BatchText);
+   * the buffer is the inserting thread's to give back once the batch is
+   * stored (recycleText).
+   */
+  text: ArrayBuffer;
+  /** Where each event's id, document and raw end in `text`, three an event; a raw of null is empty. */
+  textEnds: Float64Array;
   created: Float64Array;
   /** The batch's type names (JSON), and each event's index into them. */
   typeNames: string;
@@ -50,57 +52,64 @@ export type PackedBatch = {
 export type BatchThrough = { read: number; invalid: number; textBytes: number };
 
 /**
- * Characters between two joins of a batch's texts. A batch's records are
- * thus held as a few large strings while it fills, not as 20,000 records'
- * objects and the source texts they point into, which every young-generation
- * collection copied, until 2026-11, once or twice each.
- *
- * Each joined chunk must be larger than V8's largest regular object (128 KiB):
- * only then is it allocated, on this thread and again where the inserting
- * thread receives it, where a collection moves it without copying. Chunks of
- * 256 events were that for large documents only: with an export's ~360
- * characters of document and ~320 of raw an event, every chunk was copied
- * by the collector of both threads, once as it survived and again as it was
- * promoted (~240 MB copied on each thread for 300,000 events). 256 Ki
- * characters is over that limit with room to spare.
+ * Bytes of text past which a batch is full (BatchPacker.full), whatever its
+ * events' count: 20,000 records near the 1 MB limit would otherwise be held
+ * at once (20 GB). An export's events take ~700 bytes: a batch of 20,000
+ * is ~14 MB, well below.
  */
-const CHUNK_CHARS = 1 << 18;
+export const MAX_BATCH_TEXT_BYTES = 64 << 20;
+
+/** A new text buffer's size; it grows (doubling) as a batch needs. */
+const FIRST_TEXT_BYTES = 16 << 20;
+
+/** Text buffers kept for reuse at most (a load has `lanes` + 2 in use). */
+const MAX_POOLED_TEXTS = 6;
 
 /**
- * Events in a chunk at most, however short their texts: an id is a slice of
- * its record's text, which keeps the whole megabyte read alive with it, and
- * ids alone took ~10,000 events to fill CHUNK_CHARS. Ids chunks stay small
- * (and copied), which costs little.
+ * Text buffers given back (recycleText), reused by the next batches. A new
+ * buffer's pages are each faulted in and zeroed by the kernel as first
+ * written, and freed again with the batch: until 2026-12 a batch's texts
+ * were strings, allocated anew on both threads, and those page faults were
+ * a tenth of a whole import's CPU time.
  */
-const CHUNK_MAX_EVENTS = 1024;
+const textPool: ArrayBuffer[] = [];
 
-/**
- * Strings joined by newline a chunk at a time (see CHUNK_CHARS), handed on
- * as the list of chunks: joining those into one string per batch copied a
- * batch's documents once more (a quarter of the reading thread's page
- * faults), and postMessage copies a list of strings as readily as one.
- */
-class ChunkedLines {
-  private readonly chunks: string[] = [];
-  private readonly pending: string[] = [];
-  private pendingChars = 0;
+/** Gives a batch's text buffer (PackedBatch.text) back for reuse: no event of its batch may be read after. */
+export function recycleText(text: ArrayBuffer): void {
+  if (text.byteLength > 0 && textPool.length < MAX_POOLED_TEXTS) textPool.push(text);
+}
 
-  constructor(private readonly chunkChars: number) {}
+/** A batch's texts as UTF-8, appended one after another into a (pooled) buffer. */
+class BatchText {
+  private bytes: Buffer;
+  length = 0;
 
-  add(text: string): void {
-    const events = this.pending.push(text);
-    if ((this.pendingChars += text.length + 1) >= this.chunkChars || events >= CHUNK_MAX_EVENTS) {
-      this.chunks.push(this.pending.join('\n'));
-      this.pending.length = 0;
-      this.pendingChars = 0;
-    }
+  constructor() {
+    this.bytes = Buffer.from(textPool.pop() ?? new ArrayBuffer(FIRST_TEXT_BYTES));
   }
 
-  finish(): string[] {
-    if (this.pending.length > 0) this.chunks.push(this.pending.join('\n'));
-    this.pending.length = 0;
-    this.pendingChars = 0;
-    return this.chunks;
+  /** Appends `text`; the offset just past it. */
+  add(text: string): number {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: the exact length is
+    // measured only when that bound does not fit.
+    if (this.length + text.length * 3 > this.bytes.length) this.reserve(Buffer.byteLength(text));
+    this.length += this.bytes.write(text, this.length);
+    return this.length;
+  }
+
+  private reserve(bytes: number): void {
+    const needed = this.length + bytes;
+    if (needed <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < needed) size *= 2;
+    const grown = Buffer.from(new ArrayBuffer(size));
+    this.bytes.copy(grown, 0, 0, this.length);
+    this.bytes = grown;
+  }
+
+  /** The whole buffer (its first `length` bytes used). */
+  finish(): ArrayBuffer {
+    return this.bytes.buffer as ArrayBuffer;
   }
 }
 
@@ -151,29 +160,32 @@ class EventKeySet {
 }
 
 /**
- * A batch packed as its events are read: each event's strings go into
- * chunks, its terms into a TermCollector, and nothing else of it is kept.
+ * A batch packed as its events are read: each event's texts go into the
+ * batch's text buffer, its terms into a TermCollector, and nothing else of
+ * it is kept.
  */
 export class BatchPacker {
   readonly collector: TermCollector;
-  private readonly ids: ChunkedLines;
-  private readonly docs: ChunkedLines;
-  private readonly raws: ChunkedLines;
+  private readonly text = new BatchText();
+  /** Where each event's id, document and raw end in `text`. */
+  private textEnds: Float64Array;
   private readonly seen = new EventKeySet();
   private repeated = 0;
   /** Set by the reader when the batch is full (an import's: where the file stands after it). */
   through: BatchThrough | undefined;
 
-  /** `chunkChars`: characters between joins (Infinity: one join, when finished). */
-  constructor(capacity: number, chunkChars = CHUNK_CHARS) {
+  constructor(private readonly capacity: number) {
     this.collector = new TermCollector(capacity);
-    this.ids = new ChunkedLines(chunkChars);
-    this.docs = new ChunkedLines(chunkChars);
-    this.raws = new ChunkedLines(chunkChars);
+    this.textEnds = new Float64Array(Math.max(16, capacity) * 3);
   }
 
   get count(): number {
     return this.collector.count;
+  }
+
+  /** Holds `capacity` events, or MAX_BATCH_TEXT_BYTES of their texts. */
+  get full(): boolean {
+    return this.count >= this.capacity || this.text.length >= MAX_BATCH_TEXT_BYTES;
   }
 
   /**
@@ -189,10 +201,17 @@ export class BatchPacker {
       this.repeated++;
       return;
     }
+    const at = this.count * 3;
     this.collector.add(event, key);
-    this.ids.add(event.id);
-    this.docs.add(event.doc);
-    this.raws.add(event.raw ?? '');
+    if (at === this.textEnds.length) {
+      const grown = new Float64Array(at * 2);
+      grown.set(this.textEnds);
+      this.textEnds = grown;
+    }
+    const ends = this.textEnds;
+    ends[at] = this.text.add(event.id);
+    ends[at + 1] = this.text.add(event.doc);
+    ends[at + 2] = event.raw === null ? ends[at + 1]! : this.text.add(event.raw);
   }
 
   /** Gives every event (in read order) a new `created` from it and its id's key: a listing's sort keys (lib/ingest/listing-order.ts). */
@@ -213,9 +232,8 @@ export class BatchPacker {
     return {
       count,
       repeated: this.repeated,
-      ids: this.ids.finish(),
-      docs: this.docs.finish(),
-      raws: this.raws.finish(),
+      text: this.text.finish(),
+      textEnds: this.textEnds.slice(0, count * 3),
       created: collector.created.slice(0, count),
       typeNames: JSON.stringify(collector.typeNames),
       typeOf: collector.typeIndex.slice(0, count),
@@ -259,6 +277,8 @@ function writeOrder(collector: TermCollector): Int32Array {
 /** The buffers postMessage can move instead of copying. */
 export function transferables(packed: PackedBatch): ArrayBuffer[] {
   return [
+    packed.text,
+    packed.textEnds.buffer as ArrayBuffer,
     packed.created,
     packed.typeOf,
     packed.order,
@@ -266,26 +286,66 @@ export function transferables(packed: PackedBatch): ArrayBuffer[] {
     packed.dayCounts,
     packed.values,
     packed.keys,
-  ].map((array) => array.buffer as ArrayBuffer);
+  ].map((array) => (array instanceof ArrayBuffer ? array : (array.buffer as ArrayBuffer)));
+}
+
+/**
+ * An event of a packed batch: its document and raw are decoded from the
+ * batch's text each time they are read, as the store binds them. Decoded
+ * all at unpacking, a batch's texts (~14 MB) lived until it was stored, and
+ * each young-generation collection meanwhile copied them. Their bytes must
+ * stay until the batch is stored: recycleText is called only after.
+ *
+ * `doc` and `raw` are getters on the prototype: a spread or Object.assign
+ * of such an event leaves them out (the stores only read them).
+ */
+class PackedEvent implements NewEvent {
+  constructor(
+    readonly id: string,
+    readonly created: number,
+    readonly eventTypeName: string,
+    private readonly text: Buffer,
+    private readonly docStart: number,
+    private readonly docEnd: number,
+    private readonly rawEnd: number,
+  ) {}
+
+  get doc(): string {
+    return this.slice(this.docStart, this.docEnd);
+  }
+
+  get raw(): string | null {
+    return this.rawEnd === this.docEnd ? null : this.slice(this.docEnd, this.rawEnd);
+  }
+
+  private slice(start: number, end: number): string {
+    // A recycled buffer was moved to the producer, and this view is empty:
+    // reading on would give "" for every text, silently.
+    if (end > this.text.length)
+      throw new Error("A packed event's text was read after its batch was recycled");
+    return this.text.toString(undefined, start, end);
+  }
 }
 
 /** The batch's events in write order, and their terms (which number them so). */
 export function unpackBatch(packed: PackedBatch): { events: NewEvent[]; terms: BatchTerms } {
-  const ids = lines(packed.ids, packed.count);
-  const docs = lines(packed.docs, packed.count);
-  const raws = lines(packed.raws, packed.count);
+  const text = Buffer.from(packed.text);
+  const ends = packed.textEnds;
   const typeNames = JSON.parse(packed.typeNames) as string[];
   const events: NewEvent[] = new Array<NewEvent>(packed.count);
   for (let k = 0; k < packed.count; k++) {
     const e = packed.order[k]!;
-    const raw = raws[e]!;
-    events[k] = {
-      id: ids[e]!,
-      created: packed.created[e]!,
-      eventTypeName: typeNames[packed.typeOf[e]!]!,
-      doc: docs[e]!,
-      raw: raw === '' ? null : raw,
-    };
+    const idEnd = ends[e * 3]!;
+    events[k] = new PackedEvent(
+      // An id is 24 hex digits (checkedEventKey): one byte a character.
+      text.toString('latin1', e === 0 ? 0 : ends[e * 3 - 1]!, idEnd),
+      packed.created[e]!,
+      typeNames[packed.typeOf[e]!]!,
+      text,
+      idEnd,
+      ends[e * 3 + 1]!,
+      ends[e * 3 + 2]!,
+    );
   }
   return {
     events,
@@ -297,20 +357,4 @@ export function unpackBatch(packed: PackedBatch): { events: NewEvent[]; terms: B
       keys: packed.keys,
     },
   };
-}
-
-/**
- * The `count` texts joined in `chunks`. A newline inside one (never in
- * compact JSON, so never from the encoder) would shift every event after it
- * onto another's document: refused instead.
- */
-function lines(chunks: readonly string[], count: number): string[] {
-  const texts: string[] = [];
-  for (const chunk of chunks) for (const text of chunk.split('\n')) texts.push(text);
-  if (texts.length !== count) {
-    throw new Error(
-      `A packed batch of ${count} events holds ${texts.length} texts: one has a newline`,
-    );
-  }
-  return texts;
 }

@@ -49,7 +49,8 @@ export type FromWorker =
   | { type: 'fatal'; message: string; summary?: ReadSummary; voidsRun: boolean }
   | { type: 'crash'; message: string };
 
-export type ToWorker = { type: 'ack' };
+/** A batch is stored: its text buffer comes back for reuse (recycleText). */
+export type ToWorker = { type: 'ack'; text: ArrayBuffer };
 
 export type BulkResult = {
   summary: BulkSummary;
@@ -270,7 +271,8 @@ export async function runBulkLoad(
             awaiting.delete(storedBatches++);
           }
           helper?.afterBatch();
-          worker.postMessage({ type: 'ack' } satisfies ToWorker);
+          // Its events are read no more: their text buffer goes back.
+          worker.postMessage({ type: 'ack', text: batch.text } satisfies ToWorker, [batch.text]);
           callbacks.onBatch?.({ inserted, skipped, progress, ...decompressed() });
         },
         (error: unknown) => {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { BatchPacker, type PackedBatch, transferables } from './bulk-batch';
+import { BatchPacker, type PackedBatch, recycleText, transferables } from './bulk-batch';
 import type { FromWorker, ToWorker, WorkerInput } from './bulk-load';
 import { ImportFatalError, readEventBatches } from './import';
 import { generateNewEvents } from './seed';
@@ -19,6 +19,7 @@ let wake: (() => void) | undefined;
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'ack') {
+    recycleText(message.text);
     inFlight--;
     wake?.();
   }
@@ -66,7 +67,7 @@ async function run(): Promise<void> {
     let packer = new BatchPacker(job.batchSize);
     for (const event of generateNewEvents(job.options)) {
       packer.add(event);
-      if (packer.count === job.batchSize) {
+      if (packer.full) {
         produced += packer.count;
         await sendBatch(packer.finish(), produced);
         packer = new BatchPacker(job.batchSize);

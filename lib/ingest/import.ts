@@ -31,7 +31,7 @@ import { firstNotUtf8, hasLoneSurrogate, LONE_SURROGATE, NOT_UTF8 } from '@/lib/
 import type { EventStore, IngestRunPatch, IngestRunStatus } from '@/lib/store/types';
 import { endIngestRun, startIngestRun, UndoRefusedError, undoIngestRun } from './ingest-runs';
 import { refreshStatisticsAfterLoad } from './refresh-statistics';
-import { BatchPacker, type PackedBatch, unpackBatch } from './bulk-batch';
+import { BatchPacker, type PackedBatch, recycleText, unpackBatch } from './bulk-batch';
 import { ListingOrder } from './listing-order';
 import {
   type ArrayElement,
@@ -294,6 +294,7 @@ export async function importEvents(
       inserted += result.inserted;
       // Ids repeated within the batch were dropped before it (BatchPacker.add).
       duplicates += result.skipped + next.value.repeated;
+      recycleText(next.value.text);
     }
   } catch (error) {
     if (error instanceof ImportFatalError && error.voidsRun) {
@@ -458,7 +459,7 @@ export async function* readEventBatches(
   const add = (event: NewEvent) => {
     counts.read++;
     batch.add(event);
-    return batch.count < batchSize ? NONE : handOn();
+    return batch.full ? handOn() : NONE;
   };
   /**
    * The events read so far, as a batch: when it is full, and when the
