@@ -34,6 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { recycleText } from '@/lib/ingest/bulk-batch';
 import { runBulkLoad } from '@/lib/ingest/bulk-load';
 import { endIngestRun, startIngestRun, undoIngestRun } from '@/lib/ingest/ingest-runs';
 import { DEFAULT_IMPORT_BATCH, readEventBatches } from '@/lib/ingest/import';
@@ -321,6 +322,8 @@ async function main(): Promise<void> {
       let count = 0;
       for await (const batch of readEventBatches(file, readOptions)) {
         count += batch.count;
+        // As the inserting thread gives each batch's text buffer back.
+        recycleText(batch.text);
       }
       return count;
     });
