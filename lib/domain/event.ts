@@ -387,4 +387,12 @@ export type StoredEvent = {
  */
 export type NewEvent = Omit<StoredEvent, 'orgId'> & {
   fieldValues?: readonly (string | undefined)[];
+  /**
+   * `doc` and `raw` as UTF-8 bytes, when the event holds them so (a bulk
+   * load's batch, lib/ingest/bulk-batch.ts): a store that can take bytes
+   * binds these, and no string is decoded only to be encoded again. Both
+   * or neither.
+   */
+  readonly docBytes?: Uint8Array;
+  readonly rawBytes?: Uint8Array | null;
 };

@@ -318,12 +318,29 @@ class PackedEvent implements NewEvent {
     return this.rawEnd === this.docEnd ? null : this.slice(this.docEnd, this.rawEnd);
   }
 
+  get docBytes(): Uint8Array {
+    this.checkText();
+    return this.text.subarray(this.docStart, this.docEnd);
+  }
+
+  get rawBytes(): Uint8Array | null {
+    this.checkText();
+    return this.rawEnd === this.docEnd ? null : this.text.subarray(this.docEnd, this.rawEnd);
+  }
+
   private slice(start: number, end: number): string {
-    // A recycled buffer was moved to the producer, and this view is empty:
-    // reading on would give "" for every text, silently.
-    if (end > this.text.length)
-      throw new Error("A packed event's text was read after its batch was recycled");
+    this.checkText();
     return this.text.toString(undefined, start, end);
+  }
+
+  /**
+   * A recycled buffer was moved to the producer, and this view is empty:
+   * reading on would give "" for every text, silently.
+   */
+  private checkText(): void {
+    if (this.rawEnd > this.text.length) {
+      throw new Error("A packed event's text was read after its batch was recycled");
+    }
   }
 }
 

@@ -367,7 +367,10 @@ export class SqliteStore extends KyselyStore {
     this.insertRows = new MultiRow(
       sqlite,
       'events (org_id, id, created, event_type, doc, raw, run_id)',
-      '($org, ?, ?, ?, ?, ?, $run)',
+      // A document or raw bound as bytes (NewEvent.docBytes) is a BLOB: the
+      // cast stores it as the TEXT it is, byte for byte (UTF-8, the
+      // database's encoding). A string passes unchanged.
+      '($org, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), $run)',
       'ON CONFLICT (org_id, id) DO NOTHING',
     );
     this.maxRowid = sqlite.prepare('SELECT max(rowid) AS n FROM events').pluck();
@@ -501,7 +504,12 @@ export class SqliteStore extends KyselyStore {
       const before = (this.maxRowid.get() as number | null) ?? 0;
       const rows = this.insertRows.start({ constants: { org: orgId, run: runId } });
       for (const event of batch) {
-        rows.add(event.id, event.created, event.eventTypeName, event.doc, event.raw);
+        const doc = event.docBytes;
+        if (doc === undefined) {
+          rows.add(event.id, event.created, event.eventTypeName, event.doc, event.raw);
+        } else {
+          rows.add(event.id, event.created, event.eventTypeName, doc, event.rawBytes);
+        }
       }
       const inserted = rows.end();
       let added = batch;
