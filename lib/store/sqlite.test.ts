@@ -18,7 +18,6 @@ import { countDeltas } from './kysely-store';
 import type { Database } from './schema';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { generateEventBatches } from '@/lib/ingest/seed';
-import { BatchPacker, unpackBatch } from '@/lib/ingest/bulk-batch';
 import { MAX_INDEXED_VALUE_LENGTH } from '@/lib/domain/filters';
 import { eventKey } from './terms';
 
@@ -143,63 +142,6 @@ describe('SQLite batch that fails midway', () => {
       }
     });
   }
-});
-
-describe("SQLite events handed over as bytes (a bulk load's batch)", () => {
-  test('are stored as TEXT, byte for byte, as the same events given as strings are', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'org-events-bytes-'));
-    const store = await SqliteStore.open(path.join(dir, 'bytes.db'));
-    const orgId = objectIdAt(Date.UTC(2024, 0, 1), 'abababababababab');
-    const otherOrg = objectIdAt(Date.UTC(2024, 0, 2), 'abababababababab');
-    try {
-      const generated = [
-        ...generateEventBatches(
-          { orgId, count: 40, seed: 'bytes', from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 0, 2) },
-          40,
-        ),
-      ][0]!;
-      // Non-ASCII, escapes, a raw of null.
-      const events = generated.map((event, i) => ({
-        ...event,
-        doc: i === 0 ? event.doc.replace('{', '{"note":"Zoë 日本 🚀 \\u0000",') : event.doc,
-        raw: i === 1 ? null : i === 2 ? '{"a":\n 1.0, "é":"😀"}' : event.raw,
-      }));
-      const packer = new BatchPacker(events.length);
-      for (const event of events) packer.add(event);
-      const packed = unpackBatch(packer.finish());
-      assert.ok(packed.events.every((event) => event.docBytes instanceof Uint8Array));
-      await store.createOrg({ id: orgId, name: 'Bytes', created: 0 });
-      await store.createOrg({ id: otherOrg, name: 'Strings', created: 0 });
-      await store.insertEvents(orgId, packed.events, { terms: packed.terms });
-      await store.insertEvents(
-        otherOrg,
-        events.map(({ fieldValues: _, ...event }) => event),
-      );
-      const reader = new BetterSqlite3(path.join(dir, 'bytes.db'), { readonly: true });
-      try {
-        const rows = (org: string) =>
-          reader
-            .prepare(
-              `SELECT id, typeof(doc) AS docType, hex(doc) AS doc, typeof(raw) AS rawType, hex(raw) AS raw
-               FROM events WHERE org_id = ? ORDER BY id`,
-            )
-            .all(org);
-        const fromBytes = rows(orgId) as { docType: string; rawType: string }[];
-        assert.equal(fromBytes.length, events.length);
-        assert.ok(fromBytes.every((row) => row.docType === 'text'));
-        assert.deepEqual(
-          fromBytes.filter((row) => row.rawType === 'text').length,
-          events.filter((event) => event.raw !== null).length,
-        );
-        assert.deepEqual(fromBytes, rows(otherOrg));
-      } finally {
-        reader.close();
-      }
-    } finally {
-      await store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
 });
 
 describe('SQLite deletion', () => {

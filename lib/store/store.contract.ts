@@ -13,6 +13,7 @@ import {
   words,
 } from '@/lib/domain/filters';
 import { generateEventBatches } from '@/lib/ingest/seed';
+import { BatchPacker, unpackBatch } from '@/lib/ingest/bulk-batch';
 import {
   matches,
   type OracleEvent,
@@ -1432,6 +1433,47 @@ export function storeContract(name: string, open: () => Promise<ContractTarget>)
       const stored = await store.getEvent(orgL, copied.id, true);
       assert.deepEqual([stored?.doc, stored?.raw], [copied.doc, null]);
       assert.equal(await dump(orgL), await dump(orgM));
+    });
+
+    test("a bulk load's batch (its texts in one buffer of UTF-8) stores what the same events as strings store", async () => {
+      // A packed batch's events decode doc and raw as they are read, and
+      // offer them as bytes too (docBytes, rawBytes), which SQLite binds as
+      // they are; 1,200 events are one COPY on PostgreSQL. Non-ASCII text,
+      // JSON escapes and null raws among them.
+      const orgP = objectIdAt(base, '888888888888888a');
+      const orgQ = objectIdAt(base, '888888888888888b');
+      const events = (orgId: string) =>
+        Array.from({ length: 1_200 }, (_, i) => {
+          const event = makeEvent(orgId, 700_000 + i, base + (i % 89) * HOUR_MS + i, TYPES[i % 3]!);
+          if (i % 4 !== 0) return event;
+          return {
+            ...event,
+            doc: event.doc.replace('@example.com', '@exämple.cöm \\"✓\\" 🚀'),
+            raw: i % 8 === 0 ? null : '{"é":\n 1.0, "9007199254740993": 9007199254740993}',
+          };
+        });
+      await store.createOrg({ id: orgP, name: 'Org P', created: base });
+      await store.createOrg({ id: orgQ, name: 'Org Q', created: base });
+      const packer = new BatchPacker(1_200);
+      for (const event of events(orgP)) packer.add(event);
+      const packed = unpackBatch(packer.finish());
+      assert.ok(packed.events.every((event) => event.docBytes instanceof Uint8Array));
+      assert.deepEqual(await store.insertEvents(orgP, packed.events, { terms: packed.terms }), {
+        inserted: 1_200,
+        skipped: 0,
+      });
+      assert.deepEqual(await store.insertEvents(orgQ, events(orgQ)), {
+        inserted: 1_200,
+        skipped: 0,
+      });
+      const dump = async (orgId: string) =>
+        JSON.stringify(await store.dumpOrg(orgId))
+          .replaceAll(orgId, 'ORG')
+          .replace(/"name":"Org [PQ]"/, '"name":"Org"');
+      const sample = events(orgP)[4]!;
+      const stored = await store.getEvent(orgP, sample.id, true);
+      assert.deepEqual([stored?.doc, stored?.raw], [sample.doc, sample.raw]);
+      assert.equal(await dump(orgP), await dump(orgQ));
     });
 
     test('the import ledger lists the runs of the statuses asked for, newest first, the limit counting those only; none asked for is none', async () => {
