@@ -125,7 +125,7 @@ describe('BatchPacker and unpackBatch', () => {
     assert.deepEqual(unpacked(pack(events)), events.map(stored).sort(compareEventsForWrite));
   });
 
-  test("a recycled text buffer is the next batch's, and an event of its batch then refuses to be read", () => {
+  test("a recycled text buffer is the next batch's, and an event of its batch then refuses to be read; one grown far past a batch's size is not kept", () => {
     const packed = pack(sampleEvents(50));
     const { events } = unpackBatch(packed);
     assert.equal(typeof events[0]!.doc, 'string');
@@ -136,6 +136,10 @@ describe('BatchPacker and unpackBatch', () => {
     assert.equal(pack(sampleEvents(5)).text, moved);
     assert.throws(() => events[0]!.doc, /read after its batch was recycled/);
     assert.throws(() => events[1]!.raw ?? events[1]!.doc, /read after its batch was recycled/);
+    // One grown far past a batch's size (a record near the limit) is let go.
+    const huge = new ArrayBuffer(2 * MAX_BATCH_TEXT_BYTES + 1);
+    recycleText(huge);
+    assert.notEqual(pack(sampleEvents(5)).text, huge);
   });
 
   test('a batch is full at its capacity of events, or at MAX_BATCH_TEXT_BYTES of text before that', () => {

@@ -66,6 +66,12 @@ const FIRST_TEXT_BYTES = 16 << 20;
 const MAX_POOLED_TEXTS = 6;
 
 /**
+ * The largest text buffer kept for reuse: one grown past it by a record
+ * near the 256 MB limit is let go with its batch, not held on to.
+ */
+const MAX_POOLED_TEXT_BYTES = 2 * MAX_BATCH_TEXT_BYTES;
+
+/**
  * Text buffers given back (recycleText), reused by the next batches. A new
  * buffer's pages are each faulted in and zeroed by the kernel as first
  * written, and freed again with the batch: until 2026-12 a batch's texts
@@ -76,7 +82,10 @@ const textPool: ArrayBuffer[] = [];
 
 /** Gives a batch's text buffer (PackedBatch.text) back for reuse: no event of its batch may be read after. */
 export function recycleText(text: ArrayBuffer): void {
-  if (text.byteLength > 0 && textPool.length < MAX_POOLED_TEXTS) textPool.push(text);
+  const size = text.byteLength;
+  if (size > 0 && size <= MAX_POOLED_TEXT_BYTES && textPool.length < MAX_POOLED_TEXTS) {
+    textPool.push(text);
+  }
 }
 
 /** A batch's texts as UTF-8, appended one after another into a (pooled) buffer. */
