@@ -171,7 +171,8 @@ Records naming another organization are refused unless --rehome.
 Each record is stored as its own text (raw included), byte for byte.
 A record over --max-record-bytes (default IMPORT_MAX_RECORD_BYTES,
 1 MB) is reported and skipped. Each batch (--batch-size, default 20,000
-events) is written atomically. A page whose totalCount is more than the
+events, or 64 MiB of text if that comes first) is written atomically.
+A page whose totalCount is more than the
 events the file holds (page 1 saved alone) imports with a warning.
 Every import is recorded (see imports).`,
     examples: [
