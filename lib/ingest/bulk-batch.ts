@@ -1,5 +1,5 @@
 import type { NewEvent } from '@/lib/domain/event';
-import { type BatchTerms, checkedEventKey, TermCollector } from '@/lib/store/terms';
+import { type BatchTerms, checkedEventKey, grown, TermCollector } from '@/lib/store/terms';
 
 /**
  * A batch of events packed for postMessage between threads: their texts as
@@ -213,9 +213,7 @@ export class BatchPacker {
     const at = this.count * 3;
     this.collector.add(event, key);
     if (at === this.textEnds.length) {
-      const grown = new Float64Array(at * 2);
-      grown.set(this.textEnds);
-      this.textEnds = grown;
+      this.textEnds = grown(this.textEnds, at + 3, (length) => new Float64Array(length));
     }
     const ends = this.textEnds;
     ends[at] = this.text.add(event.id);
@@ -287,15 +285,17 @@ function writeOrder(collector: TermCollector): Int32Array {
 export function transferables(packed: PackedBatch): ArrayBuffer[] {
   return [
     packed.text,
-    packed.textEnds.buffer as ArrayBuffer,
-    packed.created,
-    packed.typeOf,
-    packed.order,
-    packed.postings,
-    packed.dayCounts,
-    packed.values,
-    packed.keys,
-  ].map((array) => (array instanceof ArrayBuffer ? array : (array.buffer as ArrayBuffer)));
+    ...[
+      packed.textEnds,
+      packed.created,
+      packed.typeOf,
+      packed.order,
+      packed.postings,
+      packed.dayCounts,
+      packed.values,
+      packed.keys,
+    ].map((array) => array.buffer as ArrayBuffer),
+  ];
 }
 
 /**

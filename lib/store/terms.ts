@@ -303,7 +303,7 @@ function ownCopy(text: string): string {
 }
 
 /** A copy of `array` with room for at least `size` items. */
-function grown<T extends Int32Array | Float64Array>(
+export function grown<T extends Int32Array | Float64Array>(
   array: T,
   size: number,
   make: (length: number) => T,
