@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { VARIANTS } from '@/lib/domain/catalog';
 import { MAX_RECORD_BYTES_LIMIT } from '@/lib/domain/limits';
 import {

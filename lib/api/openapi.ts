@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { getConfig, type Variant } from '@/lib/config';
 import { ERROR_CODES } from '@/lib/domain/errors';
 import { METRIC_UNITS, eventInputSchema } from '@/lib/domain/event';

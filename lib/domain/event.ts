@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DATE_TIME_FORMS, parseDateTime } from './dates';
 import { EVENT_TYPE_PATTERN } from './catalog';
 import * as jsonText from './json-text';

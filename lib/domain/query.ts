@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DATE_TIME_FORMS, isKnownZone, parseDateTime, toApiDateTime } from './dates';
 import {
   DEFAULT_FACET_LIMIT,

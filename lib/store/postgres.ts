@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import { DEFAULT_POOL_SIZE } from '@/lib/config';
-import pg from 'pg';
+import type pg from 'pg';
 import { countDeltas, type EventRow, KyselyStore, type Snapshot } from './kysely-store';
 import { pgArray } from './pg-array';
 import { errorDetails, storeLogger } from './log';
@@ -37,6 +37,14 @@ const CANCEL_GRACE_MS = 10_000;
 const POOL_SIZE = DEFAULT_POOL_SIZE;
 
 /**
+ * node-postgres, loaded when a PostgreSQL store is first opened: every
+ * process imports this module (lib/store/index.ts), and a CLI command on the
+ * SQLite default spent ~40 ms of its start loading pg for nothing.
+ */
+let pgLoaded: Promise<typeof pg> | undefined;
+const loadPg = () => (pgLoaded ??= import('pg').then((module) => module.default));
+
+/**
  * A connection that dies while nobody is querying on it (a restart, an
  * administrator's pg_terminate_backend, a network cut) makes node-postgres
  * emit 'error' on it, and on the pool for idle ones: without a listener that
@@ -64,7 +72,8 @@ function reportLostConnections(pool: pg.Pool): void {
  * period then finds out).
  */
 async function cancelBackend(connectionString: string, pid: number, timeoutMs: number) {
-  const canceller = new pg.Client({
+  const { Client } = await loadPg();
+  const canceller = new Client({
     connectionString,
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
@@ -131,6 +140,7 @@ export class PostgresStore extends KyselyStore {
     }: { queryDeadlineMs?: number; cancelGraceMs?: number } = {},
   ): Promise<PostgresStore> {
     connectionString = withLibpqSslModes(connectionString);
+    const pg = await loadPg();
     const pool = new pg.Pool({
       connectionString,
       max: poolSize,
